@@ -1,0 +1,122 @@
+# gpucensus build.
+#
+# Dependencies: an MPI (mpicc), the CUDA toolkit (nvcc + static runtime),
+# libconfig, jansson, zlib. Each can be given a prefix (see INSTALL):
+#   MPI_PREFIX, CUDA_HOME, LIBCONFIG_PREFIX, JANSSON_PREFIX, ZLIB_PREFIX
+# otherwise pkg-config is asked, otherwise the compiler's default paths.
+#
+#   make            build build/gpucensus
+#   make test       install what is missing (root), build, run every test
+#   make run        run configs/quick.cfg on this machine's GPUs
+#   make demo       simulated cluster: 4 nodes x 4 GPUs, 16 ranks
+#   make bench      performance benchmarks of the tool itself
+#   make fuzz SECONDS=N
+
+BUILD      ?= build
+CUDA_HOME  ?= /usr/local/cuda
+NVCC       ?= $(CUDA_HOME)/bin/nvcc
+MPICC      ?= $(if $(MPI_PREFIX),$(MPI_PREFIX)/bin/mpicc,mpicc)
+MPIRUN     ?= $(if $(MPI_PREFIX),$(MPI_PREFIX)/bin/mpirun,mpirun)
+CUDA_ARCHS ?= 80 90
+MULTIARCH  := $(shell $(CC) -dumpmachine 2>/dev/null)
+SECONDS    ?= 60
+
+pc = $(shell pkg-config $(1) $(2) 2>/dev/null)
+# $(call dep_cflags,VAR,pkg) / $(call dep_libs,VAR,pkg,fallback-libs)
+dep_cflags = $(if $($(1)_PREFIX),-I$($(1)_PREFIX)/include,$(call pc,--cflags,$(2)))
+dep_libs = $(if $($(1)_PREFIX),$(foreach d,$($(1)_PREFIX)/lib $($(1)_PREFIX)/lib/$(MULTIARCH),-L$(d) -Wl,-rpath,$(d)) $(3),$(or $(call pc,--libs,$(2)),$(3)))
+
+DEP_CFLAGS := $(call dep_cflags,LIBCONFIG,libconfig) $(call dep_cflags,JANSSON,jansson) \
+              $(call dep_cflags,ZLIB,zlib)
+DEP_LIBS   := $(call dep_libs,LIBCONFIG,libconfig,-lconfig) $(call dep_libs,JANSSON,jansson,-ljansson) \
+              $(call dep_libs,ZLIB,zlib,-lz)
+# The CUDA runtime is linked statically so the binary starts on a machine
+# without a GPU driver (and reports no GPU instead of failing to load).
+CUDA_LIBS  := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcudart_static -lstdc++ -ldl -lrt -lpthread
+
+CFLAGS     ?= -O2 -g
+CFLAGS     += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter -Isrc -Ikernels -I$(BUILD)/gen $(DEP_CFLAGS) $(SAN)
+LDFLAGS    += $(SAN)
+LDLIBS     := $(DEP_LIBS) $(CUDA_LIBS) -lm
+NVFLAGS    ?= -O3 -std=c++17 -Xcompiler -Wall $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+              -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
+
+HOST_SRC   := $(filter-out src/main.c,$(wildcard src/*.c src/bench/*.c))
+HOST_OBJ   := $(HOST_SRC:%.c=$(BUILD)/%.o)
+CU_SRC     := $(wildcard kernels/*.cu)
+CU_OBJ     := $(CU_SRC:%.cu=$(BUILD)/%.o)
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRC  := $(wildcard bench/bench_*.c)
+BENCH_BIN  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+GPU_TOOLS  := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
+
+.PHONY: all test run demo bench fuzz deps deps-test clean tests FORCE
+
+all: $(BUILD)/gpucensus
+
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(@D)
+	@v='#define GC_GIT_COMMIT "'"$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD 2>/dev/null || echo -dirty)"'"'; \
+	 [ -f $@ ] && [ "$$(cat $@)" = "$$v" ] || echo "$$v" > $@
+
+$(BUILD)/%.o: %.c $(BUILD)/gen/version.h
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/kernels/%.o: kernels/%.cu kernels/kernels.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -Ikernels -c $< -o $@
+
+$(BUILD)/libgc.a: $(HOST_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libgck.a: $(CU_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/gpucensus: $(BUILD)/src/main.o $(BUILD)/libgc.a $(BUILD)/libgck.a
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgc.a $(BUILD)/libgck.a
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/gpu/%: tests/gpu/%.c $(BUILD)/libgc.a $(BUILD)/libgck.a
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libgc.a $(BUILD)/libgck.a
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) -O3 $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+tests: all $(UNIT_BIN) $(GPU_TOOLS)
+
+deps:
+	@tools/deps.sh build
+
+deps-test:
+	@tools/deps.sh test
+
+test: deps-test
+	$(MAKE) tests
+	tests/run.sh
+
+run: deps
+	$(MAKE) all
+	tools/run-local.sh configs/quick.cfg
+
+demo: deps
+	$(MAKE) all
+	tools/demo.sh
+
+bench: deps
+	$(MAKE) all $(BENCH_BIN)
+	bench/run.sh
+
+fuzz: deps-test
+	tests/fuzz/run.sh $(SECONDS)
+
+clean:
+	rm -rf $(BUILD) build-san
+
+-include $(HOST_OBJ:.o=.d) $(BUILD)/src/main.d

@@ -1,0 +1,53 @@
+/* The measurement leaf. A backend opens one GPU for a rank, reports its
+ * identity and conditions, and turns a work item into points (histograms)
+ * on the rank's gc_gpu. Everything around it (plan, phases, shards, gather,
+ * catalogue) is shared by the cuda and sim backends. */
+#ifndef GC_BACKEND_H
+#define GC_BACKEND_H
+
+#include "err.h"
+#include "plan.h"
+#include "results.h"
+
+typedef struct gc_backend gc_backend;   /* a backend's per-rank state */
+
+typedef struct gc_backend_args {
+    const gc_plan *plan;
+    const char *node;       /* this rank's node name */
+    int node_index;         /* index of the node in the cluster (0..nodes-1) */
+    int local_index;        /* node-local rank = GPU index on the node */
+    int local_size;         /* ranks on this node */
+    int rank;
+    uint32_t sub_bits;      /* histogram precision for new points */
+} gc_backend_args;
+
+/* One work item as this rank runs it. For pair items the peer is another
+ * GPU of the same node; for net items a rank on another node. */
+typedef struct gc_task {
+    const gc_item *item;
+    int peer_local_index;   /* -1: none */
+    int peer_rank;          /* -1: none */
+    const char *peer_node;  /* NULL: none */
+    int initiator;          /* 1: this rank drives the pair's measurement */
+    double deadline_s;      /* gc_now_s() value after which to stop sampling */
+} gc_task;
+
+typedef struct gc_backend_ops {
+    const char *name;       /* "cuda" or "sim" */
+    int (*open)(const gc_backend_args *args, gc_backend **out,
+                gc_gpu_info *info, gc_err *err);
+    /* Fills c->valid = 0 where conditions cannot be read. */
+    int (*conditions)(gc_backend *b, gc_conditions *c);
+    /* Adds the item's points to gpu. A non-zero return means the item
+     * failed; the runner records it as a failed point with err's message. */
+    int (*measure)(gc_backend *b, const gc_task *task, gc_gpu *gpu, gc_err *err);
+    void (*close)(gc_backend *b);
+} gc_backend_ops;
+
+extern const gc_backend_ops gc_backend_sim;
+extern const gc_backend_ops gc_backend_cuda;
+
+/* Monotonic wall clock in seconds. */
+double gc_now_s(void);
+
+#endif

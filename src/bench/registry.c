@@ -1,0 +1,122 @@
+#include "registry.h"
+
+#include <string.h>
+
+#define KiB 1024.0
+#define MiB (1024.0 * KiB)
+#define GiB (1024.0 * MiB)
+#define NUM(n, lo, hi, d) { n, 0, lo, hi, NULL, d, NULL }
+#define STR(n, ch, d) { n, 1, 0, 0, ch, 0, d }
+#define DEF(n, s, ph, p) { n, s, ph, p, sizeof(p) / sizeof(p[0]) }
+
+static const char *const inst_ops[] = {
+    "f32_add", "f32_mul", "f32_fma", "f32_div", "f32_sqrt",
+    "f64_add", "f64_fma", "f64_div",
+    "i32_add", "i32_mul", "i32_div",
+    "sfu_sin", "sfu_exp", "smem_ld", NULL };
+static const char *const inst_modes[] = { "latency", "throughput", NULL };
+static const char *const stream_kernels[] = { "read", "write", "copy", "triad", NULL };
+static const char *const launch_modes[] = { "back_to_back", "launch_sync", NULL };
+static const char *const access_kinds[] = { "coalesced", "uncoalesced", NULL };
+static const char *const xfer_dirs[] = { "h2d", "d2h", "bidir", NULL };
+static const char *const host_mem[] = { "pinned", "pageable", NULL };
+static const char *const engines[] = { "ce", "sm", NULL };
+static const char *const p2p_dirs[] = { "oneway", "bidir", NULL };
+static const char *const on_off[] = { "on", "off", NULL };
+static const char *const chase_orders[] = { "random", "page", NULL };
+
+static const gc_param_def chase_p[] = {
+    NUM("footprint_bytes", 1 * KiB, 64 * GiB, 64 * KiB),
+    NUM("line_bytes", 4, 4 * MiB, 128),
+    STR("order", chase_orders, "random"),
+};
+static const gc_param_def chase_loaded_p[] = {
+    NUM("footprint_bytes", 1 * KiB, 64 * GiB, 1 * GiB),
+    NUM("warps_per_sm", 1, 64, 1),
+};
+static const gc_param_def departure_p[] = {
+    STR("access", access_kinds, "coalesced"),
+    NUM("requests", 1, 256, 8),
+};
+static const gc_param_def inst_p[] = {
+    STR("op", inst_ops, "f32_fma"),
+    STR("mode", inst_modes, "latency"),
+    NUM("ilp", 1, 8, 1),
+};
+static const gc_param_def hbm_p[] = {
+    STR("kernel", stream_kernels, "triad"),
+    NUM("footprint_bytes", 1 * MiB, 64 * GiB, 2 * GiB),
+    NUM("blocks_per_sm", 1, 32, 4),
+};
+static const gc_param_def l2_p[] = {
+    NUM("footprint_bytes", 64 * KiB, 1 * GiB, 16 * MiB),
+};
+static const gc_param_def smem_p[] = {
+    NUM("stride_words", 1, 32, 1),
+};
+static const gc_param_def launch_p[] = {
+    STR("mode", launch_modes, "back_to_back"),
+};
+static const gc_param_def xfer_p[] = {
+    STR("direction", xfer_dirs, "h2d"),
+    STR("memory", host_mem, "pinned"),
+    STR("engine", engines, "ce"),
+    NUM("size_bytes", 1, 4 * GiB, 1 * MiB),
+};
+static const gc_param_def p2p_p[] = {
+    STR("direction", p2p_dirs, "oneway"),
+    STR("peer_access", on_off, "on"),
+    NUM("size_bytes", 1, 4 * GiB, 64 * MiB),
+};
+static const gc_param_def net_p[] = {
+    NUM("size_bytes", 1, 4 * GiB, 1 * MiB),
+};
+
+const gc_bench_def gc_bench_defs[] = {
+    DEF("chase", "unloaded pointer-chase latency over a footprint", GC_PHASE_GPU, chase_p),
+    DEF("chase_loaded", "pointer-chase latency with many warps chasing at once", GC_PHASE_GPU, chase_loaded_p),
+    DEF("departure", "completion time of K outstanding requests per warp", GC_PHASE_GPU, departure_p),
+    DEF("inst", "instruction latency (dependent chain) or throughput", GC_PHASE_GPU, inst_p),
+    DEF("hbm_bw", "device-memory bandwidth, STREAM kernels", GC_PHASE_GPU, hbm_p),
+    DEF("l2_bw", "L2 bandwidth over an L2-resident footprint", GC_PHASE_GPU, l2_p),
+    DEF("smem_bw", "shared-memory bandwidth with a word stride (bank conflicts)", GC_PHASE_GPU, smem_p),
+    DEF("launch", "kernel launch overhead", GC_PHASE_GPU, launch_p),
+    DEF("xfer", "host<->device transfer time per size", GC_PHASE_ISOLATED, xfer_p),
+    DEF("p2p", "peer-to-peer copy between two GPUs of a node", GC_PHASE_PAIR, p2p_p),
+    DEF("net", "GPU buffer to GPU buffer between nodes through MPI", GC_PHASE_NET, net_p),
+};
+const size_t gc_bench_ndefs = sizeof(gc_bench_defs) / sizeof(gc_bench_defs[0]);
+
+static const char *const phase_names[GC_NPHASES] = {
+    "gpu", "isolated", "concurrent", "pair", "net" };
+
+const char *gc_phase_name(gc_phase p)
+{
+    return (unsigned)p < GC_NPHASES ? phase_names[p] : "?";
+}
+
+int gc_phase_parse(const char *s, gc_phase *out)
+{
+    for (int i = 0; i < GC_NPHASES; i++)
+        if (strcmp(s, phase_names[i]) == 0) {
+            *out = (gc_phase)i;
+            return 0;
+        }
+    return -1;
+}
+
+const gc_bench_def *gc_bench_find(const char *name)
+{
+    for (size_t i = 0; i < gc_bench_ndefs; i++)
+        if (strcmp(gc_bench_defs[i].name, name) == 0)
+            return &gc_bench_defs[i];
+    return NULL;
+}
+
+const gc_param_def *gc_bench_param(const gc_bench_def *b, const char *name)
+{
+    for (size_t i = 0; i < b->nparams; i++)
+        if (strcmp(b->params[i].name, name) == 0)
+            return &b->params[i];
+    return NULL;
+}

@@ -1,0 +1,44 @@
+/* Histogram <-> bytes.
+ *
+ * Layout of an encoded histogram (all checked on decode):
+ *   "GCH" version(u8=1)
+ *   raw_len(u32le)    length of the inflated body
+ *   crc32(u32le)      CRC-32 of the inflated body
+ *   zlib stream       deflate of the body
+ * body:
+ *   sub_bits(varint) lo(varint) n(varint) total(varint) min(varint) max(varint)
+ *   sum(f64) sumsq(f64)
+ *   n bucket counts as run-length varints: a zero run is written as
+ *   0, run_length; a non-zero count as itself.
+ * Decoding caps raw_len at GC_CODEC_MAX_RAW and rejects truncated, corrupt,
+ * oversized or inconsistent input (counts that do not sum to total, min/max
+ * outside the bucket range, trailing bytes) with GC_ECORRUPT. */
+#ifndef GC_CODEC_H
+#define GC_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "hist.h"
+#include "wire.h"
+
+#define GC_CODEC_VERSION 1
+#define GC_CODEC_MAX_RAW (16u << 20)
+
+/* Appends the encoding of h to out. */
+int gc_hist_encode(const gc_hist *h, gc_wbuf *out, gc_err *err);
+/* Decodes exactly len bytes into h (initialised by the call). */
+int gc_hist_decode(const void *data, size_t len, gc_hist *h, gc_err *err);
+
+/* Generic zlib helpers used by the codec and by shards: deflate in to out
+ * (appending); inflate with a hard cap on the output size. */
+int gc_deflate(const void *in, size_t len, gc_wbuf *out, gc_err *err);
+int gc_inflate(const void *in, size_t len, size_t expect_len, size_t cap,
+               uint8_t **out, gc_err *err);
+
+/* Base64 (RFC 4648, with padding) for embedding encoded histograms in JSON. */
+char *gc_base64_encode(const void *data, size_t len);
+int gc_base64_decode(const char *s, uint8_t **out, size_t *len, gc_err *err);
+
+#endif

@@ -1,0 +1,551 @@
+/* Shard and roster files: binary encoding of one GPU's results, atomic
+ * writes, strict reading. See shard.h for the layout. */
+#include "shard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codec.h"
+
+static const char SHARD_MAGIC[4] = { 'G', 'C', 'S', 'H' };
+static const char ROSTER_MAGIC[4] = { 'G', 'C', 'R', 'O' };
+#define HEADER_BYTES 13
+
+/* ---- framing: magic, version, length, CRC ---- */
+
+static void frame(const char magic[4], const gc_wbuf *body, gc_wbuf *out)
+{
+    gc_put_bytes(out, magic, 4);
+    gc_put_u8(out, GC_SHARD_VERSION);
+    gc_put_u32le(out, (uint32_t)body->len);
+    gc_put_u32le(out, gc_crc32(body->data, body->len));
+    gc_put_bytes(out, body->data, body->len);
+}
+
+static int unframe(const char magic[4], const char *what, const void *data, size_t len,
+                   gc_rbuf *body, gc_err *err)
+{
+    gc_rbuf r;
+    gc_rbuf_init(&r, data, len);
+    const uint8_t *m = gc_get_bytes(&r, 4);
+    uint8_t version = gc_get_u8(&r);
+    uint32_t body_len = gc_get_u32le(&r);
+    uint32_t crc = gc_get_u32le(&r);
+    if (r.bad)
+        return gc_fail(err, GC_ECORRUPT, "%s: truncated header (%zu bytes)", what, len);
+    if (memcmp(m, magic, 4) != 0)
+        return gc_fail(err, GC_ECORRUPT, "%s: not a gpucensus file (bad magic)", what);
+    if (version != GC_SHARD_VERSION)
+        return gc_fail(err, GC_ECORRUPT, "%s: format version %u, this build reads %u", what,
+                       version, GC_SHARD_VERSION);
+    if (body_len != gc_rbuf_left(&r))
+        return gc_fail(err, GC_ECORRUPT, "%s: body is %zu bytes, header says %u", what,
+                       gc_rbuf_left(&r), body_len);
+    const uint8_t *b = gc_get_bytes(&r, body_len);
+    if (gc_crc32(b, body_len) != crc)
+        return gc_fail(err, GC_ECORRUPT, "%s: CRC mismatch (corrupt file)", what);
+    gc_rbuf_init(body, b, body_len);
+    return 0;
+}
+
+/* ---- pieces ---- */
+
+static void put_run(gc_wbuf *w, const gc_run_meta *m)
+{
+    gc_put_str(w, m->tool_version);
+    gc_put_str(w, m->git_commit);
+    gc_put_str(w, m->plan_name);
+    gc_put_str(w, m->plan_file);
+    gc_put_str(w, m->plan_sha256);
+    gc_put_str(w, m->start_time);
+    gc_put_str(w, m->end_time);
+    gc_put_str(w, m->backend);
+    gc_put_str(w, m->sim_profile);
+    gc_put_varint(w, m->seed);
+    gc_put_varint(w, (uint64_t)m->ranks);
+    gc_put_varint(w, (uint64_t)m->nodes);
+    gc_put_f64(w, m->precision);
+    gc_put_varint(w, m->sub_bits);
+}
+
+#define GET_STR(r, field) gc_get_str(r, field, sizeof(field))
+
+static int get_int(gc_rbuf *r, int lo, int hi)
+{
+    int64_t v = gc_get_svarint(r);
+    if (v < lo || v > hi) {
+        r->bad = 1;
+        return lo;
+    }
+    return (int)v;
+}
+
+static void get_run(gc_rbuf *r, gc_run_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    GET_STR(r, m->tool_version);
+    GET_STR(r, m->git_commit);
+    GET_STR(r, m->plan_name);
+    GET_STR(r, m->plan_file);
+    GET_STR(r, m->plan_sha256);
+    GET_STR(r, m->start_time);
+    GET_STR(r, m->end_time);
+    GET_STR(r, m->backend);
+    GET_STR(r, m->sim_profile);
+    m->seed = gc_get_varint(r);
+    uint64_t ranks = gc_get_varint(r), nodes = gc_get_varint(r);
+    if (ranks > (1u << 24) || nodes > ranks)
+        r->bad = 1;
+    m->ranks = (int)ranks;
+    m->nodes = (int)nodes;
+    m->precision = gc_get_f64(r);
+    uint64_t sb = gc_get_varint(r);
+    if (sb > GC_HIST_MAX_SUB_BITS)
+        r->bad = 1;
+    m->sub_bits = (uint32_t)sb;
+}
+
+static void put_info(gc_wbuf *w, const gc_gpu_info *i)
+{
+    gc_put_str(w, i->node);
+    gc_put_svarint(w, i->local_index);
+    gc_put_svarint(w, i->rank);
+    gc_put_str(w, i->uuid);
+    gc_put_str(w, i->pci_bus_id);
+    gc_put_str(w, i->name);
+    gc_put_svarint(w, i->cc_major);
+    gc_put_svarint(w, i->cc_minor);
+    gc_put_svarint(w, i->sm_count);
+    gc_put_svarint(w, i->cores_per_sm);
+    gc_put_svarint(w, i->warp_size);
+    gc_put_svarint(w, i->max_threads_per_sm);
+    gc_put_svarint(w, i->regs_per_sm);
+    gc_put_varint(w, i->smem_per_sm_bytes);
+    gc_put_varint(w, i->l2_bytes);
+    gc_put_varint(w, i->mem_bytes);
+    gc_put_f64(w, i->sm_clock_mhz);
+    gc_put_f64(w, i->mem_clock_mhz);
+    gc_put_svarint(w, i->bus_width_bits);
+    gc_put_svarint(w, i->ecc_enabled);
+    gc_put_svarint(w, i->numa_node);
+    gc_put_str(w, i->driver_version);
+}
+
+static void get_info(gc_rbuf *r, gc_gpu_info *i)
+{
+    GET_STR(r, i->node);
+    i->local_index = get_int(r, -1, 1 << 20);
+    i->rank = get_int(r, -1, 1 << 24);
+    GET_STR(r, i->uuid);
+    GET_STR(r, i->pci_bus_id);
+    GET_STR(r, i->name);
+    i->cc_major = get_int(r, 0, 1000);
+    i->cc_minor = get_int(r, 0, 1000);
+    i->sm_count = get_int(r, 0, 1 << 20);
+    i->cores_per_sm = get_int(r, 0, 1 << 20);
+    i->warp_size = get_int(r, 0, 1 << 10);
+    i->max_threads_per_sm = get_int(r, 0, 1 << 20);
+    i->regs_per_sm = get_int(r, 0, 1 << 24);
+    i->smem_per_sm_bytes = gc_get_varint(r);
+    i->l2_bytes = gc_get_varint(r);
+    i->mem_bytes = gc_get_varint(r);
+    i->sm_clock_mhz = gc_get_f64(r);
+    i->mem_clock_mhz = gc_get_f64(r);
+    i->bus_width_bits = get_int(r, 0, 1 << 20);
+    i->ecc_enabled = get_int(r, -1, 1);
+    i->numa_node = get_int(r, -1, 1 << 16);
+    GET_STR(r, i->driver_version);
+}
+
+static void put_cond(gc_wbuf *w, const gc_conditions *c)
+{
+    gc_put_u8(w, (uint8_t)(c->valid != 0));
+    if (!c->valid)
+        return;
+    gc_put_f64(w, c->sm_clock_mhz);
+    gc_put_f64(w, c->mem_clock_mhz);
+    gc_put_f64(w, c->temperature_c);
+    gc_put_f64(w, c->power_w);
+    gc_put_varint(w, c->throttle_reasons);
+    gc_put_svarint(w, c->ecc_corrected);
+    gc_put_svarint(w, c->ecc_uncorrected);
+}
+
+static void get_cond(gc_rbuf *r, gc_conditions *c)
+{
+    memset(c, 0, sizeof *c);
+    uint8_t valid = gc_get_u8(r);
+    if (valid > 1)
+        r->bad = 1;
+    c->ecc_corrected = c->ecc_uncorrected = -1;
+    if (valid != 1)
+        return;
+    c->valid = 1;
+    c->sm_clock_mhz = gc_get_f64(r);
+    c->mem_clock_mhz = gc_get_f64(r);
+    c->temperature_c = gc_get_f64(r);
+    c->power_w = gc_get_f64(r);
+    c->throttle_reasons = gc_get_varint(r);
+    c->ecc_corrected = gc_get_svarint(r);
+    c->ecc_uncorrected = gc_get_svarint(r);
+}
+
+static void put_ctx(gc_wbuf *w, const gc_ctx *c)
+{
+    gc_put_varint(w, (uint64_t)c->n);
+    for (int i = 0; i < c->n; i++) {
+        gc_put_str(w, c->v[i].key);
+        gc_put_u8(w, (uint8_t)(c->v[i].is_str != 0));
+        if (c->v[i].is_str)
+            gc_put_str(w, c->v[i].str);
+        else
+            gc_put_f64(w, c->v[i].num);
+    }
+}
+
+static void get_ctx(gc_rbuf *r, gc_ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    uint64_t n = gc_get_varint(r);
+    if (n > GC_MAX_CTX) {
+        r->bad = 1;
+        return;
+    }
+    for (uint64_t i = 0; i < n && !r->bad; i++) {
+        gc_ctxv *v = &c->v[i];
+        GET_STR(r, v->key);
+        uint8_t is_str = gc_get_u8(r);
+        if (is_str > 1)
+            r->bad = 1;
+        v->is_str = is_str;
+        if (is_str)
+            GET_STR(r, v->str);
+        else
+            v->num = gc_get_f64(r);
+    }
+    c->n = (int)n;
+}
+
+static int put_point(gc_wbuf *w, const gc_point *p, gc_err *err)
+{
+    gc_put_varint(w, p->item_id);
+    gc_put_str(w, p->bench);
+    gc_put_str(w, p->metric);
+    gc_put_str(w, p->unit);
+    gc_put_f64(w, p->scale);
+    put_ctx(w, &p->ctx);
+    gc_put_u8(w, (uint8_t)p->status);
+    gc_put_varint(w, p->flags);
+    gc_put_str(w, p->error);
+    put_cond(w, &p->before);
+    put_cond(w, &p->after);
+    gc_wbuf h = { 0 };
+    int rc = gc_hist_encode(&p->hist, &h, err);
+    if (rc == 0) {
+        gc_put_varint(w, h.len);
+        gc_put_bytes(w, h.data, h.len);
+    }
+    gc_wbuf_free(&h);
+    return rc;
+}
+
+static int get_point(gc_rbuf *r, gc_point *p, gc_err *err)
+{
+    memset(p, 0, sizeof *p);
+    uint64_t id = gc_get_varint(r);
+    if (id > UINT32_MAX)
+        r->bad = 1;
+    p->item_id = (uint32_t)id;
+    GET_STR(r, p->bench);
+    GET_STR(r, p->metric);
+    GET_STR(r, p->unit);
+    p->scale = gc_get_f64(r);
+    if (!(p->scale > 0 && p->scale < 1e12))
+        r->bad = 1;
+    get_ctx(r, &p->ctx);
+    p->status = gc_get_u8(r);
+    if (p->status > GC_PT_FAILED)
+        r->bad = 1;
+    uint64_t flags = gc_get_varint(r);
+    if (flags > UINT32_MAX)
+        r->bad = 1;
+    p->flags = (uint32_t)flags;
+    GET_STR(r, p->error);
+    get_cond(r, &p->before);
+    get_cond(r, &p->after);
+    uint64_t hlen = gc_get_varint(r);
+    if (hlen > gc_rbuf_left(r))
+        r->bad = 1;
+    if (r->bad)
+        return gc_fail(err, GC_ECORRUPT, "point %u: bad field", p->item_id);
+    const uint8_t *hb = gc_get_bytes(r, (size_t)hlen);
+    gc_err herr = { 0 };
+    if (gc_hist_decode(hb, (size_t)hlen, &p->hist, &herr))
+        return gc_fail(err, GC_ECORRUPT, "point %u (%s %s): histogram: %s", p->item_id,
+                       p->bench, p->metric, herr.msg);
+    return 0;
+}
+
+/* ---- shards ---- */
+
+int gc_shard_encode(const gc_run_meta *run, const gc_gpu *g, gc_wbuf *out, gc_err *err)
+{
+    gc_wbuf b = { 0 };
+    int rc = 0;
+    put_run(&b, run);
+    put_info(&b, &g->info);
+    gc_put_varint(&b, g->items_total);
+    gc_put_varint(&b, g->items_done);
+    gc_put_u8(&b, (uint8_t)(g->complete != 0));
+    put_cond(&b, &g->start);
+    put_cond(&b, &g->end);
+    gc_put_varint(&b, g->npoints);
+    for (size_t i = 0; i < g->npoints && rc == 0; i++)
+        rc = put_point(&b, &g->points[i], err);
+    gc_put_varint(&b, g->nparams);
+    for (size_t i = 0; i < g->nparams; i++) {
+        const gc_param *p = &g->params[i];
+        gc_put_str(&b, p->name);
+        gc_put_f64(&b, p->value);
+        gc_put_str(&b, p->unit);
+        gc_put_str(&b, p->source);
+    }
+    if (rc == 0 && b.oom)
+        rc = gc_fail(err, GC_ENOMEM, "shard: out of memory");
+    if (rc == 0 && b.len > GC_SHARD_MAX_BYTES)
+        rc = gc_fail(err, GC_EINVAL, "shard: %zu bytes exceeds the %u limit", b.len,
+                     GC_SHARD_MAX_BYTES);
+    if (rc == 0) {
+        frame(SHARD_MAGIC, &b, out);
+        if (out->oom)
+            rc = gc_fail(err, GC_ENOMEM, "shard: out of memory");
+    }
+    gc_wbuf_free(&b);
+    return rc;
+}
+
+int gc_shard_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *g, gc_err *err)
+{
+    gc_gpu_init(g);
+    gc_rbuf r;
+    int rc = unframe(SHARD_MAGIC, "shard", data, len, &r, err);
+    if (rc)
+        return rc;
+    get_run(&r, run);
+    get_info(&r, &g->info);
+    uint64_t total = gc_get_varint(&r), done = gc_get_varint(&r);
+    if (total > UINT32_MAX || done > total)
+        r.bad = 1;
+    g->items_total = (uint32_t)total;
+    g->items_done = (uint32_t)done;
+    uint8_t complete = gc_get_u8(&r);
+    if (complete > 1)
+        r.bad = 1;
+    g->complete = complete;
+    get_cond(&r, &g->start);
+    get_cond(&r, &g->end);
+    uint64_t np = gc_get_varint(&r);
+    /* Each point takes well over 16 bytes: a count beyond that is a lie. */
+    if (np > GC_SHARD_MAX_POINTS || np > gc_rbuf_left(&r) / 16)
+        r.bad = 1;
+    if (r.bad)
+        return gc_fail(err, GC_ECORRUPT, "shard: bad header fields");
+    if (np) {
+        g->points = calloc((size_t)np, sizeof *g->points);
+        if (!g->points)
+            return gc_fail(err, GC_ENOMEM, "shard: out of memory");
+        g->cap_points = (size_t)np;
+    }
+    for (uint64_t i = 0; i < np; i++) {
+        rc = get_point(&r, &g->points[i], err);
+        if (rc) {
+            gc_hist_free(&g->points[i].hist);
+            gc_gpu_free(g);
+            return rc;
+        }
+        g->npoints++;
+    }
+    uint64_t nparams = gc_get_varint(&r);
+    if (nparams > gc_rbuf_left(&r) / 8)
+        r.bad = 1;
+    for (uint64_t i = 0; i < nparams && !r.bad; i++) {
+        gc_param p;
+        memset(&p, 0, sizeof p);
+        GET_STR(&r, p.name);
+        p.value = gc_get_f64(&r);
+        GET_STR(&r, p.unit);
+        GET_STR(&r, p.source);
+        if (!r.bad && gc_gpu_add_param(g, p.name, p.value, p.unit, p.source))
+            r.bad = 1;
+    }
+    if (!r.bad && gc_rbuf_left(&r) != 0)
+        return gc_gpu_free(g), gc_fail(err, GC_ECORRUPT, "shard: %zu trailing bytes",
+                                       gc_rbuf_left(&r));
+    if (r.bad) {
+        gc_gpu_free(g);
+        return gc_fail(err, GC_ECORRUPT, "shard: bad or truncated parameters");
+    }
+    return 0;
+}
+
+int gc_shard_path(char *out, size_t cap, const char *dir, const char *node, int local_index)
+{
+    int n = snprintf(out, cap, "%s/%s-gpu%d.gcs", dir, node, local_index);
+    return n < 0 || (size_t)n >= cap ? GC_EINVAL : 0;
+}
+
+/* ---- roster ---- */
+
+int gc_roster_encode(const gc_run_meta *run, const gc_roster_entry *e, size_t n, gc_wbuf *out,
+                     gc_err *err)
+{
+    gc_wbuf b = { 0 };
+    put_run(&b, run);
+    gc_put_varint(&b, n);
+    for (size_t i = 0; i < n; i++) {
+        gc_put_varint(&b, (uint64_t)e[i].rank);
+        gc_put_str(&b, e[i].node);
+        gc_put_varint(&b, (uint64_t)e[i].local_index);
+    }
+    frame(ROSTER_MAGIC, &b, out);
+    int oom = b.oom || out->oom;
+    gc_wbuf_free(&b);
+    return oom ? gc_fail(err, GC_ENOMEM, "roster: out of memory") : 0;
+}
+
+int gc_roster_decode(const void *data, size_t len, gc_run_meta *run, gc_roster_entry **e,
+                     size_t *n, gc_err *err)
+{
+    *e = NULL;
+    *n = 0;
+    gc_rbuf r;
+    int rc = unframe(ROSTER_MAGIC, "roster", data, len, &r, err);
+    if (rc)
+        return rc;
+    get_run(&r, run);
+    uint64_t cnt = gc_get_varint(&r);
+    if (r.bad || cnt == 0 || cnt > gc_rbuf_left(&r) / 3)
+        return gc_fail(err, GC_ECORRUPT, "roster: bad entry count");
+    gc_roster_entry *v = calloc((size_t)cnt, sizeof *v);
+    if (!v)
+        return gc_fail(err, GC_ENOMEM, "roster: out of memory");
+    for (uint64_t i = 0; i < cnt && !r.bad; i++) {
+        uint64_t rank = gc_get_varint(&r);
+        GET_STR(&r, v[i].node);
+        uint64_t li = gc_get_varint(&r);
+        if (rank != i || li > (1u << 20))
+            r.bad = 1;
+        v[i].rank = (int)rank;
+        v[i].local_index = (int)li;
+    }
+    if (r.bad || gc_rbuf_left(&r)) {
+        free(v);
+        return gc_fail(err, GC_ECORRUPT, "roster: truncated or trailing bytes");
+    }
+    *e = v;
+    *n = (size_t)cnt;
+    return 0;
+}
+
+/* ---- files ---- */
+
+int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err)
+{
+    *data = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return gc_fail(err, GC_EIO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return gc_fail(err, GC_EIO, "%s: not a regular file", path);
+    }
+    if ((uint64_t)st.st_size > max) {
+        close(fd);
+        return gc_fail(err, GC_EINVAL, "%s: %lld bytes, more than the %zu allowed", path,
+                       (long long)st.st_size, max);
+    }
+    uint8_t *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+    if (!buf) {
+        close(fd);
+        return gc_fail(err, GC_ENOMEM, "%s: out of memory", path);
+    }
+    size_t got = 0;
+    while (got < (size_t)st.st_size) {
+        ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            return gc_fail(err, GC_EIO, "%s: read: %s", path, k ? strerror(e) : "file shrank");
+        }
+        got += (size_t)k;
+    }
+    close(fd);
+    *data = buf;
+    *len = got;
+    return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    while (len) {
+        ssize_t k = write(fd, p, len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return -1;
+        p += k;
+        len -= (size_t)k;
+    }
+    return 0;
+}
+
+int gc_write_atomic(const char *path, const void *data, size_t len, gc_err *err)
+{
+    struct stat st;
+    /* A symlink planted at the output name is refused, not followed. */
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return gc_fail(err, GC_EIO, "%s: exists and is not a regular file; refusing to replace it",
+                       path);
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
+        return gc_fail(err, GC_EINVAL, "%s: path too long", path);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return gc_fail(err, GC_EIO, "%s: cannot create temporary file: %s", path, strerror(errno));
+    /* mkostemp creates mode 0600; give the file the usual umask mode. */
+    mode_t um = umask(0);
+    umask(um);
+    int rc = 0;
+    if (fchmod(fd, 0666 & ~um) != 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0)
+        rc = gc_fail(err, GC_EIO, "%s: write failed: %s (previous file left intact)", path,
+                     strerror(errno));
+    if (close(fd) != 0 && rc == 0)
+        rc = gc_fail(err, GC_EIO, "%s: close failed: %s (previous file left intact)", path,
+                     strerror(errno));
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = gc_fail(err, GC_EIO, "%s: rename failed: %s", path, strerror(errno));
+    if (rc) {
+        unlink(tmp);
+        return rc;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return 0;
+}

@@ -1,0 +1,50 @@
+/* Shards: one rank's results in one file, OUT/shards/<node>-gpu<k>.gcs.
+ *
+ * A rank rewrites its shard (atomically: temporary name, fsync, rename) as
+ * its plan progresses, so a rank that dies leaves what it finished. The
+ * same bytes are what the rank sends to rank 0 in the gather, so a
+ * catalogue merged from shards equals the gathered one.
+ *
+ * File layout: "GCSH" version(u8=1) body_len(u32le) crc32(body)(u32le) body.
+ * body: run metadata, GPU identity and properties, progress, conditions,
+ * points (each with its histogram encoded by codec.h) and parameters.
+ * Reading checks every length and range (untrusted bytes). */
+#ifndef GC_SHARD_H
+#define GC_SHARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "results.h"
+#include "wire.h"
+
+#define GC_SHARD_VERSION 1
+#define GC_SHARD_MAX_BYTES (1u << 30)
+#define GC_SHARD_MAX_POINTS (1u << 20)
+
+int gc_shard_encode(const gc_run_meta *run, const gc_gpu *gpu, gc_wbuf *out, gc_err *err);
+/* run and gpu are filled (gpu initialised by the call; free with gc_gpu_free). */
+int gc_shard_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *gpu, gc_err *err);
+
+/* File name of a GPU's shard inside dir: dir/<node>-gpu<k>.gcs */
+int gc_shard_path(char *out, size_t cap, const char *dir, const char *node, int local_index);
+
+/* Read a whole file (at most max bytes) into a new buffer. */
+int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err);
+/* Write atomically: path.tmp.XXXXXX (O_EXCL), fsync, rename over path, fsync
+ * the directory. A failure leaves the previous file intact. */
+int gc_write_atomic(const char *path, const void *data, size_t len, gc_err *err);
+
+/* The roster: which ranks ran which GPUs of which node. Rank 0 writes it
+ * next to the shards before measuring, so merge knows what is missing. */
+typedef struct gc_roster_entry {
+    int rank;
+    char node[GC_NODE_MAX];
+    int local_index;
+} gc_roster_entry;
+
+int gc_roster_encode(const gc_run_meta *run, const gc_roster_entry *e, size_t n, gc_wbuf *out, gc_err *err);
+int gc_roster_decode(const void *data, size_t len, gc_run_meta *run, gc_roster_entry **e, size_t *n, gc_err *err);
+
+#endif

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Install what gpucensus needs from Debian/Ubuntu packages, or say exactly
+# what to install. Usage: tools/deps.sh build|test
+# As root it installs what is missing; as another user it prints the
+# apt-get line and fails. Without dpkg (not Debian-like) it only checks
+# for the tools and trusts the *_PREFIX variables (see INSTALL).
+set -eu
+what=${1:-build}
+pkgs="pkg-config make gcc openmpi-bin libopenmpi-dev libconfig-dev libjansson-dev zlib1g-dev"
+if [ "$what" = test ]; then
+    pkgs="$pkgs python3 python3-jsonschema clang libclang-rt-14-dev"
+fi
+[ -n "${GC_SKIP_DEPS:-}" ] && exit 0
+
+nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
+if ! [ -x "$nvcc" ] && ! command -v nvcc >/dev/null 2>&1; then
+    echo "gpucensus: nvcc not found at $nvcc: install the CUDA toolkit and set CUDA_HOME (see INSTALL)" >&2
+    exit 1
+fi
+if ! command -v dpkg >/dev/null 2>&1; then
+    command -v mpicc >/dev/null 2>&1 || { echo "gpucensus: mpicc not found (set MPI_PREFIX, see INSTALL)" >&2; exit 1; }
+    exit 0
+fi
+missing=""
+for p in $pkgs; do
+    # libclang-rt-14-dev only exists where clang is 14 (Debian 12).
+    dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+line="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" != 0 ]; then
+    echo "gpucensus: missing packages. As root, run:" >&2
+    echo "  apt-get update && $line" >&2
+    exit 1
+fi
+echo "gpucensus: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >&2
