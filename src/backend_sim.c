@@ -1,0 +1,848 @@
+/* The sim backend: synthetic samples from a GPU profile, with injected
+ * faults, so that the whole pipeline (plan, phases, shards, gather, fits,
+ * detection, catalogue) runs and is tested without a GPU.
+ *
+ * Samples come from small physical models (cache hit fractions from
+ * footprint vs capacity, t = latency + bytes / bandwidth for transfers,
+ * Little's-law-like loaded latency) plus jitter and rare outliers. Every
+ * sample is deterministic for (plan seed, node index, local index, item
+ * id): one xoshiro256** stream per item, never rand().
+ *
+ * Faults (plan sim.faults) matching this rank's node and GPU:
+ *   scale    multiplies a metric (bandwidths: samples x factor, times /
+ *            factor), or sets a state: sm_clock (clock x factor: ns latencies
+ *            and SM-clocked bandwidths move, conditions report it with the
+ *            HW-slowdown throttle bit), pcie_width (x16 x factor: host copy
+ *            bandwidth x factor), nvlink (fraction of links up: P2P with peer
+ *            access x factor), numa (host copies x factor)
+ *   bimodal  a fraction `factor` of samples is 1.6x slower (latency x 1.6,
+ *            bandwidth / 1.6)
+ *   crash    SIGKILL when item at_item is measured; hang: sleep forever.
+ *
+ * The UUIDs it reports start with "GPU-51d0" ("sim"), then the node index
+ * and local index in hex, then a hash of the profile name: stable across
+ * runs and seeds, never confusable with a real GPU's. */
+#include "backend.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim_profile.h"
+
+#define KIB 1024.0
+#define MIB (1024.0 * 1024.0)
+#define BIMODAL_SLOWDOWN 1.6
+#define THROTTLE_HW_SLOWDOWN 0x8ull   /* nvmlClocksEventReasonHwSlowdown */
+
+enum { F_HBM_BW, F_L2_BW, F_SMEM_BW, F_L1_LAT, F_L2_LAT, F_DRAM_LAT,
+       F_INST_LAT, F_LAUNCH, F_H2D_BW, F_D2H_BW, F_P2P_BW, F_NET_BW,
+       F_SM_CLOCK, F_PCIE_WIDTH, F_NVLINK, F_NUMA, F_COUNT };
+
+static const char *const fault_metrics[F_COUNT] = {
+    "hbm_bw", "l2_bw", "smem_bw", "l1_latency", "l2_latency", "dram_latency",
+    "inst_latency", "launch", "h2d_bw", "d2h_bw", "p2p_bw", "net_bw",
+    "sm_clock", "pcie_width", "nvlink", "numa" };
+
+/* The faults in effect for one GPU, per metric. */
+typedef struct faultset {
+    double scale[F_COUNT];      /* product of scale factors, 1 = none */
+    double bimodal[F_COUNT];    /* fraction of slow samples, 0 = none */
+} faultset;
+
+struct gc_backend {
+    gc_sim_profile prof;
+    const gc_plan *plan;
+    char node[GC_NODE_MAX];
+    int node_index, local_index, rank;
+    uint32_t sub_bits;
+    faultset f;
+    uint64_t cond_calls;
+};
+
+/* ---- clock and PRNG -------------------------------------------------- */
+
+double gc_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct rng {
+    uint64_t s[4];
+    int has_spare;
+    double spare;
+} rng;
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t rng_next(rng *r)
+{
+    uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t; s[3] = rotl(s[3], 45);
+    return out;
+}
+
+/* Seed from a list of integers (plan seed, node, gpu, item, stream). */
+static void rng_seed(rng *r, const uint64_t *keys, int n)
+{
+    uint64_t x = 0x51d0c3c5u;
+    for (int i = 0; i < n; i++) {
+        x ^= keys[i];
+        x = splitmix64(&x);
+    }
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&x);
+    r->has_spare = 0;
+    r->spare = 0;
+}
+
+static double rng_unif(rng *r)   /* (0, 1) */
+{
+    return ((double)(rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static double rng_normal(rng *r)
+{
+    if (r->has_spare) {
+        r->has_spare = 0;
+        return r->spare;
+    }
+    double u, v, s;   /* Marsaglia's polar method: no trigonometry */
+    do {
+        u = 2.0 * rng_unif(r) - 1.0;
+        v = 2.0 * rng_unif(r) - 1.0;
+        s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    double m = sqrt(-2.0 * log(s) / s);
+    r->spare = v * m;
+    r->has_spare = 1;
+    return u * m;
+}
+
+static double lognorm(rng *r, double sigma) { return exp(sigma * rng_normal(r)); }
+
+/* 1 most of the time; with probability p a factor in (1, max]. */
+static double outlier(rng *r, double p, double max)
+{
+    double u = rng_unif(r);
+    return u < p ? 1.0 + (max - 1.0) * (u / p) : 1.0;
+}
+
+/* 1 or BIMODAL_SLOWDOWN; always draws, so faults keep streams aligned. */
+static double bimodal(rng *r, double frac)
+{
+    return rng_unif(r) < frac ? BIMODAL_SLOWDOWN : 1.0;
+}
+
+/* ---- faults ---------------------------------------------------------- */
+
+static int fault_index(const char *metric)
+{
+    for (int i = 0; i < F_COUNT; i++)
+        if (strcmp(fault_metrics[i], metric) == 0)
+            return i;
+    return -1;
+}
+
+static int check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err)
+{
+    int m = fault_index(f->metric);
+    int is_ev = !strcmp(f->kind, "crash") || !strcmp(f->kind, "hang");
+    if (!is_ev && strcmp(f->kind, "scale") && strcmp(f->kind, "bimodal"))
+        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown kind \"%s\"",
+                       plan->file, f->line, f->kind);
+    if (!is_ev && m < 0)
+        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown metric \"%s\" for the sim backend",
+                       plan->file, f->line, f->metric);
+    if (!strcmp(f->kind, "bimodal") && m >= F_SM_CLOCK)
+        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: bimodal does not apply to %s",
+                       plan->file, f->line, f->metric);
+    if (!is_ev && !(f->factor > 0 && f->factor <= 16))
+        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: factor %g outside (0, 16]",
+                       plan->file, f->line, f->factor);
+    return 0;
+}
+
+static int fault_matches(const gc_fault *f, const char *node, int gpu)
+{
+    return (f->node[0] == '\0' || strcmp(f->node, node) == 0) &&
+           (f->gpu < 0 || f->gpu == gpu);
+}
+
+static void faults_for(const gc_plan *plan, const char *node, int gpu, faultset *fs)
+{
+    for (int i = 0; i < F_COUNT; i++) {
+        fs->scale[i] = 1.0;
+        fs->bimodal[i] = 0.0;
+    }
+    for (size_t i = 0; i < plan->sim.nfaults; i++) {
+        const gc_fault *f = &plan->sim.faults[i];
+        int m = fault_index(f->metric);
+        if (m < 0 || !fault_matches(f, node, gpu))
+            continue;
+        if (!strcmp(f->kind, "scale"))
+            fs->scale[m] *= f->factor;
+        else if (!strcmp(f->kind, "bimodal"))
+            fs->bimodal[m] = fmin(1.0, fs->bimodal[m] + f->factor);
+    }
+}
+
+/* crash / hang at this item: never returns when one matches. */
+static void fault_events(const gc_backend *b, uint32_t item_id)
+{
+    const gc_sim_spec *s = &b->plan->sim;
+    for (size_t i = 0; i < s->nfaults; i++) {
+        const gc_fault *f = &s->faults[i];
+        if (f->at_item != (int)item_id || !fault_matches(f, b->node, b->local_index))
+            continue;
+        if (!strcmp(f->kind, "crash"))
+            raise(SIGKILL);
+        if (!strcmp(f->kind, "hang"))
+            for (;;)
+                sleep(60);
+    }
+}
+
+/* ---- open / conditions / close --------------------------------------- */
+
+static void fill_info(const gc_backend *b, const gc_backend_args *a, gc_gpu_info *in)
+{
+    const gc_sim_profile *p = &b->prof;
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a of the profile name */
+    for (const char *c = p->name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    memset(in, 0, sizeof *in);
+    snprintf(in->node, sizeof in->node, "%s", a->node);
+    in->local_index = a->local_index;
+    in->rank = a->rank;
+    snprintf(in->uuid, sizeof in->uuid, "GPU-51d0%04x-%04x-5100-8000-%012llx",
+             (unsigned)a->node_index & 0xffff, (unsigned)a->local_index & 0xffff,
+             (unsigned long long)(h & 0xffffffffffffull));
+    if (a->local_index >= 0 && a->local_index < p->nbus_ids)
+        snprintf(in->pci_bus_id, sizeof in->pci_bus_id, "%s", p->bus_ids[a->local_index]);
+    else
+        snprintf(in->pci_bus_id, sizeof in->pci_bus_id, "00000000:%02X:00.0",
+                 (unsigned)(0x10 + 0x10 * a->local_index) & 0xff);
+    snprintf(in->name, sizeof in->name, "%s", p->name);
+    in->cc_major = p->cc_major;
+    in->cc_minor = p->cc_minor;
+    in->sm_count = p->sm_count;
+    in->cores_per_sm = p->cores_per_sm;
+    in->warp_size = p->warp_size;
+    in->max_threads_per_sm = p->max_threads_per_sm;
+    in->regs_per_sm = p->regs_per_sm;
+    in->smem_per_sm_bytes = (uint64_t)(p->smem_per_sm_kib * KIB);
+    in->l2_bytes = (uint64_t)(p->l2_mib * MIB);
+    in->mem_bytes = (uint64_t)(p->mem_mib * MIB);
+    in->sm_clock_mhz = p->sm_clock_mhz;
+    in->mem_clock_mhz = p->mem_clock_mhz;
+    in->bus_width_bits = p->bus_width_bits;
+    in->ecc_enabled = p->ecc_enabled;
+    int gpus = b->plan->sim.gpus_per_node > 0 ? b->plan->sim.gpus_per_node : a->local_size;
+    in->numa_node = gpus > 0 ? a->local_index * p->numa_nodes / gpus : 0;
+    if (in->numa_node >= p->numa_nodes)
+        in->numa_node = p->numa_nodes - 1;
+    snprintf(in->driver_version, sizeof in->driver_version, "sim");
+}
+
+static int load_profile(const gc_plan *plan, gc_sim_profile *prof, gc_err *err)
+{
+    char path[512];
+    if (!plan->sim.present || !plan->sim.profile[0])
+        return gc_fail(err, GC_EINVAL, "%s: the sim backend needs a sim section with a profile",
+                       plan->file);
+    gc_sim_profile_resolve(plan->file, plan->sim.profile, path, sizeof path);
+    if (access(path, R_OK) != 0 && plan->sim.profile[0] != '/' &&
+        access(plan->sim.profile, R_OK) == 0)
+        snprintf(path, sizeof path, "%s", plan->sim.profile);   /* cwd */
+    return gc_sim_profile_load(path, prof, err);
+}
+
+static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *info,
+                    gc_err *err)
+{
+    *out = NULL;
+    gc_backend *b = calloc(1, sizeof *b);
+    if (!b)
+        return gc_fail(err, GC_ENOMEM, "sim: out of memory");
+    int rc = load_profile(a->plan, &b->prof, err);
+    for (size_t i = 0; !rc && i < a->plan->sim.nfaults; i++)
+        rc = check_fault(a->plan, &a->plan->sim.faults[i], err);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    b->plan = a->plan;
+    snprintf(b->node, sizeof b->node, "%s", a->node ? a->node : "");
+    b->node_index = a->node_index;
+    b->local_index = a->local_index;
+    b->rank = a->rank;
+    b->sub_bits = a->sub_bits;
+    faults_for(a->plan, b->node, b->local_index, &b->f);
+    fill_info(b, a, info);
+    *out = b;
+    return 0;
+}
+
+static int sim_conditions(gc_backend *b, gc_conditions *c)
+{
+    rng r;
+    uint64_t keys[] = { b->plan->sim.seed, (uint64_t)b->node_index,
+                        (uint64_t)b->local_index, 0xc0d1ull, b->cond_calls++ };
+    rng_seed(&r, keys, 5);
+    double clk = b->f.scale[F_SM_CLOCK];
+    memset(c, 0, sizeof *c);
+    c->valid = 1;
+    c->sm_clock_mhz = b->prof.sm_clock_mhz * clk;
+    c->mem_clock_mhz = b->prof.mem_clock_mhz;
+    c->temperature_c = round(b->prof.idle_temperature_c + 3.0 * rng_unif(&r));
+    c->power_w = b->prof.power_w * (1.0 + 0.02 * rng_normal(&r));
+    c->throttle_reasons = clk < 1.0 ? THROTTLE_HW_SLOWDOWN : 0;
+    c->ecc_corrected = 0;
+    c->ecc_uncorrected = 0;
+    return 0;
+}
+
+static void sim_close(gc_backend *b)
+{
+    free(b);
+}
+
+/* ---- sampling: one job per work item --------------------------------- */
+
+typedef struct metric_def {
+    const char *metric, *unit;
+    double scale;
+} metric_def;
+
+static const metric_def M_CHASE[] = { { "latency", "cycles", 100 },
+    { "latency_ns", "ns", 1000 }, { "timer_cost", "cycles", 100 } };
+static const metric_def M_LAT[] = { { "latency", "cycles", 100 } };
+static const metric_def M_DEPART[] = { { "completion", "cycles", 100 } };
+static const metric_def M_INST_LAT[] = { { "latency", "cycles", 100 },
+    { "timer_cost", "cycles", 100 } };
+static const metric_def M_INST_THR[] = { { "throughput", "ops_per_cycle_per_sm", 1000 } };
+static const metric_def M_BW[] = { { "bandwidth", "bytes_per_s", 1 } };
+static const metric_def M_TIME[] = { { "time", "ns", 1000 } };
+static const metric_def M_XFER[] = { { "time", "ns", 1000 },
+    { "bandwidth", "bytes_per_s", 1 } };
+#define METRICS(m) m, (int)(sizeof(m) / sizeof(m[0]))
+#define MAXV 3
+
+/* Latency as a mixture of levels (L1, L2 near, L2 far, DRAM): one sample
+ * averages n_acc accesses, so its spread comes from the mixture's variance
+ * over n_acc plus measurement noise. Single-level uses (inst, departure)
+ * set p[0] = 1. */
+typedef struct lat_m {
+    double p[4], lat[4], slow[4];
+    double extra_cycles, n_acc, sd_abs, rel_sigma;
+    double cyc_to_ns, timer_cycles;
+    int ns_slot, timer_slot;        /* output index, -1: none */
+} lat_m;
+
+/* Work of `bytes` at rate `bps` after a fixed overhead (kernels, inst
+ * throughput with bytes = 1, overhead 0). Output: bytes / time. */
+typedef struct bw_m {
+    double bytes, overhead_s, bps, slow, sigma;
+} bw_m;
+
+/* A copy: latency + bytes / rate, one or two directions at once. */
+typedef struct xfer_m {
+    double lat_s, bytes, rate[2], slow[2], loss;
+    int ndir;
+} xfer_m;
+
+typedef struct time_m {
+    double ns, slow;
+} time_m;
+
+typedef struct job job;
+typedef void (*draw_fn)(const job *j, rng *r, double launch, double *v);
+
+struct job {
+    const gc_sim_profile *p;
+    const metric_def *metrics;
+    int nmetrics;
+    draw_fn draw;
+    gc_ctx ctx;                     /* item params + added context */
+    union { lat_m lat; bw_m bw; xfer_m x; time_m t; } u;
+};
+
+static double hit(double footprint, double capacity, double k)
+{
+    return 1.0 / (1.0 + pow(footprint / capacity, k));
+}
+
+static void draw_latency(const job *j, rng *r, double launch, double *v)
+{
+    const lat_m *m = &j->u.lat;
+    const gc_sim_profile *p = j->p;
+    double s_l1 = bimodal(r, m->slow[0]), s_l2 = bimodal(r, m->slow[1]);
+    double s_dram = bimodal(r, m->slow[3]);
+    double lat[4] = { m->lat[0] * s_l1, m->lat[1] * s_l2, m->lat[2] * s_l2,
+                      m->lat[3] * s_dram };
+    double mu = 0, var = 0;
+    for (int i = 0; i < 4; i++)
+        mu += m->p[i] * lat[i];
+    for (int i = 0; i < 4; i++)
+        var += m->p[i] * (lat[i] - mu) * (lat[i] - mu);
+    mu += m->extra_cycles;
+    double rel = m->rel_sigma * mu;
+    double sd = sqrt(var / m->n_acc + m->sd_abs * m->sd_abs + rel * rel);
+    double cyc = (mu + sd * rng_normal(r)) * launch *
+                 outlier(r, p->outlier_prob, p->outlier_max);
+    v[0] = cyc;
+    if (m->ns_slot >= 0)
+        v[m->ns_slot] = cyc * m->cyc_to_ns;
+    if (m->timer_slot >= 0)
+        v[m->timer_slot] = m->timer_cycles + 0.3 * rng_normal(r);
+}
+
+static void draw_bw(const job *j, rng *r, double launch, double *v)
+{
+    const bw_m *m = &j->u.bw;
+    double bps = m->bps * lognorm(r, m->sigma) / bimodal(r, m->slow) / launch /
+                 outlier(r, j->p->outlier_prob, j->p->outlier_max);
+    v[0] = m->bytes / (m->overhead_s + m->bytes / bps);
+}
+
+static void draw_xfer(const job *j, rng *r, double launch, double *v)
+{
+    const xfer_m *m = &j->u.x;
+    const gc_sim_profile *p = j->p;
+    double lat = m->lat_s * lognorm(r, p->time_sigma);
+    double rate = 0;
+    for (int d = 0; d < m->ndir; d++)
+        rate += m->rate[d] * lognorm(r, p->bw_sigma) / bimodal(r, m->slow[d]);
+    rate *= (m->ndir == 2 ? 1.0 - m->loss : 1.0) /
+            outlier(r, p->outlier_prob, p->outlier_max);
+    double moved = m->bytes * m->ndir;
+    double t = (lat + moved / rate) * launch;
+    v[0] = t * 1e9;
+    v[1] = moved / t;
+}
+
+static void draw_time(const job *j, rng *r, double launch, double *v)
+{
+    const gc_sim_profile *p = j->p;
+    v[0] = j->u.t.ns * lognorm(r, p->time_sigma) * launch * bimodal(r, j->u.t.slow) *
+           outlier(r, 5 * p->outlier_prob, 2 * p->outlier_max);
+}
+
+/* ---- setup per benchmark --------------------------------------------- */
+
+static double pnum(const gc_item *it, const char *name)
+{
+    const gc_bench_def *d = it->spec->def ? it->spec->def : gc_bench_find(it->spec->name);
+    const gc_param_def *pd = d ? gc_bench_param(d, name) : NULL;
+    return gc_ctx_num(&it->params, name, pd ? pd->dflt_num : 0);
+}
+
+static const char *pstr(const gc_item *it, const char *name)
+{
+    const gc_bench_def *d = it->spec->def ? it->spec->def : gc_bench_find(it->spec->name);
+    const gc_param_def *pd = d ? gc_bench_param(d, name) : NULL;
+    return gc_ctx_str(&it->params, name, pd && pd->dflt_str ? pd->dflt_str : "");
+}
+
+static int ctx_num(job *j, const char *key, double v, gc_err *err)
+{
+    if (gc_ctx_set_num(&j->ctx, key, v))
+        return gc_fail(err, GC_EINVAL, "sim: no room in the point context for %s", key);
+    return 0;
+}
+
+static void lat_common(const gc_backend *b, lat_m *m)
+{
+    m->n_acc = b->prof.accesses_per_sample;
+    m->sd_abs = b->prof.latency_sd_cycles;
+    m->rel_sigma = b->prof.latency_rel_sigma;
+    m->cyc_to_ns = 1000.0 / (b->prof.sm_clock_mhz * b->f.scale[F_SM_CLOCK]);
+    m->timer_cycles = b->prof.timer_cost_cycles;
+    m->ns_slot = m->timer_slot = -1;
+}
+
+/* Fractions served by each level for a footprint walked with a stride. */
+static void chase_levels(const gc_backend *b, double footprint, double stride, lat_m *m)
+{
+    const gc_sim_profile *p = &b->prof;
+    const faultset *f = &b->f;
+    double k = p->transition_sharpness, l2 = p->l2_mib * MIB;
+    double eff = footprint * fmin(1.0, p->line_bytes / stride); /* lines held */
+    double h1 = hit(eff, p->l1_kib * KIB, k);
+    double h2 = (1 - h1) * hit(eff, l2, k);
+    double far = 1 - hit(eff, l2 / 2, k);
+    lat_common(b, m);
+    m->p[0] = h1;
+    m->p[1] = h2 * (1 - far);
+    m->p[2] = h2 * far;
+    m->p[3] = fmax(0.0, 1 - h1 - h2);
+    m->lat[0] = p->l1_latency_cycles * f->scale[F_L1_LAT];
+    m->lat[1] = p->l2_near_latency_cycles * f->scale[F_L2_LAT];
+    m->lat[2] = p->l2_far_latency_cycles * f->scale[F_L2_LAT];
+    m->lat[3] = p->dram_latency_cycles * f->scale[F_DRAM_LAT];
+    m->slow[0] = f->bimodal[F_L1_LAT];
+    m->slow[1] = m->slow[2] = f->bimodal[F_L2_LAT];
+    m->slow[3] = f->bimodal[F_DRAM_LAT];
+}
+
+static int setup_chase(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    (void)err;
+    const gc_sim_profile *p = &b->prof;
+    double fp = pnum(t->item, "footprint_bytes");
+    lat_m *m = &j->u.lat;
+    int page = !strcmp(pstr(t->item, "order"), "page");
+    /* page order: one access per page before reuse; page-aligned strides map
+     * to the same cache sets, so no credit for sparse lines, and TLB misses
+     * beyond the TLB's reach */
+    chase_levels(b, fp, page ? p->line_bytes : pnum(t->item, "line_bytes"), m);
+    if (page)
+        m->extra_cycles = (1 - hit(fp, p->tlb_reach_mib * MIB, p->transition_sharpness)) *
+                          p->tlb_miss_cycles;
+    m->ns_slot = 1;
+    m->timer_slot = 2;
+    j->draw = draw_latency;
+    j->metrics = M_CHASE;
+    j->nmetrics = 3;
+    return 0;
+}
+
+static int setup_chase_loaded(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    (void)err;
+    const gc_sim_profile *p = &b->prof;
+    double w = pnum(t->item, "warps_per_sm");
+    lat_m *m = &j->u.lat;
+    chase_levels(b, pnum(t->item, "footprint_bytes"), p->line_bytes, m);
+    m->extra_cycles = m->p[3] * p->dram_slope_cycles_per_warp *
+                          fmax(0.0, w - p->dram_knee_warps_per_sm) +
+                      (m->p[1] + m->p[2]) * p->l2_slope_cycles_per_warp * (w - 1);
+    m->rel_sigma *= 1.0 + w / 16.0;   /* contention spreads the samples */
+    j->draw = draw_latency;
+    j->metrics = M_LAT;
+    j->nmetrics = 1;
+    return 0;
+}
+
+/* A single-level latency model: p[0] = 1 at lat cycles. */
+static void single_level(const gc_backend *b, double lat, double slow, lat_m *m)
+{
+    lat_common(b, m);
+    m->p[0] = 1;
+    m->lat[0] = lat;
+    m->slow[0] = slow;
+}
+
+static int setup_departure(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    (void)err;
+    const gc_sim_profile *p = &b->prof;
+    int unco = !strcmp(pstr(t->item, "access"), "uncoalesced");
+    double k = pnum(t->item, "requests");
+    lat_m *m = &j->u.lat;
+    single_level(b, p->dram_latency_cycles * b->f.scale[F_DRAM_LAT],
+                 b->f.bimodal[F_DRAM_LAT], m);
+    m->extra_cycles = (k - 1) * (unco ? p->departure_uncoalesced_cycles
+                                      : p->departure_coalesced_cycles);
+    m->sd_abs *= 2;   /* one warp's requests: a noisier sample than a chase */
+    j->draw = draw_latency;
+    j->metrics = M_DEPART;
+    j->nmetrics = 1;
+    return 0;
+}
+
+#define SCHEDULERS_PER_SM 4
+
+static int setup_inst(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    const gc_sim_profile *p = &b->prof;
+    const char *opname = pstr(t->item, "op");
+    const gc_sim_op *op = gc_sim_profile_op(p, opname);
+    if (!op)
+        return gc_fail(err, GC_EUNSUPPORTED, "sim profile %s has no op \"%s\"", p->file, opname);
+    double ilp = pnum(t->item, "ilp");
+    if (!strcmp(pstr(t->item, "mode"), "throughput")) {
+        bw_m *m = &j->u.bw;
+        m->bytes = 1;
+        m->bps = op->ops_per_cycle_per_sm * (0.97 - 0.1 / ilp);
+        m->sigma = 0.5 * p->bw_sigma;
+        j->draw = draw_bw;
+        j->metrics = M_INST_THR;
+        j->nmetrics = 1;
+        return 0;
+    }
+    /* a warp issues one op per (warp lanes / lanes per scheduler) cycles */
+    double issue = p->warp_size * SCHEDULERS_PER_SM / op->ops_per_cycle_per_sm;
+    double lat = fmax(op->latency_cycles * b->f.scale[F_INST_LAT], ilp * issue);
+    lat_m *m = &j->u.lat;
+    single_level(b, lat, b->f.bimodal[F_INST_LAT], m);
+    m->sd_abs = 0.02;
+    m->rel_sigma = 0.001;
+    m->timer_slot = 1;
+    j->draw = draw_latency;
+    j->metrics = M_INST_LAT;
+    j->nmetrics = 2;
+    return 0;
+}
+
+static double hbm_bps(const gc_backend *b, const char *kernel, double blocks_per_sm)
+{
+    const gc_sim_profile *p = &b->prof;
+    double kf = !strcmp(kernel, "read") ? p->hbm_read_factor
+              : !strcmp(kernel, "write") ? p->hbm_write_factor
+              : !strcmp(kernel, "copy") ? p->hbm_copy_factor : p->hbm_triad_factor;
+    double occ = 1 - exp(-blocks_per_sm / p->hbm_blocks_per_sm_scale);
+    return p->hbm_achieved_tb_per_s * 1e12 * kf * occ * b->f.scale[F_HBM_BW];
+}
+
+static double l2_bps(const gc_backend *b)
+{
+    return b->prof.l2_tb_per_s * 1e12 * b->f.scale[F_SM_CLOCK] * b->f.scale[F_L2_BW];
+}
+
+/* Harmonic mix of L2 and HBM rates by the fraction of bytes that hit L2. */
+static double mix_bps(const gc_backend *b, double footprint, double hbm)
+{
+    double h = hit(footprint, b->prof.l2_mib * MIB, b->prof.transition_sharpness);
+    return 1.0 / (h / l2_bps(b) + (1 - h) / hbm);
+}
+
+static void bw_job(const gc_backend *b, job *j, double bytes, double overhead_s,
+                   double bps, double slow)
+{
+    j->u.bw = (bw_m){ bytes, overhead_s, bps, slow, b->prof.bw_sigma };
+    j->draw = draw_bw;
+    j->metrics = M_BW;
+    j->nmetrics = 1;
+}
+
+static int setup_hbm(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    (void)err;
+    double fp = pnum(t->item, "footprint_bytes");
+    double hbm = hbm_bps(b, pstr(t->item, "kernel"), pnum(t->item, "blocks_per_sm"));
+    bw_job(b, j, fp, b->prof.kernel_overhead_us * 1e-6, mix_bps(b, fp, hbm),
+           b->f.bimodal[F_HBM_BW]);
+    return 0;
+}
+
+static int setup_l2(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    (void)err;
+    double fp = pnum(t->item, "footprint_bytes");
+    double bytes = fmax(fp, 1024 * MIB);   /* passes over the footprint */
+    bw_job(b, j, bytes, b->prof.kernel_overhead_us * 1e-6,
+           mix_bps(b, fp, hbm_bps(b, "triad", 32)), b->f.bimodal[F_L2_BW]);
+    return 0;
+}
+
+static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
+
+static int setup_smem(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    (void)err;
+    const gc_sim_profile *p = &b->prof;
+    int stride = (int)pnum(t->item, "stride_words");
+    int ways = gcd(stride < 1 ? 1 : stride, 32);   /* bank-conflict degree */
+    double bps = p->smem_bytes_per_cycle_per_sm * p->sm_count * p->sm_clock_mhz * 1e6 *
+                 b->f.scale[F_SM_CLOCK] * p->smem_efficiency / ways *
+                 b->f.scale[F_SMEM_BW];
+    bw_job(b, j, 1, 0, bps, b->f.bimodal[F_SMEM_BW]);
+    j->u.bw.sigma = 0.5 * p->bw_sigma;
+    return 0;
+}
+
+static int setup_launch(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    (void)err;
+    const gc_sim_profile *p = &b->prof;
+    double us = !strcmp(pstr(t->item, "mode"), "launch_sync") ? p->launch_sync_us
+                                                               : p->launch_back_to_back_us;
+    j->u.t.ns = us * 1000 * b->f.scale[F_LAUNCH];
+    j->u.t.slow = b->f.bimodal[F_LAUNCH];
+    j->draw = draw_time;
+    j->metrics = M_TIME;
+    j->nmetrics = 1;
+    return 0;
+}
+
+static void xfer_job(job *j, double lat_s, double bytes, int ndir, double loss)
+{
+    j->u.x.lat_s = lat_s;
+    j->u.x.bytes = bytes;
+    j->u.x.ndir = ndir;
+    j->u.x.loss = loss;
+    j->draw = draw_xfer;
+    j->metrics = M_XFER;
+    j->nmetrics = 2;
+}
+
+static int pcie_ctx(const gc_backend *b, job *j, gc_err *err)
+{
+    int w = (int)lround(b->prof.pcie_width * b->f.scale[F_PCIE_WIDTH]);
+    int rc = ctx_num(j, "pcie_gen", b->prof.pcie_gen, err);
+    return rc ? rc : ctx_num(j, "pcie_width", w < 1 ? 1 : w, err);
+}
+
+static int setup_xfer(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    const gc_sim_profile *p = &b->prof;
+    const faultset *f = &b->f;
+    const char *dir = pstr(t->item, "direction");
+    int pageable = !strcmp(pstr(t->item, "memory"), "pageable");
+    double k = (pageable ? p->pageable_factor : 1.0) *
+               (!strcmp(pstr(t->item, "engine"), "sm") ? p->sm_engine_factor : 1.0) *
+               f->scale[F_PCIE_WIDTH] * f->scale[F_NUMA] * 1e9;
+    double h2d = p->h2d_pinned_gb_per_s * k * f->scale[F_H2D_BW];
+    double d2h = p->d2h_pinned_gb_per_s * k * f->scale[F_D2H_BW];
+    int bidir = !strcmp(dir, "bidir"), is_d2h = !strcmp(dir, "d2h");
+    xfer_job(j, (p->pcie_latency_us + (pageable ? p->pageable_extra_latency_us : 0)) * 1e-6,
+             pnum(t->item, "size_bytes"), bidir ? 2 : 1, p->pcie_bidir_loss);
+    j->u.x.rate[0] = is_d2h ? d2h : h2d;
+    j->u.x.slow[0] = f->bimodal[is_d2h ? F_D2H_BW : F_H2D_BW];
+    j->u.x.rate[1] = d2h;
+    j->u.x.slow[1] = f->bimodal[F_D2H_BW];
+    return pcie_ctx(b, j, err);
+}
+
+static int setup_p2p(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    const gc_sim_profile *p = &b->prof;
+    if (t->peer_local_index < 0)
+        return gc_fail(err, GC_EINVAL, "sim: p2p item %u has no peer GPU", t->item->id);
+    faultset peer;   /* a link is as good as its worse end */
+    faults_for(b->plan, b->node, t->peer_local_index, &peer);
+    double links = fmin(b->f.scale[F_NVLINK], peer.scale[F_NVLINK]);
+    double scale = fmin(b->f.scale[F_P2P_BW], peer.scale[F_P2P_BW]);
+    double slow = fmax(b->f.bimodal[F_P2P_BW], peer.bimodal[F_P2P_BW]);
+    int on = strcmp(pstr(t->item, "peer_access"), "off") != 0;
+    double rate = on ? p->p2p_achieved_gb_per_s * 1e9 * links * scale
+                     : p->p2p_staged_gb_per_s * 1e9 * scale * b->f.scale[F_NUMA];
+    xfer_job(j, (on ? p->p2p_latency_us : p->p2p_staged_latency_us) * 1e-6,
+             pnum(t->item, "size_bytes"),
+             !strcmp(pstr(t->item, "direction"), "bidir") ? 2 : 1, p->p2p_bidir_loss);
+    j->u.x.rate[0] = j->u.x.rate[1] = rate;
+    j->u.x.slow[0] = j->u.x.slow[1] = slow;
+    int rc = ctx_num(j, "peer_gpu", t->peer_local_index, err);
+    if (!rc)
+        rc = ctx_num(j, "nvlink_links", lround(p->nvlink_links * links), err);
+    return rc ? rc : pcie_ctx(b, j, err);
+}
+
+static int setup_net(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    const gc_sim_profile *p = &b->prof;
+    xfer_job(j, p->net_latency_us * 1e-6, pnum(t->item, "size_bytes"), 1, 0);
+    j->u.x.rate[0] = p->net_gb_per_s * 1e9 * b->f.scale[F_NET_BW];
+    j->u.x.slow[0] = b->f.bimodal[F_NET_BW];
+    int rc = 0;
+    if (t->peer_node && gc_ctx_set_str(&j->ctx, "peer_node", t->peer_node))
+        rc = gc_fail(err, GC_EINVAL, "sim: no room in the point context for peer_node");
+    return rc ? rc : ctx_num(j, "peer_rank", t->peer_rank, err);
+}
+
+typedef int (*setup_fn)(const gc_backend *, const gc_task *, job *, gc_err *);
+
+static const struct { const char *name; setup_fn setup; } setups[] = {
+    { "chase", setup_chase }, { "chase_loaded", setup_chase_loaded },
+    { "departure", setup_departure }, { "inst", setup_inst },
+    { "hbm_bw", setup_hbm }, { "l2_bw", setup_l2 }, { "smem_bw", setup_smem },
+    { "launch", setup_launch }, { "xfer", setup_xfer }, { "p2p", setup_p2p },
+    { "net", setup_net },
+};
+
+/* ---- the sampling loop ----------------------------------------------- */
+
+static uint64_t to_units(double v, double scale)
+{
+    double x = v * scale + 0.5;
+    return x <= 0 ? 0 : x >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)x;
+}
+
+static int deadline_passed(const gc_task *t, uint32_t i)
+{
+    return i > 0 && (i == 1 || (i & 31) == 0) && t->deadline_s > 0 &&
+           gc_now_s() > t->deadline_s;
+}
+
+static int run_job(const gc_backend *b, const gc_task *t, gc_gpu *gpu, const job *j,
+                   gc_err *err)
+{
+    const gc_bench_spec *spec = t->item->spec;
+    gc_point *pts[MAXV];
+    size_t first = gpu->npoints;
+    for (int k = 0; k < j->nmetrics; k++) {
+        const metric_def *m = &j->metrics[k];
+        if (!gc_gpu_add_point(gpu, t->item->id, spec->label, &j->ctx, m->metric,
+                              m->unit, m->scale, b->sub_bits))
+            return gc_fail(err, GC_ENOMEM, "sim: out of memory adding a point");
+    }
+    for (int k = 0; k < j->nmetrics; k++)   /* adding may move the array */
+        pts[k] = &gpu->points[first + k];
+    rng r;
+    uint64_t keys[] = { b->plan->sim.seed, (uint64_t)b->node_index,
+                        (uint64_t)b->local_index, t->item->id };
+    rng_seed(&r, keys, 4);
+    uint32_t n = spec->samples ? spec->samples : 1;
+    uint32_t reps = spec->repetitions ? spec->repetitions : 1;
+    uint32_t per_rep = (n + reps - 1) / reps;
+    double launch = 1, v[MAXV];
+    for (uint32_t i = 0; i < n; i++) {
+        if (deadline_passed(t, i)) {
+            for (int k = 0; k < j->nmetrics; k++)
+                pts[k]->flags |= GC_FLAG_BUDGET_HIT;
+            break;
+        }
+        if (i % per_rep == 0)
+            launch = lognorm(&r, b->prof.launch_to_launch_sigma);
+        j->draw(j, &r, launch, v);
+        for (int k = 0; k < j->nmetrics; k++)
+            if (gc_hist_record(&pts[k]->hist, to_units(v[k], j->metrics[k].scale)))
+                return gc_fail(err, GC_ENOMEM, "sim: out of memory recording a sample");
+    }
+    return 0;
+}
+
+static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
+{
+    const gc_item *it = t->item;
+    fault_events(b, it->id);
+    const char *name = it->spec->name;
+    if ((!strcmp(name, "p2p") || !strcmp(name, "net")) && !t->initiator)
+        return 0;   /* the initiator records the pair */
+    for (size_t i = 0; i < sizeof setups / sizeof setups[0]; i++) {
+        if (strcmp(setups[i].name, name))
+            continue;
+        job j;
+        memset(&j, 0, sizeof j);
+        j.p = &b->prof;
+        j.ctx = it->params;
+        int rc = setups[i].setup(b, t, &j, err);
+        return rc ? rc : run_job(b, t, gpu, &j, err);
+    }
+    return gc_fail(err, GC_EUNSUPPORTED, "sim: no model for benchmark \"%s\"", name);
+}
+
+const gc_backend_ops gc_backend_sim = {
+    .name = "sim",
+    .open = sim_open,
+    .conditions = sim_conditions,
+    .measure = sim_measure,
+    .close = sim_close,
+};
