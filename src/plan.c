@@ -456,7 +456,7 @@ static int add_range(const loader *L, const config_setting_t *g, const gc_param_
     for (size_t k = 0; k < (size_t)count; k++) {
         double v = range_point(kind, step, from, to, k);
         if (integer)
-            v = nearbyint(v);
+            v = round(v);   /* nearest, halves away from zero */
         if (a->n > first && a->nums[a->n - 1] == v)
             continue;   /* rounding made two points equal */
         if ((rc = axis_push_num(a, v)))
@@ -1086,25 +1086,49 @@ static int parse_plan(const loader *L, const char *text, gc_plan *plan)
     return rc;
 }
 
+/* buf holds len bytes and a NUL after them. */
+static int load_text(const char *name, const char *buf, size_t len, gc_plan *plan, gc_err *err)
+{
+    loader L = { name, err };
+    snprintf(plan->file, sizeof plan->file, "%s", name);
+    gc_sha256_hex(buf, len, plan->sha256);
+    int rc = check_bytes(&L, buf, len);
+    if (!rc)
+        rc = check_int_literals(&L, buf, len);
+    if (!rc)
+        rc = parse_plan(&L, buf, plan);
+    if (rc)
+        gc_plan_free(plan);
+    return rc;
+}
+
 int gc_plan_load(const char *path, gc_plan *plan, gc_err *err)
 {
-    loader L = { path, err };
     char *buf = NULL;
     size_t len = 0;
     memset(plan, 0, sizeof *plan);
     int rc = read_all(path, &buf, &len, err);
     if (rc)
         return rc;
-    snprintf(plan->file, sizeof plan->file, "%s", path);
-    gc_sha256_hex(buf, len, plan->sha256);
-    rc = check_bytes(&L, buf, len);
-    if (!rc)
-        rc = check_int_literals(&L, buf, len);
-    if (!rc)
-        rc = parse_plan(&L, buf, plan);
+    rc = load_text(path, buf, len, plan, err);
     free(buf);
-    if (rc)
-        gc_plan_free(plan);
+    return rc;
+}
+
+int gc_plan_load_mem(const char *name, const char *bytes, size_t len, gc_plan *plan,
+                     gc_err *err)
+{
+    memset(plan, 0, sizeof *plan);
+    if (len > PLAN_MAX_FILE_BYTES)
+        return gc_fail(err, GC_EINVAL, "%s: plan larger than %u bytes", name, PLAN_MAX_FILE_BYTES);
+    char *buf = malloc(len + 1);
+    if (!buf)
+        return gc_fail(err, GC_ENOMEM, "%s: out of memory", name);
+    if (len)
+        memcpy(buf, bytes, len);
+    buf[len] = '\0';
+    int rc = load_text(name, buf, len, plan, err);
+    free(buf);
     return rc;
 }
 

@@ -81,6 +81,10 @@ typedef struct gc_plan {
 /* Parse and validate. On error fills err with "file:line: key: message" and
  * returns GC_EINVAL (GC_EIO when the file cannot be read). */
 int gc_plan_load(const char *path, gc_plan *plan, gc_err *err);
+/* The same from bytes in memory (a plan sent over MPI, a fuzzer's input);
+ * name stands for the file in messages and in plan->file. */
+int gc_plan_load_mem(const char *name, const char *bytes, size_t len, gc_plan *plan,
+                     gc_err *err);
 void gc_plan_free(gc_plan *plan);
 
 /* A work item: one benchmark at one point of its sweep. Items are numbered

@@ -349,6 +349,36 @@ static void test_missing_file(void)
     CHECK(strstr(err.msg, "/nonexistent/dir/plan.cfg") != NULL, "message names file: %s", err.msg);
 }
 
+/* From memory: the same rules, the given name in messages, and bytes that
+ * libconfig would read differently from what was hashed are refused. */
+static void test_load_mem(void)
+{
+    gc_plan plan;
+    gc_err err = { 0 };
+    const char ok[] = "name = \"m\";\nbenchmarks = ( { name = \"net\";\n"
+                      "  sweep = { size_bytes = { from = 1; to = 8; factor = 2.0; }; }; } );\n";
+    int rc = gc_plan_load_mem("mem.cfg", ok, strlen(ok), &plan, &err);
+    CHECK(rc == 0 && strcmp(plan.file, "mem.cfg") == 0 && plan.bench[0].axes[0].n == 4,
+          "load_mem: %s", err.msg);
+    char hex[65];
+    gc_sha256_hex(ok, strlen(ok), hex);
+    CHECK(rc == 0 && strcmp(plan.sha256, hex) == 0, "load_mem sha");
+    if (rc == 0)
+        gc_plan_free(&plan);
+
+    const char nul[] = "name = \"m\";\n\0benchmarks = ();";
+    rc = gc_plan_load_mem("mem.cfg", nul, sizeof nul - 1, &plan, &err);
+    CHECK(rc == GC_EINVAL && strstr(err.msg, "mem.cfg:2: plan: NUL byte") != NULL, "NUL: %s",
+          err.msg);
+    const char bad[] = "name = \"m\";\n\nbenchmarks = ( { name = \"net\"; samples = -3; } );";
+    rc = gc_plan_load_mem("mem.cfg", bad, strlen(bad), &plan, &err);
+    CHECK(rc == GC_EINVAL && strstr(err.msg, "mem.cfg:3: benchmarks.[0].samples: -3 out of range") != NULL,
+          "bad: %s", err.msg);
+    rc = gc_plan_load_mem("empty.cfg", "", 0, &plan, &err);
+    CHECK(rc == GC_EINVAL && strstr(err.msg, "empty.cfg:1: name: missing") != NULL, "empty: %s",
+          err.msg);
+}
+
 /* ---- shipped configs ---------------------------------------------------- */
 
 /* Seconds of budget per GPU: sum over points of the per-point budget, split
@@ -463,6 +493,7 @@ int main(int argc, char **argv)
     test_good();
     test_bad();
     test_missing_file();
+    test_load_mem();
     test_sha_and_determinism();
     test_config("quick.cfg", 15.0, 15.0, 15.0, 1);
     test_config("default.cfg", 60.0, 30.0, 90.0, 1);
