@@ -26,7 +26,15 @@ int gc_deflate(const void *in, size_t len, gc_wbuf *out, gc_err *err)
         return gc_fail(err, GC_EINVAL, "deflate input of %zu bytes too large", len);
     z_stream zs;
     memset(&zs, 0, sizeof zs);
-    if (deflateInit(&zs, Z_DEFAULT_COMPRESSION) != Z_OK)
+    /* Histogram bodies are small: a window and hash table sized to the input
+     * make deflate's set-up (which dominates for small inputs) much cheaper,
+     * and any zlib inflater reads the result. */
+    int window_bits = 9;
+    while (window_bits < 15 && ((size_t)1 << window_bits) < len)
+        window_bits++;
+    int mem_level = window_bits - 6 < 1 ? 1 : window_bits - 6 > 8 ? 8 : window_bits - 6;
+    if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, window_bits, mem_level,
+                     Z_DEFAULT_STRATEGY) != Z_OK)
         return gc_fail(err, GC_ENOMEM, "deflateInit failed");
     uLong bound = deflateBound(&zs, (uLong)len);
     uint8_t *dst = gc_wbuf_reserve(out, bound);
@@ -77,7 +85,7 @@ int gc_inflate(const void *in, size_t len, size_t expect_len, size_t cap,
     zs.avail_out = (uInt)expect_len;
     int rc = Z_OK;
     while (rc == Z_OK && zs.avail_out > 0)
-        rc = inflate(&zs, Z_NO_FLUSH);
+        rc = inflate(&zs, Z_FINISH);   /* one shot: spares zlib its window copy */
     if ((rc == Z_OK || rc == Z_BUF_ERROR) && zs.avail_out == 0) {
         /* Output full but end of stream not seen: does it want to write more? */
         uint8_t probe;
