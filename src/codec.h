@@ -32,12 +32,20 @@ int gc_hist_encode(const gc_hist *h, gc_wbuf *out, gc_err *err);
 int gc_hist_decode(const void *data, size_t len, gc_hist *h, gc_err *err);
 
 /* Generic zlib helpers used by the codec and by shards: deflate in to out
- * (appending); inflate with a hard cap on the output size. */
+ * (appending); inflate with a hard cap on the output size.
+ * gc_inflate: in must hold exactly one zlib stream (no trailing bytes) that
+ * inflates to exactly expect_len bytes; expect_len > cap, a shorter or a
+ * longer stream is GC_ECORRUPT. It allocates expect_len bytes (1 if 0) and
+ * never more, whatever the stream claims; *out (caller frees) is NULL on
+ * failure. */
 int gc_deflate(const void *in, size_t len, gc_wbuf *out, gc_err *err);
 int gc_inflate(const void *in, size_t len, size_t expect_len, size_t cap,
                uint8_t **out, gc_err *err);
 
-/* Base64 (RFC 4648, with padding) for embedding encoded histograms in JSON. */
+/* Base64 (RFC 4648, with padding) for embedding encoded histograms in JSON.
+ * encode returns a malloc'd NUL-terminated string (NULL when out of memory).
+ * decode is strict (alphabet only, no whitespace, length a multiple of 4,
+ * '=' only at the end, zero padding bits) and mallocs *out (caller frees). */
 char *gc_base64_encode(const void *data, size_t len);
 int gc_base64_decode(const char *s, uint8_t **out, size_t *len, gc_err *err);
 

@@ -46,8 +46,10 @@ int gc_hist_record_n(gc_hist *h, uint64_t value, uint64_t count);
 /* dst += src, bucket-wise. Both must have the same sub_bits. */
 int gc_hist_merge(gc_hist *dst, const gc_hist *src, gc_err *err);
 
-/* q in [0, 1]; 0 on an empty histogram. */
+/* q in [0, 1]; 0 on an empty histogram. Nearest rank: the sample of rank
+ * ceil(q * total) in sorted order (q = 0 gives min, q = 1 max, exactly). */
 uint64_t gc_hist_quantile(const gc_hist *h, double q);
+/* 0 on an empty histogram. stddev is the population one (divides by total). */
 double gc_hist_mean(const gc_hist *h);
 double gc_hist_stddev(const gc_hist *h);
 
@@ -59,7 +61,9 @@ uint64_t gc_hist_bucket_lower(uint32_t sub_bits, uint32_t index);
 uint64_t gc_hist_bucket_upper(uint32_t sub_bits, uint32_t index);
 uint32_t gc_hist_bucket_count(uint32_t sub_bits); /* number of indices */
 
-/* Exact equality of everything recorded (used by tests and merge checks). */
+/* Exact equality of everything recorded (used by tests and merge checks):
+ * counts, total, min, max exactly, whatever the storage layout; sum and sumsq
+ * within 1e-9 relative (merge order changes their rounding). */
 int gc_hist_equal(const gc_hist *a, const gc_hist *b);
 
 #endif
