@@ -310,7 +310,9 @@ static int sim_conditions(gc_backend *b, gc_conditions *c)
     c->valid = 1;
     c->sm_clock_mhz = b->prof.sm_clock_mhz * clk;
     c->mem_clock_mhz = b->prof.mem_clock_mhz;
-    c->temperature_c = round(b->prof.idle_temperature_c + 3.0 * rng_unif(&r));
+    /* a GPU held at a lower clock by the hardware runs hot */
+    c->temperature_c = round(b->prof.idle_temperature_c + 3.0 * rng_unif(&r) +
+                             (clk < 1.0 ? 40.0 : 0.0));
     c->power_w = b->prof.power_w * (1.0 + 0.02 * rng_normal(&r));
     c->throttle_reasons = clk < 1.0 ? THROTTLE_HW_SLOWDOWN : 0;
     c->ecc_corrected = 0;

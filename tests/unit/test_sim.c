@@ -307,6 +307,27 @@ static void test_hbm_and_fault(void)
     CHECK(median_of(&plan, 1, "hbm_bw", &c, "bandwidth") == m0, "other node's fault ignored");
 }
 
+static void test_h200(void)
+{
+    gc_plan plan;
+    plan_init(&plan, 4);
+    snprintf(plan.sim.profile, sizeof plan.sim.profile, "sim/h200.cfg");
+    gc_backend_args a = args_for(&plan, 0);
+    gc_backend *b;
+    gc_gpu_info info;
+    gc_err err = { 0 };
+    int rc = gc_backend_sim.open(&a, &b, &info, &err);
+    CHECK(rc == 0, "open h200: %s", err.msg);
+    if (rc)
+        return;
+    gc_backend_sim.close(b);
+    CHECK(info.l2_bytes == 60 * 1024 * 1024ull && info.bus_width_bits == 6144, "h200 info");
+    CHECK(info.mem_bytes > 140e9, "h200 memory %llu", (unsigned long long)info.mem_bytes);
+    gc_ctx c = hbm_ctx();
+    double m = median_of(&plan, 0, "hbm_bw", &c, "bandwidth");
+    CHECK(near(m, 4.1e12, 0.03), "h200 hbm median %.3g", m);
+}
+
 static void test_xfer(void)
 {
     gc_plan plan;
@@ -421,6 +442,15 @@ static void test_pairs_and_clock(void)
     CHECK(cond.sm_clock_mhz == 1485 && cond.throttle_reasons != 0, "throttled clock %g",
           cond.sm_clock_mhz);
     gc_backend_sim.close(b);
+    gc_ctx s1 = { 0 };
+    gc_ctx_set_num(&s1, "stride_words", 1);
+    double slow = median_of(&plan, 0, "smem_bw", &s1, "bandwidth");
+    double fast = median_of(&plan, 1, "smem_bw", &s1, "bandwidth");
+    CHECK(near(slow / fast, 0.75, 0.02), "smem bandwidth follows the SM clock: %.3f",
+          slow / fast);
+    gc_ctx_set_num(&s1, "stride_words", 32);
+    CHECK(near(median_of(&plan, 1, "smem_bw", &s1, "bandwidth") / fast, 1.0 / 32, 0.03),
+          "stride 32: 32-way bank conflicts");
 }
 
 static void test_crash(void)
@@ -486,6 +516,7 @@ int main(void)
     test_determinism();
     test_chase_levels();
     test_hbm_and_fault();
+    test_h200();
     test_xfer();
     test_bimodal();
     test_budget();
