@@ -227,7 +227,7 @@ static void fill_info(const gc_backend *b, const gc_backend_args *a, gc_gpu_info
     for (const char *c = p->name; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
     memset(in, 0, sizeof *in);
-    snprintf(in->node, sizeof in->node, "%s", a->node);
+    snprintf(in->node, sizeof in->node, "%s", b->node);
     in->local_index = a->local_index;
     in->rank = a->rank;
     snprintf(in->uuid, sizeof in->uuid, "GPU-51d0%04x-%04x-5100-8000-%012llx",
