@@ -55,12 +55,12 @@ GPU_TOOLS  := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu
 
 all: $(BUILD)/gpucensus
 
-$(BUILD)/gen/version.h: FORCE
+$(BUILD)/gen/gen_version.h: FORCE
 	@mkdir -p $(@D)
 	@v='#define GC_GIT_COMMIT "'"$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD 2>/dev/null || echo -dirty)"'"'; \
 	 [ -f $@ ] && [ "$$(cat $@)" = "$$v" ] || echo "$$v" > $@
 
-$(BUILD)/%.o: %.c $(BUILD)/gen/version.h
+$(BUILD)/%.o: %.c | $(BUILD)/gen/gen_version.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) -MMD -MP -c $< -o $@
 

@@ -46,7 +46,7 @@ extern "C" int gck_device_open(int index, gck_device *d, char *err, size_t errle
     CK(cudaSetDevice(index));
     cudaDeviceProp p;
     CK(cudaGetDeviceProperties(&p, index));
-    snprintf(d->name, sizeof d->name, "%s", p.name);
+    snprintf(d->name, sizeof d->name, "%.95s", p.name);
     const unsigned char *u = (const unsigned char *)p.uuid.bytes;
     snprintf(d->uuid, sizeof d->uuid,
              "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",

@@ -139,7 +139,7 @@ typedef struct gc_run_meta {
     char start_time[32];   /* ISO 8601 UTC */
     char end_time[32];
     char backend[8];       /* "cuda" or "sim" */
-    char sim_profile[64];  /* sim only */
+    char sim_profile[256]; /* sim only */
     uint64_t seed;         /* sim only */
     int ranks, nodes;
     double precision;      /* relative histogram precision */

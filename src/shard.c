@@ -2,14 +2,9 @@
  * writes, strict reading. See shard.h for the layout. */
 #include "shard.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "codec.h"
 
@@ -394,6 +389,16 @@ int gc_shard_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *g, g
     return 0;
 }
 
+int gc_shard_decode_meta(const void *data, size_t len, gc_run_meta *run, gc_err *err)
+{
+    gc_rbuf r;
+    int rc = unframe(SHARD_MAGIC, "shard", data, len, &r, err);
+    if (rc)
+        return rc;
+    get_run(&r, run);
+    return r.bad ? gc_fail(err, GC_ECORRUPT, "shard: bad run metadata") : 0;
+}
+
 int gc_shard_path(char *out, size_t cap, const char *dir, const char *node, int local_index)
 {
     int n = snprintf(out, cap, "%s/%s-gpu%d.gcs", dir, node, local_index);
@@ -450,102 +455,5 @@ int gc_roster_decode(const void *data, size_t len, gc_run_meta *run, gc_roster_e
     }
     *e = v;
     *n = (size_t)cnt;
-    return 0;
-}
-
-/* ---- files ---- */
-
-int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err)
-{
-    *data = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return gc_fail(err, GC_EIO, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return gc_fail(err, GC_EIO, "%s: not a regular file", path);
-    }
-    if ((uint64_t)st.st_size > max) {
-        close(fd);
-        return gc_fail(err, GC_EINVAL, "%s: %lld bytes, more than the %zu allowed", path,
-                       (long long)st.st_size, max);
-    }
-    uint8_t *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-    if (!buf) {
-        close(fd);
-        return gc_fail(err, GC_ENOMEM, "%s: out of memory", path);
-    }
-    size_t got = 0;
-    while (got < (size_t)st.st_size) {
-        ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            int e = errno;
-            free(buf);
-            close(fd);
-            return gc_fail(err, GC_EIO, "%s: read: %s", path, k ? strerror(e) : "file shrank");
-        }
-        got += (size_t)k;
-    }
-    close(fd);
-    *data = buf;
-    *len = got;
-    return 0;
-}
-
-static int write_all(int fd, const void *data, size_t len)
-{
-    const uint8_t *p = data;
-    while (len) {
-        ssize_t k = write(fd, p, len);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0)
-            return -1;
-        p += k;
-        len -= (size_t)k;
-    }
-    return 0;
-}
-
-int gc_write_atomic(const char *path, const void *data, size_t len, gc_err *err)
-{
-    struct stat st;
-    /* A symlink planted at the output name is refused, not followed. */
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return gc_fail(err, GC_EIO, "%s: exists and is not a regular file; refusing to replace it",
-                       path);
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
-        return gc_fail(err, GC_EINVAL, "%s: path too long", path);
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0)
-        return gc_fail(err, GC_EIO, "%s: cannot create temporary file: %s", path, strerror(errno));
-    /* mkostemp creates mode 0600; give the file the usual umask mode. */
-    mode_t um = umask(0);
-    umask(um);
-    int rc = 0;
-    if (fchmod(fd, 0666 & ~um) != 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0)
-        rc = gc_fail(err, GC_EIO, "%s: write failed: %s (previous file left intact)", path,
-                     strerror(errno));
-    if (close(fd) != 0 && rc == 0)
-        rc = gc_fail(err, GC_EIO, "%s: close failed: %s (previous file left intact)", path,
-                     strerror(errno));
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = gc_fail(err, GC_EIO, "%s: rename failed: %s", path, strerror(errno));
-    if (rc) {
-        unlink(tmp);
-        return rc;
-    }
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
     return 0;
 }

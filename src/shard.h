@@ -27,14 +27,11 @@ int gc_shard_encode(const gc_run_meta *run, const gc_gpu *gpu, gc_wbuf *out, gc_
 /* run and gpu are filled (gpu initialised by the call; free with gc_gpu_free). */
 int gc_shard_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *gpu, gc_err *err);
 
+/* Only the run metadata at the head of a shard (checks the frame). */
+int gc_shard_decode_meta(const void *data, size_t len, gc_run_meta *run, gc_err *err);
+
 /* File name of a GPU's shard inside dir: dir/<node>-gpu<k>.gcs */
 int gc_shard_path(char *out, size_t cap, const char *dir, const char *node, int local_index);
-
-/* Read a whole file (at most max bytes) into a new buffer. */
-int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err);
-/* Write atomically: path.tmp.XXXXXX (O_EXCL), fsync, rename over path, fsync
- * the directory. A failure leaves the previous file intact. */
-int gc_write_atomic(const char *path, const void *data, size_t len, gc_err *err);
 
 /* The roster: which ranks ran which GPUs of which node. Rank 0 writes it
  * next to the shards before measuring, so merge knows what is missing. */

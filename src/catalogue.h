@@ -1,0 +1,51 @@
+/* Results -> JSON files (jansson): OUT/catalogue.json for the cluster and
+ * OUT/nodes/<node>.json per node with the full encoded histograms. Only
+ * I/O and assembly here; parameters come from derive.c.
+ *
+ * Input is what the ranks sent (or left on disk): one shard blob per rank
+ * of the roster, NULL where a rank sent nothing. GPUs are processed one
+ * node at a time, so rank 0 holds one node's histograms at once, not the
+ * cluster's. */
+#ifndef GC_CATALOGUE_H
+#define GC_CATALOGUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "results.h"
+#include "shard.h"
+
+#define GC_SCHEMA_VERSION "1.0"
+
+typedef struct gc_blob {
+    const uint8_t *data;   /* NULL: nothing from this rank */
+    size_t len;
+    char missing_reason[160];  /* why there is nothing, if data is NULL */
+} gc_blob;
+
+/* One line per GPU for the terminal summary. */
+typedef struct gc_brief {
+    char node[GC_NODE_MAX];
+    int index;
+    int status;
+    char name[96];
+    double l1_cycles, l2_cycles, dram_cycles;   /* 0: not measured */
+    double hbm_bps, hbm_ratio;
+    size_t failed_items;
+} gc_brief;
+
+typedef struct gc_catalogue_stats {
+    int nodes, gpus, ok, partial, failed;
+    gc_brief *briefs;      /* gpus entries, free() them */
+} gc_catalogue_stats;
+
+/* Writes out_dir/catalogue.json and out_dir/nodes/<node>.json. run is the
+ * run's metadata (end_time is set by the caller). */
+int gc_catalogue_write(const char *out_dir, const gc_run_meta *run,
+                       const gc_roster_entry *roster, size_t nranks,
+                       const gc_blob *blobs, gc_catalogue_stats *stats, gc_err *err);
+
+const char *gc_gpu_status_name(int status);
+
+#endif

@@ -1,0 +1,13 @@
+/* Headline parameters of a GPU derived from its points on rank 0: latency
+ * plateaus of the chase curve, best bandwidth over the occupancy sweep,
+ * theoretical bandwidth. Each parameter names the points it came from. */
+#ifndef GC_DERIVE_H
+#define GC_DERIVE_H
+
+#include "results.h"
+
+/* Appends parameters to g->params. */
+int gc_derive_params(gc_gpu *g);
+double gc_param_value(const gc_gpu *g, const char *name, double dflt);
+
+#endif

@@ -1,0 +1,146 @@
+/* Whole-file reads and atomic writes. See fsutil.h. */
+#include "fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err)
+{
+    *data = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return gc_fail(err, GC_EIO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return gc_fail(err, GC_EIO, "%s: not a regular file", path);
+    }
+    if ((uint64_t)st.st_size > max) {
+        close(fd);
+        return gc_fail(err, GC_EINVAL, "%s: %lld bytes, more than the %zu allowed", path,
+                       (long long)st.st_size, max);
+    }
+    uint8_t *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+    if (!buf) {
+        close(fd);
+        return gc_fail(err, GC_ENOMEM, "%s: out of memory", path);
+    }
+    size_t got = 0;
+    while (got < (size_t)st.st_size) {
+        ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            return gc_fail(err, GC_EIO, "%s: read: %s", path, k ? strerror(e) : "file shrank");
+        }
+        got += (size_t)k;
+    }
+    close(fd);
+    *data = buf;
+    *len = got;
+    return 0;
+}
+
+int gc_afile_open(gc_afile *a, const char *path, gc_err *err)
+{
+    memset(a, 0, sizeof *a);
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return gc_fail(err, GC_EIO, "%s: exists and is not a regular file; refusing to replace it",
+                       path);
+    if (snprintf(a->path, sizeof a->path, "%s", path) >= (int)sizeof a->path ||
+        snprintf(a->tmp, sizeof a->tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof a->tmp)
+        return gc_fail(err, GC_EINVAL, "%s: path too long", path);
+    int fd = mkostemp(a->tmp, O_CLOEXEC); /* O_CREAT|O_EXCL, mode 0600 */
+    if (fd < 0)
+        return gc_fail(err, GC_EIO, "%s: cannot create a temporary file: %s", path, strerror(errno));
+    mode_t um = umask(0);
+    umask(um);
+    if (fchmod(fd, 0666 & ~um) != 0 || !(a->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        unlink(a->tmp);
+        return gc_fail(err, GC_EIO, "%s: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+void gc_afile_abort(gc_afile *a)
+{
+    if (a->f) {
+        fclose(a->f);
+        a->f = NULL;
+        unlink(a->tmp);
+    }
+}
+
+int gc_afile_commit(gc_afile *a, gc_err *err)
+{
+    int e = 0;
+    if (fflush(a->f) != 0 || ferror(a->f) || fsync(fileno(a->f)) != 0)
+        e = errno ? errno : EIO;
+    if (fclose(a->f) != 0 && !e)
+        e = errno;
+    a->f = NULL;
+    if (!e && rename(a->tmp, a->path) != 0)
+        e = errno;
+    if (e) {
+        unlink(a->tmp);
+        return gc_fail(err, GC_EIO, "%s: could not be saved: %s (the previous file, if any, is intact)",
+                       a->path, strerror(e));
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", a->path);
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return 0;
+}
+
+int gc_write_atomic(const char *path, const void *data, size_t len, gc_err *err)
+{
+    gc_afile a;
+    int rc = gc_afile_open(&a, path, err);
+    if (rc)
+        return rc;
+    if (len && fwrite(data, 1, len, a.f) != len) {
+        int e = errno;
+        gc_afile_abort(&a);
+        return gc_fail(err, GC_EIO, "%s: could not be saved: %s (the previous file, if any, is intact)",
+                       path, strerror(e ? e : EIO));
+    }
+    return gc_afile_commit(&a, err);
+}
+
+int gc_mkdir_p(const char *path, gc_err *err)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return gc_fail(err, GC_EINVAL, "%s: path too long", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return gc_fail(err, GC_EIO, "mkdir %s: %s", buf, strerror(errno));
+            struct stat st;
+            if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+                return gc_fail(err, GC_EIO, "%s: exists and is not a directory", buf);
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    return 0;
+}

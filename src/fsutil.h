@@ -1,0 +1,33 @@
+/* Files that others read are written whole or not at all: a temporary
+ * name created with O_EXCL in the target's directory, fsync, rename over
+ * the target, fsync of the directory. A failure (full disk, file-size
+ * limit) leaves the previous file intact and says so. An existing target
+ * that is not a regular file (a planted symlink) is refused. */
+#ifndef GC_FSUTIL_H
+#define GC_FSUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+
+/* Read a whole regular file of at most max bytes into a new buffer. */
+int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err);
+int gc_write_atomic(const char *path, const void *data, size_t len, gc_err *err);
+
+/* Streamed variant: write to f, then commit (or abort on error). */
+typedef struct gc_afile {
+    FILE *f;
+    char path[4096];
+    char tmp[4096];
+} gc_afile;
+int gc_afile_open(gc_afile *a, const char *path, gc_err *err);
+int gc_afile_commit(gc_afile *a, gc_err *err);
+void gc_afile_abort(gc_afile *a);
+
+/* mkdir -p with mode 0777 & ~umask; an existing symlink component is
+ * followed only if it points to a directory. */
+int gc_mkdir_p(const char *path, gc_err *err);
+
+#endif

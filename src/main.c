@@ -1,0 +1,204 @@
+/* gpucensus command line: subcommands and their exit codes. Only `run`
+ * initialises MPI; the others are plain programs. */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "merge.h"
+#include "plan.h"
+#include "report.h"
+#include "run.h"
+#include "schedule.h"
+#include "version.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpucensus COMMAND [ARGS]\n"
+            "  run PLAN.cfg [--backend cuda|sim] [-o OUT] [--sim-nodes N] [--quiet]\n"
+            "        measure every GPU of the job (one MPI rank per GPU); writes OUT/catalogue.json\n"
+            "  plan PLAN.cfg [--ranks N] [--gpus-per-node G]\n"
+            "        validate a plan and print the work list of every rank\n"
+            "  merge SHARDS_DIR -o OUT\n"
+            "        rebuild OUT/catalogue.json and OUT/nodes/ from the shards alone\n"
+            "  gpus  print the number of GPUs this process can see\n"
+            "  version\n"
+            "exit codes: 0 done, 1 failure, 2 bad plan or arguments\n");
+}
+
+static int arg_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    gc_run_opts o = { .backend = "cuda" };
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc)
+            o.backend = argv[++i];
+        else if (strncmp(argv[i], "--backend=", 10) == 0)
+            o.backend = argv[i] + 10;
+        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            o.out_dir = argv[++i];
+        else if (strcmp(argv[i], "--sim-nodes") == 0 && i + 1 < argc) {
+            if (arg_int(argv[++i], 1, 1 << 20, &o.sim_nodes))
+                return fprintf(stderr, "gpucensus: --sim-nodes: a positive integer\n"), 2;
+        } else if (strcmp(argv[i], "--quiet") == 0)
+            o.quiet = 1;
+        else if (argv[i][0] != '-' && !o.plan_path)
+            o.plan_path = argv[i];
+        else
+            return fprintf(stderr, "gpucensus run: unexpected argument '%s'\n", argv[i]), 2;
+    }
+    if (!o.plan_path)
+        return fprintf(stderr, "gpucensus run: which plan? (e.g. configs/quick.cfg)\n"), 2;
+    MPI_Init(NULL, NULL);
+    int rc = gc_run_main(&o);
+    MPI_Finalize();
+    return rc;
+}
+
+static void print_task(const gc_step_task *t)
+{
+    const gc_item *it = t->task.item;
+    printf("  %-10s step %-3d item %-5u %-12s", gc_phase_name(it->phase), t->step, it->id,
+           it->spec->label);
+    for (int k = 0; k < it->params.n; k++) {
+        const gc_ctxv *v = &it->params.v[k];
+        if (v->is_str)
+            printf(" %s=%s", v->key, v->str);
+        else
+            printf(" %s=%.17g", v->key, v->num);
+    }
+    if (t->task.peer_rank >= 0)
+        printf(" %s rank %d", t->task.initiator ? "->" : "<-", t->task.peer_rank);
+    putchar('\n');
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+    const char *path = NULL;
+    int ranks = 1, gpn = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
+            if (arg_int(argv[++i], 1, 1 << 16, &ranks))
+                return fprintf(stderr, "gpucensus plan: --ranks: 1..65536\n"), 2;
+        } else if (strcmp(argv[i], "--gpus-per-node") == 0 && i + 1 < argc) {
+            if (arg_int(argv[++i], 1, 1024, &gpn))
+                return fprintf(stderr, "gpucensus plan: --gpus-per-node: 1..1024\n"), 2;
+        } else if (argv[i][0] != '-' && !path)
+            path = argv[i];
+        else
+            return fprintf(stderr, "gpucensus plan: unexpected argument '%s'\n", argv[i]), 2;
+    }
+    if (!path)
+        return fprintf(stderr, "gpucensus plan: which plan?\n"), 2;
+    gc_plan p;
+    gc_err e = { 0 };
+    if (gc_plan_load(path, &p, &e))
+        return fprintf(stderr, "gpucensus: %s\n", e.msg), 2;
+    if (!gpn)
+        gpn = ranks;
+    gc_item *items = NULL;
+    size_t n = 0;
+    int rc = gc_plan_expand(&p, &items, &n, &e);
+    printf("plan %s (%s), sha256 %s: %zu benchmarks, %zu work items\n", p.name, p.file, p.sha256,
+           p.nbench, n);
+    for (int r = 0; !rc && r < ranks; r++) {
+        gc_geom g;
+        gc_roster_entry *ro = NULL;
+        gc_step_task *tasks = NULL;
+        size_t nt = 0;
+        rc = gc_geom_simulated(ranks, gpn, r, &g, &ro, &e);
+        if (!rc)
+            rc = gc_schedule(items, n, &g, &tasks, &nt, &e);
+        if (!rc) {
+            printf("rank %d (node %s, gpu %d): %zu tasks\n", r, ro[r].node, ro[r].local_index, nt);
+            for (size_t k = 0; k < nt; k++)
+                print_task(&tasks[k]);
+        }
+        free(tasks);
+        free(ro);
+    }
+    free(items);
+    gc_plan_free(&p);
+    if (rc)
+        return fprintf(stderr, "gpucensus: %s\n", e.msg), 2;
+    return 0;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+    const char *dir = NULL, *out = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else if (argv[i][0] != '-' && !dir)
+            dir = argv[i];
+        else
+            return fprintf(stderr, "gpucensus merge: unexpected argument '%s'\n", argv[i]), 2;
+    }
+    if (!dir || !out)
+        return fprintf(stderr, "usage: gpucensus merge SHARDS_DIR -o OUT\n"), 2;
+    gc_run_meta run;
+    gc_catalogue_stats st;
+    gc_err e = { 0 };
+    if (gc_merge(dir, out, &run, &st, &e)) {
+        fprintf(stderr, "gpucensus: merge: %s\n", e.msg);
+        return 1;
+    }
+    gc_report_summary(stdout, &run, &st, out, 0);
+    free(st.briefs);
+    return 0;
+}
+
+static int cmd_gpus(void)
+{
+    int n = 0;
+    char err[256] = "";
+    if (gck_device_count(&n, err, sizeof err)) {
+        fprintf(stderr, "gpucensus: %s\n", err);
+        return 1;
+    }
+    printf("%d\n", n);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    /* A file-size limit must become a write error we report, not a kill. */
+    signal(SIGXFSZ, SIG_IGN);
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "plan") == 0)
+        return cmd_plan(argc - 2, argv + 2);
+    if (strcmp(cmd, "merge") == 0)
+        return cmd_merge(argc - 2, argv + 2);
+    if (strcmp(cmd, "gpus") == 0)
+        return cmd_gpus();
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("gpucensus %s (%s)\n", GC_VERSION, GC_GIT_COMMIT);
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "gpucensus: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}

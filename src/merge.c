@@ -1,0 +1,172 @@
+/* Merge shards into a catalogue. The roster (written by rank 0 before any
+ * measurement) says which GPUs should have a shard; without one, every
+ * *.gcs file in the directory is taken. */
+#include "merge.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "shard.h"
+
+typedef struct merge_in {
+    gc_roster_entry *roster;
+    size_t n;
+    gc_blob *blobs;
+    uint8_t **owned;
+} merge_in;
+
+static void merge_in_free(merge_in *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->owned ? m->owned[i] : NULL);
+    free(m->owned);
+    free(m->blobs);
+    free(m->roster);
+}
+
+static int alloc_in(merge_in *m, size_t n, gc_err *err)
+{
+    m->n = n;
+    m->blobs = calloc(n ? n : 1, sizeof *m->blobs);
+    m->owned = calloc(n ? n : 1, sizeof *m->owned);
+    if (!m->roster)
+        m->roster = calloc(n ? n : 1, sizeof *m->roster);
+    if (!m->blobs || !m->owned || !m->roster)
+        return gc_fail(err, GC_ENOMEM, "merge: out of memory");
+    return 0;
+}
+
+static int from_roster(const char *dir, const uint8_t *data, size_t len, merge_in *m,
+                       gc_run_meta *run, gc_err *err)
+{
+    char what[4200];
+    snprintf(what, sizeof what, "%s/roster.gcr", dir);
+    int rc = gc_roster_decode(data, len, run, &m->roster, &m->n, err);
+    if (rc)
+        return gc_fail(err, rc, "%s: %s", what, err->msg);
+    if ((rc = alloc_in(m, m->n, err)))
+        return rc;
+    for (size_t i = 0; i < m->n; i++) {
+        char path[4200];
+        gc_shard_path(path, sizeof path, dir, m->roster[i].node, m->roster[i].local_index);
+        size_t blen;
+        gc_err e = { 0 };
+        if (gc_read_file(path, GC_SHARD_MAX_BYTES + 64, &m->owned[i], &blen, &e) == 0) {
+            m->blobs[i].data = m->owned[i];
+            m->blobs[i].len = blen;
+        } else {
+            snprintf(m->blobs[i].missing_reason, sizeof m->blobs[i].missing_reason,
+                     "no shard (%.140s)", e.msg);
+        }
+    }
+    return 0;
+}
+
+typedef struct scanned {
+    uint8_t *data;
+    size_t len;
+    gc_roster_entry e;
+} scanned;
+
+static int by_rank(const void *a, const void *b)
+{
+    int x = ((const scanned *)a)->e.rank, y = ((const scanned *)b)->e.rank;
+    return (x > y) - (x < y);
+}
+
+/* No roster: every readable shard, ordered by the rank that wrote it. */
+static int from_scan(const char *dir, merge_in *m, gc_run_meta *run, gc_err *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return gc_fail(err, GC_EIO, "%s: cannot open directory", dir);
+    size_t cap = 0, n = 0;
+    scanned *v = NULL;
+    struct dirent *de;
+    int rc = 0;
+    while (!rc && (de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 5 || strcmp(de->d_name + l - 4, ".gcs") != 0)
+            continue;
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        scanned s = { 0 };
+        gc_gpu g;
+        gc_err e = { 0 };
+        if (gc_read_file(path, GC_SHARD_MAX_BYTES + 64, &s.data, &s.len, &e) ||
+            gc_shard_decode(s.data, s.len, run, &g, &e)) {
+            fprintf(stderr, "gpucensus: merge: skipping %s: %s\n", path, e.msg);
+            free(s.data);
+            continue;
+        }
+        s.e.rank = g.info.rank;
+        s.e.local_index = g.info.local_index;
+        snprintf(s.e.node, sizeof s.e.node, "%s", g.info.node);
+        gc_gpu_free(&g);
+        if (n == cap) {
+            scanned *p = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+            if (!p) {
+                free(s.data);
+                rc = gc_fail(err, GC_ENOMEM, "merge: out of memory");
+                break;
+            }
+            v = p;
+        }
+        v[n++] = s;
+    }
+    closedir(d);
+    if (!rc && n == 0)
+        rc = gc_fail(err, GC_EINVAL, "%s: no roster.gcr and no readable shard (*.gcs)", dir);
+    if (!rc)
+        rc = alloc_in(m, n, err);
+    if (!rc)
+        qsort(v, n, sizeof *v, by_rank);
+    for (size_t i = 0; i < n; i++) {
+        if (rc) {
+            free(v[i].data);
+            continue;
+        }
+        m->roster[i] = v[i].e;
+        m->owned[i] = v[i].data;
+        m->blobs[i].data = v[i].data;
+        m->blobs[i].len = v[i].len;
+    }
+    free(v);
+    return rc;
+}
+
+int gc_merge(const char *shards_dir, const char *out_dir, gc_run_meta *run,
+             gc_catalogue_stats *stats, gc_err *err)
+{
+    merge_in m = { 0 };
+    char path[4200];
+    snprintf(path, sizeof path, "%s/roster.gcr", shards_dir);
+    uint8_t *data;
+    size_t len;
+    gc_err e = { 0 };
+    int rc;
+    if (gc_read_file(path, 64u << 20, &data, &len, &e) == 0) {
+        rc = from_roster(shards_dir, data, len, &m, run, err);
+        free(data);
+    } else {
+        rc = from_scan(shards_dir, &m, run, err);
+    }
+    if (rc) {
+        merge_in_free(&m);
+        return rc;
+    }
+    /* The run ended when its last shard was written. */
+    run->end_time[0] = '\0';
+    for (size_t i = 0; i < m.n; i++) {
+        gc_run_meta sm;
+        if (m.blobs[i].data && gc_shard_decode_meta(m.blobs[i].data, m.blobs[i].len, &sm, NULL) == 0 &&
+            strcmp(sm.end_time, run->end_time) > 0)
+            snprintf(run->end_time, sizeof run->end_time, "%s", sm.end_time);
+    }
+    rc = gc_catalogue_write(out_dir, run, m.roster, m.n, m.blobs, stats, err);
+    merge_in_free(&m);
+    return rc;
+}

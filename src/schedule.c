@@ -1,0 +1,159 @@
+/* Phase schedule. See schedule.h. */
+#include "schedule.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NET_ROUNDS 2
+
+static int net_rounds(const gc_geom *g)
+{
+    return g->nodes - 1 < NET_ROUNDS ? g->nodes - 1 : NET_ROUNDS;
+}
+
+int gc_phase_steps(gc_phase p, const gc_geom *g)
+{
+    switch (p) {
+    case GC_PHASE_GPU:
+    case GC_PHASE_CONCURRENT: return 1;
+    case GC_PHASE_ISOLATED: return g->local_size;
+    case GC_PHASE_PAIR: return g->local_size * (g->local_size - 1);
+    case GC_PHASE_NET: return net_rounds(g) > 0 ? net_rounds(g) * g->nodes : 0;
+    default: return 0;
+    }
+}
+
+/* First rank of node index n in the roster (ranks of a node need not be
+ * contiguous). */
+static int node_leader(const gc_geom *g, int node_index, const char **name)
+{
+    int seen = -1;
+    for (int r = 0; r < g->size; r++) {
+        int is_new = 1;
+        for (int q = 0; q < r; q++)
+            if (strcmp(g->roster[q].node, g->roster[r].node) == 0) {
+                is_new = 0;
+                break;
+            }
+        if (is_new && ++seen == node_index) {
+            *name = g->roster[r].node;
+            return r;
+        }
+    }
+    *name = NULL;
+    return -1;
+}
+
+typedef struct { gc_step_task *v; size_t n, cap; } task_vec;
+
+static int push(task_vec *tv, const gc_item *it, int step, int peer_local, int peer_rank,
+                const char *peer_node, int initiator)
+{
+    if (tv->n == tv->cap) {
+        size_t nc = tv->cap ? tv->cap * 2 : 64;
+        void *p = realloc(tv->v, nc * sizeof *tv->v);
+        if (!p)
+            return GC_ENOMEM;
+        tv->v = p;
+        tv->cap = nc;
+    }
+    gc_step_task *t = &tv->v[tv->n++];
+    memset(t, 0, sizeof *t);
+    t->task.item = it;
+    t->task.peer_local_index = peer_local;
+    t->task.peer_rank = peer_rank;
+    t->task.peer_node = peer_node;
+    t->task.initiator = initiator;
+    t->step = step;
+    return 0;
+}
+
+/* Global rank of node-local rank l on this rank's node. */
+static int rank_of_local(const gc_geom *g, int l)
+{
+    const char *mine = g->roster[g->rank].node;
+    for (int r = 0; r < g->size; r++)
+        if (strcmp(g->roster[r].node, mine) == 0 && g->roster[r].local_index == l)
+            return r;
+    return -1;
+}
+
+static int schedule_phase(const gc_item *items, size_t n, gc_phase ph, const gc_geom *g,
+                          task_vec *tv)
+{
+    int steps = gc_phase_steps(ph, g), rc = 0;
+    for (int s = 0; s < steps && !rc; s++) {
+        for (size_t i = 0; i < n && !rc; i++) {
+            const gc_item *it = &items[i];
+            if (it->phase != ph)
+                continue;
+            if (ph == GC_PHASE_GPU || ph == GC_PHASE_CONCURRENT) {
+                rc = push(tv, it, s, -1, -1, NULL, 1);
+            } else if (ph == GC_PHASE_ISOLATED) {
+                if (s == g->local_rank)
+                    rc = push(tv, it, s, -1, -1, NULL, 1);
+            } else if (ph == GC_PHASE_PAIR) {
+                int L = g->local_size, src = s / (L - 1), k = s % (L - 1);
+                int dst = k < src ? k : k + 1;
+                if (g->local_rank == src)
+                    rc = push(tv, it, s, dst, rank_of_local(g, dst), NULL, 1);
+                else if (g->local_rank == dst)
+                    rc = push(tv, it, s, src, rank_of_local(g, src), NULL, 0);
+            } else if (ph == GC_PHASE_NET && g->local_rank == 0) {
+                /* One node pair at a time: simple and deadlock-free; a
+                 * parallel matching is left for when clusters need it. */
+                int r = s / g->nodes + 1, src = s % g->nodes, dst = (src + r) % g->nodes;
+                const char *name = NULL;
+                if (g->node_index == src) {
+                    int peer = node_leader(g, dst, &name);
+                    rc = push(tv, it, s, -1, peer, name, 1);
+                } else if (g->node_index == dst) {
+                    int peer = node_leader(g, src, &name);
+                    rc = push(tv, it, s, -1, peer, name, 0);
+                }
+            }
+        }
+    }
+    return rc;
+}
+
+int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, gc_step_task **out,
+                size_t *nout, gc_err *err)
+{
+    task_vec tv = { 0 };
+    for (int ph = 0; ph < GC_NPHASES; ph++)
+        if (schedule_phase(items, nitems, (gc_phase)ph, g, &tv)) {
+            free(tv.v);
+            return gc_fail(err, GC_ENOMEM, "schedule: out of memory");
+        }
+    *out = tv.v;
+    *nout = tv.n;
+    return 0;
+}
+
+int gc_geom_simulated(int ranks, int gpus_per_node, int rank, gc_geom *g, gc_roster_entry **roster,
+                      gc_err *err)
+{
+    if (ranks < 1 || gpus_per_node < 1 || rank < 0 || rank >= ranks)
+        return gc_fail(err, GC_EINVAL, "ranks and gpus per node must be >= 1");
+    gc_roster_entry *ro = calloc((size_t)ranks, sizeof *ro);
+    if (!ro)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    for (int r = 0; r < ranks; r++) {
+        ro[r].rank = r;
+        ro[r].local_index = r % gpus_per_node;
+        snprintf(ro[r].node, sizeof ro[r].node, "n%d", r / gpus_per_node + 1);
+    }
+    memset(g, 0, sizeof *g);
+    g->rank = rank;
+    g->size = ranks;
+    g->local_rank = rank % gpus_per_node;
+    g->node_index = rank / gpus_per_node;
+    g->nodes = (ranks + gpus_per_node - 1) / gpus_per_node;
+    int last = ranks - (g->nodes - 1) * gpus_per_node;
+    g->local_size = g->node_index == g->nodes - 1 ? last : gpus_per_node;
+    g->roster = ro;
+    *roster = ro;
+    return 0;
+}

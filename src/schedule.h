@@ -1,0 +1,44 @@
+/* Which work items a rank runs, in which phase and step. Phases run in
+ * order (gpu, isolated, concurrent, pair, net) and each phase in steps
+ * separated by barriers, so that:
+ *   gpu         all GPUs of a node at once (on-device work only), 1 step
+ *   isolated    one GPU of a node at a time: step t = node-local rank t
+ *   concurrent  all GPUs of a node at once, started together, 1 step
+ *   pair        one ordered pair (src, dst) of a node's GPUs per step
+ *   net         node i's first rank against node i+r's (mod nodes) for
+ *               r = 1, 2, one pair per step, so every node meets two
+ *               partners (one when there are only two nodes)
+ * The same code prints the plan (`gpucensus plan`) and runs it. */
+#ifndef GC_SCHEDULE_H
+#define GC_SCHEDULE_H
+
+#include <stddef.h>
+
+#include "backend.h"
+#include "plan.h"
+#include "shard.h"
+
+typedef struct gc_geom {
+    int rank, size;
+    int local_rank, local_size;
+    int node_index, nodes;
+    const gc_roster_entry *roster;   /* size entries */
+} gc_geom;
+
+typedef struct gc_step_task {
+    gc_task task;
+    int step;
+} gc_step_task;
+
+/* Number of steps of a phase for a node of local_size ranks. */
+int gc_phase_steps(gc_phase p, const gc_geom *g);
+/* The rank's tasks of every phase, in execution order (phase, step, item).
+ * *out is allocated; task.item points into items. */
+int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, gc_step_task **out,
+                size_t *nout, gc_err *err);
+/* Build a geometry (and roster) for `ranks` ranks spread over nodes of
+ * gpus_per_node, as the sim does; for `gpucensus plan`. */
+int gc_geom_simulated(int ranks, int gpus_per_node, int rank, gc_geom *g, gc_roster_entry **roster,
+                      gc_err *err);
+
+#endif
