@@ -52,6 +52,9 @@ static const char *const fault_metrics[] = {
     "hbm_bw", "l2_bw", "smem_bw", "l1_latency", "l2_latency", "dram_latency",
     "inst_latency", "launch", "h2d_bw", "d2h_bw", "pcie_width", "nvlink",
     "numa", "p2p_bw", "net_bw", "sm_clock", NULL };
+/* Link and clock states: a fault scales them, it cannot make them bimodal. */
+static const char *const state_metrics[] = {
+    "sm_clock", "pcie_width", "nvlink", "numa", NULL };
 static const char *const phase_choices[] = {
     "gpu", "isolated", "concurrent", "pair", "net", NULL };
 
@@ -763,6 +766,8 @@ static int fault_metric(const loader *L, const config_setting_t *g, const char *
     if (!in_words(v, fault_metrics))
         return fail_at(L, line_of(s), p, "unknown metric '%s' (known: %s)", v,
                        join_words(words, sizeof words, fault_metrics));
+    if (strcmp(f->kind, "bimodal") == 0 && in_words(v, state_metrics))
+        return fail_at(L, line_of(s), p, "bimodal applies to measured metrics, not to '%s'", v);
     snprintf(f->metric, sizeof f->metric, "%s", v);
     return 0;
 }
