@@ -36,6 +36,107 @@ int gck_device_open(int index, gck_device *d, char *err, size_t errlen);
  * the device executes our code. */
 int gck_identity_probe(int *sms_seen, uint64_t *elapsed_ns, char *err, size_t errlen);
 
+/* ------------------------------------------------------------------------
+ * Benchmarks of the cuda backend (issue 3). Conventions:
+ * - Sample buffers live in a gck_scratch the caller keeps (device buffer
+ *   plus pinned host copy), grown on demand, reused across items.
+ * - Latency windows hold GCK_WINDOW dependent operations between two
+ *   %clock64 reads; a window's raw cycles are returned, the caller removes
+ *   the twin's (timer cost) median and divides by the window length.
+ * - span_cycles / span_ns: %clock64 and %globaltimer deltas over the whole
+ *   sample loop of one launch: the SM clock the kernel really ran at. */
+#define GCK_WINDOW 32          /* dependent operations per timed window */
+
+typedef struct gck_scratch {
+    uint32_t *d_samples;       /* device */
+    uint32_t *h_samples;       /* pinned host copy */
+    size_t cap;                /* samples */
+    uint64_t *d_aux;           /* 16 words of device scratch */
+    uint64_t h_aux[16];
+} gck_scratch;
+
+int gck_scratch_reserve(gck_scratch *s, size_t nsamples, char *err, size_t errlen);
+void gck_scratch_free(gck_scratch *s);
+int gck_malloc(void **p, size_t bytes, char *err, size_t errlen);
+void gck_free(void *p);
+int gck_mem_free(size_t *free_bytes, size_t *total_bytes, char *err, size_t errlen);
+/* Fill with a non-zero float pattern (never time on zeros). */
+int gck_fill(void *p, size_t bytes, char *err, size_t errlen);
+
+/* Pointer chase over n elements, one per `stride` bytes of buf. The order
+ * is one random cycle (Fisher-Yates permutation, each element visited once
+ * before any is revisited). page_offsets != 0: each element sits at a
+ * random 128-byte line inside its stride (use with a 2 MiB stride: one
+ * access per huge page, pages in random order: TLB misses). perm is device
+ * scratch of n words (kept: chase_loaded starts its warps from it). */
+typedef struct gck_chain {
+    void *buf;
+    uint64_t n, stride;
+    int page_offsets;
+    uint32_t *perm;
+    void *first;               /* device address of the first element */
+} gck_chain;
+int gck_chase_build(gck_chain *c, uint64_t seed, char *err, size_t errlen);
+/* One thread: warm dependent loads from *cursor, then nsamples windows.
+ * twin != 0: the same windows without the loads (timer cost). On return
+ * *cursor is where the chase stopped (the next launch continues there, so
+ * a large footprint never revisits a line). h_samples[i] = window cycles. */
+int gck_chase_run(void **cursor, uint32_t warm, uint32_t nsamples, int twin,
+                  gck_scratch *s, uint64_t *span_cycles, uint64_t *span_ns,
+                  char *err, size_t errlen);
+/* Loaded chase: blocks x threads (multiple of 32) threads, lane 0 of each
+ * warp chases from its own start (spread over the cycle), warm accesses
+ * then `runs` windows; h_samples[warp * runs + r] = window cycles. Loads are
+ * ld.global.cg (L2, not L1): the latency of the L2 or DRAM under load. */
+int gck_chase_loaded_run(const gck_chain *c, int blocks, int threads, uint32_t warm,
+                         uint32_t runs, gck_scratch *s, char *err, size_t errlen);
+
+/* Departure: one warp issues `requests` (1..GCK_DEPARTURE_MAX) independent
+ * loads, coalesced (one 128-byte line per load instruction) or uncoalesced
+ * (32 sectors in 32 lines per instruction), then consumes all results;
+ * h_samples[i] = cycles from the first issue to the last completion. Each
+ * sample uses fresh lines of buf (bytes >= 1 GiB recommended). */
+#define GCK_DEPARTURE_MAX 128
+int gck_departure_run(void *buf, size_t bytes, int uncoalesced, int requests,
+                      uint32_t nsamples, gck_scratch *s, char *err, size_t errlen);
+
+/* Instructions. op: index into gck_inst_op_name(); NULL past the end. */
+const char *gck_inst_op_name(int op);
+int gck_inst_op_find(const char *name);   /* -1: unknown */
+/* Latency: one thread, ilp (1..8) independent dependent chains of
+ * GCK_WINDOW steps in each window; twin: the window without the ops.
+ * h_samples[i] = window cycles. */
+int gck_inst_latency(int op, int ilp, int twin, uint32_t nsamples, gck_scratch *s,
+                     uint64_t *span_cycles, uint64_t *span_ns, char *err, size_t errlen);
+/* Throughput: full occupancy (blocks_per_sm resident blocks of
+ * *threads each on every SM), every thread runs ilp independent chains of
+ * iters * 16 ops (iters 0: the op's default). Per SM i < *sms_seen:
+ * h_samples[2i] = cycles from its first block's start to its last block's
+ * end, h_samples[2i+1] = blocks it ran; *ops_per_block = thread operations
+ * of one block. */
+int gck_inst_throughput(int op, int ilp, uint32_t iters, gck_scratch *s,
+                        int *blocks, int *threads, int *blocks_per_sm,
+                        uint64_t *ops_per_block, int *sms_seen, char *err, size_t errlen);
+
+/* STREAM kernels over `footprint` bytes of buf (split in 1/2/3 arrays for
+ * copy/triad; 16-byte accesses, grid-stride). kind: 0 read, 1 write, 2 copy,
+ * 3 triad. ms[i]: event time of launch i; *bytes: read + written per launch. */
+int gck_stream_run(int kind, void *buf, size_t footprint, int blocks, int threads,
+                   uint32_t launches, float *ms, uint64_t *bytes, char *err, size_t errlen);
+/* L2: `passes` reads (ld.global.cg) of an L2-resident footprint per launch. */
+int gck_l2_run(void *buf, size_t footprint, uint32_t passes, int blocks, int threads,
+               uint32_t launches, float *ms, uint64_t *bytes, char *err, size_t errlen);
+/* Shared memory: each thread reads 32-bit words at lane * stride_words
+ * (bank conflicts for even strides), full occupancy. */
+int gck_smem_run(int stride_words, uint32_t iters, uint32_t launches, float *ms,
+                 uint64_t *bytes, int *blocks, int *threads, char *err, size_t errlen);
+
+/* Launch overhead. mode 0: batch back-to-back launches of an empty kernel,
+ * events around the batch, ns[i] = batch time / batch. mode 1: host clock
+ * around launch + cudaStreamSynchronize, ns[i] one launch. */
+int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, double *ns,
+                   char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,68 @@
+// Launch overhead: an empty kernel launched back to back (events around a
+// batch: the device-side launch rate), and launch + synchronize timed with
+// the host's monotonic clock (what a host loop pays per kernel).
+#include "kernels.h"
+#include "bench_util.cuh"
+
+#include <time.h>
+
+extern "C" __global__ void gck_empty_kernel(void) {}
+
+static double host_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+extern "C" int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, double *ns,
+                              char *err, size_t errlen)
+{
+    if (batch < 1)
+        batch = 1;
+    for (int i = 0; i < 16; i++)   // warm-up: module load, first-launch costs
+        gck_empty_kernel<<<1, 32>>>();
+    CKL();
+    CK(cudaDeviceSynchronize());
+    if (mode == 0) {
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0));
+        CK(cudaEventCreate(&e1));
+        int rc = 0;
+        for (uint32_t s = 0; s < nsamples && !rc; s++) {
+            cudaEventRecord(e0);
+            for (uint32_t b = 0; b < batch; b++)
+                gck_empty_kernel<<<1, 32>>>();
+            cudaError_t e = cudaGetLastError();
+            if (e == cudaSuccess)
+                e = cudaEventRecord(e1);
+            if (e == cudaSuccess)
+                e = cudaEventSynchronize(e1);
+            float ms = 0;
+            if (e == cudaSuccess)
+                e = cudaEventElapsedTime(&ms, e0, e1);
+            if (e != cudaSuccess) {
+                snprintf(err, errlen, "launch: %s", cudaGetErrorString(e));
+                rc = 1;
+            }
+            ns[s] = ms * 1e6 / batch;
+        }
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        return rc;
+    }
+    for (uint32_t s = 0; s < nsamples; s++) {
+        double t0 = host_ns();
+        gck_empty_kernel<<<1, 32>>>();
+        cudaError_t e = cudaStreamSynchronize(0);
+        double t1 = host_ns();
+        if (e == cudaSuccess)
+            e = cudaGetLastError();
+        if (e != cudaSuccess) {
+            snprintf(err, errlen, "launch: %s", cudaGetErrorString(e));
+            return 1;
+        }
+        ns[s] = t1 - t0;
+    }
+    return 0;
+}

@@ -1,0 +1,250 @@
+// Bandwidth family: STREAM kernels on device memory, an L2-resident read,
+// and shared memory with a word stride (bank conflicts). Bytes are counted
+// read + written (STREAM convention); every launch is timed with events.
+#include "kernels.h"
+#include "bench_util.cuh"
+
+#define MAGIC 1.2345e-30f   /* a sum that never occurs: keeps reads alive */
+
+__global__ void k_read(const float4 *__restrict__ a, size_t n, float *out)
+{
+    size_t st = (size_t)gridDim.x * blockDim.x, i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    float s = 0;
+    for (; i + 3 * st < n; i += 4 * st) {
+        float4 v0 = a[i], v1 = a[i + st], v2 = a[i + 2 * st], v3 = a[i + 3 * st];
+        s += (v0.x + v1.y) + (v2.z + v3.w);
+    }
+    for (; i < n; i += st)
+        s += a[i].x;
+    if (s == MAGIC)
+        out[0] = s;
+}
+
+__global__ void k_write(float4 *__restrict__ a, size_t n, float c)
+{
+    size_t st = (size_t)gridDim.x * blockDim.x, i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    float4 v = make_float4(c, c + 1, c + 2, c + 3);
+    for (; i + 3 * st < n; i += 4 * st) {
+        a[i] = v;
+        a[i + st] = v;
+        a[i + 2 * st] = v;
+        a[i + 3 * st] = v;
+    }
+    for (; i < n; i += st)
+        a[i] = v;
+}
+
+__global__ void k_copy(const float4 *__restrict__ a, float4 *__restrict__ b, size_t n)
+{
+    size_t st = (size_t)gridDim.x * blockDim.x, i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (; i + 3 * st < n; i += 4 * st) {
+        float4 v0 = a[i], v1 = a[i + st], v2 = a[i + 2 * st], v3 = a[i + 3 * st];
+        b[i] = v0;
+        b[i + st] = v1;
+        b[i + 2 * st] = v2;
+        b[i + 3 * st] = v3;
+    }
+    for (; i < n; i += st)
+        b[i] = a[i];
+}
+
+__device__ __forceinline__ float4 tri(float4 b, float4 c, float s)
+{
+    return make_float4(b.x + s * c.x, b.y + s * c.y, b.z + s * c.z, b.w + s * c.w);
+}
+
+__global__ void k_triad(float4 *__restrict__ a, const float4 *__restrict__ b,
+                        const float4 *__restrict__ c, size_t n, float s)
+{
+    size_t st = (size_t)gridDim.x * blockDim.x, i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (; i + 1 * st < n; i += 2 * st) {
+        float4 b0 = b[i], b1 = b[i + st], c0 = c[i], c1 = c[i + st];
+        a[i] = tri(b0, c0, s);
+        a[i + st] = tri(b1, c1, s);
+    }
+    for (; i < n; i += st)
+        a[i] = tri(b[i], c[i], s);
+}
+
+// The out pointer for k_read's impossible store: the last 16 bytes of aux.
+static float *g_dummy;
+
+static int dummy(char *err, size_t errlen)
+{
+    if (!g_dummy)
+        CK(cudaMalloc(&g_dummy, 64));
+    return 0;
+}
+
+extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int blocks, int threads,
+                              uint32_t launches, float *ms, uint64_t *bytes, char *err, size_t errlen)
+{
+    if (kind < 0 || kind > 3 || blocks < 1 || threads < 32 || footprint < 4096) {
+        snprintf(err, errlen, "stream: bad kernel %d / launch %d x %d / footprint %zu",
+                 kind, blocks, threads, footprint);
+        return 1;
+    }
+    if (dummy(err, errlen))
+        return 1;
+    int arrays = kind < 2 ? 1 : kind == 2 ? 2 : 3;
+    size_t n = footprint / arrays / sizeof(float4);   // float4 elements per array
+    float4 *a = (float4 *)buf, *b = a + n, *c = b + n;
+    *bytes = (uint64_t)n * sizeof(float4) * arrays;
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    int rc = 0;
+    for (uint32_t l = 0; l <= launches && !rc; l++) {   // launch 0: warm-up
+        cudaEventRecord(e0);
+        switch (kind) {
+        case 0: k_read<<<blocks, threads>>>(a, n, g_dummy); break;
+        case 1: k_write<<<blocks, threads>>>(a, n, 1.5f); break;
+        case 2: k_copy<<<blocks, threads>>>(a, b, n); break;
+        case 3: k_triad<<<blocks, threads>>>(a, b, c, n, 0.5f); break;
+        }
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess) {
+            cudaEventRecord(e1);
+            e = cudaEventSynchronize(e1);
+        }
+        if (e == cudaSuccess && l > 0)
+            e = cudaEventElapsedTime(&ms[l - 1], e0, e1);
+        if (e != cudaSuccess) {
+            snprintf(err, errlen, "stream kernel %d: %s", kind, cudaGetErrorString(e));
+            rc = 1;
+        }
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return rc;
+}
+
+__global__ void k_l2(const float4 *__restrict__ a, size_t n, uint32_t passes, float *out)
+{
+    size_t st = (size_t)gridDim.x * blockDim.x, i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    float s = 0;
+    for (uint32_t p = 0; p < passes; p++) {
+        size_t i = i0;
+        for (; i + 3 * st < n; i += 4 * st) {
+            float4 v0 = __ldcg(&a[i]), v1 = __ldcg(&a[i + st]);
+            float4 v2 = __ldcg(&a[i + 2 * st]), v3 = __ldcg(&a[i + 3 * st]);
+            s += (v0.x + v1.y) + (v2.z + v3.w);
+        }
+        for (; i < n; i += st)
+            s += __ldcg(&a[i]).x;
+    }
+    if (s == MAGIC)
+        out[0] = s;
+}
+
+extern "C" int gck_l2_run(void *buf, size_t footprint, uint32_t passes, int blocks, int threads,
+                          uint32_t launches, float *ms, uint64_t *bytes, char *err, size_t errlen)
+{
+    if (blocks < 1 || threads < 32 || passes < 1 || footprint < 4096) {
+        snprintf(err, errlen, "l2: bad launch");
+        return 1;
+    }
+    if (dummy(err, errlen))
+        return 1;
+    size_t n = footprint / sizeof(float4);
+    *bytes = (uint64_t)n * sizeof(float4) * passes;
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    int rc = 0;
+    for (uint32_t l = 0; l <= launches && !rc; l++) {   // launch 0 loads L2
+        cudaEventRecord(e0);
+        k_l2<<<blocks, threads>>>((const float4 *)buf, n, passes, g_dummy);
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess) {
+            cudaEventRecord(e1);
+            e = cudaEventSynchronize(e1);
+        }
+        if (e == cudaSuccess && l > 0)
+            e = cudaEventElapsedTime(&ms[l - 1], e0, e1);
+        if (e != cudaSuccess) {
+            snprintf(err, errlen, "l2 kernel: %s", cudaGetErrorString(e));
+            rc = 1;
+        }
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return rc;
+}
+
+/* Shared memory: 8 volatile 32-bit loads per iteration at word
+ * lane * stride + k * 1024 (k = 0..7): the lanes of a warp fall on
+ * gcd(stride, 32)-way conflicting banks. */
+#define SMEM_THREADS 512
+#define SMEM_WORDS (8 * 1024 + 32 * 32)
+
+extern "C" __global__ void __launch_bounds__(SMEM_THREADS)
+gck_smem_kernel(int stride, uint32_t iters, uint32_t *out)
+{
+    __shared__ uint32_t sm[SMEM_WORDS];
+    for (int i = threadIdx.x; i < SMEM_WORDS; i += blockDim.x)
+        sm[i] = i;
+    __syncthreads();
+    uint32_t a = gck_saddr(&sm[(threadIdx.x & 31) * stride]);
+    uint32_t x = 0, v;
+    for (uint32_t it = 0; it < iters; it++) {
+#define SL(k) asm volatile("ld.volatile.shared.u32 %0, [%1+%2];" : "=r"(v) : "r"(a), "n"(k * 4096)); x ^= v;
+        SL(0) SL(1) SL(2) SL(3) SL(4) SL(5) SL(6) SL(7)
+#undef SL
+    }
+    if (x == 0xdeadbeefu)
+        out[0] = x;
+}
+
+extern "C" int gck_smem_run(int stride_words, uint32_t iters, uint32_t launches, float *ms,
+                            uint64_t *bytes, int *blocks, int *threads, char *err, size_t errlen)
+{
+    if (stride_words < 1 || stride_words > 32) {
+        snprintf(err, errlen, "smem: stride_words %d outside 1..32", stride_words);
+        return 1;
+    }
+    if (dummy(err, errlen))
+        return 1;
+    int g = 32;   // gcd(stride, 32) = conflict degree: fewer iterations when high
+    for (int a = stride_words, b = 32; b;) {
+        int t = a % b;
+        a = b;
+        b = t;
+        g = a;
+    }
+    if (iters == 0)
+        iters = 4096 / g > 64 ? 4096 / g : 64;
+    int dev, sms, bps = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, gck_smem_kernel, SMEM_THREADS, 0));
+    if (bps < 1) {
+        snprintf(err, errlen, "smem: no block fits");
+        return 1;
+    }
+    *blocks = bps * sms;
+    *threads = SMEM_THREADS;
+    *bytes = (uint64_t)*blocks * SMEM_THREADS * iters * 8 * sizeof(uint32_t);
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    int rc = 0;
+    for (uint32_t l = 0; l <= launches && !rc; l++) {
+        cudaEventRecord(e0);
+        gck_smem_kernel<<<*blocks, SMEM_THREADS>>>(stride_words, iters, (uint32_t *)g_dummy);
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess) {
+            cudaEventRecord(e1);
+            e = cudaEventSynchronize(e1);
+        }
+        if (e == cudaSuccess && l > 0)
+            e = cudaEventElapsedTime(&ms[l - 1], e0, e1);
+        if (e != cudaSuccess) {
+            snprintf(err, errlen, "smem kernel: %s", cudaGetErrorString(e));
+            rc = 1;
+        }
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return rc;
+}
