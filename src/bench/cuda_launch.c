@@ -1,0 +1,38 @@
+/* Launch overhead: back_to_back = event time of a batch of empty launches
+ * / batch (device-side rate); launch_sync = host clock around one launch +
+ * stream synchronize. One sample per batch or per launch, in ns. */
+#include "cuda.h"
+
+#include <string.h>
+
+#define BATCH 100
+
+int gc_cuda_launch(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
+{
+    int mode = strcmp(gc_cuda_str(t, "mode"), "launch_sync") == 0;
+    uint32_t total = gc_cuda_samples(t, mode ? 1000 : 200);
+    double *ns = gc_cuda_host(c, total, err);
+    if (!ns)
+        return GC_ENOMEM;
+    size_t ip = g->npoints;
+    gc_point *p = gc_cuda_point(c, t, g, "time", "ns", 1000, err);
+    if (!p)
+        return GC_ENOMEM;
+    char msg[256] = "";
+    uint32_t done = 0, chunk = mode ? 200 : 20;
+    while (done < total) {
+        uint32_t n = total - done < chunk ? total - done : chunk;
+        if (gck_launch_run(mode, n, BATCH, ns, msg, sizeof msg))
+            return gc_fail(err, GC_EDEVICE, "%s", msg);
+        for (uint32_t i = 0; i < n; i++)
+            gc_cuda_record(&g->points[ip], ns[i]);
+        done += n;
+        if (gc_cuda_over(c))
+            break;
+    }
+    gc_ctx *x = &g->points[ip].ctx;
+    gc_ctx_set_str(x, "timer", mode ? "host" : "events");
+    if (!mode)
+        gc_ctx_set_num(x, "batch", BATCH);
+    return 0;
+}
