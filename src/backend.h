@@ -29,7 +29,7 @@ typedef struct gc_task {
     int peer_rank;          /* -1: none */
     const char *peer_node;  /* NULL: none */
     int initiator;          /* 1: this rank drives the pair's measurement */
-    double deadline_s;      /* gc_now_s() value after which to stop sampling */
+    double deadline_s;      /* gc_now_s() value after which to stop sampling; <= 0: none */
 } gc_task;
 
 typedef struct gc_backend_ops {

@@ -20,7 +20,7 @@ static void usage(FILE *f)
             "usage: gpucensus COMMAND [ARGS]\n"
             "  run PLAN.cfg [--backend cuda|sim] [-o OUT] [--sim-nodes N] [--quiet]\n"
             "        measure every GPU of the job (one MPI rank per GPU); writes OUT/catalogue.json\n"
-            "  plan PLAN.cfg [--ranks N] [--gpus-per-node G]\n"
+            "  plan PLAN.cfg [--ranks N] [--nodes M]\n"
             "        validate a plan and print the work list of every rank\n"
             "  merge SHARDS_DIR -o OUT\n"
             "        rebuild OUT/catalogue.json and OUT/nodes/ from the shards alone\n"
@@ -87,14 +87,14 @@ static void print_task(const gc_step_task *t)
 static int cmd_plan(int argc, char **argv)
 {
     const char *path = NULL;
-    int ranks = 1, gpn = 0;
+    int ranks = 1, nodes = 1;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
             if (arg_int(argv[++i], 1, 1 << 16, &ranks))
                 return fprintf(stderr, "gpucensus plan: --ranks: 1..65536\n"), 2;
-        } else if (strcmp(argv[i], "--gpus-per-node") == 0 && i + 1 < argc) {
-            if (arg_int(argv[++i], 1, 1024, &gpn))
-                return fprintf(stderr, "gpucensus plan: --gpus-per-node: 1..1024\n"), 2;
+        } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
+            if (arg_int(argv[++i], 1, 1 << 16, &nodes))
+                return fprintf(stderr, "gpucensus plan: --nodes: 1..65536\n"), 2;
         } else if (argv[i][0] != '-' && !path)
             path = argv[i];
         else
@@ -106,8 +106,6 @@ static int cmd_plan(int argc, char **argv)
     gc_err e = { 0 };
     if (gc_plan_load(path, &p, &e))
         return fprintf(stderr, "gpucensus: %s\n", e.msg), 2;
-    if (!gpn)
-        gpn = ranks;
     gc_item *items = NULL;
     size_t n = 0;
     int rc = gc_plan_expand(&p, &items, &n, &e);
@@ -118,7 +116,7 @@ static int cmd_plan(int argc, char **argv)
         gc_roster_entry *ro = NULL;
         gc_step_task *tasks = NULL;
         size_t nt = 0;
-        rc = gc_geom_simulated(ranks, gpn, r, &g, &ro, &e);
+        rc = gc_geom_simulated(ranks, nodes, r, &g, &ro, &e);
         if (!rc)
             rc = gc_schedule(items, n, &g, &tasks, &nt, &e);
         if (!rc) {

@@ -37,7 +37,7 @@
 #define RANGE_TOL 1e-9
 
 static const char *const top_keys[] = {
-    "name", "output", "precision", "budget_s", "benchmarks", "sim", NULL };
+    "name", "output", "precision", "budget_s", "shard_interval_s", "benchmarks", "sim", NULL };
 static const char *const bench_keys[] = {
     "name", "label", "phase", "samples", "repetitions", "budget_s", "sweep", NULL };
 static const char *const range_keys[] = {
@@ -843,7 +843,8 @@ static int load_faults(const loader *L, const config_setting_t *s, gc_sim_spec *
 static int load_sim(const loader *L, const config_setting_t *g, gc_sim_spec *sim)
 {
     const char *profile;
-    int64_t seed = 1, nodes = 1, gpn = 1;
+    /* nodes = 0 (absent): the run's real node names are kept. */
+    int64_t seed = 1, nodes = 0, gpn = 1;
     int rc;
     if (config_setting_type(g) != CONFIG_TYPE_GROUP)
         return fail_at(L, line_of(g), "sim", "expected a group { profile = ...; }, got %s",
@@ -910,8 +911,10 @@ static int load_top(const loader *L, const config_setting_t *root, gc_plan *plan
     }
     plan->precision = 0.01;
     plan->budget_s = 0.0;
+    plan->shard_interval_s = 1.0;
     if ((rc = opt_num(L, root, "", "precision", 0.0001, 0.1, 0, &plan->precision)) ||
         (rc = opt_num(L, root, "", "budget_s", 0.0, 1e7, 0, &plan->budget_s)) ||
+        (rc = opt_num(L, root, "", "shard_interval_s", 0.0, 3600.0, 0, &plan->shard_interval_s)) ||
         (rc = load_benchmarks(L, root, plan)))
         return rc;
     if ((s = config_setting_get_member(root, "sim")))

@@ -60,7 +60,8 @@ typedef struct gc_sim_spec {
     int present;
     char profile[256];             /* path, relative to the plan's directory or cwd */
     uint64_t seed;
-    int nodes;                     /* simulated nodes, ranks are spread over them */
+    int nodes;                     /* simulated nodes, ranks are spread over them;
+                                      0 (absent) = the real node names */
     int gpus_per_node;
     size_t nfaults;
     gc_fault *faults;
@@ -73,6 +74,7 @@ typedef struct gc_plan {
     char output[256];              /* "results/%t": %t = UTC timestamp, %j = job id */
     double precision;              /* relative histogram precision, default 0.01 */
     double budget_s;               /* whole plan per GPU, 0 = none */
+    double shard_interval_s;       /* a rank rewrites its shard at most this often, default 1 */
     size_t nbench;
     gc_bench_spec *bench;
     gc_sim_spec sim;

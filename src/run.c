@@ -20,7 +20,6 @@
  * (power cap, HW slowdown, SW/HW thermal, power brake), not idle or
  * application clocks. */
 #define THROTTLE_MASK (0x4ull | 0x8ull | 0x20ull | 0x40ull | 0x80ull)
-#define SHARD_INTERVAL_S 1.0
 
 typedef struct runner {
     const gc_run_opts *opts;
@@ -78,6 +77,9 @@ static int write_shard(runner *r, gc_wbuf *keep)
 {
     gc_wbuf w = { 0 };
     gc_err e = { 0 };
+    /* A shard's end time is when it was written: the run ends with its
+     * last shard, whatever stopped it. */
+    iso_time(r->meta.end_time, sizeof r->meta.end_time, 0);
     int rc = gc_shard_encode(&r->meta, &r->gpu, &w, &e);
     if (!rc)
         rc = gc_write_atomic(r->shard_path, w.data, w.len, &e);
@@ -152,7 +154,10 @@ static void run_task(runner *r, gc_task *t, double plan_deadline)
     r->ops->conditions(r->be, &after);
     mark_points(r, first, it, &before, &after);
     r->gpu.items_done++;
-    if (gc_now_s() - r->last_shard_s >= SHARD_INTERVAL_S)
+    /* The plan is done when its last item is: save that at once, before
+     * any barrier or the gather can stall on another rank. */
+    r->gpu.complete = r->gpu.items_done == r->gpu.items_total;
+    if (r->gpu.complete || gc_now_s() - r->last_shard_s >= r->plan.shard_interval_s)
         write_shard(r, NULL);
 }
 
@@ -375,8 +380,7 @@ int gc_run_main(const gc_run_opts *o)
     run_phases(&r, tasks, ntasks, &geom);
 
     r.ops->conditions(r.be, &r.gpu.end);
-    r.gpu.complete = 1;
-    iso_time(r.meta.end_time, sizeof r.meta.end_time, 0);
+    r.gpu.complete = 1; /* also a plan with no items for this rank */
     gc_wbuf mine = { 0 };
     write_shard(&r, &mine);
     exit_code = finish(&r, &mine, t0);

@@ -132,27 +132,28 @@ int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, gc_step_t
     return 0;
 }
 
-int gc_geom_simulated(int ranks, int gpus_per_node, int rank, gc_geom *g, gc_roster_entry **roster,
+int gc_geom_simulated(int ranks, int nodes, int rank, gc_geom *g, gc_roster_entry **roster,
                       gc_err *err)
 {
-    if (ranks < 1 || gpus_per_node < 1 || rank < 0 || rank >= ranks)
-        return gc_fail(err, GC_EINVAL, "ranks and gpus per node must be >= 1");
+    if (ranks < 1 || nodes < 1 || rank < 0 || rank >= ranks)
+        return gc_fail(err, GC_EINVAL, "ranks and nodes must be >= 1");
+    /* Contiguous blocks, as gc_cluster_init places simulated nodes. */
+    int per = (ranks + nodes - 1) / nodes;
     gc_roster_entry *ro = calloc((size_t)ranks, sizeof *ro);
     if (!ro)
         return gc_fail(err, GC_ENOMEM, "out of memory");
     for (int r = 0; r < ranks; r++) {
         ro[r].rank = r;
-        ro[r].local_index = r % gpus_per_node;
-        snprintf(ro[r].node, sizeof ro[r].node, "n%d", r / gpus_per_node + 1);
+        ro[r].local_index = r % per;
+        snprintf(ro[r].node, sizeof ro[r].node, "n%d", r / per + 1);
     }
     memset(g, 0, sizeof *g);
     g->rank = rank;
     g->size = ranks;
-    g->local_rank = rank % gpus_per_node;
-    g->node_index = rank / gpus_per_node;
-    g->nodes = (ranks + gpus_per_node - 1) / gpus_per_node;
-    int last = ranks - (g->nodes - 1) * gpus_per_node;
-    g->local_size = g->node_index == g->nodes - 1 ? last : gpus_per_node;
+    g->local_rank = rank % per;
+    g->node_index = rank / per;
+    g->nodes = (ranks + per - 1) / per;
+    g->local_size = g->node_index == g->nodes - 1 ? ranks - (g->nodes - 1) * per : per;
     g->roster = ro;
     *roster = ro;
     return 0;

@@ -36,9 +36,10 @@ int gc_phase_steps(gc_phase p, const gc_geom *g);
  * *out is allocated; task.item points into items. */
 int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, gc_step_task **out,
                 size_t *nout, gc_err *err);
-/* Build a geometry (and roster) for `ranks` ranks spread over nodes of
- * gpus_per_node, as the sim does; for `gpucensus plan`. */
-int gc_geom_simulated(int ranks, int gpus_per_node, int rank, gc_geom *g, gc_roster_entry **roster,
+/* Build a geometry (and roster) for `ranks` ranks spread over `nodes`
+ * simulated nodes in contiguous blocks, as a sim run places them; for
+ * `gpucensus plan`. */
+int gc_geom_simulated(int ranks, int nodes, int rank, gc_geom *g, gc_roster_entry **roster,
                       gc_err *err);
 
 #endif

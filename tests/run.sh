@@ -17,17 +17,18 @@ run_one() {
     shift
     case "$name" in *"$filter"*) ;; *) return ;; esac
     start=$(date +%s)
-    timeout 900 "$@" >"$logs/$name.log" 2>&1
+    log=$logs/$(echo "$name" | tr / _).log
+    timeout 900 "$@" >"$log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - start ))
     if [ $rc -eq 0 ]; then
         pass=$((pass + 1)); echo "PASS $name (${secs}s)"
     elif [ $rc -eq 77 ]; then
-        skip=$((skip + 1)); echo "SKIP $name: $(tail -n 1 "$logs/$name.log")"
+        skip=$((skip + 1)); echo "SKIP $name: $(tail -n 1 "$log")"
     else
         fail=$((fail + 1)); failed="$failed $name"
-        echo "FAIL $name (exit $rc, ${secs}s); end of $logs/$name.log:"
-        tail -n 25 "$logs/$name.log" | sed 's/^/    /'
+        echo "FAIL $name (exit $rc, ${secs}s); end of $log:"
+        tail -n 25 "$log" | sed 's/^/    /'
     fi
 }
 

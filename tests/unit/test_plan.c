@@ -212,8 +212,8 @@ static void good_types(const gc_plan *p, const gc_item *it, size_t n)
           "scalars");
     CHECK(n == 4 && strcmp(item_str(&it[3], "mode"), "throughput") == 0 &&
           strcmp(item_str(&it[3], "op"), "smem_ld") == 0, "strings");
-    CHECK(p->sim.present && p->sim.nfaults == 0 && p->sim.seed == 1 && p->sim.nodes == 1,
-          "sim defaults");
+    CHECK(p->sim.present && p->sim.nfaults == 0 && p->sim.seed == 1 && p->sim.nodes == 0,
+          "sim defaults (nodes 0: real node names)");
 }
 
 typedef struct good_case {
