@@ -4,6 +4,8 @@
 #include "derive.h"
 
 #include <math.h>
+
+#include "fit.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +71,10 @@ static int by_footprint(const void *a, const void *b)
 }
 
 /* Latency plateaus of the random-order chase: L1 at the smallest
- * footprint, L2 at the largest footprint within half the L2, DRAM at the
- * largest footprint beyond twice the L2; capacities where the curve leaves
- * a plateau (first footprint more than 1.5x the plateau below it). */
+ * footprint, L2 over footprints well inside the L2, DRAM at the largest
+ * footprint beyond twice the L2; capacities where the curve leaves a
+ * plateau (L1: last footprint under 1.5x the L1 latency; L2: last one
+ * under the midpoint of the L2 and DRAM latencies). */
 static void chase_params(gc_gpu *g)
 {
     curve_pt *c = calloc(g->npoints ? g->npoints : 1, sizeof *c);
@@ -94,26 +97,204 @@ static void chase_params(gc_gpu *g)
                 break;
             }
     }
-    const curve_pt *l2p = NULL, *drp = NULL;
+    /* L2 near: median plateau over [1 MiB, L2/4]; far: the largest
+     * footprint within L2/2, reported when it sits clearly above near
+     * (Hopper's L2 is two partitions; a far hit crosses between them). */
+    const curve_pt *drp = NULL, *farp = NULL;
+    double near[256];
+    size_t nn = 0;
+    const curve_pt *near_p = NULL;
     for (size_t i = 0; i < n; i++) {
-        if (c[i].footprint >= 1 * MiB && l2 > 0 && c[i].footprint <= l2 / 2)
-            l2p = &c[i];
+        if (l2 > 0 && c[i].footprint >= 1 * MiB && c[i].footprint <= l2 / 4 && nn < 256) {
+            near[nn++] = c[i].lat;
+            near_p = &c[i];
+        }
+        if (l2 > 0 && c[i].footprint >= 1 * MiB && c[i].footprint <= l2 / 2)
+            farp = &c[i];
         if (l2 > 0 && c[i].footprint >= 2 * l2)
             drp = &c[i];
     }
-    if (l2p)
-        add_from(g, "l2_latency_cycles", l2p->lat, "cycles", l2p->p);
+    double l2_lat = nn ? gc_median(near, nn) : 0;
+    if (nn)
+        add_from(g, "l2_latency_cycles", l2_lat, "cycles", near_p->p);
+    if (nn && farp && farp->lat > 1.15 * l2_lat)
+        add_from(g, "l2_far_latency_cycles", farp->lat, "cycles", farp->p);
     if (drp)
         add_from(g, "dram_latency_cycles", drp->lat, "cycles", drp->p);
-    if (l2p && drp) {
-        double mid = (l2p->lat + drp->lat) / 2;
-        for (size_t i = (size_t)(l2p - c); i < n; i++)
+    if (nn && drp) {
+        double mid = (l2_lat + drp->lat) / 2;
+        for (size_t i = (size_t)(near_p - c); i < n; i++)
             if (c[i].lat > mid && i > 0) {
                 add_from(g, "l2_capacity_bytes", c[i - 1].footprint, "bytes", c[i - 1].p);
                 break;
             }
     }
     free(c);
+}
+
+/* Points of bench/metric whose string context key equals val (or any
+ * when key is NULL), as (x = numeric context xkey, y = p50). */
+static size_t collect(const gc_gpu *g, const char *bench, const char *metric, const char *key,
+                      const char *val, const char *xkey, double *x, double *y, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->npoints && n < cap; i++) {
+        const gc_point *p = &g->points[i];
+        if (!usable(p) || strcmp(p->bench, bench) != 0 || strcmp(p->metric, metric) != 0)
+            continue;
+        if (key && strcmp(gc_ctx_str(&p->ctx, key, ""), val) != 0)
+            continue;
+        x[n] = gc_ctx_num(&p->ctx, xkey, NAN);
+        y[n] = p50(p);
+        if (isfinite(x[n]))
+            n++;
+    }
+    return n;
+}
+
+static void add_line(gc_gpu *g, const char *prefix, const gc_line *l, const char *y_unit,
+                     const char *x_name, const char *src)
+{
+    char name[GC_STR_MAX], unit[16];
+    snprintf(name, sizeof name, "%s_intercept_%s", prefix, y_unit);
+    gc_gpu_add_param(g, name, l->intercept, y_unit, src);
+    snprintf(name, sizeof name, "%s_slope_%s_per_%s", prefix, y_unit, x_name);
+    snprintf(unit, sizeof unit, "%s/%s", y_unit, x_name);
+    gc_gpu_add_param(g, name, l->slope, unit, src);
+    snprintf(name, sizeof name, "%s_r2", prefix);
+    gc_gpu_add_param(g, name, l->r2, "ratio", src);
+    snprintf(name, sizeof name, "%s_%s_min", prefix, x_name);
+    gc_gpu_add_param(g, name, l->x_min, x_name, src);
+    snprintf(name, sizeof name, "%s_%s_max", prefix, x_name);
+    gc_gpu_add_param(g, name, l->x_max, x_name, src);
+}
+
+#define MAX_FIT 256
+
+/* Document 000's "DRAM latency vs threads": latency = a + b * warps in
+ * flight on the whole GPU, per footprint (L2- or DRAM-resident). */
+static void loaded_params(gc_gpu *g)
+{
+    double fps[8];
+    size_t nfp = 0;
+    for (size_t i = 0; i < g->npoints; i++) {
+        const gc_point *p = &g->points[i];
+        if (!usable(p) || strcmp(p->bench, "chase_loaded") != 0)
+            continue;
+        double fp = gc_ctx_num(&p->ctx, "footprint_bytes", 0);
+        size_t k = 0;
+        while (k < nfp && fps[k] != fp)
+            k++;
+        if (k == nfp && nfp < 8)
+            fps[nfp++] = fp;
+    }
+    for (size_t k = 0; k < nfp; k++) {
+        double x[MAX_FIT], y[MAX_FIT];
+        size_t n = 0;
+        for (size_t i = 0; i < g->npoints && n < MAX_FIT; i++) {
+            const gc_point *p = &g->points[i];
+            if (!usable(p) || strcmp(p->bench, "chase_loaded") != 0 ||
+                strcmp(p->metric, "latency") != 0 ||
+                gc_ctx_num(&p->ctx, "footprint_bytes", 0) != fps[k])
+                continue;
+            x[n] = gc_ctx_num(&p->ctx, "warps_per_sm", 0) * g->info.sm_count;
+            y[n++] = p50(p);
+        }
+        gc_line l;
+        if (gc_fit_ols(x, y, n, &l))
+            continue;
+        int in_l2 = g->info.l2_bytes && fps[k] <= g->info.l2_bytes / 2;
+        char src[96];
+        snprintf(src, sizeof src, "chase_loaded.latency footprint_bytes=%.0f, %zu points, least squares",
+                 fps[k], n);
+        add_line(g, in_l2 ? "loaded_l2_latency" : "loaded_dram_latency", &l, "cycles", "warps", src);
+    }
+}
+
+/* Departure delay (Hong & Kim 2009): completion of K outstanding requests
+ * of one warp grows as Mem_LD + (K - 1) * delay below bandwidth
+ * saturation; fitted on K <= 32 with Theil-Sen. */
+static void departure_params(gc_gpu *g)
+{
+    static const char *const kinds[2][2] = { { "coalesced", "departure_coal" },
+                                            { "uncoalesced", "departure_uncoal" } };
+    for (int k = 0; k < 2; k++) {
+        double x[MAX_FIT], y[MAX_FIT], xs[MAX_FIT], ys[MAX_FIT];
+        size_t n = collect(g, "departure", "completion", "access", kinds[k][0], "requests", x, y,
+                           MAX_FIT), m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (x[i] <= 32) {
+                xs[m] = x[i];
+                ys[m++] = y[i];
+            }
+        gc_line l;
+        if (m < 2 || gc_fit_theil_sen(xs, ys, m, &l))
+            continue;
+        char src[96];
+        snprintf(src, sizeof src, "departure.completion access=%s, %zu points with requests<=32, Theil-Sen",
+                 kinds[k][0], m);
+        add_line(g, kinds[k][1], &l, "cycles", "requests", src);
+    }
+}
+
+/* Latency (ilp 1) and best throughput over ILP, per instruction. */
+static void inst_params(gc_gpu *g)
+{
+    for (size_t i = 0; i < g->npoints; i++) {
+        const gc_point *p = &g->points[i];
+        if (!usable(p) || strcmp(p->bench, "inst") != 0)
+            continue;
+        const char *op = gc_ctx_str(&p->ctx, "op", "?");
+        char name[GC_STR_MAX];
+        if (strcmp(p->metric, "latency") == 0 && gc_ctx_num(&p->ctx, "ilp", 1) == 1) {
+            snprintf(name, sizeof name, "inst_%s_latency_cycles", op);
+            add_from(g, name, p50(p), "cycles", p);
+        } else if (strcmp(p->metric, "throughput") == 0) {
+            double best;
+            const gc_point *b = best_point(g, "inst", "throughput", "op", op, &best);
+            snprintf(name, sizeof name, "inst_%s_throughput_ops_per_cycle_per_sm", op);
+            if (b == p) /* once per op: at its best point */
+                add_from(g, name, best, "ops/cycle/SM", p);
+        }
+    }
+}
+
+static void misc_params(gc_gpu *g)
+{
+    double v[MAX_FIT], x[MAX_FIT];
+    size_t n = collect(g, "chase", "timer_cost", NULL, NULL, "footprint_bytes", x, v, MAX_FIT);
+    if (n)
+        gc_gpu_add_param(g, "timer_cost_cycles", gc_median(v, n), "cycles",
+                         "chase.timer_cost: median over footprints (twin kernel without loads)");
+    /* TLB: a page-order chase touches one line per 2 MiB page, so its data
+     * stays in L2 while its translations miss. */
+    const gc_point *best = NULL;
+    for (size_t i = 0; i < g->npoints; i++) {
+        const gc_point *p = &g->points[i];
+        if (usable(p) && strcmp(p->bench, "chase") == 0 && strcmp(p->metric, "latency") == 0 &&
+            strcmp(gc_ctx_str(&p->ctx, "order", ""), "page") == 0 &&
+            (!best || gc_ctx_num(&p->ctx, "footprint_bytes", 0) >
+                          gc_ctx_num(&best->ctx, "footprint_bytes", 0)))
+            best = p;
+    }
+    if (best) {
+        add_from(g, "page_chase_latency_cycles", p50(best), "cycles", best);
+        double l2 = gc_param_value(g, "l2_latency_cycles", 0);
+        if (l2 > 0)
+            add_from(g, "tlb_miss_extra_cycles", p50(best) - l2, "cycles", best);
+    }
+    n = collect(g, "smem_bw", "bandwidth", NULL, NULL, "stride_words", x, v, MAX_FIT);
+    for (size_t i = 0; i < n; i++)
+        if (x[i] > 1) {
+            char name[GC_STR_MAX];
+            snprintf(name, sizeof name, "smem_bw_stride%.0f_bps", x[i]);
+            gc_gpu_add_param(g, name, v[i], "bytes_per_s", "smem_bw.bandwidth: bank conflicts");
+        }
+    gc_ctx sync = { 0 };
+    gc_ctx_set_str(&sync, "mode", "launch_sync");
+    const gc_point *p = gc_gpu_find_point(g, "launch", "time", &sync);
+    if (p && usable(p))
+        add_from(g, "launch_sync_ns", p50(p), "ns", p);
 }
 
 int gc_derive_params(gc_gpu *g)
@@ -157,6 +338,10 @@ int gc_derive_params(gc_gpu *g)
     if ((p = gc_gpu_find_point(g, "launch", "time", &b2b)) && usable(p))
         add_from(g, "launch_ns", p50(p), "ns", p);
     chase_params(g);
+    loaded_params(g);
+    departure_params(g);
+    inst_params(g);
+    misc_params(g);
     return 0;
 }
 
