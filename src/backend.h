@@ -8,6 +8,7 @@
 #include "err.h"
 #include "plan.h"
 #include "results.h"
+#include "timeutil.h"
 
 typedef struct gc_backend gc_backend;   /* a backend's per-rank state */
 
@@ -47,7 +48,5 @@ typedef struct gc_backend_ops {
 extern const gc_backend_ops gc_backend_sim;
 extern const gc_backend_ops gc_backend_cuda;
 
-/* Monotonic wall clock in seconds. */
-double gc_now_s(void);
 
 #endif

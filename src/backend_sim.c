@@ -66,12 +66,6 @@ struct gc_backend {
 
 /* ---- clock and PRNG -------------------------------------------------- */
 
-double gc_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct rng {
     uint64_t s[4];

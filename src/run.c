@@ -35,14 +35,6 @@ typedef struct runner {
     uint32_t sub_bits;
 } runner;
 
-static void iso_time(char *out, size_t cap, int compact)
-{
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, cap, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 int gc_expand_output(const char *pattern, const char *stamp, char *out, unsigned cap)
 {
     const char *job = getenv("SLURM_JOB_ID");
@@ -79,7 +71,7 @@ static int write_shard(runner *r, gc_wbuf *keep)
     gc_err e = { 0 };
     /* A shard's end time is when it was written: the run ends with its
      * last shard, whatever stopped it. */
-    iso_time(r->meta.end_time, sizeof r->meta.end_time, 0);
+    gc_iso_time(r->meta.end_time, sizeof r->meta.end_time, 0);
     int rc = gc_shard_encode(&r->meta, &r->gpu, &w, &e);
     if (!rc)
         rc = gc_write_atomic(r->shard_path, w.data, w.len, &e);
@@ -286,7 +278,7 @@ static int finish(runner *r, gc_wbuf *mine, double t0)
         bl[i].data = blobs[i];
         bl[i].len = lens[i];
     }
-    iso_time(r->meta.end_time, sizeof r->meta.end_time, 0);
+    gc_iso_time(r->meta.end_time, sizeof r->meta.end_time, 0);
     gc_catalogue_stats st = { 0 };
     rc = bl ? gc_catalogue_write(r->out, &r->meta, r->cl.roster, (size_t)r->cl.size, bl, &st, &e)
             : gc_fail(&e, GC_ENOMEM, "out of memory");
@@ -340,8 +332,8 @@ int gc_run_main(const gc_run_opts *o)
     }
     char stamp[32], start[32];
     if (r.cl.rank == 0) {
-        iso_time(stamp, sizeof stamp, 1);
-        iso_time(start, sizeof start, 0);
+        gc_iso_time(stamp, sizeof stamp, 1);
+        gc_iso_time(start, sizeof start, 0);
     }
     MPI_Bcast(stamp, sizeof stamp, MPI_CHAR, 0, r.cl.world);
     MPI_Bcast(start, sizeof start, MPI_CHAR, 0, r.cl.world);

@@ -14,12 +14,6 @@
 #include "../../src/plan.h"
 #include "../unit/check.h"
 
-double gc_now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 #define KiB 1024.0
 #define MiB (1024.0 * KiB)
