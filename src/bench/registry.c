@@ -5,8 +5,11 @@
 #define KiB 1024.0
 #define MiB (1024.0 * KiB)
 #define GiB (1024.0 * MiB)
-#define NUM(n, lo, hi, d) { n, 0, lo, hi, NULL, d, NULL }
-#define STR(n, ch, d) { n, 1, 0, 0, ch, 0, d }
+/* NUM: an integer parameter (byte counts, warps, strides: all of today's);
+ * FNUM: a real-valued one. */
+#define NUM(n, lo, hi, d) { n, 0, 1, lo, hi, NULL, d, NULL }
+#define FNUM(n, lo, hi, d) { n, 0, 0, lo, hi, NULL, d, NULL }
+#define STR(n, ch, d) { n, 1, 0, 0, 0, ch, 0, d }
 #define DEF(n, s, ph, p) { n, s, ph, p, sizeof(p) / sizeof(p[0]) }
 
 static const char *const inst_ops[] = {

@@ -22,6 +22,7 @@ int gc_phase_parse(const char *s, gc_phase *out);
 typedef struct gc_param_def {
     const char *name;
     int is_str;
+    int is_int;                    /* numeric and whole numbers only (plans round ranges) */
     double min, max;               /* numeric range, inclusive */
     const char *const *choices;    /* string choices, NULL-terminated */
     double dflt_num;               /* used when a plan gives no sweep */
