@@ -5,7 +5,7 @@
  *
  * Build and run (from the repository root):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE -Isrc \
- *       tests/fuzz/fuzz_plan.c src/plan.c src/sha256.c src/bench/registry.c \
+ *       tests/fuzz/fuzz_plan.c src/plan*.c src/sha256.c src/bench/registry.c \
  *       src/err.c src/results.c src/hist.c -lconfig -lm -o build/fuzz_plan
  *   mkdir -p build/fuzz-plan-work && build/fuzz_plan -max_total_time=60 \
  *       -dict=plan.dict build/fuzz-plan-work tests/fuzz/corpus/plan
