@@ -8,7 +8,7 @@
  *       tests/fuzz/fuzz_plan.c src/plan*.c src/sha256.c src/bench/registry.c \
  *       src/err.c src/results.c src/hist.c -lconfig -lm -o build/fuzz_plan
  *   mkdir -p build/fuzz-plan-work && build/fuzz_plan -max_total_time=60 \
- *       -dict=plan.dict build/fuzz-plan-work tests/fuzz/corpus/plan
+ *       build/fuzz-plan-work tests/fuzz/corpus/plan
  * (the first directory receives new inputs; the checked-in seed corpus is
  * read only). Crashing inputs are kept in tests/fuzz/corpus/plan/crash-*. */
 #include <stdint.h>
