@@ -325,7 +325,7 @@ static void test_h200(void)
     CHECK(info.mem_bytes > 140e9, "h200 memory %llu", (unsigned long long)info.mem_bytes);
     gc_ctx c = hbm_ctx();
     double m = median_of(&plan, 0, "hbm_bw", &c, "bandwidth");
-    CHECK(near(m, 4.1e12, 0.03), "h200 hbm median %.3g", m);
+    CHECK(near(m, 3.97e12, 0.03), "h200 hbm median %.3g (profile: triad 3.97 TB/s)", m);
 }
 
 static void test_xfer(void)
