@@ -1,7 +1,6 @@
 /* Catalogue files. See catalogue.h. */
 #include "catalogue.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +10,248 @@
 #include "derive.h"
 #include "fsutil.h"
 
-#define JSON_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(10) | JSON_PRESERVE_ORDER)
+/* ---- JSON writer ------------------------------------------------------
+ *
+ * The files are written by a small streaming writer instead of building
+ * jansson trees and dumping them: a large census writes gigabytes of JSON,
+ * and building, hashing, dumping (one fwrite per token) and freeing a tree
+ * per GPU cost ~20x more than the bytes themselves. The writer produces
+ * byte for byte what jansson's json_dumpf wrote with
+ * JSON_INDENT(1) | JSON_REAL_PRECISION(10) | JSON_PRESERVE_ORDER:
+ * the same layout, reals as jansson's jsonp_dtostr (%.10g, ".0" added to
+ * integral values, exponent without '+' or leading zeros), strings escaped
+ * the same way, and, as json_string() and json_object_set_new() refuse
+ * them, a key or string value that is not valid UTF-8 is left out with its
+ * member. */
+
+#define JW_BUF (1u << 20)
+#define JW_MAXDEPTH 32
+
+typedef struct jw {
+    FILE *f;
+    char *buf;
+    size_t len;
+    int err;                 /* a write failed */
+    int depth;               /* open containers */
+    int depth0;              /* indentation of the outermost value */
+    size_t count[JW_MAXDEPTH];
+} jw;
+
+static void jw_flush(jw *w)
+{
+    if (w->len && !w->err && fwrite(w->buf, 1, w->len, w->f) != w->len)
+        w->err = 1;
+    w->len = 0;
+}
+
+static void jw_put(jw *w, const char *s, size_t n)
+{
+    if (w->len + n > JW_BUF) {
+        jw_flush(w);
+        if (n > JW_BUF) {
+            if (!w->err && fwrite(s, 1, n, w->f) != n)
+                w->err = 1;
+            return;
+        }
+    }
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+}
+
+static void jw_puts(jw *w, const char *s) { jw_put(w, s, strlen(s)); }
+
+static void jw_indent(jw *w, int depth)
+{
+    static const char spaces[] = "\n                                                                ";
+    jw_put(w, spaces, 1);
+    while (depth > 0) {
+        size_t k = depth > 64 ? 64 : (size_t)depth;
+        jw_put(w, spaces + 1, k);
+        depth -= (int)k;
+    }
+}
+
+/* jansson's utf8_check_string */
+static int utf8_ok(const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    while (*s) {
+        unsigned u = *s;
+        int n;
+        unsigned v;
+        if (u < 0x80) {
+            s++;
+            continue;
+        } else if (u < 0xC2) {
+            return 0;
+        } else if (u < 0xE0) {
+            n = 2, v = u & 0x1F;
+        } else if (u < 0xF0) {
+            n = 3, v = u & 0x0F;
+        } else if (u <= 0xF4) {
+            n = 4, v = u & 0x07;
+        } else {
+            return 0;
+        }
+        for (int i = 1; i < n; i++) {
+            if (s[i] < 0x80 || s[i] > 0xBF)
+                return 0;
+            v = (v << 6) | (s[i] & 0x3F);
+        }
+        if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF) || (n == 3 && v < 0x800) ||
+            (n == 4 && v < 0x10000))
+            return 0;
+        s += n;
+    }
+    return 1;
+}
+
+/* jansson's dump_string without JSON_ENSURE_ASCII / JSON_ESCAPE_SLASH:
+ * '"', '\\' and control characters are escaped, the rest is copied. */
+static void jw_string(jw *w, const char *s)
+{
+    jw_put(w, "\"", 1);
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        jw_put(w, run, (size_t)(s - run));
+        char seq[8];
+        const char *t = seq;
+        switch (c) {
+        case '\\': t = "\\\\"; break;
+        case '"': t = "\\\""; break;
+        case '\b': t = "\\b"; break;
+        case '\f': t = "\\f"; break;
+        case '\n': t = "\\n"; break;
+        case '\r': t = "\\r"; break;
+        case '\t': t = "\\t"; break;
+        default: snprintf(seq, sizeof seq, "\\u%04X", c); break;
+        }
+        jw_puts(w, t);
+        run = s + 1;
+    }
+    jw_put(w, run, (size_t)(s - run));
+    jw_put(w, "\"", 1);
+}
+
+/* Before a member or element of the innermost container. */
+static void jw_next(jw *w)
+{
+    if (w->depth > 0) {
+        if (w->count[w->depth - 1]++)
+            jw_put(w, ",", 1);
+        jw_indent(w, w->depth0 + w->depth);
+    }
+}
+
+static void jw_key(jw *w, const char *k)
+{
+    jw_next(w);
+    jw_string(w, k);
+    jw_put(w, ": ", 2);
+}
+
+static void jw_open(jw *w, const char *c)
+{
+    jw_put(w, c, 1);
+    if (w->depth < JW_MAXDEPTH)
+        w->count[w->depth] = 0;
+    w->depth++;
+}
+
+static void jw_close(jw *w, const char *c)
+{
+    w->depth--;
+    if (w->depth < JW_MAXDEPTH && w->count[w->depth])
+        jw_indent(w, w->depth0 + w->depth);
+    jw_put(w, c, 1);
+}
+
+static void jw_real(jw *w, double v)
+{
+    /* JSON has no NaN or infinity: write null. */
+    if (!isfinite(v)) {
+        jw_put(w, "null", 4);
+        return;
+    }
+    char b[64];
+    if (v == (double)(long long)v && fabs(v) < 1e10 && !(v == 0 && signbit(v))) {
+        /* An integer of at most 10 digits: %.10g prints it exactly, and
+         * ".0" is added. The common case, without printf's float path. */
+        int n = snprintf(b, sizeof b, "%lld.0", (long long)v);
+        jw_put(w, b, (size_t)n);
+        return;
+    }
+    int n = snprintf(b, sizeof b, "%.10g", v);
+    if (n < 0 || (size_t)n >= sizeof b - 3)
+        n = 0, b[0] = '\0';
+    size_t len = (size_t)n;
+    /* %.10g is locale-dependent; jansson maps the decimal point back */
+    for (char *p = b; *p; p++)
+        if (*p == ',')
+            *p = '.';
+    if (!strchr(b, '.') && !strchr(b, 'e')) {
+        memcpy(b + len, ".0", 3);
+        len += 2;
+    }
+    char *start = strchr(b, 'e');
+    if (start) {
+        start++;
+        char *end = start + 1;
+        if (*start == '-')
+            start++;
+        while (*end == '0')
+            end++;
+        if (end != start) {
+            memmove(start, end, len - (size_t)(end - b) + 1);
+            len -= (size_t)(end - start);
+        }
+    }
+    jw_put(w, b, len);
+}
+
+static void jw_int(jw *w, long long v)
+{
+    char b[32];
+    int n = snprintf(b, sizeof b, "%lld", v);
+    jw_put(w, b, (size_t)n);
+}
+
+/* Members; a string that jansson would refuse leaves its member out. */
+static void k_str(jw *w, const char *k, const char *s)
+{
+    if (!utf8_ok(k) || !utf8_ok(s))
+        return;
+    jw_key(w, k);
+    jw_string(w, s);
+}
+static void k_real(jw *w, const char *k, double v)
+{
+    jw_key(w, k);
+    jw_real(w, v);
+}
+static void k_int(jw *w, const char *k, long long v)
+{
+    jw_key(w, k);
+    jw_int(w, v);
+}
+static void k_null(jw *w, const char *k)
+{
+    jw_key(w, k);
+    jw_put(w, "null", 4);
+}
+
+static void jw_init(jw *w, FILE *f, char *buf, int depth0)
+{
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->buf = buf;
+    w->depth0 = depth0;
+}
+
+/* ---- documents ------------------------------------------------------- */
 
 static const char *const status_names[] = { "ok", "partial", "failed" };
 
@@ -20,200 +260,232 @@ const char *gc_gpu_status_name(int s)
     return s >= 0 && s <= GC_GPU_FAILED ? status_names[s] : "?";
 }
 
-static json_t *num(double v)
+static void run_json(jw *w, const gc_run_meta *m)
 {
-    /* JSON has no NaN or infinity: write null. */
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *run_json(const gc_run_meta *m)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "tool", json_string("gpucensus"));
-    json_object_set_new(o, "tool_version", json_string(m->tool_version));
-    json_object_set_new(o, "git_commit", json_string(m->git_commit));
-    json_object_set_new(o, "plan_name", json_string(m->plan_name));
-    json_object_set_new(o, "plan_file", json_string(m->plan_file));
-    json_object_set_new(o, "plan_sha256", json_string(m->plan_sha256));
-    json_object_set_new(o, "start_time", json_string(m->start_time));
-    json_object_set_new(o, "end_time", json_string(m->end_time));
-    json_object_set_new(o, "backend", json_string(m->backend));
+    jw_open(w, "{");
+    k_str(w, "tool", "gpucensus");
+    k_str(w, "tool_version", m->tool_version);
+    k_str(w, "git_commit", m->git_commit);
+    k_str(w, "plan_name", m->plan_name);
+    k_str(w, "plan_file", m->plan_file);
+    k_str(w, "plan_sha256", m->plan_sha256);
+    k_str(w, "start_time", m->start_time);
+    k_str(w, "end_time", m->end_time);
+    k_str(w, "backend", m->backend);
     if (strcmp(m->backend, "sim") == 0) {
-        json_object_set_new(o, "sim_profile", json_string(m->sim_profile));
-        json_object_set_new(o, "sim_seed", json_integer((json_int_t)m->seed));
+        k_str(w, "sim_profile", m->sim_profile);
+        k_int(w, "sim_seed", (long long)m->seed);
     }
-    json_object_set_new(o, "ranks", json_integer(m->ranks));
-    json_object_set_new(o, "nodes", json_integer(m->nodes));
-    json_object_set_new(o, "histogram_precision", num(m->precision));
-    json_object_set_new(o, "histogram_sub_bits", json_integer(m->sub_bits));
-    return o;
+    k_int(w, "ranks", m->ranks);
+    k_int(w, "nodes", m->nodes);
+    k_real(w, "histogram_precision", m->precision);
+    k_int(w, "histogram_sub_bits", m->sub_bits);
+    jw_close(w, "}");
 }
 
-static json_t *cond_json(const gc_conditions *c)
+static void cond_json(jw *w, const char *k, const gc_conditions *c)
 {
-    if (!c->valid)
-        return json_null();
-    json_t *o = json_object();
-    json_object_set_new(o, "sm_clock_mhz", num(c->sm_clock_mhz));
-    json_object_set_new(o, "mem_clock_mhz", num(c->mem_clock_mhz));
-    json_object_set_new(o, "temperature_c", num(c->temperature_c));
-    json_object_set_new(o, "power_w", num(c->power_w));
-    json_object_set_new(o, "throttle_reasons", json_integer((json_int_t)c->throttle_reasons));
-    json_object_set_new(o, "ecc_corrected_errors", json_integer(c->ecc_corrected));
-    json_object_set_new(o, "ecc_uncorrected_errors", json_integer(c->ecc_uncorrected));
-    return o;
+    if (!c->valid) {
+        k_null(w, k);
+        return;
+    }
+    jw_key(w, k);
+    jw_open(w, "{");
+    k_real(w, "sm_clock_mhz", c->sm_clock_mhz);
+    k_real(w, "mem_clock_mhz", c->mem_clock_mhz);
+    k_real(w, "temperature_c", c->temperature_c);
+    k_real(w, "power_w", c->power_w);
+    k_int(w, "throttle_reasons", (long long)c->throttle_reasons);
+    k_int(w, "ecc_corrected_errors", c->ecc_corrected);
+    k_int(w, "ecc_uncorrected_errors", c->ecc_uncorrected);
+    jw_close(w, "}");
 }
 
-static json_t *ctx_json(const gc_ctx *c)
+static int ctxv_ok(const gc_ctxv *v)
 {
-    json_t *o = json_object();
-    for (int i = 0; i < c->n; i++)
-        json_object_set_new(o, c->v[i].key,
-                            c->v[i].is_str ? json_string(c->v[i].str) : num(c->v[i].num));
-    return o;
+    return utf8_ok(v->key) && (!v->is_str || utf8_ok(v->str));
 }
 
-static json_t *flags_json(uint32_t f)
+/* As json_object_set_new did it: a repeated key keeps the place of its
+ * first (accepted) setting and takes the value of its last. */
+static void ctx_json(jw *w, const gc_ctx *c)
 {
-    json_t *a = json_array();
+    jw_key(w, "context");
+    jw_open(w, "{");
+    int n = c->n < 0 ? 0 : c->n > GC_MAX_CTX ? GC_MAX_CTX : c->n;
+    for (int i = 0; i < n; i++) {
+        if (!ctxv_ok(&c->v[i]))
+            continue;
+        int seen = 0, last = i;
+        for (int j = 0; j < i && !seen; j++)
+            seen = ctxv_ok(&c->v[j]) && strcmp(c->v[j].key, c->v[i].key) == 0;
+        if (seen)
+            continue;
+        for (int j = i + 1; j < n; j++)
+            if (ctxv_ok(&c->v[j]) && strcmp(c->v[j].key, c->v[i].key) == 0)
+                last = j;
+        const gc_ctxv *v = &c->v[last];
+        jw_key(w, v->key);
+        if (v->is_str)
+            jw_string(w, v->str);
+        else
+            jw_real(w, v->num);
+    }
+    jw_close(w, "}");
+}
+
+static void flags_json(jw *w, uint32_t f)
+{
+    jw_key(w, "flags");
+    jw_open(w, "[");
     if (f & GC_FLAG_CLOCKS_MOVED)
-        json_array_append_new(a, json_string("clocks_moved"));
+        jw_next(w), jw_string(w, "clocks_moved");
     if (f & GC_FLAG_THROTTLED)
-        json_array_append_new(a, json_string("throttled"));
+        jw_next(w), jw_string(w, "throttled");
     if (f & GC_FLAG_BUDGET_HIT)
-        json_array_append_new(a, json_string("budget_hit"));
-    return a;
+        jw_next(w), jw_string(w, "budget_hit");
+    jw_close(w, "]");
 }
 
-static json_t *summary_json(const gc_point *p)
+static void summary_json(jw *w, const gc_summary *s)
 {
-    gc_summary s;
-    gc_point_summary(p, &s);
-    json_t *o = json_object();
-    json_object_set_new(o, "count", json_integer((json_int_t)s.count));
-    if (s.count) {
-        json_object_set_new(o, "min", num(s.min));
-        json_object_set_new(o, "p1", num(s.p1));
-        json_object_set_new(o, "p5", num(s.p5));
-        json_object_set_new(o, "p50", num(s.p50));
-        json_object_set_new(o, "p95", num(s.p95));
-        json_object_set_new(o, "p99", num(s.p99));
-        json_object_set_new(o, "max", num(s.max));
-        json_object_set_new(o, "mean", num(s.mean));
-        json_object_set_new(o, "stddev", num(s.stddev));
+    jw_key(w, "summary");
+    jw_open(w, "{");
+    k_int(w, "count", (long long)s->count);
+    if (s->count) {
+        k_real(w, "min", s->min);
+        k_real(w, "p1", s->p1);
+        k_real(w, "p5", s->p5);
+        k_real(w, "p50", s->p50);
+        k_real(w, "p95", s->p95);
+        k_real(w, "p99", s->p99);
+        k_real(w, "max", s->max);
+        k_real(w, "mean", s->mean);
+        k_real(w, "stddev", s->stddev);
     }
-    return o;
+    jw_close(w, "}");
 }
 
-static int point_json(const gc_point *p, int with_hist, json_t **out, gc_err *err)
+static int point_json(jw *w, const gc_point *p, const gc_summary *s, int with_hist, gc_err *err)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "item", json_integer(p->item_id));
-    json_object_set_new(o, "benchmark", json_string(p->bench));
-    json_object_set_new(o, "metric", json_string(p->metric));
-    json_object_set_new(o, "unit", json_string(p->unit));
-    json_object_set_new(o, "context", ctx_json(&p->ctx));
-    json_object_set_new(o, "status", json_string(p->status == GC_PT_OK ? "ok" : "failed"));
-    if (p->error[0])
-        json_object_set_new(o, "error", json_string(p->error));
-    json_object_set_new(o, "flags", flags_json(p->flags));
-    json_object_set_new(o, "summary", summary_json(p));
+    char *b64 = NULL;
     if (with_hist) {
-        json_t *c = json_object();
-        json_object_set_new(c, "before", cond_json(&p->before));
-        json_object_set_new(c, "after", cond_json(&p->after));
-        json_object_set_new(o, "conditions", c);
-        gc_wbuf w = { 0 };
-        int rc = gc_hist_encode(&p->hist, &w, err);
-        char *b64 = rc ? NULL : gc_base64_encode(w.data, w.len);
-        gc_wbuf_free(&w);
-        if (!b64) {
-            json_decref(o);
+        /* Encoded first: a failure leaves nothing of the point written. */
+        gc_wbuf wb = { 0 };
+        int rc = gc_hist_encode(&p->hist, &wb, err);
+        b64 = rc ? NULL : gc_base64_encode(wb.data, wb.len);
+        gc_wbuf_free(&wb);
+        if (!b64)
             return rc ? rc : gc_fail(err, GC_ENOMEM, "out of memory");
-        }
-        json_t *h = json_object();
-        json_object_set_new(h, "encoding", json_string("gch1+zlib+base64"));
-        json_object_set_new(h, "scale", num(p->scale));
-        json_object_set_new(h, "data", json_string(b64));
-        free(b64);
-        json_object_set_new(o, "histogram", h);
     }
-    *out = o;
+    jw_next(w);
+    jw_open(w, "{");
+    k_int(w, "item", p->item_id);
+    k_str(w, "benchmark", p->bench);
+    k_str(w, "metric", p->metric);
+    k_str(w, "unit", p->unit);
+    ctx_json(w, &p->ctx);
+    k_str(w, "status", p->status == GC_PT_OK ? "ok" : "failed");
+    if (p->error[0])
+        k_str(w, "error", p->error);
+    flags_json(w, p->flags);
+    summary_json(w, s);
+    if (with_hist) {
+        jw_key(w, "conditions");
+        jw_open(w, "{");
+        cond_json(w, "before", &p->before);
+        cond_json(w, "after", &p->after);
+        jw_close(w, "}");
+        jw_key(w, "histogram");
+        jw_open(w, "{");
+        k_str(w, "encoding", "gch1+zlib+base64");
+        k_real(w, "scale", p->scale);
+        k_str(w, "data", b64);
+        jw_close(w, "}");
+        free(b64);
+    }
+    jw_close(w, "}");
     return 0;
 }
 
-static json_t *gpu_head_json(const gc_gpu *g)
+static void gpu_head_json(jw *w, const gc_gpu *g)
 {
     const gc_gpu_info *in = &g->info;
-    json_t *o = json_object();
-    json_object_set_new(o, "node", json_string(in->node));
-    json_object_set_new(o, "index", json_integer(in->local_index));
-    json_object_set_new(o, "rank", json_integer(in->rank));
-    json_object_set_new(o, "status", json_string(gc_gpu_status_name(g->status)));
-    json_object_set_new(o, "status_reason", json_string(g->status_reason));
-    json_object_set_new(o, "items_total", json_integer(g->items_total));
-    json_object_set_new(o, "items_done", json_integer(g->items_done));
+    k_str(w, "node", in->node);
+    k_int(w, "index", in->local_index);
+    k_int(w, "rank", in->rank);
+    k_str(w, "status", gc_gpu_status_name(g->status));
+    k_str(w, "status_reason", g->status_reason);
+    k_int(w, "items_total", g->items_total);
+    k_int(w, "items_done", g->items_done);
 
-    json_t *id = json_object();
-    json_object_set_new(id, "uuid", json_string(in->uuid));
-    json_object_set_new(id, "pci_bus_id", json_string(in->pci_bus_id));
-    json_object_set_new(id, "name", json_string(in->name));
+    jw_key(w, "identity");
+    jw_open(w, "{");
+    k_str(w, "uuid", in->uuid);
+    k_str(w, "pci_bus_id", in->pci_bus_id);
+    k_str(w, "name", in->name);
     char cc[16];
     snprintf(cc, sizeof cc, "%d.%d", in->cc_major, in->cc_minor);
-    json_object_set_new(id, "compute_capability", json_string(cc));
-    json_object_set_new(id, "driver_version", json_string(in->driver_version));
-    json_object_set_new(o, "identity", id);
+    k_str(w, "compute_capability", cc);
+    k_str(w, "driver_version", in->driver_version);
+    jw_close(w, "}");
 
-    json_t *pr = json_object();
-    json_object_set_new(pr, "sm_count", json_integer(in->sm_count));
-    json_object_set_new(pr, "cores_per_sm", json_integer(in->cores_per_sm));
-    json_object_set_new(pr, "warp_size", json_integer(in->warp_size));
-    json_object_set_new(pr, "max_threads_per_sm", json_integer(in->max_threads_per_sm));
-    json_object_set_new(pr, "registers_per_sm", json_integer(in->regs_per_sm));
-    json_object_set_new(pr, "smem_per_sm_bytes", json_integer((json_int_t)in->smem_per_sm_bytes));
-    json_object_set_new(pr, "l2_bytes", json_integer((json_int_t)in->l2_bytes));
-    json_object_set_new(pr, "memory_bytes", json_integer((json_int_t)in->mem_bytes));
-    json_object_set_new(pr, "sm_clock_max_mhz", num(in->sm_clock_mhz));
-    json_object_set_new(pr, "mem_clock_max_mhz", num(in->mem_clock_mhz));
-    json_object_set_new(pr, "bus_width_bits", json_integer(in->bus_width_bits));
-    json_object_set_new(pr, "ecc_enabled", in->ecc_enabled < 0 ? json_null() : json_boolean(in->ecc_enabled));
-    json_object_set_new(pr, "numa_node", in->numa_node < 0 ? json_null() : json_integer(in->numa_node));
-    json_object_set_new(o, "properties", pr);
+    jw_key(w, "properties");
+    jw_open(w, "{");
+    k_int(w, "sm_count", in->sm_count);
+    k_int(w, "cores_per_sm", in->cores_per_sm);
+    k_int(w, "warp_size", in->warp_size);
+    k_int(w, "max_threads_per_sm", in->max_threads_per_sm);
+    k_int(w, "registers_per_sm", in->regs_per_sm);
+    k_int(w, "smem_per_sm_bytes", (long long)in->smem_per_sm_bytes);
+    k_int(w, "l2_bytes", (long long)in->l2_bytes);
+    k_int(w, "memory_bytes", (long long)in->mem_bytes);
+    k_real(w, "sm_clock_max_mhz", in->sm_clock_mhz);
+    k_real(w, "mem_clock_max_mhz", in->mem_clock_mhz);
+    k_int(w, "bus_width_bits", in->bus_width_bits);
+    jw_key(w, "ecc_enabled");
+    jw_puts(w, in->ecc_enabled < 0 ? "null" : in->ecc_enabled ? "true" : "false");
+    if (in->numa_node < 0)
+        k_null(w, "numa_node");
+    else
+        k_int(w, "numa_node", in->numa_node);
+    jw_close(w, "}");
 
-    json_t *c = json_object();
-    json_object_set_new(c, "start", cond_json(&g->start));
-    json_object_set_new(c, "end", cond_json(&g->end));
-    json_object_set_new(o, "conditions", c);
+    jw_key(w, "conditions");
+    jw_open(w, "{");
+    cond_json(w, "start", &g->start);
+    cond_json(w, "end", &g->end);
+    jw_close(w, "}");
 
-    json_t *ps = json_array();
+    jw_key(w, "parameters");
+    jw_open(w, "[");
     for (size_t i = 0; i < g->nparams; i++) {
         const gc_param *p = &g->params[i];
-        json_t *j = json_object();
-        json_object_set_new(j, "name", json_string(p->name));
-        json_object_set_new(j, "value", num(p->value));
-        json_object_set_new(j, "unit", json_string(p->unit));
-        json_object_set_new(j, "source", json_string(p->source));
-        json_array_append_new(ps, j);
+        jw_next(w);
+        jw_open(w, "{");
+        k_str(w, "name", p->name);
+        k_real(w, "value", p->value);
+        k_str(w, "unit", p->unit);
+        k_str(w, "source", p->source);
+        jw_close(w, "}");
     }
-    json_object_set_new(o, "parameters", ps);
-    return o;
+    jw_close(w, "]");
 }
 
-static int gpu_json(const gc_gpu *g, int with_hist, json_t **out, gc_err *err)
+/* One GPU object; sums holds the summary of each of its points. */
+static int gpu_json(jw *w, const gc_gpu *g, const gc_summary *sums, int with_hist, gc_err *err)
 {
-    json_t *o = gpu_head_json(g);
-    json_t *res = json_array();
-    json_object_set_new(o, "results", res);
+    jw_open(w, "{");
+    gpu_head_json(w, g);
+    jw_key(w, "results");
+    jw_open(w, "[");
     for (size_t i = 0; i < g->npoints; i++) {
-        json_t *p;
-        int rc = point_json(&g->points[i], with_hist, &p, err);
-        if (rc) {
-            json_decref(o);
+        int rc = point_json(w, &g->points[i], &sums[i], with_hist, err);
+        if (rc)
             return rc;
-        }
-        json_array_append_new(res, p);
     }
-    *out = o;
+    jw_close(w, "]");
+    jw_close(w, "}");
     return 0;
 }
 
@@ -280,45 +552,47 @@ static void load_gpu(const gc_roster_entry *e, const gc_blob *b, gc_gpu *g)
              b->data ? err.msg : (b->missing_reason[0] ? b->missing_reason : "nothing received"));
 }
 
-static int dump(json_t *j, FILE *f, const char *path, gc_err *err)
+static int jw_finish(jw *w, const char *path, gc_err *err)
 {
-    if (json_dumpf(j, f, JSON_FLAGS) != 0)
+    jw_flush(w);
+    if (w->err)
         return gc_fail(err, GC_EIO, "%s: cannot write JSON", path);
     return 0;
 }
 
 static int write_node(const char *out_dir, const gc_run_meta *run, const char *node,
-                      gc_gpu *gpus, size_t n, gc_err *err)
+                      gc_gpu *gpus, gc_summary *const *sums, size_t n, char *buf, gc_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/nodes/%s.json", out_dir, node);
-    json_t *doc = json_object();
-    json_object_set_new(doc, "schema_version", json_string(GC_SCHEMA_VERSION));
-    json_object_set_new(doc, "kind", json_string("node"));
-    json_object_set_new(doc, "run", run_json(run));
-    json_object_set_new(doc, "node", json_string(node));
-    json_t *arr = json_array();
-    json_object_set_new(doc, "gpus", arr);
-    int rc = 0;
+    gc_afile a;
+    int rc = gc_afile_open(&a, path, err);
+    if (rc)
+        return rc;
+    jw w;
+    jw_init(&w, a.f, buf, 0);
+    jw_open(&w, "{");
+    k_str(&w, "schema_version", GC_SCHEMA_VERSION);
+    k_str(&w, "kind", "node");
+    jw_key(&w, "run");
+    run_json(&w, run);
+    k_str(&w, "node", node);
+    jw_key(&w, "gpus");
+    jw_open(&w, "[");
     for (size_t i = 0; i < n && !rc; i++) {
-        json_t *g;
-        rc = gpu_json(&gpus[i], 1, &g, err);
-        if (!rc)
-            json_array_append_new(arr, g);
+        jw_next(&w);
+        rc = gpu_json(&w, &gpus[i], sums[i], 1, err);
     }
     if (!rc) {
-        gc_afile a;
-        rc = gc_afile_open(&a, path, err);
-        if (!rc) {
-            rc = dump(doc, a.f, path, err);
-            fputc('\n', a.f);
-            if (rc)
-                gc_afile_abort(&a);
-            else
-                rc = gc_afile_commit(&a, err);
-        }
+        jw_close(&w, "]");
+        jw_close(&w, "}");
+        jw_put(&w, "\n", 1);
+        rc = jw_finish(&w, path, err);
     }
-    json_decref(doc);
+    if (rc)
+        gc_afile_abort(&a);
+    else
+        rc = gc_afile_commit(&a, err);
     return rc;
 }
 
@@ -344,9 +618,38 @@ static int by_local_index(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+typedef struct node_row {
+    const char *name;
+    size_t gpus;
+    int worst;
+} node_row;
+
+/* Where the shards come from: fetch fills b for rank r and sets *owned to
+ * what to free() once b has been decoded (NULL: nothing). merge.c reads
+ * each shard file only when its node is written, so the merge holds one
+ * shard and one node's GPUs at a time, not the cluster's shards. */
+typedef void (*gc_blob_fetch)(void *ctx, size_t r, gc_blob *b, void **owned);
+int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
+                             const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
+                             void *ctx, gc_catalogue_stats *stats, gc_err *err);
+
+static void fetch_array(void *ctx, size_t r, gc_blob *b, void **owned)
+{
+    *b = ((const gc_blob *)ctx)[r];
+    *owned = NULL;
+}
+
 int gc_catalogue_write(const char *out_dir, const gc_run_meta *run,
                        const gc_roster_entry *roster, size_t nranks, const gc_blob *blobs,
                        gc_catalogue_stats *stats, gc_err *err)
+{
+    return gc_catalogue_write_fetch(out_dir, run, roster, nranks, fetch_array, (void *)blobs,
+                                    stats, err);
+}
+
+int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
+                             const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
+                             void *ctx, gc_catalogue_stats *stats, gc_err *err)
 {
     memset(stats, 0, sizeof *stats);
     char path[4096];
@@ -357,55 +660,59 @@ int gc_catalogue_write(const char *out_dir, const gc_run_meta *run,
     const char **nodes;
     size_t nnodes = node_list(roster, nranks, &nodes);
     gc_gpu *gpus = calloc(nranks ? nranks : 1, sizeof *gpus);
+    gc_summary **sums = calloc(nranks ? nranks : 1, sizeof *sums);
+    node_row *rows = calloc(nnodes ? nnodes : 1, sizeof *rows);
+    char *bufs = malloc(2 * (size_t)JW_BUF);
     stats->briefs = calloc(nranks ? nranks : 1, sizeof *stats->briefs);
-    if (!nodes || !gpus || !stats->briefs) {
-        free(nodes);
-        free(gpus);
-        return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    if (!nodes || !gpus || !sums || !rows || !bufs || !stats->briefs) {
+        rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+        goto out;
     }
     snprintf(path, sizeof path, "%s/catalogue.json", out_dir);
     gc_afile cat;
     rc = gc_afile_open(&cat, path, err);
-    if (rc) {
-        free(nodes);
-        free(gpus);
-        return rc;
-    }
-    /* The cluster file is streamed: one GPU object at a time. */
-    json_t *head = json_object();
-    json_object_set_new(head, "schema_version", json_string(GC_SCHEMA_VERSION));
-    json_object_set_new(head, "kind", json_string("catalogue"));
-    json_object_set_new(head, "run", run_json(run));
-    char *hs = json_dumps(head, JSON_FLAGS);
-    json_decref(head);
-    if (!hs) {
-        gc_afile_abort(&cat);
-        free(nodes);
-        free(gpus);
-        return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
-    }
-    hs[strlen(hs) - 2] = '\0'; /* drop "\n}" to keep the object open */
-    fprintf(cat.f, "%s,\n \"gpus\": [", hs);
-    free(hs);
+    if (rc)
+        goto out;
+    /* The cluster file is streamed: one GPU object at a time, each written
+     * as a top-level value (as the json_dumpf of one GPU object was). */
+    jw w;
+    jw_init(&w, cat.f, bufs, 0);
+    jw_open(&w, "{");
+    k_str(&w, "schema_version", GC_SCHEMA_VERSION);
+    k_str(&w, "kind", "catalogue");
+    jw_key(&w, "run");
+    run_json(&w, run);
+    jw_puts(&w, ",\n \"gpus\": [");
+    w.depth = 0;
 
-    json_t *node_arr = json_array();
     size_t written = 0;
     for (size_t k = 0; k < nnodes && !rc; k++) {
         size_t n = 0;
         for (size_t r = 0; r < nranks; r++)
-            if (strcmp(roster[r].node, nodes[k]) == 0)
-                load_gpu(&roster[r], &blobs[r], &gpus[n++]);
+            if (strcmp(roster[r].node, nodes[k]) == 0) {
+                gc_blob b;
+                void *owned = NULL;
+                fetch(ctx, r, &b, &owned);
+                load_gpu(&roster[r], &b, &gpus[n++]);
+                free(owned);
+            }
         qsort(gpus, n, sizeof *gpus, by_local_index);
-        rc = write_node(out_dir, run, nodes[k], gpus, n, err);
+        /* Each point's summary once, for the node file and the catalogue. */
+        for (size_t i = 0; i < n && !rc; i++) {
+            sums[i] = malloc((gpus[i].npoints ? gpus[i].npoints : 1) * sizeof **sums);
+            if (!sums[i])
+                rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+            for (size_t j = 0; sums[i] && j < gpus[i].npoints; j++)
+                gc_point_summary(&gpus[i].points[j], &sums[i][j]);
+        }
+        if (!rc)
+            rc = write_node(out_dir, run, nodes[k], gpus, sums, n, bufs + JW_BUF, err);
         int worst = GC_GPU_OK;
         for (size_t i = 0; i < n && !rc; i++) {
-            json_t *g;
-            rc = gpu_json(&gpus[i], 0, &g, err);
+            jw_puts(&w, written++ ? ",\n" : "\n");
+            rc = gpu_json(&w, &gpus[i], sums[i], 0, err);
             if (rc)
                 break;
-            fputs(written++ ? ",\n" : "\n", cat.f);
-            rc = dump(g, cat.f, path, err);
-            json_decref(g);
             brief_of(&gpus[i], &stats->briefs[stats->gpus++]);
             stats->ok += gpus[i].status == GC_GPU_OK;
             stats->partial += gpus[i].status == GC_GPU_PARTIAL;
@@ -413,28 +720,44 @@ int gc_catalogue_write(const char *out_dir, const gc_run_meta *run,
             if (gpus[i].status > worst)
                 worst = gpus[i].status;
         }
-        json_t *no = json_object();
-        json_object_set_new(no, "name", json_string(nodes[k]));
-        json_object_set_new(no, "gpus", json_integer((json_int_t)n));
-        json_object_set_new(no, "status", json_string(gc_gpu_status_name(worst)));
-        char rel[GC_NODE_MAX + 16];
-        snprintf(rel, sizeof rel, "nodes/%s.json", nodes[k]);
-        json_object_set_new(no, "file", json_string(rel));
-        json_array_append_new(node_arr, no);
-        for (size_t i = 0; i < n; i++)
+        rows[k].name = nodes[k];
+        rows[k].gpus = n;
+        rows[k].worst = worst;
+        for (size_t i = 0; i < n; i++) {
             gc_gpu_free(&gpus[i]);
+            free(sums[i]);
+            sums[i] = NULL;
+        }
     }
     stats->nodes = (int)nnodes;
     if (!rc) {
-        char *ns = json_dumps(node_arr, JSON_FLAGS);
-        fprintf(cat.f, "\n ],\n \"nodes\": %s,\n \"links\": [],\n \"models\": {},\n \"verdicts\": []\n}\n",
-                ns ? ns : "[]");
-        free(ns);
-        rc = gc_afile_commit(&cat, err);
+        jw_puts(&w, "\n ],\n \"nodes\": ");
+        jw_open(&w, "[");
+        for (size_t k = 0; k < nnodes; k++) {
+            jw_next(&w);
+            jw_open(&w, "{");
+            k_str(&w, "name", rows[k].name);
+            k_int(&w, "gpus", (long long)rows[k].gpus);
+            k_str(&w, "status", gc_gpu_status_name(rows[k].worst));
+            char rel[GC_NODE_MAX + 16];
+            snprintf(rel, sizeof rel, "nodes/%s.json", rows[k].name);
+            k_str(&w, "file", rel);
+            jw_close(&w, "}");
+        }
+        jw_close(&w, "]");
+        jw_puts(&w, ",\n \"links\": [],\n \"models\": {},\n \"verdicts\": []\n}\n");
+        rc = jw_finish(&w, path, err);
+        if (!rc)
+            rc = gc_afile_commit(&cat, err);
+        else
+            gc_afile_abort(&cat);
     } else {
         gc_afile_abort(&cat);
     }
-    json_decref(node_arr);
+out:
+    free(rows);
+    free(sums);
+    free(bufs);
     free(nodes);
     free(gpus);
     return rc;

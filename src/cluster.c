@@ -22,7 +22,7 @@ static void own_node_name(char *out, size_t cap)
     char *dot = strchr(host, '.');
     if (dot)
         *dot = '\0';
-    snprintf(out, cap, "%s", host);
+    snprintf(out, cap, "%.*s", (int)cap - 1, host);
 }
 
 /* Node names become file names: keep them to a safe alphabet. */

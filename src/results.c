@@ -109,6 +109,10 @@ gc_point *gc_gpu_add_point(gc_gpu *g, uint32_t item_id, const char *bench,
                            const gc_ctx *ctx, const char *metric,
                            const char *unit, double scale, uint32_t sub_bits)
 {
+    /* A name that does not fit is a bug of the caller: refuse it rather
+     * than write a truncated unit or metric into the catalogue. */
+    if (strlen(bench) >= GC_KEY_MAX || strlen(metric) >= GC_STR_MAX || strlen(unit) >= GC_KEY_MAX)
+        return NULL;
     if (grow((void **)&g->points, &g->cap_points, g->npoints + 1, sizeof *g->points))
         return NULL;
     gc_point *p = &g->points[g->npoints];

@@ -59,7 +59,7 @@ typedef struct gc_point {
     uint32_t item_id;
     char bench[GC_KEY_MAX];
     char metric[GC_STR_MAX];
-    char unit[16];
+    char unit[GC_KEY_MAX];
     double scale;
     gc_ctx ctx;
     int status;
@@ -93,6 +93,11 @@ typedef struct gc_gpu_info {
     int ecc_enabled;     /* -1 unknown */
     int numa_node;       /* host NUMA node nearest the GPU, -1 unknown */
     char driver_version[24];
+    /* Links (NVML on real GPUs; 0: unknown). PCIe generation and width as
+     * trained while a transfer ran, and the link's maximum. */
+    int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
+    int nvlink_links;              /* active NVLinks */
+    double nvlink_bps_per_link;    /* nominal, per direction */
 } gc_gpu_info;
 
 enum { GC_GPU_OK = 0, GC_GPU_PARTIAL = 1, GC_GPU_FAILED = 2 };
