@@ -1,19 +1,9 @@
 // Device identity: properties through the runtime, and a probe kernel that
 // proves the device runs our code (distinct SMs seen, device time).
 #include "kernels.h"
+#include "bench_util.cuh"
 
-#include <cuda_runtime.h>
-#include <stdio.h>
 #include <string.h>
-
-#define CK(call)                                                              \
-    do {                                                                      \
-        cudaError_t e_ = (call);                                              \
-        if (e_ != cudaSuccess) {                                              \
-            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));  \
-            return 1;                                                         \
-        }                                                                     \
-    } while (0)
 
 extern "C" int gck_device_count(int *count, char *err, size_t errlen)
 {
@@ -107,7 +97,7 @@ extern "C" int gck_identity_probe(int *sms_seen, uint64_t *elapsed_ns, char *err
     CK(cudaEventRecord(a));
     // Several blocks per SM so every SM gets one even with uneven scheduling.
     identity_kernel<<<sms * 4, 32>>>(hits, t);
-    CK(cudaGetLastError());
+    CKL();
     CK(cudaEventRecord(b));
     CK(cudaEventSynchronize(b));
     float ms = 0;
