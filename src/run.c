@@ -33,7 +33,54 @@ typedef struct runner {
     char shard_path[4096];
     double last_shard_s;
     uint32_t sub_bits;
+    gc_peer_io pio;
 } runner;
+
+/* ---- the backends' channel to a pair's or net item's other rank ---- */
+
+#define PEER_TAG 4747
+#define PEER_CHUNK ((size_t)1 << 30)   /* MPI counts are int */
+
+static int pio_sendrecv(void *ctx, int peer, const void *s, void *r, size_t len)
+{
+    const gc_cluster *cl = ctx;
+    for (size_t o = 0; o < len || o == 0; o += PEER_CHUNK) {
+        int n = (int)(len - o < PEER_CHUNK ? len - o : PEER_CHUNK);
+        if (MPI_Sendrecv((const char *)s + o, n, MPI_BYTE, peer, PEER_TAG, (char *)r + o, n,
+                         MPI_BYTE, peer, PEER_TAG, cl->world, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (!len)
+            break;
+    }
+    return 0;
+}
+
+static int pio_send(void *ctx, int peer, const void *buf, size_t len)
+{
+    const gc_cluster *cl = ctx;
+    for (size_t o = 0; o < len || o == 0; o += PEER_CHUNK) {
+        int n = (int)(len - o < PEER_CHUNK ? len - o : PEER_CHUNK);
+        if (MPI_Send((const char *)buf + o, n, MPI_BYTE, peer, PEER_TAG, cl->world) != MPI_SUCCESS)
+            return -1;
+        if (!len)
+            break;
+    }
+    return 0;
+}
+
+static int pio_recv(void *ctx, int peer, void *buf, size_t len)
+{
+    const gc_cluster *cl = ctx;
+    for (size_t o = 0; o < len || o == 0; o += PEER_CHUNK) {
+        int n = (int)(len - o < PEER_CHUNK ? len - o : PEER_CHUNK);
+        if (MPI_Recv((char *)buf + o, n, MPI_BYTE, peer, PEER_TAG, cl->world, MPI_STATUS_IGNORE) !=
+            MPI_SUCCESS)
+            return -1;
+        if (!len)
+            break;
+    }
+    return 0;
+}
 
 int gc_expand_output(const char *pattern, const char *stamp, char *out, unsigned cap)
 {
@@ -230,6 +277,12 @@ static int make_out_dir(runner *r, const char *stamp, gc_err *e)
         return rc ? rc : GC_EIO;
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/shards", r->out);
+    /* Without a shared file system other nodes need their own directory;
+     * if they cannot have one, their results still reach rank 0. */
+    gc_err de = { 0 };
+    if (r->cl.rank != 0 && gc_mkdir_p(dir, &de))
+        fprintf(stderr, "gpucensus: rank %d: %s: shards will not be saved on this node\n",
+                r->cl.rank, de.msg);
     if (gc_shard_path(r->shard_path, sizeof r->shard_path, dir, r->cl.node_name, r->cl.local_rank))
         return gc_fail(e, GC_EINVAL, "shard path too long");
     return 0;
@@ -240,8 +293,10 @@ static int open_backend(runner *r, gc_err *e)
     gc_backend_args a = {
         .plan = &r->plan, .node = r->cl.node_name, .node_index = r->cl.node_index,
         .local_index = r->cl.local_rank, .local_size = r->cl.local_size, .rank = r->cl.rank,
-        .sub_bits = r->sub_bits,
+        .sub_bits = r->sub_bits, .peer = &r->pio,
     };
+    r->pio = (gc_peer_io){ .ctx = &r->cl, .sendrecv = pio_sendrecv, .send = pio_send,
+                           .recv = pio_recv };
     gc_gpu_init(&r->gpu);
     int rc = r->ops->open(&a, &r->be, &r->gpu.info, e);
     snprintf(r->gpu.info.node, sizeof r->gpu.info.node, "%s", r->cl.node_name);
