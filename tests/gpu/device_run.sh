@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gpucensus-device}
 mkdir -p "$OUT/log" "$OUT/res"
 exec > >(tee "$OUT/log/device_run.log") 2>&1
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 mkdir -p /opt/deps && for f in .deps/*.deb; do dpkg -x "$f" /opt/deps; done
 export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 GC_SKIP_DEPS=1
@@ -26,12 +27,12 @@ for i in 1 2 3 4 5; do
     s=$(date +%s.%N)
     mpirun -np 1 build/gpucensus run configs/quick.cfg --backend cuda -o "$OUT/res/quick$i" --quiet \
         > "$OUT/log/quick$i.log" 2>&1
-    echo "quick run $i: exit $? wall $(echo "$(date +%s.%N) - $s" | bc) s"
+    echo "quick run $i: exit $? wall $(elapsed "$s") s"
 done
 s=$(date +%s.%N)
 mpirun -np 1 build/gpucensus run configs/default.cfg --backend cuda -o "$OUT/res/default" \
     > "$OUT/log/default.log" 2>&1
-echo "default run: exit $? wall $(echo "$(date +%s.%N) - $s" | bc) s"
+echo "default run: exit $? wall $(elapsed "$s") s"
 tail -8 "$OUT/log/default.log"
 python3 tests/gpu/summarize.py "$OUT"/res/quick* "$OUT/res/default" | tee "$OUT/log/summary.txt"
 tar czf "$OUT/results.tgz" -C "$OUT" res && rm -rf "$OUT/res"
