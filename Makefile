@@ -113,8 +113,52 @@ bench: deps
 	$(MAKE) all $(BENCH_BIN)
 	bench/run.sh
 
+# --- sanitizers and fuzzing (tests/san, tests/fuzz) ---
+# make san: the host code again with AddressSanitizer + UBSan (gcc through
+#   mpicc) in $(SAN_BUILD)/: gpucensus and every unit test. The CUDA objects
+#   cannot be followed by the sanitizers: they are copied from $(BUILD)/kernels
+#   (built there first if needed), so the kernels are never compiled twice.
+# make fuzz-targets: every tests/fuzz/fuzz_*.c as a libFuzzer binary in
+#   $(FUZZ_BUILD)/, linked with the host code compiled by clang with
+#   -fsanitize=fuzzer-no-link,address,undefined (without the MPI/CUDA parts;
+#   the archive only pulls in what a target uses).
+# make fuzz SECONDS=N: build them and run each for N seconds (tests/fuzz/run.sh).
+SAN_BUILD    ?= build-san
+SAN_FLAGS    ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_BUILD   ?= $(BUILD)/fuzz
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   ?= -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Isrc -Ikernels $(DEP_CFLAGS)
+FUZZ_LIBSRC  := $(filter-out src/cluster.c src/run.c src/backend_cuda.c src/bench/cuda_%.c,$(HOST_SRC))
+FUZZ_LIBOBJ  := $(FUZZ_LIBSRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: san fuzz-targets
+
+san:
+	$(MAKE) $(BUILD)/libgck.a
+	@mkdir -p $(SAN_BUILD)/kernels
+	cp -pu $(BUILD)/kernels/*.o $(SAN_BUILD)/kernels/
+	$(MAKE) BUILD=$(SAN_BUILD) SAN="$(SAN_FLAGS)" $(SAN_BUILD)/gpucensus \
+	    $(UNIT_SRC:tests/unit/%.c=$(SAN_BUILD)/tests/%)
+
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/libgcfuzz.a: $(FUZZ_LIBOBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/libgcfuzz.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(FUZZ_CFLAGS) -o $@ $^ $(DEP_LIBS) -lm
+
+fuzz-targets: $(FUZZ_TARGETS)
+
 fuzz: deps-test
 	tests/fuzz/run.sh $(SECONDS)
+
+-include $(FUZZ_LIBOBJ:.o=.d)
+# --- end of sanitizers and fuzzing ---
 
 clean:
 	rm -rf $(BUILD) build-san
