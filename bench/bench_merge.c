@@ -233,8 +233,8 @@ static uint64_t dir_bytes(const char *dir, const char *suffix, int *count)
 }
 
 /* Run `exe merge shards -o out`; wall seconds and peak RSS (KiB). */
-static int run_merge(const char *exe, const char *shards, const char *out, double *wall_s,
-                     long *maxrss_kb)
+static int run_merge(const char *exe, const char *shards, const char *out, const char *log,
+                     double *wall_s, long *maxrss_kb)
 {
     fflush(stdout);
     double t0 = now_s();
@@ -242,7 +242,7 @@ static int run_merge(const char *exe, const char *shards, const char *out, doubl
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        if (!freopen("/dev/null", "w", stdout))
+        if (!freopen(log, "w", stdout))
             _exit(127);
         execl(exe, exe, "merge", shards, "-o", out, (char *)NULL);
         _exit(127);
@@ -259,6 +259,20 @@ static int run_merge(const char *exe, const char *shards, const char *out, doubl
     }
     /* merge exits non-zero when a GPU failed; a crash is what counts here. */
     return WEXITSTATUS(st) == 127 ? -1 : WEXITSTATUS(st);
+}
+
+/* The "GPUs: K ok, ..." line of merge's summary: K, or -1. */
+static int count_ok(const char *log)
+{
+    FILE *f = fopen(log, "r");
+    char line[512];
+    int k = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "GPUs: %d ok", &k) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return k;
 }
 
 static void usage(void)
@@ -357,10 +371,11 @@ int main(int argc, char **argv)
         c.nodes = (n + per_node - 1) / per_node;
         m->ranks = n;
         m->nodes = c.nodes;
-        char base[4200], out[4300], nodes_dir[4400];
+        char base[4200], out[4300], nodes_dir[4400], logf[4300];
         snprintf(base, sizeof base, "%s/n%d", dir, n);
         snprintf(c.shards, sizeof c.shards, "%s/shards", base);
         snprintf(out, sizeof out, "%s/out", base);
+        snprintf(logf, sizeof logf, "%s/merge.log", base);
         snprintf(nodes_dir, sizeof nodes_dir, "%s/nodes", out);
         if (gc_mkdir_p(c.shards, &e)) {
             fprintf(stderr, "bench_merge: %s\n", e.msg);
@@ -391,7 +406,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < reps; r++) {
             double s;
             long kb;
-            int rc = run_merge(exe, c.shards, out, &s, &kb);
+            int rc = run_merge(exe, c.shards, out, logf, &s, &kb);
             if (rc != 0) {
                 fprintf(stderr, "bench_merge: merge of %d GPUs failed (status %d)\n", n, rc);
                 status = 1;
@@ -404,6 +419,13 @@ int main(int argc, char **argv)
         }
         if (status)
             break;
+        /* A merge that could not read the shards is no measurement. */
+        if (count_ok(logf) != n) {
+            fprintf(stderr, "bench_merge: merge of %d GPUs did not find them all ok (see %s)\n",
+                    n, logf);
+            status = 1;
+            break;
+        }
         char catf[4400];
         struct stat st;
         snprintf(catf, sizeof catf, "%s/catalogue.json", out);

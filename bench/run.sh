@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Performance benchmarks of the tool itself (`make bench` runs this after
+# building): codec throughput, then merge time and memory for 64, 256 and
+# 1024 simulated GPUs with the quick and the default plan. See
+# bench/README.md for what each number means.
+#
+# A benchmark, not a test: missed targets are reported, not failed. The
+# script exits non-zero only when a benchmark itself fails (crash, merge
+# error).
+#
+# Environment:
+#   BENCH_SIZES   GPU counts (default 64,256,1024)
+#   BENCH_PLANS   plans (default "configs/quick.cfg configs/default.cfg")
+#   BENCH_REPS    merges per size, the fastest counts (default 3; 1 for default.cfg
+#                 unless set, its 1024-GPU merge takes minutes)
+#   BENCH_DIR     where shards and catalogues go (default: a temporary directory, removed)
+set -u
+cd "$(dirname "$0")/.."
+
+BUILD=${BUILD:-build}
+SIZES=${BENCH_SIZES:-64,256,1024}
+PLANS=${BENCH_PLANS:-configs/quick.cfg configs/default.cfg}
+TARGET_S=2.0
+TARGET_MB=256
+
+for b in "$BUILD/bench/bench_codec" "$BUILD/bench/bench_merge" "$BUILD/gpucensus"; do
+    if [ ! -x "$b" ]; then
+        echo "bench/run.sh: $b is missing; run 'make bench' (or make all $b)" >&2
+        exit 1
+    fi
+done
+
+cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | sed 's/^model name[[:space:]]*:[[:space:]]*//')
+mem=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/null)
+echo "== machine: $(nproc) CPUs, ${cpu:-unknown CPU}, ${mem:-? GiB} RAM, $(uname -sr)"
+echo "== commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (dirty tree)')"
+echo
+
+status=0
+echo "== codec throughput ($BUILD/bench/bench_codec)"
+if ! "$BUILD/bench/bench_codec"; then
+    echo "bench/run.sh: bench_codec failed" >&2
+    status=1
+fi
+echo
+
+work=${BENCH_DIR:-}
+own=0
+if [ -z "$work" ]; then
+    work=$(mktemp -d /tmp/gc-bench.XXXXXX) || exit 1
+    own=1
+fi
+
+summary=()
+for plan in $PLANS; do
+    name=$(basename "$plan" .cfg)
+    reps=${BENCH_REPS:-$([ "$name" = default ] && echo 1 || echo 3)}
+    echo "== merge scale, plan $plan ($BUILD/bench/bench_merge -n $SIZES -r $reps)"
+    out="$work/$name.txt"
+    "$BUILD/bench/bench_merge" -n "$SIZES" -r "$reps" -d "$work/$name" -x "$BUILD/gpucensus" \
+        "$plan" | tee "$out"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" -ne 0 ]; then
+        echo "bench/run.sh: bench_merge $plan failed (exit $rc)" >&2
+        status=1
+        continue
+    fi
+    rm -rf "$work/$name"   # shards and catalogues of a large census are big
+    # key=value lines of bench_merge -> measured / target ratios
+    val() { sed -n "s/^$1=\([0-9.]*\).*/\1/p" "$out" | head -1; }
+    largest=${SIZES##*,}
+    s=$(val "merge_${largest}_s")
+    mb=$(val "peak_${largest}_mb")
+    bpg=$(val "shard_bytes_per_gpu_${largest}")
+    line=$(awk -v p="$name" -v n="$largest" -v s="$s" -v mb="$mb" -v bpg="$bpg" \
+        -v ts="$TARGET_S" -v tm="$TARGET_MB" 'BEGIN {
+        printf "%-8s shard %.0f B/GPU; merge of %d GPUs: %.3f s = %.2f x target %.1f s, peak %.1f MB = %.2f x target %d MB",
+               p, bpg, n, s, s / ts, ts, mb, mb / tm, tm }')
+    growth=$(sed -n 's/^ratio_\([0-9]*\)_\([0-9]*\)=\([0-9.]*\) (linear: \([0-9.]*\))/\1\/\2: \3 (linear \4)/p' "$out" | paste -sd ';' -)
+    summary+=("$line; time growth ${growth:-n/a}")
+    echo
+done
+[ "$own" = 1 ] && rm -rf "$work"
+
+echo "== summary (measured / target; targets from issue 2: 1024 GPUs in <= $TARGET_S s and <= $TARGET_MB MB, growth no faster than linear)"
+for l in "${summary[@]}"; do
+    echo "$l"
+done
+exit $status
