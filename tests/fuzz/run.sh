@@ -44,6 +44,12 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:print_sta
 # runner reads as "skipped": make every failure exit 1.
 common="-error_exitcode=1 -timeout_exitcode=1 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048"
 
+# The useful part of a failure log: which input, what report, where.
+show() {
+    grep -E '^Running:|ERROR|SUMMARY|runtime error|^ *#[0-9]+ |Test unit written|timeout|out-of-memory' "$1" |
+        grep -v -E 'in fuzzer::|libFuzzer|__libc_start|_start ' | head -n 40 | sed 's/^/    /'
+}
+
 failed=""
 for name in $names; do
     bin=$FUZZ_BUILD/fuzz_$name
@@ -62,8 +68,8 @@ for name in $names; do
     if [ "$nfiles" -gt 0 ]; then
         # shellcheck disable=SC2086
         if ! "$bin" $common -artifact_prefix="$work/artifacts/" "$work"/corpus/* >"$log.replay" 2>&1; then
-            echo "FAIL $name: replaying the corpus; end of $log.replay:"
-            tail -n 30 "$log.replay" | sed 's/^/    /'
+            echo "FAIL $name: replaying the corpus ($log.replay):"
+            show "$log.replay"
             failed="$failed $name"
             continue
         fi
@@ -80,8 +86,8 @@ for name in $names; do
     line=$(printf '%-8s %4ss  %10s execs  %7s/s  replayed %d  corpus %d -> %d' \
         "$name" "$secs" "${execs:-?}" "${rate:-?}" "$nfiles" "$nfiles" "$units")
     if [ $rc -ne 0 ] || grep -q -E '^==[0-9]+==ERROR|runtime error:|deadly signal|ERROR: libFuzzer' "$log"; then
-        echo "FAIL $line (exit $rc); end of $log:"
-        tail -n 40 "$log" | sed 's/^/    /'
+        echo "FAIL $line (exit $rc; $log):"
+        show "$log"
         for a in "$work"/artifacts/*; do
             [ -f "$a" ] && echo "    input: $a (keep it as tests/fuzz/corpus/$name/crash-<what> once fixed)"
         done
