@@ -9,6 +9,7 @@
 #include "codec.h"
 #include "derive.h"
 #include "fsutil.h"
+#include "links.h"
 
 /* ---- JSON writer ------------------------------------------------------
  *
@@ -449,6 +450,29 @@ static void gpu_head_json(jw *w, const gc_gpu *g)
         k_null(w, "numa_node");
     else
         k_int(w, "numa_node", in->numa_node);
+    /* links as NVML reported them (0: unknown) */
+    jw_key(w, "pcie");
+    jw_open(w, "{");
+    const char *pk[] = { "gen", "width", "max_gen", "max_width" };
+    int pv[] = { in->pcie_gen, in->pcie_width, in->pcie_max_gen, in->pcie_max_width };
+    for (int i = 0; i < 4; i++) {
+        if (pv[i] > 0)
+            k_int(w, pk[i], pv[i]);
+        else
+            k_null(w, pk[i]);
+    }
+    jw_close(w, "}");
+    jw_key(w, "nvlink");
+    jw_open(w, "{");
+    if (in->nvlink_links >= 0)
+        k_int(w, "links", in->nvlink_links);
+    else
+        k_null(w, "links");
+    if (in->nvlink_bps_per_link > 0)
+        k_real(w, "bps_per_link", in->nvlink_bps_per_link);
+    else
+        k_null(w, "bps_per_link");
+    jw_close(w, "}");
     jw_close(w, "}");
 
     jw_key(w, "conditions");
@@ -664,7 +688,8 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     node_row *rows = calloc(nnodes ? nnodes : 1, sizeof *rows);
     char *bufs = malloc(2 * (size_t)JW_BUF);
     stats->briefs = calloc(nranks ? nranks : 1, sizeof *stats->briefs);
-    if (!nodes || !gpus || !sums || !rows || !bufs || !stats->briefs) {
+    gc_links *links = gc_links_new(roster, nranks);
+    if (!nodes || !gpus || !sums || !rows || !bufs || !stats->briefs || !links) {
         rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
         goto out;
     }
@@ -697,6 +722,8 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
                 free(owned);
             }
         qsort(gpus, n, sizeof *gpus, by_local_index);
+        if (gc_links_add_node(links, gpus, n))
+            rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
         /* Each point's summary once, for the node file and the catalogue. */
         for (size_t i = 0; i < n && !rc; i++) {
             sums[i] = malloc((gpus[i].npoints ? gpus[i].npoints : 1) * sizeof **sums);
@@ -745,8 +772,14 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
             jw_close(&w, "}");
         }
         jw_close(&w, "]");
-        jw_puts(&w, ",\n \"links\": [],\n \"models\": {},\n \"verdicts\": []\n}\n");
+        char *lt = gc_links_json(links, 1);
+        jw_puts(&w, ",\n \"links\": ");
+        jw_puts(&w, lt ? lt : "[]");
+        jw_puts(&w, ",\n \"models\": {},\n \"verdicts\": []\n}\n");
         rc = jw_finish(&w, path, err);
+        if (!rc && !lt)
+            rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory (links)");
+        free(lt);
         if (!rc)
             rc = gc_afile_commit(&cat, err);
         else
@@ -755,6 +788,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         gc_afile_abort(&cat);
     }
 out:
+    gc_links_free(links);
     free(rows);
     free(sums);
     free(bufs);

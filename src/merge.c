@@ -39,6 +39,47 @@ static int alloc_in(merge_in *m, size_t n, gc_err *err)
     return 0;
 }
 
+/* Defined in catalogue.c (its declaration belongs in catalogue.h): the
+ * catalogue asks for each rank's shard when it writes that rank's node. */
+typedef void (*gc_blob_fetch)(void *ctx, size_t r, gc_blob *b, void **owned);
+int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
+                             const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
+                             void *ctx, gc_catalogue_stats *stats, gc_err *err);
+
+/* Rank i's shard file, read now; a file that cannot be read is a missing
+ * shard with the reason. */
+static void read_shard(const char *dir, const gc_roster_entry *e, gc_blob *b, uint8_t **data)
+{
+    char path[4200];
+    size_t blen;
+    gc_err er = { 0 };
+    memset(b, 0, sizeof *b);
+    *data = NULL;
+    gc_shard_path(path, sizeof path, dir, e->node, e->local_index);
+    if (gc_read_file(path, GC_SHARD_MAX_BYTES + 64, data, &blen, &er) == 0) {
+        b->data = *data;
+        b->len = blen;
+    } else {
+        snprintf(b->missing_reason, sizeof b->missing_reason, "no shard (%.140s)", er.msg);
+    }
+}
+
+typedef struct lazy {
+    const char *dir;
+    const gc_roster_entry *roster;
+} lazy;
+
+static void fetch_lazy(void *ctx, size_t r, gc_blob *b, void **owned)
+{
+    const lazy *l = ctx;
+    uint8_t *data;
+    read_shard(l->dir, &l->roster[r], b, &data);
+    *owned = data;
+}
+
+/* With a roster the shards are not read here: the run's end time is found
+ * by reading one shard at a time, and the catalogue reads each again when
+ * it gets to its node, so memory does not grow with the number of GPUs. */
 static int from_roster(const char *dir, const uint8_t *data, size_t len, merge_in *m,
                        gc_run_meta *run, gc_err *err)
 {
@@ -47,22 +88,7 @@ static int from_roster(const char *dir, const uint8_t *data, size_t len, merge_i
     int rc = gc_roster_decode(data, len, run, &m->roster, &m->n, err);
     if (rc)
         return gc_fail(err, rc, "%s: %s", what, err->msg);
-    if ((rc = alloc_in(m, m->n, err)))
-        return rc;
-    for (size_t i = 0; i < m->n; i++) {
-        char path[4200];
-        gc_shard_path(path, sizeof path, dir, m->roster[i].node, m->roster[i].local_index);
-        size_t blen;
-        gc_err e = { 0 };
-        if (gc_read_file(path, GC_SHARD_MAX_BYTES + 64, &m->owned[i], &blen, &e) == 0) {
-            m->blobs[i].data = m->owned[i];
-            m->blobs[i].len = blen;
-        } else {
-            snprintf(m->blobs[i].missing_reason, sizeof m->blobs[i].missing_reason,
-                     "no shard (%.140s)", e.msg);
-        }
-    }
-    return 0;
+    return alloc_in(m, m->n, err);
 }
 
 typedef struct scanned {
@@ -148,8 +174,10 @@ int gc_merge(const char *shards_dir, const char *out_dir, gc_run_meta *run,
     size_t len;
     gc_err e = { 0 };
     int rc;
+    int lazily = 0;
     if (gc_read_file(path, 64u << 20, &data, &len, &e) == 0) {
         rc = from_roster(shards_dir, data, len, &m, run, err);
+        lazily = 1;
         free(data);
     } else {
         rc = from_scan(shards_dir, &m, run, err);
@@ -162,11 +190,21 @@ int gc_merge(const char *shards_dir, const char *out_dir, gc_run_meta *run,
     run->end_time[0] = '\0';
     for (size_t i = 0; i < m.n; i++) {
         gc_run_meta sm;
-        if (m.blobs[i].data && gc_shard_decode_meta(m.blobs[i].data, m.blobs[i].len, &sm, NULL) == 0 &&
+        gc_blob b = m.blobs[i];
+        uint8_t *owned = NULL;
+        if (lazily)
+            read_shard(shards_dir, &m.roster[i], &b, &owned);
+        if (b.data && gc_shard_decode_meta(b.data, b.len, &sm, NULL) == 0 &&
             strcmp(sm.end_time, run->end_time) > 0)
             snprintf(run->end_time, sizeof run->end_time, "%s", sm.end_time);
+        free(owned);
     }
-    rc = gc_catalogue_write(out_dir, run, m.roster, m.n, m.blobs, stats, err);
+    if (lazily) {
+        lazy l = { shards_dir, m.roster };
+        rc = gc_catalogue_write_fetch(out_dir, run, m.roster, m.n, fetch_lazy, &l, stats, err);
+    } else {
+        rc = gc_catalogue_write(out_dir, run, m.roster, m.n, m.blobs, stats, err);
+    }
     merge_in_free(&m);
     return rc;
 }
