@@ -12,6 +12,16 @@
 
 typedef struct gc_backend gc_backend;   /* a backend's per-rank state */
 
+/* Talking to the other rank of a pair or net item (MPI underneath: the
+ * backends and kernels never call MPI). Both ranks call these in matching
+ * order; each returns 0 or non-zero on failure. */
+typedef struct gc_peer_io {
+    void *ctx;
+    int (*sendrecv)(void *ctx, int peer_rank, const void *send, void *recv, size_t len);
+    int (*send)(void *ctx, int peer_rank, const void *buf, size_t len);
+    int (*recv)(void *ctx, int peer_rank, void *buf, size_t len);
+} gc_peer_io;
+
 typedef struct gc_backend_args {
     const gc_plan *plan;
     const char *node;       /* this rank's node name */
@@ -20,6 +30,7 @@ typedef struct gc_backend_args {
     int local_size;         /* ranks on this node */
     int rank;
     uint32_t sub_bits;      /* histogram precision for new points */
+    const gc_peer_io *peer; /* NULL: no other rank to talk to (unit tests) */
 } gc_backend_args;
 
 /* One work item as this rank runs it. For pair items the peer is another

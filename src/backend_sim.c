@@ -62,6 +62,9 @@ struct gc_backend {
     uint32_t sub_bits;
     faultset f;
     uint64_t cond_calls;
+    const gc_peer_io *peer;   /* real ranks: net items move real bytes */
+    char *net_buf;
+    size_t net_cap;
 };
 
 /* ---- clock and PRNG -------------------------------------------------- */
@@ -252,6 +255,12 @@ static void fill_info(const gc_backend *b, const gc_backend_args *a, gc_gpu_info
     if (in->numa_node >= p->numa_nodes)
         in->numa_node = p->numa_nodes - 1;
     snprintf(in->driver_version, sizeof in->driver_version, "sim");
+    int w = (int)lround(p->pcie_width * b->f.scale[F_PCIE_WIDTH]);
+    in->pcie_gen = in->pcie_max_gen = p->pcie_gen;
+    in->pcie_width = w < 1 ? 1 : w;
+    in->pcie_max_width = p->pcie_width;
+    in->nvlink_links = (int)lround(p->nvlink_links * b->f.scale[F_NVLINK]);
+    in->nvlink_bps_per_link = p->nvlink_gb_per_s_per_link * 1e9;
 }
 
 static int load_profile(const gc_plan *plan, gc_sim_profile *prof, gc_err *err)
@@ -287,6 +296,7 @@ static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *inf
     b->local_index = a->local_index;
     b->rank = a->rank;
     b->sub_bits = a->sub_bits;
+    b->peer = a->peer;
     faults_for(a->plan, b->node, b->local_index, &b->f);
     fill_info(b, a, info);
     *out = b;
@@ -316,6 +326,8 @@ static int sim_conditions(gc_backend *b, gc_conditions *c)
 
 static void sim_close(gc_backend *b)
 {
+    if (b)
+        free(b->net_buf);
     free(b);
 }
 
@@ -714,6 +726,8 @@ static int setup_xfer(const gc_backend *b, const gc_task *t, job *j, gc_err *err
     j->u.x.slow[0] = f->bimodal[is_d2h ? F_D2H_BW : F_H2D_BW];
     j->u.x.rate[1] = d2h;
     j->u.x.slow[1] = f->bimodal[F_D2H_BW];
+    if (t->item->phase == GC_PHASE_CONCURRENT && gc_ctx_set_str(&j->ctx, "phase", "concurrent"))
+        return gc_fail(err, GC_EINVAL, "sim: no room in the point context for phase");
     return pcie_ctx(b, j, err);
 }
 
@@ -815,11 +829,88 @@ static int run_job(const gc_backend *b, const gc_task *t, gc_gpu *gpu, const job
     return 0;
 }
 
+/* Net items between real ranks: the bytes really travel through MPI as a
+ * ping-pong of host buffers (what the cuda backend does with its pinned
+ * staging buffers); only the GPU side, the staging copies device -> host
+ * at the sender and host -> device at the receiver, comes from the
+ * profile. A sample is half a round trip plus the two staging copies. */
+static int sim_net_real(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
+{
+    const gc_item *it = t->item;
+    const gc_sim_profile *p = &b->prof;
+    if (t->peer_rank < 0)
+        return gc_fail(err, GC_EINVAL, "sim: net item %u has no peer rank", it->id);
+    size_t bytes = (size_t)pnum(it, "size_bytes");
+    if (bytes > b->net_cap) {
+        char *nb = realloc(b->net_buf, bytes);
+        if (!nb)
+            return gc_fail(err, GC_ENOMEM, "sim: no memory for a %zu-byte net buffer", bytes);
+        memset(nb, 0x5a, bytes);
+        b->net_buf = nb;
+        b->net_cap = bytes;
+    }
+    double lat = p->pcie_latency_us * 1e-6;
+    double stage = 2 * lat + bytes / (p->d2h_pinned_gb_per_s * 1e9) +
+                   bytes / (p->h2d_pinned_gb_per_s * 1e9);
+    const gc_peer_io *io = b->peer;
+    uint32_t total = it->spec->samples ? it->spec->samples : 1;
+    gc_point *pt[2] = { NULL, NULL };
+    size_t first = gpu->npoints;
+    if (t->initiator) {
+        for (int k = 0; k < 2; k++)
+            if (!gc_gpu_add_point(gpu, it->id, it->spec->label, &it->params, M_XFER[k].metric,
+                                  M_XFER[k].unit, M_XFER[k].scale, b->sub_bits))
+                return gc_fail(err, GC_ENOMEM, "sim: out of memory adding a point");
+        pt[0] = &gpu->points[first];
+        pt[1] = &gpu->points[first + 1];
+    }
+    for (uint32_t i = 0;; i++) {   /* round 0 warms up */
+        int32_t go = 1;
+        if (t->initiator) {
+            go = i <= total && !(i > 1 && t->deadline_s > 0 && gc_now_s() > t->deadline_s);
+            if (!go && i <= total)
+                pt[0]->flags |= GC_FLAG_BUDGET_HIT, pt[1]->flags |= GC_FLAG_BUDGET_HIT;
+            if (io->send(io->ctx, t->peer_rank, &go, sizeof go))
+                return gc_fail(err, GC_EIO, "sim: net: send to rank %d failed", t->peer_rank);
+            if (!go)
+                break;
+            double t0 = gc_now_s();
+            if (io->send(io->ctx, t->peer_rank, b->net_buf, bytes) ||
+                io->recv(io->ctx, t->peer_rank, b->net_buf, bytes))
+                return gc_fail(err, GC_EIO, "sim: net: ping-pong with rank %d failed", t->peer_rank);
+            double one = (gc_now_s() - t0) / 2 + stage;
+            if (i == 0)
+                continue;
+            if (gc_hist_record(&pt[0]->hist, to_units(one * 1e9, M_XFER[0].scale)) ||
+                gc_hist_record(&pt[1]->hist, to_units(bytes / one, M_XFER[1].scale)))
+                return gc_fail(err, GC_ENOMEM, "sim: out of memory recording a sample");
+        } else {
+            if (io->recv(io->ctx, t->peer_rank, &go, sizeof go))
+                return gc_fail(err, GC_EIO, "sim: net: receive from rank %d failed", t->peer_rank);
+            if (!go)
+                break;
+            if (io->recv(io->ctx, t->peer_rank, b->net_buf, bytes) ||
+                io->send(io->ctx, t->peer_rank, b->net_buf, bytes))
+                return gc_fail(err, GC_EIO, "sim: net: ping-pong with rank %d failed", t->peer_rank);
+        }
+    }
+    for (size_t k = first; k < gpu->npoints; k++) {
+        gc_ctx *x = &gpu->points[k].ctx;
+        gc_ctx_set_num(x, "peer_rank", t->peer_rank);
+        if (t->peer_node)
+            gc_ctx_set_str(x, "peer_node", t->peer_node);
+        gc_ctx_set_str(x, "path", "mpi_host_staged");
+    }
+    return 0;
+}
+
 static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
 {
     const gc_item *it = t->item;
     fault_events(b, it->id);
     const char *name = it->spec->name;
+    if (!strcmp(name, "net") && b->peer && b->peer->send && t->peer_rank >= 0)
+        return sim_net_real(b, t, gpu, err);
     if ((!strcmp(name, "p2p") || !strcmp(name, "net")) && !t->initiator)
         return 0;   /* the initiator records the pair */
     for (size_t i = 0; i < sizeof setups / sizeof setups[0]; i++) {

@@ -130,6 +130,12 @@ static void put_info(gc_wbuf *w, const gc_gpu_info *i)
     gc_put_svarint(w, i->ecc_enabled);
     gc_put_svarint(w, i->numa_node);
     gc_put_str(w, i->driver_version);
+    gc_put_svarint(w, i->pcie_gen);
+    gc_put_svarint(w, i->pcie_width);
+    gc_put_svarint(w, i->pcie_max_gen);
+    gc_put_svarint(w, i->pcie_max_width);
+    gc_put_svarint(w, i->nvlink_links);
+    gc_put_f64(w, i->nvlink_bps_per_link);
 }
 
 static void get_info(gc_rbuf *r, gc_gpu_info *i)
@@ -156,6 +162,12 @@ static void get_info(gc_rbuf *r, gc_gpu_info *i)
     i->ecc_enabled = get_int(r, -1, 1);
     i->numa_node = get_int(r, -1, 1 << 16);
     GET_STR(r, i->driver_version);
+    i->pcie_gen = get_int(r, -1, 64);
+    i->pcie_width = get_int(r, -1, 1024);
+    i->pcie_max_gen = get_int(r, -1, 64);
+    i->pcie_max_width = get_int(r, -1, 1024);
+    i->nvlink_links = get_int(r, -1, 1024);
+    i->nvlink_bps_per_link = gc_get_f64(r);
 }
 
 static void put_cond(gc_wbuf *w, const gc_conditions *c)

@@ -1,0 +1,562 @@
+/* Link records and their models. See links.h. The JSON is written by a
+ * small string builder here (numbers as %.10g, null where not finite), so
+ * the catalogue writer only splices the array in. */
+#include "links.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_xfer.h"
+
+#define LK_MAX_SIZES 64
+
+enum { K_PCIE, K_NVLINK, K_P2P_PCIE, K_STAGED, K_NET };
+static const char *const kind_names[] = { "pcie", "nvlink", "pcie", "p2p_staged", "network" };
+
+typedef struct lk_size {
+    double bytes;
+    uint32_t item;
+    uint64_t count;
+    double t50, t5, t95;     /* s */
+    double bw50;             /* bytes/s */
+    int has_t, has_bw;
+    uint32_t flags;
+} lk_size;
+
+typedef struct lk_end {
+    int host;                /* 1: host memory (numa node of the GPU's link) */
+    char node[GC_NODE_MAX];
+    int gpu_index, rank, numa_node;
+    char uuid[48];
+    int pcie_gen, pcie_width, nvlink_links;
+    double nvlink_bps;
+} lk_end;
+
+typedef struct lk {
+    char bench[GC_KEY_MAX];
+    int kind;
+    char dir[8], memory[12], engine[4], peer_access[4];
+    int concurrent;
+    lk_end src, dst;
+    lk_end by;               /* the GPU whose points these are */
+    int peer_rank, peer_gpu;
+    size_t nsizes;
+    lk_size sizes[LK_MAX_SIZES];
+} lk;
+
+struct gc_links {
+    const gc_roster_entry *roster;
+    size_t nranks;
+    lk_end *ranks;           /* every rank's GPU, filled as nodes come */
+    lk *v;
+    size_t n, cap;
+};
+
+gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks)
+{
+    gc_links *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->roster = roster;
+    l->nranks = nranks;
+    l->ranks = calloc(nranks ? nranks : 1, sizeof *l->ranks);
+    if (!l->ranks) {
+        free(l);
+        return NULL;
+    }
+    for (size_t r = 0; r < nranks; r++) {
+        snprintf(l->ranks[r].node, sizeof l->ranks[r].node, "%s", roster[r].node);
+        l->ranks[r].gpu_index = roster[r].local_index;
+        l->ranks[r].rank = roster[r].rank;
+        l->ranks[r].numa_node = -1;
+    }
+    return l;
+}
+
+void gc_links_free(gc_links *l)
+{
+    if (!l)
+        return;
+    free(l->ranks);
+    free(l->v);
+    free(l);
+}
+
+size_t gc_links_count(const gc_links *l)
+{
+    return l ? l->n : 0;
+}
+
+static void end_of(const gc_gpu *g, lk_end *e)
+{
+    memset(e, 0, sizeof *e);
+    snprintf(e->node, sizeof e->node, "%s", g->info.node);
+    e->gpu_index = g->info.local_index;
+    e->rank = g->info.rank;
+    e->numa_node = g->info.numa_node;
+    snprintf(e->uuid, sizeof e->uuid, "%s", g->info.uuid);
+    e->pcie_gen = g->info.pcie_gen;
+    e->pcie_width = g->info.pcie_width;
+    e->nvlink_links = g->info.nvlink_links;
+    e->nvlink_bps = g->info.nvlink_bps_per_link;
+}
+
+static int same_str(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+static lk *find_link(gc_links *l, const lk *key)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        lk *x = &l->v[i];
+        if (same_str(x->bench, key->bench) && same_str(x->dir, key->dir) &&
+            same_str(x->memory, key->memory) && same_str(x->engine, key->engine) &&
+            same_str(x->peer_access, key->peer_access) && x->concurrent == key->concurrent &&
+            x->peer_rank == key->peer_rank && x->peer_gpu == key->peer_gpu &&
+            x->by.rank == key->by.rank && same_str(x->by.node, key->by.node) &&
+            x->by.gpu_index == key->by.gpu_index)
+            return x;
+    }
+    if (l->n == l->cap) {
+        size_t c = l->cap ? 2 * l->cap : 16;
+        lk *v = realloc(l->v, c * sizeof *v);
+        if (!v)
+            return NULL;
+        l->v = v;
+        l->cap = c;
+    }
+    l->v[l->n] = *key;
+    return &l->v[l->n++];
+}
+
+static lk_size *find_size(lk *x, double bytes)
+{
+    for (size_t i = 0; i < x->nsizes; i++)
+        if (x->sizes[i].bytes == bytes)
+            return &x->sizes[i];
+    if (x->nsizes == LK_MAX_SIZES)
+        return NULL;
+    lk_size *s = &x->sizes[x->nsizes++];
+    memset(s, 0, sizeof *s);
+    s->bytes = bytes;
+    return s;
+}
+
+/* The link key of a transfer point; 0 if the point is no transfer. */
+static int key_of(const gc_gpu *g, const gc_gpu *node_gpus, size_t n, const gc_point *p, lk *k)
+{
+    const char *b = p->bench;
+    if (!same_str(b, "xfer") && !same_str(b, "p2p") && !same_str(b, "net"))
+        return 0;
+    memset(k, 0, sizeof *k);
+    snprintf(k->bench, sizeof k->bench, "%s", b);
+    end_of(g, &k->by);
+    k->peer_rank = k->peer_gpu = -1;
+    const gc_ctx *c = &p->ctx;
+    k->concurrent = same_str(gc_ctx_str(c, "phase", ""), "concurrent");
+    if (same_str(b, "xfer")) {
+        const char *d = gc_ctx_str(c, "direction", "h2d");
+        snprintf(k->dir, sizeof k->dir, "%s", d);
+        snprintf(k->memory, sizeof k->memory, "%s", gc_ctx_str(c, "memory", "pinned"));
+        snprintf(k->engine, sizeof k->engine, "%s", gc_ctx_str(c, "engine", "ce"));
+        k->kind = K_PCIE;
+        lk_end host = k->by;
+        host.host = 1;
+        host.uuid[0] = '\0';
+        int d2h = same_str(d, "d2h");
+        k->src = d2h ? k->by : host;
+        k->dst = d2h ? host : k->by;
+        /* the trained link as the points saw it, where the GPU info lacks it */
+        if (k->by.pcie_gen <= 0 && gc_ctx_get(c, "pcie_gen")) {
+            k->by.pcie_gen = (int)gc_ctx_num(c, "pcie_gen", 0);
+            k->by.pcie_width = (int)gc_ctx_num(c, "pcie_width", 0);
+        }
+        return 1;
+    }
+    if (same_str(b, "p2p")) {
+        snprintf(k->dir, sizeof k->dir, "%s", gc_ctx_str(c, "direction", "oneway"));
+        snprintf(k->peer_access, sizeof k->peer_access, "%s", gc_ctx_str(c, "peer_access", "on"));
+        snprintf(k->memory, sizeof k->memory, "device");
+        snprintf(k->engine, sizeof k->engine, "ce");
+        k->peer_gpu = (int)gc_ctx_num(c, "peer_gpu", -1);
+        k->src = k->by;
+        memset(&k->dst, 0, sizeof k->dst);
+        snprintf(k->dst.node, sizeof k->dst.node, "%s", g->info.node);
+        k->dst.gpu_index = k->peer_gpu;
+        k->dst.rank = k->dst.numa_node = -1;
+        for (size_t i = 0; i < n; i++)
+            if (node_gpus[i].info.local_index == k->peer_gpu)
+                end_of(&node_gpus[i], &k->dst);
+        int links = (int)gc_ctx_num(c, "nvlink_links", k->by.nvlink_links);
+        if (same_str(k->peer_access, "off"))
+            k->kind = K_STAGED;
+        else
+            k->kind = links > 0 ? K_NVLINK : K_P2P_PCIE;
+        return 1;
+    }
+    snprintf(k->dir, sizeof k->dir, "oneway");
+    snprintf(k->memory, sizeof k->memory, "device");
+    k->kind = K_NET;
+    k->peer_rank = (int)gc_ctx_num(c, "peer_rank", -1);
+    k->src = k->by;
+    memset(&k->dst, 0, sizeof k->dst);
+    k->dst.gpu_index = k->dst.rank = k->dst.numa_node = -1;
+    snprintf(k->dst.node, sizeof k->dst.node, "%s", gc_ctx_str(c, "peer_node", ""));
+    k->dst.rank = k->peer_rank;   /* resolved at the end */
+    return 1;
+}
+
+int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const gc_gpu *g = &gpus[i];
+        if (g->info.rank >= 0 && (size_t)g->info.rank < l->nranks && g->info.uuid[0])
+            end_of(g, &l->ranks[g->info.rank]);
+        for (size_t j = 0; j < g->npoints; j++) {
+            const gc_point *p = &g->points[j];
+            lk key;
+            if (p->status != GC_PT_OK || !key_of(g, gpus, n, p, &key))
+                continue;
+            int is_t = same_str(p->metric, "time"), is_bw = same_str(p->metric, "bandwidth");
+            if (!is_t && !is_bw)
+                continue;
+            lk *x = find_link(l, &key);
+            if (!x)
+                return -1;
+            lk_size *s = find_size(x, gc_ctx_num(&p->ctx, "size_bytes", 0));
+            if (!s)
+                continue;
+            gc_summary sm;
+            gc_point_summary(p, &sm);
+            if (!sm.count)
+                continue;
+            s->item = p->item_id;
+            s->flags |= p->flags;
+            if (is_t) {
+                s->has_t = 1;
+                s->count = sm.count;
+                s->t50 = sm.p50 * 1e-9;
+                s->t5 = sm.p5 * 1e-9;
+                s->t95 = sm.p95 * 1e-9;
+            } else {
+                s->has_bw = 1;
+                s->bw50 = sm.p50;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- JSON text --------------------------------------------------------- */
+
+typedef struct sb {
+    char *s;
+    size_t len, cap;
+    int oom;
+} sb;
+
+static void sb_put(sb *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t c = b->cap ? 2 * b->cap : 4096;
+        while (c < b->len + (size_t)n + 1)
+            c *= 2;
+        char *p = realloc(b->s, c);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = c;
+    }
+}
+
+static void sb_str(sb *b, const char *s)
+{
+    sb_put(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sb_put(b, "\\%c", *p);
+        else if (*p < 0x20)
+            sb_put(b, "\\u%04x", *p);
+        else
+            sb_put(b, "%c", *p);
+    }
+    sb_put(b, "\"");
+}
+
+static void sb_num(sb *b, double v)
+{
+    if (!isfinite(v))
+        sb_put(b, "null");
+    else if (v == floor(v) && fabs(v) < 1e15)
+        sb_put(b, "%.0f", v);
+    else
+        sb_put(b, "%.10g", v);
+}
+
+static void sb_key(sb *b, const char *k, int first)
+{
+    sb_put(b, first ? "" : ", ");
+    sb_str(b, k);
+    sb_put(b, ": ");
+}
+
+static void sb_int_or_null(sb *b, int v, int ok)
+{
+    if (ok)
+        sb_put(b, "%d", v);
+    else
+        sb_put(b, "null");
+}
+
+static void end_json(sb *b, const lk_end *e)
+{
+    sb_put(b, "{");
+    sb_key(b, "type", 1);
+    sb_str(b, e->host ? "host" : "gpu");
+    sb_key(b, "node", 0);
+    sb_str(b, e->node);
+    sb_key(b, "gpu_index", 0);
+    sb_int_or_null(b, e->gpu_index, !e->host && e->gpu_index >= 0);
+    sb_key(b, "uuid", 0);
+    if (!e->host && e->uuid[0])
+        sb_str(b, e->uuid);
+    else
+        sb_put(b, "null");
+    sb_key(b, "numa_node", 0);
+    sb_int_or_null(b, e->numa_node, e->numa_node >= 0);
+    sb_put(b, "}");
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    double x = ((const lk_size *)a)->bytes, y = ((const lk_size *)b)->bytes;
+    return (x > y) - (x < y);
+}
+
+/* Nominal bandwidth of the path (bytes/s, one direction; bidir doubles). */
+static double nominal(const lk *x, char *basis, size_t blen)
+{
+    basis[0] = '\0';
+    int bi = same_str(x->dir, "bidir") ? 2 : 1;
+    const lk_end *a = &x->by, *p = &x->dst;
+    switch (x->kind) {
+    case K_PCIE: {
+        double v = gc_pcie_nominal_bps(a->pcie_gen, a->pcie_width);
+        if (v > 0)
+            snprintf(basis, blen, "PCIe gen%d x%d%s", a->pcie_gen, a->pcie_width,
+                     bi > 1 ? ", both directions" : "");
+        return v * bi;
+    }
+    case K_NVLINK: {
+        int links = a->nvlink_links;
+        if (p->nvlink_links > 0 && p->nvlink_links < links)
+            links = p->nvlink_links;
+        if (links <= 0 || a->nvlink_bps <= 0)
+            return 0;
+        snprintf(basis, blen, "%d NVLinks x %.4g GB/s%s", links, a->nvlink_bps / 1e9,
+                 bi > 1 ? ", both directions" : "");
+        return links * a->nvlink_bps * bi;
+    }
+    case K_P2P_PCIE:
+    case K_STAGED: {
+        double v = gc_pcie_nominal_bps(a->pcie_gen, a->pcie_width);
+        double w = gc_pcie_nominal_bps(p->pcie_gen, p->pcie_width);
+        if (w > 0 && (v <= 0 || w < v))
+            v = w;
+        if (v > 0)
+            snprintf(basis, blen, "PCIe of the slower end%s", bi > 1 ? ", both directions" : "");
+        return v * bi;
+    }
+    default:
+        return 0;   /* the network's nominal rate is not known to the census */
+    }
+}
+
+static void link_json(sb *b, const lk *x, const gc_links *l, const char *ind)
+{
+    lk_size s[LK_MAX_SIZES];
+    size_t ns = 0;
+    for (size_t i = 0; i < x->nsizes; i++)
+        if (x->sizes[i].has_t && x->sizes[i].t50 > 0 && x->sizes[i].bytes > 0)
+            s[ns++] = x->sizes[i];
+    qsort(s, ns, sizeof *s, cmp_size);
+    /* n counts the bytes moved: both directions' for bidir */
+    double mult = same_str(x->dir, "bidir") ? 2 : 1;
+    double nb[LK_MAX_SIZES], nt[LK_MAX_SIZES];
+    for (size_t i = 0; i < ns; i++) {
+        nb[i] = s[i].bytes * mult;
+        nt[i] = s[i].t50;
+    }
+    gc_xfer_model m;
+    int ok = gc_xfer_fit(nb, nt, ns, &m) == 0;
+    char basis[96];
+    double nom = nominal(x, basis, sizeof basis);
+
+    sb_put(b, "{\n%s \"kind\": ", ind);
+    sb_str(b, kind_names[x->kind]);
+    sb_key(b, "benchmark", 0);
+    sb_str(b, x->bench);
+    sb_key(b, "direction", 0);
+    sb_str(b, x->dir);
+    sb_key(b, "memory", 0);
+    sb_str(b, x->memory);
+    sb_key(b, "engine", 0);
+    if (x->engine[0])
+        sb_str(b, x->engine);
+    else
+        sb_put(b, "null");
+    sb_key(b, "peer_access", 0);
+    if (x->peer_access[0])
+        sb_str(b, x->peer_access);
+    else
+        sb_put(b, "null");
+    sb_key(b, "concurrent", 0);
+    sb_put(b, x->concurrent ? "true" : "false");
+    sb_put(b, ",\n%s ", ind);
+    sb_key(b, "src", 1);
+    end_json(b, &x->src);
+    sb_put(b, ",\n%s ", ind);
+    sb_key(b, "dst", 1);
+    end_json(b, &x->dst);
+    sb_put(b, ",\n%s ", ind);
+    sb_key(b, "measured_on", 1);
+    sb_put(b, "{\"node\": ");
+    sb_str(b, x->by.node);
+    sb_put(b, ", \"gpu_index\": %d, \"rank\": %d}", x->by.gpu_index, x->by.rank);
+    sb_put(b, ",\n%s \"sizes\": [", ind);
+    for (size_t i = 0; i < ns; i++) {
+        sb_put(b, "%s\n%s  {\"size_bytes\": ", i ? "," : "", ind);
+        sb_num(b, s[i].bytes);
+        sb_put(b, ", \"item\": %u, \"count\": %llu, \"time_p5_s\": ", s[i].item,
+               (unsigned long long)s[i].count);
+        sb_num(b, s[i].t5);
+        sb_put(b, ", \"time_p50_s\": ");
+        sb_num(b, s[i].t50);
+        sb_put(b, ", \"time_p95_s\": ");
+        sb_num(b, s[i].t95);
+        sb_put(b, ", \"bandwidth_p50_bps\": ");
+        if (s[i].has_bw)
+            sb_num(b, s[i].bw50);
+        else
+            sb_put(b, "null");
+        sb_put(b, ", \"model_time_s\": ");
+        double pr = ok ? gc_xfer_predict(&m, s[i].bytes * mult) : NAN;
+        sb_num(b, pr);
+        sb_put(b, ", \"rel_residual\": ");
+        sb_num(b, ok ? (pr - s[i].t50) / s[i].t50 : NAN);
+        sb_put(b, ", \"budget_hit\": %s}", s[i].flags & GC_FLAG_BUDGET_HIT ? "true" : "false");
+    }
+    sb_put(b, "%s],\n%s \"model\": ", ns ? "\n" : "", ind);
+    if (!ok) {
+        sb_put(b, "null");
+    } else {
+        sb_put(b, "{\"alpha_s\": ");
+        sb_num(b, m.alpha_s);
+        sb_put(b, ", \"beta_bps\": ");
+        sb_num(b, m.beta_bps > 0 ? m.beta_bps : NAN);
+        sb_put(b, ", \"r2\": ");
+        sb_num(b, m.r2);
+        sb_put(b, ", \"max_rel_residual\": ");
+        sb_num(b, m.max_rel_residual);
+        sb_put(b, ", \"size_min_bytes\": ");
+        sb_num(b, m.size_min);
+        sb_put(b, ", \"size_max_bytes\": ");
+        sb_num(b, m.size_max);
+        sb_put(b, ", \"fit\": \"relative least squares, Huber-reweighted, on per-size medians\"");
+        sb_put(b, ",\n%s  \"segments\": [", ind);
+        for (size_t k = 0; k < m.nseg; k++) {
+            const gc_xfer_seg *sg = &m.seg[k];
+            sb_put(b, "%s{\"alpha_s\": ", k ? ", " : "");
+            sb_num(b, sg->alpha_s);
+            sb_put(b, ", \"beta_bps\": ");
+            sb_num(b, sg->beta_bps > 0 ? sg->beta_bps : NAN);
+            sb_put(b, ", \"size_min_bytes\": ");
+            sb_num(b, sg->size_min);
+            sb_put(b, ", \"size_max_bytes\": ");
+            sb_num(b, sg->size_max);
+            sb_put(b, "}");
+        }
+        sb_put(b, "]}");
+    }
+    sb_put(b, ",\n%s \"nominal_bps\": ", ind);
+    sb_num(b, nom > 0 ? nom : NAN);
+    sb_put(b, ", \"nominal_basis\": ");
+    if (basis[0])
+        sb_str(b, basis);
+    else
+        sb_put(b, "null");
+    sb_put(b, ", \"lambda\": ");
+    sb_num(b, ok && nom > 0 && m.beta_bps > 0 ? m.beta_bps / nom : NAN);
+    /* all GPUs of the node at once: this GPU's share of what it gets alone */
+    sb_put(b, ", \"share\": ");
+    double share = NAN;
+    if (x->concurrent && ok && m.beta_bps > 0)
+        for (size_t i = 0; i < l->n; i++) {
+            const lk *y = &l->v[i];
+            if (y->concurrent || !same_str(y->bench, x->bench) || !same_str(y->dir, x->dir) ||
+                !same_str(y->memory, x->memory) || !same_str(y->engine, x->engine) ||
+                y->by.rank != x->by.rank || !same_str(y->by.node, x->by.node))
+                continue;
+            /* the isolated link's bandwidth at the largest common size */
+            double best = 0, iso = 0;
+            for (size_t a = 0; a < y->nsizes; a++)
+                for (size_t c = 0; c < ns; c++)
+                    if (y->sizes[a].bytes == s[c].bytes && y->sizes[a].has_t && s[c].bytes > best) {
+                        best = s[c].bytes;
+                        iso = y->sizes[a].t50 / s[c].t50;
+                    }
+            if (best > 0)
+                share = iso;
+        }
+    sb_num(b, share);
+    sb_put(b, "\n%s}", ind);
+}
+
+char *gc_links_json(gc_links *l, int indent)
+{
+    sb b = { 0 };
+    char ind[64];
+    if (indent < 0)
+        indent = 0;
+    if (indent > 60)
+        indent = 60;
+    memset(ind, ' ', (size_t)indent);
+    ind[indent] = '\0';
+    /* net endpoints on other nodes */
+    for (size_t i = 0; l && i < l->n; i++) {
+        lk *x = &l->v[i];
+        if (x->kind != K_NET || x->peer_rank < 0 || (size_t)x->peer_rank >= l->nranks)
+            continue;
+        lk_end e = l->ranks[x->peer_rank];
+        e.host = 0;
+        x->dst = e;
+    }
+    sb_put(&b, "[");
+    for (size_t i = 0; l && i < l->n; i++) {
+        sb_put(&b, i ? ", " : "");
+        link_json(&b, &l->v[i], l, ind);
+    }
+    sb_put(&b, "]");
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
