@@ -137,6 +137,64 @@ int gck_smem_run(int stride_words, uint32_t iters, uint32_t launches, float *ms,
 int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, double *ns,
                    char *err, size_t errlen);
 
+
+/* ------------------------------------------------------------------------
+ * Transfers (issue 4): host<->device, GPU<->GPU of a node, network staging.
+ * One gck_xfer per rank keeps streams, events and buffers across items
+ * (zero it before first use; gck_xfer_free releases everything). */
+#define GCK_XFER_MAX_CHUNK 128     /* samples per gck_xfer_run / gck_p2p_run */
+#define GCK_IPC_HANDLE_BYTES 64    /* cudaIpcMemHandle_t */
+typedef struct gck_xfer_rt gck_xfer_rt;
+typedef struct gck_xfer {
+    int dev, sm_count;
+    int pageable_access;           /* kernels may touch pageable memory (HMM/ATS) */
+    gck_xfer_rt *rt;               /* streams and events */
+    int *flag, *flag_dev;          /* spin flag (mapped pinned) */
+    void *d_buf;                   /* device: source half and destination half */
+    size_t d_bytes;
+    void *h_pin, *h_pin_dev;       /* mapped pinned host and its device address */
+    size_t pin_bytes;
+    void *h_page;                  /* pageable host (malloc, touched) */
+    size_t page_bytes;
+    void *p2p_local;               /* exported with CUDA IPC */
+    size_t p2p_bytes;
+    void *p2p_remote;              /* the peer's buffer, opened */
+    size_t remote_bytes;
+    char remote_handle[GCK_IPC_HANDLE_BYTES];
+    void *staged_buf;              /* own buffer on the peer device (peer access off) */
+    int staged_dev;
+    size_t staged_bytes;
+} gck_xfer;
+/* Grow the buffers for copies of `bytes` (pinned, or pageable). */
+int gck_xfer_reserve(gck_xfer *x, size_t bytes, int pageable, char *err, size_t errlen);
+/* dir 0 h2d, 1 d2h, 2 both at once on two streams; sm: a kernel copies
+ * through mapped pinned memory instead of the copy engine. ns[i] = time of
+ * one copy (both: of one pair of copies), averaged over `batch` copies
+ * queued back to back behind a spin kernel (pageable copy-engine copies:
+ * host clock around synchronous copies). nsamples <= GCK_XFER_MAX_CHUNK.
+ * *spin_timeouts counts chunks whose spin kernel gave up waiting. */
+int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t bytes, uint32_t nsamples,
+                 uint32_t batch, double *ns, int *spin_timeouts, char *err, size_t errlen);
+/* Keep the host link busy (copies queued both ways) while the caller reads
+ * the trained PCIe state; end waits for them. */
+int gck_xfer_busy_begin(gck_xfer *x, size_t bytes, uint32_t copies, char *err, size_t errlen);
+int gck_xfer_busy_end(gck_xfer *x, char *err, size_t errlen);
+/* Peer to peer: the local buffer (2 x bytes, grown) and its IPC handle;
+ * open a peer's handle (cached while the handle is the same); copies to
+ * the peer (bidir: also from it, on a second stream) with peer access, or
+ * staged (cudaMemcpyPeer to this process's own buffer on the peer device,
+ * without peer access between the two; timed with the host clock, as
+ * these copies block the host); nsamples 0 only prepares buffers. */
+int gck_p2p_local(gck_xfer *x, size_t bytes, void *handle, char *err, size_t errlen);
+int gck_p2p_open(gck_xfer *x, const void *handle, size_t peer_bytes, char *err, size_t errlen);
+int gck_p2p_can_access(int dev, int peer, int *can);
+int gck_p2p_run(gck_xfer *x, int peer_dev, int bidir, int peer_access, size_t bytes,
+                uint32_t nsamples, uint32_t batch, double *ns, int *spin_timeouts,
+                char *err, size_t errlen);
+/* Network staging: device buffer <-> pinned host buffer (*host), synchronous. */
+int gck_stage(gck_xfer *x, int to_host, size_t bytes, void **host, char *err, size_t errlen);
+void gck_xfer_free(gck_xfer *x);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,7 @@ static int cuda_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *in
         return gc_fail(err, GC_ENOMEM, "out of memory");
     b->c.index = a->local_index;
     b->c.sub_bits = a->sub_bits;
+    b->c.peer = a->peer;
     if (gck_device_open(a->local_index, &b->c.dev, msg, sizeof msg)) {
         free(b);
         return gc_fail(err, GC_EDEVICE, "cuda: GPU %d: %s", a->local_index, msg);
@@ -110,7 +111,50 @@ static const struct { const char *name; driver_fn fn; } drivers[] = {
     { "l2_bw", gc_cuda_l2 },
     { "smem_bw", gc_cuda_smem },
     { "launch", gc_cuda_launch },
+    { "xfer", gc_cuda_xfer },
+    { "p2p", gc_cuda_p2p },
+    { "net", gc_cuda_net },
 };
+
+/* Nominal NVLink rate per link and direction: by architecture (NVML's
+ * version numbering differs between driver releases), else by version. */
+static double nvlink_bps_per_link(int cc_major, int version)
+{
+    if (cc_major >= 10)
+        return 50e9;          /* NVLink 5 */
+    if (cc_major >= 7)
+        return 25e9;          /* NVLink 2, 3, 4 */
+    if (cc_major == 6)
+        return 20e9;          /* NVLink 1 */
+    return version == 1 ? 20e9 : version >= 2 ? 25e9 : 0;
+}
+
+/* PCIe and NVLink state, once per rank, read while copies keep the host
+ * link busy (an idle link reports a lower generation). */
+static void read_links(gc_backend *b, gc_gpu *gpu)
+{
+    gc_cuda *c = &b->c;
+    if (c->pcie_gen || !b->nvml)
+        return;
+    char msg[256];
+    int busy = gck_xfer_busy_begin(&c->xfer, 64u << 20, 16, msg, sizeof msg) == 0;
+    gc_nvml_link l;
+    gc_nvml_links(b->nvml, &l);
+    if (busy)
+        gck_xfer_busy_end(&c->xfer, msg, sizeof msg);
+    c->pcie_gen = l.pcie_gen > 0 ? l.pcie_gen : -1;
+    c->pcie_width = l.pcie_width > 0 ? l.pcie_width : 0;
+    c->pcie_max_gen = l.pcie_max_gen > 0 ? l.pcie_max_gen : 0;
+    c->pcie_max_width = l.pcie_max_width > 0 ? l.pcie_max_width : 0;
+    c->nvlink_links = l.nvlink_links > 0 ? l.nvlink_links : 0;
+    gc_gpu_info *in = &gpu->info;
+    in->pcie_gen = c->pcie_gen > 0 ? c->pcie_gen : 0;
+    in->pcie_width = c->pcie_width;
+    in->pcie_max_gen = c->pcie_max_gen;
+    in->pcie_max_width = c->pcie_max_width;
+    in->nvlink_links = l.nvlink_links;
+    in->nvlink_bps_per_link = l.nvlink_links > 0 ? nvlink_bps_per_link(c->dev.cc_major, l.nvlink_version) : 0;
+}
 
 static int cuda_measure(gc_backend *b, const gc_task *task, gc_gpu *gpu, gc_err *err)
 {
@@ -123,6 +167,8 @@ static int cuda_measure(gc_backend *b, const gc_task *task, gc_gpu *gpu, gc_err 
     if (!fn)
         return gc_fail(err, GC_EUNSUPPORTED, "%s: not implemented in the cuda backend yet", name);
     gc_conditions before, after;
+    if (!strcmp(name, "xfer") || !strcmp(name, "p2p") || !strcmp(name, "net"))
+        read_links(b, gpu);
     gc_nvml_read(b->nvml, &before);
     gc_cuda_begin(&b->c, task);
     size_t from = gpu->npoints;
@@ -146,6 +192,7 @@ static void cuda_close(gc_backend *b)
 {
     if (!b)
         return;
+    gck_xfer_free(&b->c.xfer);
     gck_scratch_free(&b->c.scratch);
     gck_free(b->c.big);
     gck_free(b->c.perm);

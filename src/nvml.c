@@ -24,6 +24,10 @@ struct gc_nvml {
     int (*ecc_mode)(nvml_dev, int *, int *);
     int (*ecc_count)(nvml_dev, int, int, unsigned long long *);
     int (*driver)(char *, unsigned);
+    int (*pcie_gen)(nvml_dev, unsigned *), (*pcie_width)(nvml_dev, unsigned *);
+    int (*pcie_max_gen)(nvml_dev, unsigned *), (*pcie_max_width)(nvml_dev, unsigned *);
+    int (*nvlink_state)(nvml_dev, unsigned, int *);
+    int (*nvlink_version)(nvml_dev, unsigned, unsigned *);
 };
 
 static void *sym(void *lib, const char *a, const char *b)
@@ -75,6 +79,14 @@ gc_nvml *gc_nvml_open(const char *uuid, const char *pci_bus_id, char *why, size_
     n->ecc_count = (int (*)(nvml_dev, int, int, unsigned long long *))sym(
         lib, "nvmlDeviceGetTotalEccErrors", NULL);
     n->driver = (int (*)(char *, unsigned))sym(lib, "nvmlSystemGetDriverVersion", NULL);
+    typedef int (*u_fn)(nvml_dev, unsigned *);
+    n->pcie_gen = (u_fn)sym(lib, "nvmlDeviceGetCurrPcieLinkGeneration", NULL);
+    n->pcie_width = (u_fn)sym(lib, "nvmlDeviceGetCurrPcieLinkWidth", NULL);
+    n->pcie_max_gen = (u_fn)sym(lib, "nvmlDeviceGetMaxPcieLinkGeneration", NULL);
+    n->pcie_max_width = (u_fn)sym(lib, "nvmlDeviceGetMaxPcieLinkWidth", NULL);
+    n->nvlink_state = (int (*)(nvml_dev, unsigned, int *))sym(lib, "nvmlDeviceGetNvLinkState", NULL);
+    n->nvlink_version = (int (*)(nvml_dev, unsigned, unsigned *))sym(
+        lib, "nvmlDeviceGetNvLinkVersion", NULL);
     return n;
 }
 
@@ -119,6 +131,41 @@ int gc_nvml_driver_version(gc_nvml *n, char *buf, size_t len)
     if (!n || !n->driver || n->driver(buf, (unsigned)len) != NVML_OK)
         return -1;
     return 0;
+}
+
+static int get_u(int (*fn)(nvml_dev, unsigned *), nvml_dev d)
+{
+    unsigned v;
+    return fn && fn(d, &v) == NVML_OK ? (int)v : -1;
+}
+
+void gc_nvml_links(gc_nvml *n, gc_nvml_link *l)
+{
+    l->pcie_gen = l->pcie_width = l->pcie_max_gen = l->pcie_max_width = -1;
+    l->nvlink_links = l->nvlink_version = -1;
+    if (!n)
+        return;
+    l->pcie_gen = get_u(n->pcie_gen, n->dev);
+    l->pcie_width = get_u(n->pcie_width, n->dev);
+    l->pcie_max_gen = get_u(n->pcie_max_gen, n->dev);
+    l->pcie_max_width = get_u(n->pcie_max_width, n->dev);
+    if (!n->nvlink_state)
+        return;
+    int up = 0, known = 0;
+    for (unsigned k = 0; k < GC_NVML_MAX_NVLINKS; k++) {
+        int st = 0;
+        if (n->nvlink_state(n->dev, k, &st) != NVML_OK)
+            continue;   /* no such link (or NVLink not supported) */
+        known = 1;
+        if (st) {
+            up++;
+            unsigned v;
+            if (l->nvlink_version < 0 && n->nvlink_version &&
+                n->nvlink_version(n->dev, k, &v) == NVML_OK)
+                l->nvlink_version = (int)v;
+        }
+    }
+    l->nvlink_links = known ? up : 0;
 }
 
 void gc_nvml_close(gc_nvml *n)

@@ -30,6 +30,10 @@ typedef struct gc_cuda {
     size_t host_cap;
     uint32_t flags;            /* GC_FLAG_* seen while measuring the item */
     double stop_s;             /* gc_now_s() after which sampling stops */
+    gck_xfer xfer;             /* transfer buffers, streams, IPC state */
+    const gc_peer_io *peer;    /* pair and net items talk to the peer rank */
+    int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;   /* 0: unknown */
+    int nvlink_links;
 } gc_cuda;
 
 /* Per item: budget, flags. */
@@ -61,5 +65,8 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_smem(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_launch(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
+int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
+int gc_cuda_p2p(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
+int gc_cuda_net(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 
 #endif
