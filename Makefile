@@ -57,7 +57,10 @@ all: $(BUILD)/gpucensus
 
 $(BUILD)/gen/gen_version.h: FORCE
 	@mkdir -p $(@D)
-	@v='#define GC_GIT_COMMIT "'"$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD 2>/dev/null || echo -dirty)"'"'; \
+	@# Outside a git checkout (a copied tree) .gitcommit may say the commit.
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD || c=$$c-dirty; } \
+	    || c=$$(cat .gitcommit 2>/dev/null || echo unknown); \
+	 v='#define GC_GIT_COMMIT "'"$$c"'"'; \
 	 [ -f $@ ] && [ "$$(cat $@)" = "$$v" ] || echo "$$v" > $@
 
 $(BUILD)/%.o: %.c | $(BUILD)/gen/gen_version.h
