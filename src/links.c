@@ -53,6 +53,7 @@ struct gc_links {
     lk_end *ranks;           /* every rank's GPU, filled as nodes come */
     lk *v;
     size_t n, cap;
+    size_t gpu_first;        /* links of the GPU being added start here */
 };
 
 gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks)
@@ -106,9 +107,11 @@ static void end_of(const gc_gpu *g, lk_end *e)
 
 static int same_str(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
+/* A link belongs to the GPU that measured it (key->by), so only that
+ * GPU's links are searched: merging stays linear in the cluster size. */
 static lk *find_link(gc_links *l, const lk *key)
 {
-    for (size_t i = 0; i < l->n; i++) {
+    for (size_t i = l->gpu_first; i < l->n; i++) {
         lk *x = &l->v[i];
         if (same_str(x->bench, key->bench) && same_str(x->dir, key->dir) &&
             same_str(x->memory, key->memory) && same_str(x->engine, key->engine) &&
@@ -211,6 +214,7 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const gc_gpu *g = &gpus[i];
+        l->gpu_first = l->n;
         if (g->info.rank >= 0 && (size_t)g->info.rank < l->nranks && g->info.uuid[0])
             end_of(g, &l->ranks[g->info.rank]);
         for (size_t j = 0; j < g->npoints; j++) {

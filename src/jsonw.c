@@ -1,0 +1,228 @@
+/* Streaming JSON writer. See jsonw.h. */
+#include "jsonw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void gc_jw_flush(gc_jw *w)
+{
+    if (w->len && !w->err && fwrite(w->buf, 1, w->len, w->f) != w->len)
+        w->err = 1;
+    w->len = 0;
+}
+
+void gc_jw_put(gc_jw *w, const char *s, size_t n)
+{
+    if (w->len + n > GC_JW_BUF) {
+        gc_jw_flush(w);
+        if (n > GC_JW_BUF) {
+            if (!w->err && fwrite(s, 1, n, w->f) != n)
+                w->err = 1;
+            return;
+        }
+    }
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+}
+
+void gc_jw_puts(gc_jw *w, const char *s) { gc_jw_put(w, s, strlen(s)); }
+
+static void gc_jw_indent(gc_jw *w, int depth)
+{
+    static const char spaces[] = "\n                                                                ";
+    gc_jw_put(w, spaces, 1);
+    while (depth > 0) {
+        size_t k = depth > 64 ? 64 : (size_t)depth;
+        gc_jw_put(w, spaces + 1, k);
+        depth -= (int)k;
+    }
+}
+
+/* jansson's utf8_check_string */
+int gc_jw_utf8_ok(const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    while (*s) {
+        unsigned u = *s;
+        int n;
+        unsigned v;
+        if (u < 0x80) {
+            s++;
+            continue;
+        } else if (u < 0xC2) {
+            return 0;
+        } else if (u < 0xE0) {
+            n = 2, v = u & 0x1F;
+        } else if (u < 0xF0) {
+            n = 3, v = u & 0x0F;
+        } else if (u <= 0xF4) {
+            n = 4, v = u & 0x07;
+        } else {
+            return 0;
+        }
+        for (int i = 1; i < n; i++) {
+            if (s[i] < 0x80 || s[i] > 0xBF)
+                return 0;
+            v = (v << 6) | (s[i] & 0x3F);
+        }
+        if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF) || (n == 3 && v < 0x800) ||
+            (n == 4 && v < 0x10000))
+            return 0;
+        s += n;
+    }
+    return 1;
+}
+
+/* jansson's dump_string without JSON_ENSURE_ASCII / JSON_ESCAPE_SLASH:
+ * '"', '\\' and control characters are escaped, the rest is copied. */
+void gc_jw_string(gc_jw *w, const char *s)
+{
+    gc_jw_put(w, "\"", 1);
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        gc_jw_put(w, run, (size_t)(s - run));
+        char seq[8];
+        const char *t = seq;
+        switch (c) {
+        case '\\': t = "\\\\"; break;
+        case '"': t = "\\\""; break;
+        case '\b': t = "\\b"; break;
+        case '\f': t = "\\f"; break;
+        case '\n': t = "\\n"; break;
+        case '\r': t = "\\r"; break;
+        case '\t': t = "\\t"; break;
+        default: snprintf(seq, sizeof seq, "\\u%04X", c); break;
+        }
+        gc_jw_puts(w, t);
+        run = s + 1;
+    }
+    gc_jw_put(w, run, (size_t)(s - run));
+    gc_jw_put(w, "\"", 1);
+}
+
+/* Before a member or element of the innermost container. */
+void gc_jw_next(gc_jw *w)
+{
+    if (w->depth > 0) {
+        if (w->count[w->depth - 1]++)
+            gc_jw_put(w, ",", 1);
+        gc_jw_indent(w, w->depth0 + w->depth);
+    }
+}
+
+void gc_jw_key(gc_jw *w, const char *k)
+{
+    gc_jw_next(w);
+    gc_jw_string(w, k);
+    gc_jw_put(w, ": ", 2);
+}
+
+void gc_jw_open(gc_jw *w, const char *c)
+{
+    gc_jw_put(w, c, 1);
+    if (w->depth < GC_JW_MAXDEPTH)
+        w->count[w->depth] = 0;
+    w->depth++;
+}
+
+void gc_jw_close(gc_jw *w, const char *c)
+{
+    w->depth--;
+    if (w->depth < GC_JW_MAXDEPTH && w->count[w->depth])
+        gc_jw_indent(w, w->depth0 + w->depth);
+    gc_jw_put(w, c, 1);
+}
+
+void gc_jw_real(gc_jw *w, double v)
+{
+    /* JSON has no NaN or infinity: write null. */
+    if (!isfinite(v)) {
+        gc_jw_put(w, "null", 4);
+        return;
+    }
+    char b[64];
+    if (v == (double)(long long)v && fabs(v) < 1e10 && !(v == 0 && signbit(v))) {
+        /* An integer of at most 10 digits: %.10g prints it exactly, and
+         * ".0" is added. The common case, without printf's float path. */
+        int n = snprintf(b, sizeof b, "%lld.0", (long long)v);
+        gc_jw_put(w, b, (size_t)n);
+        return;
+    }
+    int n = snprintf(b, sizeof b, "%.10g", v);
+    if (n < 0 || (size_t)n >= sizeof b - 3)
+        n = 0, b[0] = '\0';
+    size_t len = (size_t)n;
+    /* %.10g is locale-dependent; jansson maps the decimal point back */
+    for (char *p = b; *p; p++)
+        if (*p == ',')
+            *p = '.';
+    if (!strchr(b, '.') && !strchr(b, 'e')) {
+        memcpy(b + len, ".0", 3);
+        len += 2;
+    }
+    char *start = strchr(b, 'e');
+    if (start) {
+        start++;
+        char *end = start + 1;
+        if (*start == '-')
+            start++;
+        while (*end == '0')
+            end++;
+        if (end != start) {
+            memmove(start, end, len - (size_t)(end - b) + 1);
+            len -= (size_t)(end - start);
+        }
+    }
+    gc_jw_put(w, b, len);
+}
+
+void gc_jw_int(gc_jw *w, long long v)
+{
+    char b[32];
+    int n = snprintf(b, sizeof b, "%lld", v);
+    gc_jw_put(w, b, (size_t)n);
+}
+
+/* Members; a string that jansson would refuse leaves its member out. */
+void gc_jw_kstr(gc_jw *w, const char *k, const char *s)
+{
+    if (!gc_jw_utf8_ok(k) || !gc_jw_utf8_ok(s))
+        return;
+    gc_jw_key(w, k);
+    gc_jw_string(w, s);
+}
+void gc_jw_kreal(gc_jw *w, const char *k, double v)
+{
+    gc_jw_key(w, k);
+    gc_jw_real(w, v);
+}
+void gc_jw_kint(gc_jw *w, const char *k, long long v)
+{
+    gc_jw_key(w, k);
+    gc_jw_int(w, v);
+}
+void gc_jw_knull(gc_jw *w, const char *k)
+{
+    gc_jw_key(w, k);
+    gc_jw_put(w, "null", 4);
+}
+
+void gc_jw_init(gc_jw *w, FILE *f, char *buf, int depth0)
+{
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->buf = buf;
+    w->depth0 = depth0;
+}
+
+int gc_jw_finish(gc_jw *w, const char *path, gc_err *err)
+{
+    gc_jw_flush(w);
+    if (w->err)
+        return gc_fail(err, GC_EIO, "%s: cannot write JSON", path);
+    return 0;
+}
