@@ -8,7 +8,8 @@ set -eu
 what=${1:-build}
 pkgs="pkg-config make gcc openmpi-bin libopenmpi-dev libconfig-dev libjansson-dev zlib1g-dev"
 if [ "$what" = test ]; then
-    pkgs="$pkgs python3 python3-jsonschema clang libclang-rt-14-dev"
+    # slurm-wlm + munge: tests/slurm runs a private Slurm cluster on this machine
+    pkgs="$pkgs python3 python3-jsonschema clang libclang-rt-14-dev slurm-wlm munge"
 fi
 [ -n "${GC_SKIP_DEPS:-}" ] && exit 0
 

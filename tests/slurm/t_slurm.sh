@@ -1,0 +1,72 @@
+#!/bin/bash
+# gpucensus through a real Slurm: a private slurmctld with 3 slurmd logical
+# nodes on this machine (cluster.sh), slurm/census.sbatch submitted over
+# 3 nodes x 2 tasks with the sim backend. The catalogue must name the
+# allocation's nodes n1..n3 and 6 GPUs, validate, and the job's exit code
+# must be gpucensus's: 0 for a good plan, 2 for a bad one, whose error is
+# in the job's output. Skipped (77) only where Slurm cannot run here.
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/slurm/cluster.sh"
+set -u
+SC_DIR=$TMP/slurm
+trap 'sc_down; rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM
+
+why=$(sc_check) || skip "$why"
+# One Slurm test at a time on a machine (the daemons' ports and the CPUs).
+exec 9>/tmp/gpucensus-slurm-test.lock
+flock -w 600 9 || skip "another Slurm test held the lock for 10 minutes"
+t0=$(date +%s.%N)
+chmod 755 "$TMP"    # munged wants every folder above its socket searchable
+# In this shell (not in $(...)), so that sc_down can stop what it started.
+if ! sc_up > "$TMP/up.log" 2>&1; then
+    cat "$TMP/up.log"
+    skip "Slurm daemons do not start here: $(head -n 1 "$TMP/up.log")"
+fi
+cat "$TMP/up.log"
+t1=$(date +%s.%N)
+
+cd "$ROOT" || die "cd"
+submit() {   # submit NAME OUT PLAN [ARGS]: prints the job id
+    local name=$1 out=$2; shift 2
+    GPUCENSUS=$GC GPUCENSUS_BACKEND=sim GPUCENSUS_OUT=$out \
+        sbatch --parsable -N 3 --ntasks-per-node=2 -t 5 -J "gc-$name" \
+        -o "$TMP/$name-%j.out" slurm/census.sbatch "$@"
+}
+
+# A good plan: exit 0, 3 nodes, 6 GPUs, every rank's items.
+job=$(submit good "$TMP/good" tests/slurm/sim.cfg) || die "sbatch"
+sc_wait_job "$job" 180
+t2=$(date +%s.%N)
+cat "$TMP"/good-"$job".out
+[ "$SC_STATE" = COMPLETED ] && [ "$SC_EXIT" = 0:0 ] || die "good job: $SC_STATE, exit $SC_EXIT"
+"$GC" plan tests/slurm/sim.cfg --ranks 6 --nodes 3 > "$TMP/plan.txt" || die "plan listing"
+/usr/bin/python3 tests/mpi/check.py "$TMP/good" "$TMP/plan.txt" || die "catalogue"
+/usr/bin/python3 - "$TMP/good/catalogue.json" <<'PY' || die "nodes and GPUs"
+import json, sys
+cat = json.load(open(sys.argv[1]))
+nodes = sorted(n["name"] for n in cat["nodes"])
+gpus = sorted((g["node"], g["index"]) for g in cat["gpus"])
+assert nodes == ["n1", "n2", "n3"], nodes
+assert gpus == [(n, i) for n in nodes for i in (0, 1)], gpus
+assert cat["run"]["nodes"] == 3 and cat["run"]["ranks"] == 6, cat["run"]
+assert all(g["status"] == "ok" for g in cat["gpus"]), [g["status"] for g in cat["gpus"]]
+print("catalogue: nodes", nodes, "and", len(gpus), "GPUs, all ok")
+PY
+$VALIDATE "$TMP/good" > /dev/null || { $VALIDATE "$TMP/good"; die "schema"; }
+
+# A bad plan: the job fails with gpucensus's exit code 2 and the reason.
+job=$(submit bad "$TMP/bad" tests/slurm/bad.cfg) || die "sbatch"
+sc_wait_job "$job" 60
+t3=$(date +%s.%N)
+cat "$TMP"/bad-"$job".out
+[ "$SC_STATE" = FAILED ] && [ "$SC_EXIT" = 2:0 ] || die "bad plan: $SC_STATE, exit $SC_EXIT (expected FAILED, 2:0)"
+grep -q 'bad.cfg:3: benchmarks.\[0\].samples: 0 out of range' "$TMP"/bad-"$job".out ||
+    die "the bad plan's error is not in the job's output"
+[ -e "$TMP/bad/catalogue.json" ] && die "a bad plan wrote a catalogue"
+
+sc_down
+t4=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" 'BEGIN {
+    printf "bring-up %.1fs, census job %.1fs, bad-plan job %.1fs, teardown %.1fs\n", b-a, c-b, d-c, e-d }'
+echo "ok: census over 3 Slurm nodes x 2 tasks, exit codes 0 and 2 through sbatch"
