@@ -131,10 +131,12 @@ static int point_json(gc_jw *w, const gc_point *p, const gc_summary *s, int with
 {
     char *b64 = NULL;
     if (with_hist) {
-        /* Encoded first: a failure leaves nothing of the point written. */
+        /* Encoded first: a failure leaves nothing of the point written.
+         * A point read from a shard already has its encoding. */
         gc_wbuf wb = { 0 };
-        int rc = gc_hist_encode(&p->hist, &wb, err);
-        b64 = rc ? NULL : gc_base64_encode(wb.data, wb.len);
+        int rc = p->enc ? 0 : gc_hist_encode(&p->hist, &wb, err);
+        b64 = rc ? NULL : p->enc ? gc_base64_encode(p->enc, p->enc_len)
+                                 : gc_base64_encode(wb.data, wb.len);
         gc_wbuf_free(&wb);
         if (!b64)
             return rc ? rc : gc_fail(err, GC_ENOMEM, "out of memory");
@@ -400,15 +402,6 @@ typedef struct node_row {
     int worst;
 } node_row;
 
-/* Where the shards come from: fetch fills b for rank r and sets *owned to
- * what to free() once b has been decoded (NULL: nothing). merge.c reads
- * each shard file only when its node is written, so the merge holds one
- * shard and one node's GPUs at a time, not the cluster's shards. */
-typedef void (*gc_blob_fetch)(void *ctx, size_t r, gc_blob *b, void **owned);
-int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
-                             const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
-                             void *ctx, gc_catalogue_stats *stats, gc_err *err);
-
 static void fetch_array(void *ctx, size_t r, gc_blob *b, void **owned)
 {
     *b = ((const gc_blob *)ctx)[r];
@@ -437,11 +430,12 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     size_t nnodes = node_list(roster, nranks, &nodes);
     gc_gpu *gpus = calloc(nranks ? nranks : 1, sizeof *gpus);
     gc_summary **sums = calloc(nranks ? nranks : 1, sizeof *sums);
+    void **owned = calloc(nranks ? nranks : 1, sizeof *owned);
     node_row *rows = calloc(nnodes ? nnodes : 1, sizeof *rows);
     char *bufs = malloc(2 * (size_t)GC_JW_BUF);
     stats->briefs = calloc(nranks ? nranks : 1, sizeof *stats->briefs);
     gc_links *links = gc_links_new(roster, nranks);
-    if (!nodes || !gpus || !sums || !rows || !bufs || !stats->briefs || !links) {
+    if (!nodes || !gpus || !sums || !owned || !rows || !bufs || !stats->briefs || !links) {
         rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
         goto out;
     }
@@ -468,10 +462,8 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         for (size_t r = 0; r < nranks; r++)
             if (strcmp(roster[r].node, nodes[k]) == 0) {
                 gc_blob b;
-                void *owned = NULL;
-                fetch(ctx, r, &b, &owned);
+                fetch(ctx, r, &b, &owned[n]);
                 load_gpu(&roster[r], &b, &gpus[n++]);
-                free(owned);
             }
         qsort(gpus, n, sizeof *gpus, by_local_index);
         if (gc_links_add_node(links, gpus, n))
@@ -502,10 +494,13 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         rows[k].name = nodes[k];
         rows[k].gpus = n;
         rows[k].worst = worst;
+        /* The points borrow their encoded histograms from the shards. */
         for (size_t i = 0; i < n; i++) {
             gc_gpu_free(&gpus[i]);
             free(sums[i]);
             sums[i] = NULL;
+            free(owned[i]);
+            owned[i] = NULL;
         }
     }
     stats->nodes = (int)nnodes;
@@ -540,6 +535,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         gc_afile_abort(&cat);
     }
 out:
+    free(owned);
     gc_links_free(links);
     free(rows);
     free(sums);

@@ -46,6 +46,15 @@ int gc_catalogue_write(const char *out_dir, const gc_run_meta *run,
                        const gc_roster_entry *roster, size_t nranks,
                        const gc_blob *blobs, gc_catalogue_stats *stats, gc_err *err);
 
+/* Where the shards come from: fetch fills b for rank r and sets *owned to
+ * what to free() once b's node has been written (NULL: nothing). merge.c reads
+ * each shard file only when its node is written, so the merge holds one
+ * shard and one node's GPUs at a time, not the cluster's shards. */
+typedef void (*gc_blob_fetch)(void *ctx, size_t r, gc_blob *b, void **owned);
+int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
+                             const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
+                             void *ctx, gc_catalogue_stats *stats, gc_err *err);
+
 const char *gc_gpu_status_name(int status);
 
 #endif

@@ -2,6 +2,7 @@
 #include "jsonw.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -137,6 +138,66 @@ void gc_jw_close(gc_jw *w, const char *c)
     gc_jw_put(w, c, 1);
 }
 
+/* %.10g for |v| in [1e-4, 1e10), the range where it prints no exponent,
+ * with integer arithmetic: printf's exact float path dominated the time of
+ * writing a large catalogue. The 10 significant digits come from rounding
+ * v * 10^k in double precision; where that product lies near a rounding
+ * tie (its error could flip the last digit) printf decides instead.
+ * Returns the length written to b, or 0 to let printf do it. */
+static size_t fmt_g10(char *b, double v)
+{
+    static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                  1e11, 1e12, 1e13, 1e14 };
+    double a = fabs(v);
+    if (!(a >= 1e-4 && a < 1e10))
+        return 0;
+    int e = (int)floor(log10(a));
+    if (e < -4)
+        e = -4;
+    if (e > 9)
+        e = 9;
+    while (e > -4 && a < (e >= 0 ? p10[e] : 1.0 / p10[-e]))
+        e--;
+    while (e < 9 && a >= (e + 1 >= 0 ? p10[e + 1] : 1.0 / p10[-e - 1]))
+        e++;
+    double scaled = a * p10[9 - e], frac = scaled - floor(scaled);
+    if (fabs(frac - 0.5) < 1e-4)
+        return 0; /* near a tie the product's rounding error could decide */
+    uint64_t m = (uint64_t)llround(scaled);
+    if (m >= 10000000000ull) {
+        m = (m + 5) / 10;
+        if (++e > 9)
+            return 0;
+    }
+    char d[10];
+    for (int i = 9; i >= 0; i--, m /= 10)
+        d[i] = (char)('0' + m % 10);
+    int nd = 10;
+    while (nd > 1 && d[nd - 1] == '0')
+        nd--;
+    size_t n = 0;
+    if (v < 0)
+        b[n++] = '-';
+    if (e >= 0) {
+        for (int i = 0; i <= e; i++)
+            b[n++] = i < nd ? d[i] : '0';
+        b[n++] = '.';
+        if (nd > e + 1)
+            for (int i = e + 1; i < nd; i++)
+                b[n++] = d[i];
+        else
+            b[n++] = '0';
+    } else {
+        b[n++] = '0';
+        b[n++] = '.';
+        for (int i = 0; i < -e - 1; i++)
+            b[n++] = '0';
+        for (int i = 0; i < nd; i++)
+            b[n++] = d[i];
+    }
+    return n;
+}
+
 void gc_jw_real(gc_jw *w, double v)
 {
     /* JSON has no NaN or infinity: write null. */
@@ -146,17 +207,21 @@ void gc_jw_real(gc_jw *w, double v)
     }
     char b[64];
     if (v == (double)(long long)v && fabs(v) < 1e10 && !(v == 0 && signbit(v))) {
-        /* An integer of at most 10 digits: %.10g prints it exactly, and
-         * ".0" is added. The common case, without printf's float path. */
+        /* An integer of at most 10 digits, printed exactly with ".0". */
         int n = snprintf(b, sizeof b, "%lld.0", (long long)v);
         gc_jw_put(w, b, (size_t)n);
+        return;
+    }
+    size_t len = fmt_g10(b, v);
+    if (len) {
+        gc_jw_put(w, b, len);
         return;
     }
     int n = snprintf(b, sizeof b, "%.10g", v);
     if (n < 0 || (size_t)n >= sizeof b - 3)
         n = 0, b[0] = '\0';
-    size_t len = (size_t)n;
-    /* %.10g is locale-dependent; jansson maps the decimal point back */
+    len = (size_t)n;
+    /* %.10g is locale-dependent: map the decimal point back */
     for (char *p = b; *p; p++)
         if (*p == ',')
             *p = '.';
@@ -164,6 +229,7 @@ void gc_jw_real(gc_jw *w, double v)
         memcpy(b + len, ".0", 3);
         len += 2;
     }
+    /* exponent without '+' or leading zeros: 1e+12 -> 1e12 */
     char *start = strchr(b, 'e');
     if (start) {
         start++;

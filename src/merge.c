@@ -39,13 +39,6 @@ static int alloc_in(merge_in *m, size_t n, gc_err *err)
     return 0;
 }
 
-/* Defined in catalogue.c (its declaration belongs in catalogue.h): the
- * catalogue asks for each rank's shard when it writes that rank's node. */
-typedef void (*gc_blob_fetch)(void *ctx, size_t r, gc_blob *b, void **owned);
-int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
-                             const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
-                             void *ctx, gc_catalogue_stats *stats, gc_err *err);
-
 /* Rank i's shard file, read now; a file that cannot be read is a missing
  * shard with the reason. */
 static void read_shard(const char *dir, const gc_roster_entry *e, gc_blob *b, uint8_t **data)

@@ -67,6 +67,11 @@ typedef struct gc_point {
     char error[160];
     gc_conditions before, after;
     gc_hist hist;
+    /* The histogram's bytes as encoded in the shard it was read from
+     * (borrowed from the shard's buffer; NULL otherwise). The codec is
+     * canonical, so these are the bytes gc_hist_encode would produce. */
+    const uint8_t *enc;
+    size_t enc_len;
 } gc_point;
 
 /* A scalar derived from points on rank 0 (plateaus, knees, fits). */

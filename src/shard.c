@@ -296,6 +296,8 @@ static int get_point(gc_rbuf *r, gc_point *p, gc_err *err)
     if (gc_hist_decode(hb, (size_t)hlen, &p->hist, &herr))
         return gc_fail(err, GC_ECORRUPT, "point %u (%s %s): histogram: %s", p->item_id,
                        p->bench, p->metric, herr.msg);
+    p->enc = hb;
+    p->enc_len = (size_t)hlen;
     return 0;
 }
 
