@@ -2,6 +2,8 @@
 #include "catalogue.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,12 +392,6 @@ static size_t node_list(const gc_roster_entry *roster, size_t nranks, const char
     return v ? n : 0;
 }
 
-static int by_local_index(const void *a, const void *b)
-{
-    int x = ((const gc_gpu *)a)->info.local_index, y = ((const gc_gpu *)b)->info.local_index;
-    return (x > y) - (x < y);
-}
-
 typedef struct node_row {
     const char *name;
     size_t gpus;
@@ -416,6 +412,157 @@ int gc_catalogue_write(const char *out_dir, const gc_run_meta *run,
                                     stats, err);
 }
 
+/* ---- the writer's pipeline ---------------------------------------------
+ *
+ * Nodes are independent until they reach catalogue.json and the links, so
+ * worker threads each take a node: read and decode its shards, derive
+ * parameters, write its node file and format its GPUs' part of
+ * catalogue.json in memory. The calling thread takes the nodes back in
+ * order (so the output does not depend on the threads), adds their links
+ * and appends their text. Workers run at most WINDOW_PER_THREAD nodes per
+ * thread ahead of it, which bounds the memory held. */
+
+#define MAX_THREADS 16
+#define WINDOW_PER_THREAD 2
+
+typedef struct node_job {
+    gc_gpu *gpus;
+    size_t n;
+    gc_summary **sums;
+    void **owned;            /* shard buffers the points borrow from */
+    char *text;              /* this node's GPU objects for catalogue.json */
+    size_t text_len;
+    int rc;
+    gc_err err;
+    int done;
+} node_job;
+
+typedef struct pipeline {
+    const char *out_dir;
+    const gc_run_meta *run;
+    const gc_roster_entry *roster;
+    size_t nranks;
+    const char **nodes;
+    size_t nnodes;
+    gc_blob_fetch fetch;
+    void *fctx;
+    node_job *jobs;
+    size_t next, consumed, window;
+    int stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} pipeline;
+
+static void job_free(node_job *j)
+{
+    for (size_t i = 0; i < j->n; i++) {
+        gc_gpu_free(&j->gpus[i]);
+        free(j->sums ? j->sums[i] : NULL);
+        free(j->owned ? j->owned[i] : NULL);
+    }
+    free(j->gpus);
+    free(j->sums);
+    free(j->owned);
+    free(j->text);
+    memset(j, 0, sizeof *j);
+}
+
+/* Everything about node k that needs no other node. */
+static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
+{
+    size_t cap = 0;
+    for (size_t r = 0; r < pl->nranks; r++)
+        cap += strcmp(pl->roster[r].node, pl->nodes[k]) == 0;
+    j->gpus = calloc(cap ? cap : 1, sizeof *j->gpus);
+    j->sums = calloc(cap ? cap : 1, sizeof *j->sums);
+    j->owned = calloc(cap ? cap : 1, sizeof *j->owned);
+    if (!j->gpus || !j->sums || !j->owned) {
+        j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
+        return;
+    }
+    for (size_t r = 0; r < pl->nranks; r++)
+        if (strcmp(pl->roster[r].node, pl->nodes[k]) == 0) {
+            gc_blob b;
+            pl->fetch(pl->fctx, r, &b, &j->owned[j->n]);
+            load_gpu(&pl->roster[r], &b, &j->gpus[j->n++]);
+        }
+    /* sort GPUs and the buffers they borrow from together */
+    for (size_t a = 1; a < j->n; a++)
+        for (size_t b = a; b > 0 && j->gpus[b - 1].info.local_index > j->gpus[b].info.local_index; b--) {
+            gc_gpu t = j->gpus[b];
+            j->gpus[b] = j->gpus[b - 1];
+            j->gpus[b - 1] = t;
+            void *o = j->owned[b];
+            j->owned[b] = j->owned[b - 1];
+            j->owned[b - 1] = o;
+        }
+    /* Each point's summary once, for the node file and the catalogue. */
+    for (size_t i = 0; i < j->n; i++) {
+        j->sums[i] = malloc((j->gpus[i].npoints ? j->gpus[i].npoints : 1) * sizeof **j->sums);
+        if (!j->sums[i]) {
+            j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
+            return;
+        }
+        for (size_t p = 0; p < j->gpus[i].npoints; p++)
+            gc_point_summary(&j->gpus[i].points[p], &j->sums[i][p]);
+    }
+    j->rc = write_node(pl->out_dir, pl->run, pl->nodes[k], j->gpus, j->sums, j->n, bufs, &j->err);
+    if (j->rc)
+        return;
+    FILE *mf = open_memstream(&j->text, &j->text_len);
+    if (!mf) {
+        j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
+        return;
+    }
+    gc_jw w;
+    gc_jw_init(&w, mf, bufs + GC_JW_BUF, 0);
+    for (size_t i = 0; i < j->n && !j->rc; i++) {
+        if (i)
+            gc_jw_puts(&w, ",\n");
+        j->rc = gpu_json(&w, &j->gpus[i], j->sums[i], 0, &j->err);
+    }
+    if (!j->rc)
+        j->rc = gc_jw_finish(&w, "catalogue.json", &j->err);
+    if (fclose(mf) != 0 && !j->rc)
+        j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
+}
+
+static void *worker(void *arg)
+{
+    pipeline *pl = arg;
+    char *bufs = malloc(2 * (size_t)GC_JW_BUF);
+    for (;;) {
+        pthread_mutex_lock(&pl->mu);
+        while (!pl->stop && pl->next < pl->nnodes && pl->next >= pl->consumed + pl->window)
+            pthread_cond_wait(&pl->cv, &pl->mu);
+        if (pl->stop || pl->next >= pl->nnodes) {
+            pthread_mutex_unlock(&pl->mu);
+            break;
+        }
+        size_t k = pl->next++;
+        pthread_mutex_unlock(&pl->mu);
+        node_job *j = &pl->jobs[k];
+        if (bufs)
+            run_job(pl, k, j, bufs);
+        else
+            j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
+        pthread_mutex_lock(&pl->mu);
+        j->done = 1;
+        pthread_cond_broadcast(&pl->cv);
+        pthread_mutex_unlock(&pl->mu);
+    }
+    free(bufs);
+    return NULL;
+}
+
+/* The CPUs this process may run on (an MPI launcher may have bound it). */
+static int usable_cpus(void)
+{
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
+}
+
 int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
                              const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
                              void *ctx, gc_catalogue_stats *stats, gc_err *err)
@@ -428,14 +575,11 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         return rc;
     const char **nodes;
     size_t nnodes = node_list(roster, nranks, &nodes);
-    gc_gpu *gpus = calloc(nranks ? nranks : 1, sizeof *gpus);
-    gc_summary **sums = calloc(nranks ? nranks : 1, sizeof *sums);
-    void **owned = calloc(nranks ? nranks : 1, sizeof *owned);
     node_row *rows = calloc(nnodes ? nnodes : 1, sizeof *rows);
-    char *bufs = malloc(2 * (size_t)GC_JW_BUF);
+    char *bufs = malloc(GC_JW_BUF);
     stats->briefs = calloc(nranks ? nranks : 1, sizeof *stats->briefs);
     gc_links *links = gc_links_new(roster, nranks);
-    if (!nodes || !gpus || !sums || !owned || !rows || !bufs || !stats->briefs || !links) {
+    if (!nodes || !rows || !bufs || !stats->briefs || !links) {
         rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
         goto out;
     }
@@ -456,53 +600,68 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     gc_jw_puts(&w, ",\n \"gpus\": [");
     w.depth = 0;
 
+    pipeline pl = { .out_dir = out_dir, .run = run, .roster = roster, .nranks = nranks,
+                    .nodes = nodes, .nnodes = nnodes, .fetch = fetch, .fctx = ctx };
+    int nthreads = usable_cpus();
+    pl.window = (size_t)nthreads * WINDOW_PER_THREAD;
+    pl.jobs = calloc(nnodes ? nnodes : 1, sizeof *pl.jobs);
+    pthread_t tid[MAX_THREADS];
+    int started = 0;
+    pthread_mutex_init(&pl.mu, NULL);
+    pthread_cond_init(&pl.cv, NULL);
+    if (!pl.jobs)
+        rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    for (int t = 0; !rc && t < nthreads; t++)
+        if (pthread_create(&tid[t], NULL, worker, &pl) == 0)
+            started++;
+    if (!rc && !started)
+        rc = gc_fail(err, GC_ENOMEM, "catalogue: cannot start a thread");
+
     size_t written = 0;
     for (size_t k = 0; k < nnodes && !rc; k++) {
-        size_t n = 0;
-        for (size_t r = 0; r < nranks; r++)
-            if (strcmp(roster[r].node, nodes[k]) == 0) {
-                gc_blob b;
-                fetch(ctx, r, &b, &owned[n]);
-                load_gpu(&roster[r], &b, &gpus[n++]);
-            }
-        qsort(gpus, n, sizeof *gpus, by_local_index);
-        if (gc_links_add_node(links, gpus, n))
+        node_job *j = &pl.jobs[k];
+        pthread_mutex_lock(&pl.mu);
+        while (!j->done)
+            pthread_cond_wait(&pl.cv, &pl.mu);
+        pthread_mutex_unlock(&pl.mu);
+        if (j->rc) {
+            rc = gc_fail(err, j->rc, "%s", j->err.msg);
+        } else if (gc_links_add_node(links, j->gpus, j->n)) {
             rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
-        /* Each point's summary once, for the node file and the catalogue. */
-        for (size_t i = 0; i < n && !rc; i++) {
-            sums[i] = malloc((gpus[i].npoints ? gpus[i].npoints : 1) * sizeof **sums);
-            if (!sums[i])
-                rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
-            for (size_t j = 0; sums[i] && j < gpus[i].npoints; j++)
-                gc_point_summary(&gpus[i].points[j], &sums[i][j]);
+        } else if (j->n) {
+            gc_jw_puts(&w, written ? ",\n" : "\n");
+            gc_jw_put(&w, j->text, j->text_len);
+            written += j->n;
         }
-        if (!rc)
-            rc = write_node(out_dir, run, nodes[k], gpus, sums, n, bufs + GC_JW_BUF, err);
         int worst = GC_GPU_OK;
-        for (size_t i = 0; i < n && !rc; i++) {
-            gc_jw_puts(&w, written++ ? ",\n" : "\n");
-            rc = gpu_json(&w, &gpus[i], sums[i], 0, err);
-            if (rc)
-                break;
-            brief_of(&gpus[i], &stats->briefs[stats->gpus++]);
-            stats->ok += gpus[i].status == GC_GPU_OK;
-            stats->partial += gpus[i].status == GC_GPU_PARTIAL;
-            stats->failed += gpus[i].status == GC_GPU_FAILED;
-            if (gpus[i].status > worst)
-                worst = gpus[i].status;
+        for (size_t i = 0; i < j->n && !rc; i++) {
+            brief_of(&j->gpus[i], &stats->briefs[stats->gpus++]);
+            stats->ok += j->gpus[i].status == GC_GPU_OK;
+            stats->partial += j->gpus[i].status == GC_GPU_PARTIAL;
+            stats->failed += j->gpus[i].status == GC_GPU_FAILED;
+            if (j->gpus[i].status > worst)
+                worst = j->gpus[i].status;
         }
         rows[k].name = nodes[k];
-        rows[k].gpus = n;
+        rows[k].gpus = j->n;
         rows[k].worst = worst;
-        /* The points borrow their encoded histograms from the shards. */
-        for (size_t i = 0; i < n; i++) {
-            gc_gpu_free(&gpus[i]);
-            free(sums[i]);
-            sums[i] = NULL;
-            free(owned[i]);
-            owned[i] = NULL;
-        }
+        job_free(j);
+        pthread_mutex_lock(&pl.mu);
+        pl.consumed = k + 1;
+        pthread_cond_broadcast(&pl.cv);
+        pthread_mutex_unlock(&pl.mu);
     }
+    pthread_mutex_lock(&pl.mu);
+    pl.stop = 1;
+    pthread_cond_broadcast(&pl.cv);
+    pthread_mutex_unlock(&pl.mu);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    for (size_t k = 0; pl.jobs && k < nnodes; k++)
+        job_free(&pl.jobs[k]);
+    free(pl.jobs);
+    pthread_cond_destroy(&pl.cv);
+    pthread_mutex_destroy(&pl.mu);
     stats->nodes = (int)nnodes;
     if (!rc) {
         gc_jw_puts(&w, "\n ],\n \"nodes\": ");
@@ -535,12 +694,9 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         gc_afile_abort(&cat);
     }
 out:
-    free(owned);
     gc_links_free(links);
     free(rows);
-    free(sums);
     free(bufs);
     free(nodes);
-    free(gpus);
     return rc;
 }

@@ -77,8 +77,31 @@ int gc_jw_utf8_ok(const char *str)
 
 /* jansson's dump_string without JSON_ENSURE_ASCII / JSON_ESCAPE_SLASH:
  * '"', '\\' and control characters are escaped, the rest is copied. */
+/* Length of s if it is printable ASCII needing no escape, else -1: the
+ * common case, written without the per-character escape and UTF-8 work. */
+static long plain_len(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (; *p; p++)
+        if (*p < 0x20 || *p > 0x7e || *p == '"' || *p == '\\')
+            return -1;
+    return (long)(p - (const unsigned char *)s);
+}
+
+static void put_plain(gc_jw *w, const char *s, size_t n)
+{
+    gc_jw_put(w, "\"", 1);
+    gc_jw_put(w, s, n);
+    gc_jw_put(w, "\"", 1);
+}
+
 void gc_jw_string(gc_jw *w, const char *s)
 {
+    long n = plain_len(s);
+    if (n >= 0) {
+        put_plain(w, s, (size_t)n);
+        return;
+    }
     gc_jw_put(w, "\"", 1);
     const char *run = s;
     for (; *s; s++) {
@@ -256,6 +279,14 @@ void gc_jw_int(gc_jw *w, long long v)
 /* Members; a string that jansson would refuse leaves its member out. */
 void gc_jw_kstr(gc_jw *w, const char *k, const char *s)
 {
+    long nk = plain_len(k), ns = plain_len(s);
+    if (nk >= 0 && ns >= 0) {
+        gc_jw_next(w);
+        put_plain(w, k, (size_t)nk);
+        gc_jw_put(w, ": ", 2);
+        put_plain(w, s, (size_t)ns);
+        return;
+    }
     if (!gc_jw_utf8_ok(k) || !gc_jw_utf8_ok(s))
         return;
     gc_jw_key(w, k);
