@@ -1,0 +1,785 @@
+/* Catalogue and baseline reader. See catread.h. */
+#include "catread.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FILE (64ull << 30)
+
+typedef struct rd {
+    const char *file;
+    const char *buf;
+    size_t len, pos;       /* where the current element starts */
+    char where[96];        /* e.g. gpus[3] */
+    gc_err *err;
+} rd;
+
+static int line_of(const rd *r, size_t pos)
+{
+    int line = 1;
+    for (size_t i = 0; i < pos && i < r->len; i++)
+        line += r->buf[i] == '\n';
+    return line;
+}
+
+static int bad(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(rd *r, const char *fmt, ...)
+{
+    char m[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    return gc_fail(r->err, GC_ECORRUPT, "%s:%d: %s%s%s", r->file, line_of(r, r->pos), r->where,
+                   r->where[0] ? ": " : "", m);
+}
+
+/* ---- typed access with schema errors ---------------------------------- */
+
+static json_t *req(rd *r, json_t *o, const char *k, const char *path, int *rc)
+{
+    json_t *v = json_is_object(o) ? json_object_get(o, k) : NULL;
+    if (!v && !*rc)
+        *rc = bad(r, "'%s%s' is missing (required by the catalogue schema)", path, k);
+    return v;
+}
+
+static const char *s_req(rd *r, json_t *o, const char *k, const char *path, int *rc)
+{
+    json_t *v = req(r, o, k, path, rc);
+    if (v && !json_is_string(v) && !*rc)
+        *rc = bad(r, "'%s%s' must be a string", path, k);
+    return v && json_is_string(v) ? json_string_value(v) : "";
+}
+
+/* a string or null (NULL) */
+static const char *s_null(rd *r, json_t *o, const char *k, const char *path, int *rc)
+{
+    json_t *v = req(r, o, k, path, rc);
+    if (v && !json_is_string(v) && !json_is_null(v) && !*rc)
+        *rc = bad(r, "'%s%s' must be a string or null", path, k);
+    return v && json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static double n_req(rd *r, json_t *o, const char *k, const char *path, int nullable, int *rc)
+{
+    json_t *v = req(r, o, k, path, rc);
+    if (v && json_is_number(v))
+        return json_number_value(v);
+    if (v && nullable && json_is_null(v))
+        return NAN;
+    if (v && !*rc)
+        *rc = bad(r, "'%s%s' must be a number%s", path, k, nullable ? " or null" : "");
+    return NAN;
+}
+
+static long long i_req(rd *r, json_t *o, const char *k, const char *path, int nullable,
+                       long long dflt, int *rc)
+{
+    json_t *v = req(r, o, k, path, rc);
+    if (v && json_is_integer(v))
+        return json_integer_value(v);
+    if (v && nullable && json_is_null(v))
+        return dflt;
+    if (v && !*rc)
+        *rc = bad(r, "'%s%s' must be an integer%s", path, k, nullable ? " or null" : "");
+    return dflt;
+}
+
+static int clampi(long long v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : (int)v;
+}
+
+static json_t *o_req(rd *r, json_t *o, const char *k, const char *path, int nullable, int *rc)
+{
+    json_t *v = req(r, o, k, path, rc);
+    if (v && json_is_object(v))
+        return v;
+    if (v && !(nullable && json_is_null(v)) && !*rc)
+        *rc = bad(r, "'%s%s' must be an object%s", path, k, nullable ? " or null" : "");
+    return NULL;
+}
+
+static json_t *a_req(rd *r, json_t *o, const char *k, const char *path, int *rc)
+{
+    json_t *v = req(r, o, k, path, rc);
+    if (v && !json_is_array(v) && !*rc)
+        *rc = bad(r, "'%s%s' must be an array", path, k);
+    return v && json_is_array(v) ? v : NULL;
+}
+
+/* ---- GPUs -------------------------------------------------------------- */
+
+typedef struct gbuf {
+    gc_det_value *v;
+    char *keys;          /* n x KEYLEN */
+    size_t n, cap;
+} gbuf;
+
+#define KEYLEN 200
+
+static int gbuf_add(gbuf *b, const char *name, const char *unit, int better, double value,
+                    const double *q)
+{
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 256;
+        gc_det_value *nv = realloc(b->v, nc * sizeof *nv);
+        if (!nv)
+            return GC_ENOMEM;
+        b->v = nv;
+        char *nk = realloc(b->keys, nc * KEYLEN);
+        if (!nk)
+            return GC_ENOMEM;
+        b->keys = nk;
+        b->cap = nc;
+        for (size_t i = 0; i < b->n; i++)   /* names point into keys */
+            b->v[i].name = b->keys + i * KEYLEN;
+    }
+    char *k = b->keys + b->n * KEYLEN;
+    snprintf(k, KEYLEN, "%s", name);
+    gc_det_value *v = &b->v[b->n++];
+    memset(v, 0, sizeof *v);
+    v->name = k;
+    v->unit = unit;
+    v->better = better;
+    v->value = value;
+    if (q) {
+        v->has_q = 1;
+        memcpy(v->q, q, sizeof v->q);
+    }
+    return 0;
+}
+
+static void cond_of(rd *r, json_t *c, const char *path, gc_det_cond *o, int *rc)
+{
+    memset(o, 0, sizeof *o);
+    if (!c)
+        return;
+    o->valid = 1;
+    o->sm_clock_mhz = n_req(r, c, "sm_clock_mhz", path, 0, rc);
+    o->throttle_reasons = i_req(r, c, "throttle_reasons", path, 0, 0, rc);
+    o->ecc_corrected = i_req(r, c, "ecc_corrected_errors", path, 1, -1, rc);
+    o->ecc_uncorrected = i_req(r, c, "ecc_uncorrected_errors", path, 1, -1, rc);
+}
+
+/* A GPU object of the catalogue -> g (values in b). all: every parameter
+ * and point (baselines); otherwise those the rules judge. */
+static int gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, gbuf *b)
+{
+    int rc = 0;
+    memset(g, 0, sizeof *g);
+    b->n = 0;
+    if (!json_is_object(o))
+        return bad(r, "a GPU must be an object");
+    g->node = s_req(r, o, "node", "", &rc);
+    g->index = clampi(i_req(r, o, "index", "", 0, 0, &rc), 0, 1 << 20);
+    g->rank = clampi(i_req(r, o, "rank", "", 0, 0, &rc), -1, 1 << 30);
+    g->status = s_req(r, o, "status", "", &rc);
+    g->status_reason = s_req(r, o, "status_reason", "", &rc);
+    if (!rc && strcmp(g->status, "ok") && strcmp(g->status, "partial") && strcmp(g->status, "failed"))
+        rc = bad(r, "'status' must be ok, partial or failed, not \"%.40s\"", g->status);
+    json_t *id = o_req(r, o, "identity", "", 0, &rc);
+    g->uuid = s_req(r, id, "uuid", "identity.", &rc);
+    g->name = s_req(r, id, "name", "identity.", &rc);
+    json_t *p = o_req(r, o, "properties", "", 0, &rc);
+    g->sm_count = i_req(r, p, "sm_count", "properties.", 0, 0, &rc);
+    g->l2_bytes = i_req(r, p, "l2_bytes", "properties.", 0, 0, &rc);
+    g->mem_bytes = i_req(r, p, "memory_bytes", "properties.", 0, 0, &rc);
+    g->sm_clock_max_mhz = n_req(r, p, "sm_clock_max_mhz", "properties.", 0, &rc);
+    g->numa_node = clampi(i_req(r, p, "numa_node", "properties.", 1, -1, &rc), -1, 1 << 20);
+    json_t *pc = o_req(r, p, "pcie", "properties.", 0, &rc);
+    g->pcie_gen = clampi(i_req(r, pc, "gen", "properties.pcie.", 1, 0, &rc), 0, 64);
+    g->pcie_width = clampi(i_req(r, pc, "width", "properties.pcie.", 1, 0, &rc), 0, 1024);
+    g->pcie_max_gen = clampi(i_req(r, pc, "max_gen", "properties.pcie.", 1, 0, &rc), 0, 64);
+    g->pcie_max_width = clampi(i_req(r, pc, "max_width", "properties.pcie.", 1, 0, &rc), 0, 1024);
+    json_t *nv = o_req(r, p, "nvlink", "properties.", 0, &rc);
+    g->nvlink_links = clampi(i_req(r, nv, "links", "properties.nvlink.", 1, -1, &rc), -1, 4096);
+    json_t *c = o_req(r, o, "conditions", "", 0, &rc);
+    cond_of(r, o_req(r, c, "start", "conditions.", 1, &rc), "conditions.start.", &g->start, &rc);
+    cond_of(r, o_req(r, c, "end", "conditions.", 1, &rc), "conditions.end.", &g->end, &rc);
+    g->hbm_ratio = NAN;
+    json_t *ps = a_req(r, o, "parameters", "", &rc);
+    size_t wl = strlen(r->where), i;
+    json_t *e;
+    json_array_foreach(ps, i, e) {
+        if (rc)
+            break;
+        snprintf(r->where + wl, sizeof r->where - wl, ".parameters[%zu]", i % 100000000u);
+        const char *name = s_req(r, e, "name", "", &rc);
+        double v = n_req(r, e, "value", "", 1, &rc);
+        const char *unit = s_req(r, e, "unit", "", &rc);
+        r->where[wl] = '\0';
+        if (rc)
+            break;
+        if (!strcmp(name, "hbm_achieved_ratio"))
+            g->hbm_ratio = v;
+        int better = gc_rules_param(rules, name);
+        if ((better || all) && isfinite(v) && gbuf_add(b, name, unit, better ? better : 1, v, NULL))
+            return gc_fail(r->err, GC_ENOMEM, "out of memory");
+    }
+    json_t *res = a_req(r, o, "results", "", &rc);
+    json_array_foreach(res, i, e) {
+        if (rc)
+            break;
+        snprintf(r->where + wl, sizeof r->where - wl, ".results[%zu]", i % 100000000u);
+        const char *bench = s_req(r, e, "benchmark", "", &rc);
+        const char *metric = s_req(r, e, "metric", "", &rc);
+        const char *unit = s_req(r, e, "unit", "", &rc);
+        const char *st = s_req(r, e, "status", "", &rc);
+        json_t *ctx = o_req(r, e, "context", "", 0, &rc);
+        json_t *fl = a_req(r, e, "flags", "", &rc);
+        json_t *sum = o_req(r, e, "summary", "", 0, &rc);
+        long long count = i_req(r, sum, "count", "summary.", 0, 0, &rc);
+        size_t k;
+        json_t *f;
+        json_array_foreach(fl, k, f)
+            if (json_is_string(f) && !strcmp(json_string_value(f), "throttled"))
+                g->throttled_points++;
+        int better = gc_det_better_of_unit(unit);
+        if (rc || count <= 0 || strcmp(st, "ok") || (!all && (!rules->judge_points || !better ||
+                                                            gc_rules_skips(rules, bench)))) {
+            r->where[wl] = '\0';
+            continue;
+        }
+        static const char *const qn[GC_DET_NQ] = { "p1", "p5", "p50", "p95", "p99" };
+        double q[GC_DET_NQ];
+        for (int j = 0; j < GC_DET_NQ; j++)
+            q[j] = n_req(r, sum, qn[j], "summary.", 1, &rc);
+        char key[KEYLEN];
+        int n = snprintf(key, sizeof key, "%s.%s", bench, metric);
+        const char *ck;
+        json_t *cv;
+        json_object_foreach(ctx, ck, cv) {
+            if (n < 0 || (size_t)n >= sizeof key)
+                break;
+            if (json_is_string(cv))
+                n += snprintf(key + n, sizeof key - (size_t)n, " %s=%s", ck, json_string_value(cv));
+            else if (json_is_number(cv))
+                n += snprintf(key + n, sizeof key - (size_t)n, " %s=%.10g", ck, json_number_value(cv));
+            else if (!rc)
+                rc = bad(r, "'context.%.40s' must be a string or a number", ck);
+        }
+        r->where[wl] = '\0';
+        if (rc)
+            break;
+        if (isfinite(q[2]) && gbuf_add(b, key, unit, better ? better : 1, q[2], q))
+            return gc_fail(r->err, GC_ENOMEM, "out of memory");
+    }
+    g->values = b->v;
+    g->nvalues = b->n;
+    return rc;
+}
+
+/* ---- links ------------------------------------------------------------- */
+
+static void end_of(rd *r, json_t *o, const char *path, gc_det_end *e, int *rc)
+{
+    memset(e, 0, sizeof *e);
+    e->gpu_index = -1;
+    e->numa_node = -1;
+    if (!o)
+        return;
+    const char *t = s_req(r, o, "type", path, rc);
+    if (!*rc && strcmp(t, "gpu") && strcmp(t, "host"))
+        *rc = bad(r, "'%stype' must be gpu or host", path);
+    e->is_gpu = !strcmp(t, "gpu");
+    e->node = s_req(r, o, "node", path, rc);
+    e->gpu_index = clampi(i_req(r, o, "gpu_index", path, 1, -1, rc), -1, 1 << 20);
+    e->uuid = s_null(r, o, "uuid", path, rc);
+    e->numa_node = clampi(i_req(r, o, "numa_node", path, 1, -1, rc), -1, 1 << 20);
+    if (!*rc && e->is_gpu && e->gpu_index < 0)
+        *rc = bad(r, "'%sgpu_index' must be given for a GPU end", path);
+}
+
+static int link_of(rd *r, json_t *o, size_t index, gc_det_link *l)
+{
+    int rc = 0;
+    memset(l, 0, sizeof *l);
+    if (!json_is_object(o))
+        return bad(r, "a link must be an object");
+    l->index = index;
+    l->kind = s_req(r, o, "kind", "", &rc);
+    l->benchmark = s_req(r, o, "benchmark", "", &rc);
+    l->direction = s_req(r, o, "direction", "", &rc);
+    l->memory = s_req(r, o, "memory", "", &rc);
+    l->engine = s_null(r, o, "engine", "", &rc);
+    l->peer_access = s_null(r, o, "peer_access", "", &rc);
+    json_t *cc = req(r, o, "concurrent", "", &rc);
+    if (cc && !json_is_boolean(cc) && !rc)
+        rc = bad(r, "'concurrent' must be true or false");
+    l->concurrent = json_is_true(cc);
+    end_of(r, o_req(r, o, "src", "", 0, &rc), "src.", &l->src, &rc);
+    end_of(r, o_req(r, o, "dst", "", 0, &rc), "dst.", &l->dst, &rc);
+    json_t *m = o_req(r, o, "model", "", 1, &rc);
+    l->beta_bps = l->alpha_s = NAN;
+    if (m) {
+        l->beta_bps = n_req(r, m, "beta_bps", "model.", 1, &rc);
+        l->alpha_s = n_req(r, m, "alpha_s", "model.", 1, &rc);
+    }
+    l->nominal_bps = n_req(r, o, "nominal_bps", "", 1, &rc);
+    l->lambda = n_req(r, o, "lambda", "", 1, &rc);
+    json_t *sz = a_req(r, o, "sizes", "", &rc);
+    double best = -1;
+    l->top_bps = NAN;
+    size_t i;
+    json_t *e;
+    json_array_foreach(sz, i, e) {
+        double s = n_req(r, e, "size_bytes", "sizes[].", 0, &rc);
+        double b = n_req(r, e, "bandwidth_p50_bps", "sizes[].", 1, &rc);
+        if (rc)
+            break;
+        if (s > best) {
+            best = s;
+            l->top_bps = b;
+        }
+    }
+    return rc;
+}
+
+/* ---- the streaming walk ------------------------------------------------ */
+
+typedef struct sink {
+    int (*gpu)(struct sink *s, rd *r, json_t *o);
+    int (*link)(struct sink *s, rd *r, json_t *o, size_t index);
+    int (*top)(struct sink *s, rd *r, const char *key, json_t *v);
+    const gc_rules *rules;
+    gc_detect *d;
+    gc_baseline *base;
+    gc_catread_info *info;
+    gbuf b;
+    int seen_kind, is_baseline;  /* is_baseline: a reference file, gpus/links are plain members */
+    int gpus_optional;
+    json_t *names;               /* catalogue baselines: "node/index" -> [name, uuid] */
+    char kind[16], sku[96];
+} sink;
+
+static size_t skip_ws(const rd *r, size_t p)
+{
+    while (p < r->len && (r->buf[p] == ' ' || r->buf[p] == '\n' || r->buf[p] == '\r' ||
+                          r->buf[p] == '\t'))
+        p++;
+    return p;
+}
+
+static json_t *value_at(rd *r, size_t *p, int *rc)
+{
+    json_error_t je;
+    r->pos = *p;
+    json_t *v = json_loadb(r->buf + *p, r->len - *p,
+                           JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, &je);
+    if (!v) {
+        /* je.line is relative to where this value starts */
+        r->pos = *p + (je.position > 0 ? (size_t)je.position : 0);
+        r->where[0] = '\0';
+        *rc = gc_fail(r->err, GC_ECORRUPT, "%s:%d: not valid JSON: %s", r->file, line_of(r, r->pos),
+                      je.text);
+        return NULL;
+    }
+    *p += (size_t)je.position;
+    return v;
+}
+
+static int expect(rd *r, size_t *p, char c, const char *what)
+{
+    *p = skip_ws(r, *p);
+    if (*p >= r->len || r->buf[*p] != c) {
+        r->pos = *p;
+        r->where[0] = '\0';
+        return gc_fail(r->err, GC_ECORRUPT, "%s:%d: not valid JSON: expected %s", r->file,
+                       line_of(r, *p), what);
+    }
+    (*p)++;
+    return 0;
+}
+
+static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
+{
+    int rc = expect(r, p, '[', "'[' (an array)");
+    size_t n = 0;
+    *p = skip_ws(r, *p);
+    if (!rc && *p < r->len && r->buf[*p] == ']') {
+        (*p)++;
+        return 0;
+    }
+    while (!rc) {
+        *p = skip_ws(r, *p);
+        size_t start = *p;
+        json_t *v = value_at(r, p, &rc);
+        if (!v)
+            break;
+        r->pos = start;
+        snprintf(r->where, sizeof r->where, "%s[%zu]", name, n);
+        rc = is_gpus ? s->gpu(s, r, v) : s->link(s, r, v, n);
+        r->where[0] = '\0';
+        json_decref(v);
+        n++;
+        *p = skip_ws(r, *p);
+        if (!rc && *p < r->len && r->buf[*p] == ']') {
+            (*p)++;
+            break;
+        }
+        if (!rc)
+            rc = expect(r, p, ',', "',' or ']'");
+    }
+    return rc;
+}
+
+static int walk(rd *r, sink *s)
+{
+    size_t p = 0;
+    int rc = expect(r, &p, '{', "'{': a catalogue is a JSON object");
+    int have_gpus = 0, have_version = 0;
+    p = skip_ws(r, p);
+    if (!rc && p < r->len && r->buf[p] == '}')
+        p++;
+    else
+        while (!rc) {
+            p = skip_ws(r, p);
+            json_t *k = value_at(r, &p, &rc);
+            if (!k)
+                break;
+            if (!json_is_string(k)) {
+                json_decref(k);
+                rc = expect(r, &p, '"', "a member name");   /* reports the position */
+                break;
+            }
+            char key[64];
+            snprintf(key, sizeof key, "%s", json_string_value(k));
+            json_decref(k);
+            if ((rc = expect(r, &p, ':', "':'")))
+                break;
+            p = skip_ws(r, p);
+            int arr = p < r->len && r->buf[p] == '[';
+            if (!strcmp(key, "gpus") && !s->is_baseline && arr) {
+                have_gpus = 1;
+                rc = walk_array(r, &p, s, "gpus", 1);
+            } else if (!strcmp(key, "links") && !s->is_baseline && arr) {
+                rc = walk_array(r, &p, s, "links", 0);
+            } else {
+                size_t start = p;
+                json_t *v = value_at(r, &p, &rc);
+                if (!v)
+                    break;
+                r->pos = start;
+                if (!strcmp(key, "schema_version")) {
+                    have_version = 1;
+                    if (!json_is_string(v) || strcmp(json_string_value(v), "1.0"))
+                        rc = bad(r, "schema_version must be \"1.0\" (the version this gpucensus reads)");
+                } else {
+                    rc = s->top(s, r, key, v);
+                }
+                json_decref(v);
+            }
+            p = skip_ws(r, p);
+            if (!rc && p < r->len && r->buf[p] == '}') {
+                p++;
+                break;
+            }
+            if (!rc)
+                rc = expect(r, &p, ',', "',' or '}'");
+        }
+    if (!rc) {
+        p = skip_ws(r, p);
+        r->pos = p;
+        if (p != r->len)
+            rc = gc_fail(r->err, GC_ECORRUPT, "%s:%d: not valid JSON: text after the end", r->file,
+                         line_of(r, p));
+    }
+    r->pos = 0;
+    if (!rc && !have_version)
+        rc = bad(r, "'schema_version' is missing: not a gpucensus catalogue");
+    if (!rc && !s->seen_kind)
+        rc = bad(r, "'kind' is missing: not a gpucensus catalogue");
+    if (!rc && !have_gpus && !s->is_baseline && !s->gpus_optional)
+        rc = bad(r, "'gpus' is missing (required by the catalogue schema)");
+    return rc;
+}
+
+/* ---- catalogue -> detector --------------------------------------------- */
+
+static int det_gpu(sink *s, rd *r, json_t *o)
+{
+    gc_det_gpu g;
+    int rc = gpu_of(r, o, s->rules, 0, &g, &s->b);
+    if (!rc)
+        rc = gc_detect_add_gpu(s->d, &g, r->err);
+    if (!rc && s->info)
+        s->info->gpus++;
+    return rc;
+}
+
+static int det_link(sink *s, rd *r, json_t *o, size_t index)
+{
+    gc_det_link l;
+    int rc = link_of(r, o, index, &l);
+    if (!rc)
+        rc = gc_detect_add_link(s->d, &l, r->err);
+    if (!rc && s->info)
+        s->info->links++;
+    return rc;
+}
+
+static int cat_top(sink *s, rd *r, const char *key, json_t *v)
+{
+    int rc = 0;
+    if (!strcmp(key, "gpus") || !strcmp(key, "links"))
+        return bad(r, "'%s' must be an array", key);
+    if (!strcmp(key, "kind")) {
+        s->seen_kind = 1;
+        if (!json_is_string(v) || strcmp(json_string_value(v), "catalogue"))
+            return bad(r, "kind must be \"catalogue\"%s",
+                       json_is_string(v) && !strcmp(json_string_value(v), "node")
+                           ? " (this is a per-node file; check reads OUT/catalogue.json)" : "");
+    } else if (!strcmp(key, "run")) {
+        if (!json_is_object(v))
+            return bad(r, "'run' must be an object");
+        const char *b = s_req(r, v, "backend", "run.", &rc);
+        if (s->info) {
+            snprintf(s->info->backend, sizeof s->info->backend, "%s", b);
+            json_t *x = json_object_get(v, "plan_name");
+            snprintf(s->info->plan_name, sizeof s->info->plan_name, "%s",
+                     json_is_string(x) ? json_string_value(x) : "");
+            x = json_object_get(v, "start_time");
+            snprintf(s->info->start_time, sizeof s->info->start_time, "%s",
+                     json_is_string(x) ? json_string_value(x) : "");
+        }
+    }
+    return rc;
+}
+
+static int read_file(const char *path, char **buf, size_t *len, gc_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gc_fail(err, GC_EIO, "%s: cannot open", path);
+    size_t cap = 1 << 20, n = 0;
+    char *b = malloc(cap);
+    while (b) {
+        if (n == cap) {
+            if (cap >= MAX_FILE) {
+                free(b);
+                fclose(f);
+                return gc_fail(err, GC_EIO, "%s: larger than 64 GiB", path);
+            }
+            char *nb = realloc(b, cap *= 2);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb;
+        }
+        size_t k = fread(b + n, 1, cap - n, f);
+        n += k;
+        if (k == 0)
+            break;
+    }
+    int ferr = ferror(f);
+    fclose(f);
+    if (!b)
+        return gc_fail(err, GC_ENOMEM, "%s: out of memory", path);
+    if (ferr) {
+        free(b);
+        return gc_fail(err, GC_EIO, "%s: read error", path);
+    }
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_detect *d,
+                             const gc_rules *rules, gc_catread_info *info, gc_err *err)
+{
+    rd r = { .file = name, .buf = buf, .len = len, .err = err };
+    sink s = { .gpu = det_gpu, .link = det_link, .top = cat_top, .rules = rules, .d = d,
+               .info = info };
+    if (info)
+        memset(info, 0, sizeof *info);
+    int rc = walk(&r, &s);
+    free(s.b.v);
+    free(s.b.keys);
+    return rc;
+}
+
+int gc_catread_catalogue(const char *path, gc_detect *d, const gc_rules *rules,
+                         gc_catread_info *info, gc_err *err)
+{
+    char *buf;
+    size_t len;
+    int rc = read_file(path, &buf, &len, err);
+    if (rc)
+        return rc;
+    rc = gc_catread_catalogue_mem(path, buf, len, d, rules, info, err);
+    free(buf);
+    return rc;
+}
+
+/* ---- baselines --------------------------------------------------------- */
+
+static int no_top_second(sink *s, rd *r, const char *key, json_t *v) { return 0; }
+
+static int base_gpu(sink *s, rd *r, json_t *o)
+{
+    gc_det_gpu g;
+    int rc = gpu_of(r, o, s->rules, 1, &g, &s->b);
+    if (rc || strcmp(g.status, "ok"))
+        return rc;   /* a failed or partial GPU is no reference */
+    for (size_t i = 0; i < g.nvalues && !rc; i++) {
+        rc = gc_baseline_add(s->base, g.name, NULL, g.values[i].name, g.values[i].value);
+        if (!rc && g.uuid[0])
+            rc = gc_baseline_add(s->base, g.name, g.uuid, g.values[i].name, g.values[i].value);
+    }
+    if (!rc && g.nvlink_links >= 0)
+        rc = gc_baseline_add(s->base, g.name, NULL, "nvlink_links", g.nvlink_links);
+    /* links name their GPU ends by node and index: remember the SKU */
+    return rc ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
+}
+
+/* Links of a catalogue baseline, keyed by class and the SKU (and UUID) of
+ * their GPU end, found in the first pass. */
+static int base_link(sink *s, rd *r, json_t *o, size_t index)
+{
+    gc_det_link l;
+    int rc = link_of(r, o, index, &l);
+    if (rc || !isfinite(l.beta_bps))
+        return rc;
+    const gc_det_end *e = l.src.is_gpu ? &l.src : &l.dst;
+    char key[300], cls[160], id[GC_NODE_MAX + 16];
+    gc_det_link_class(&l, cls, sizeof cls);
+    snprintf(key, sizeof key, "link:%s:beta_bps", cls);
+    snprintf(id, sizeof id, "%.63s/%d", e->node ? e->node : "", e->gpu_index);
+    json_t *pair = json_object_get(s->names, id);
+    if (!pair)
+        return 0;
+    const char *sku = json_string_value(json_array_get(pair, 0));
+    const char *uuid = json_string_value(json_array_get(pair, 1));
+    rc = gc_baseline_add(s->base, sku, NULL, key, l.beta_bps);
+    if (!rc && uuid && *uuid)
+        rc = gc_baseline_add(s->base, sku, uuid, key, l.beta_bps);
+    return rc ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
+}
+
+/* A reference file's members. */
+static int ref_top(sink *s, rd *r, const char *key, json_t *v)
+{
+    if (!strcmp(key, "kind"))
+        return 0;   /* checked in the first pass */
+    if (!strcmp(key, "sku") || !strcmp(key, "source"))
+        return json_is_string(v) ? 0 : bad(r, "'%s' must be a string", key);
+    if (!strcmp(key, "nvlink_links")) {
+        if (!json_is_integer(v))
+            return bad(r, "'nvlink_links' must be an integer");
+        return gc_baseline_add(s->base, s->sku, NULL, "nvlink_links", (double)json_integer_value(v))
+                   ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
+    }
+    if (!strcmp(key, "parameters") || !strcmp(key, "points") || !strcmp(key, "links")) {
+        if (!json_is_object(v))
+            return bad(r, "'%s' must be an object of numbers", key);
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x) {
+            if (!json_is_number(x))
+                return bad(r, "'%s.%.60s' must be a number", key, k);
+            char name[300];
+            if (!strcmp(key, "links"))
+                snprintf(name, sizeof name, "link:%.250s:beta_bps", k);
+            else
+                snprintf(name, sizeof name, "%.250s", k);
+            if (gc_baseline_add(s->base, s->sku, NULL, name, json_number_value(x)))
+                return gc_fail(r->err, GC_ENOMEM, "out of memory");
+        }
+        return 0;
+    }
+    return 0;   /* other members describe the file */
+}
+
+/* First pass: the kind, a reference file's SKU, a catalogue's GPU names. */
+static int names_gpu(sink *s, rd *r, json_t *o)
+{
+    json_t *id = json_object_get(o, "identity");
+    json_t *node = json_object_get(o, "node"), *index = json_object_get(o, "index");
+    if (!json_is_string(node) || !json_is_integer(index) || !json_is_object(id))
+        return 0;   /* the second pass reports it */
+    char k[GC_NODE_MAX + 16];
+    snprintf(k, sizeof k, "%.63s/%lld", json_string_value(node), (long long)json_integer_value(index));
+    json_t *n = json_object_get(id, "name"), *u = json_object_get(id, "uuid");
+    json_object_set_new(s->names, k, json_pack("[ss]", json_is_string(n) ? json_string_value(n) : "",
+                                               json_is_string(u) ? json_string_value(u) : ""));
+    return 0;
+}
+
+static int no_link(sink *s, rd *r, json_t *o, size_t index) { return 0; }
+
+static int kind_top(sink *s, rd *r, const char *key, json_t *v)
+{
+    if (!strcmp(key, "kind")) {
+        s->seen_kind = 1;
+        if (!json_is_string(v) || (strcmp(json_string_value(v), "baseline") &&
+                                   strcmp(json_string_value(v), "catalogue")))
+            return bad(r, "kind must be \"baseline\" (a reference file) or \"catalogue\"");
+        snprintf(s->kind, sizeof s->kind, "%s", json_string_value(v));
+    } else if (!strcmp(key, "sku")) {
+        if (!json_is_string(v) || !*json_string_value(v))
+            return bad(r, "'sku' must be the GPU's name (a non-empty string)");
+        snprintf(s->sku, sizeof s->sku, "%s", json_string_value(v));
+    }
+    return 0;
+}
+
+int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_baseline **out,
+                            gc_err *err)
+{
+    *out = NULL;
+    gc_rules rules;
+    gc_rules_default(&rules);
+    rd r = { .file = name, .buf = buf, .len = len, .err = err };
+    sink s = { .gpu = names_gpu, .link = no_link, .top = kind_top, .rules = &rules,
+               .gpus_optional = 1 };
+    s.base = gc_baseline_new(name);
+    s.names = json_object();
+    int rc = s.base && s.names ? walk(&r, &s) : gc_fail(err, GC_ENOMEM, "out of memory");
+    if (!rc && !strcmp(s.kind, "baseline") && !s.sku[0])
+        rc = gc_fail(err, GC_ECORRUPT, "%s: a baseline file names its \"sku\" (the GPU's name)", name);
+    if (!rc) {
+        /* second pass: the values */
+        if (!strcmp(s.kind, "baseline")) {
+            s.is_baseline = 1;
+            s.top = ref_top;
+        } else {
+            s.gpus_optional = 0;
+            s.gpu = base_gpu;
+            s.link = base_link;
+            s.top = no_top_second;
+        }
+        rc = walk(&r, &s);
+    }
+    free(s.b.v);
+    free(s.b.keys);
+    json_decref(s.names);
+    if (!rc && gc_baseline_count(s.base) == 0)
+        rc = gc_fail(err, GC_ECORRUPT, "%s: no reference values in this baseline", name);
+    if (rc) {
+        gc_baseline_free(s.base);
+        return rc;
+    }
+    *out = s.base;
+    return 0;
+}
+
+int gc_catread_baseline(const char *path, gc_baseline **out, gc_err *err)
+{
+    char *buf;
+    size_t len;
+    *out = NULL;
+    int rc = read_file(path, &buf, &len, err);
+    if (rc)
+        return rc;
+    rc = gc_catread_baseline_mem(path, buf, len, out, err);
+    free(buf);
+    return rc;
+}

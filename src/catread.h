@@ -1,0 +1,42 @@
+/* Reading a catalogue back for `gpucensus check`: what detect.c needs of
+ * each GPU and link, and baselines (an earlier catalogue, or a per-SKU
+ * reference file under configs/baselines/).
+ *
+ * The catalogue is read as a stream: its top-level members one at a time
+ * and each element of "gpus" and "links" on its own (jansson with
+ * JSON_DISABLE_EOF_CHECK), so memory stays at the file plus one GPU's
+ * tree. Input is untrusted: a syntax error, a missing required member or
+ * a member of the wrong type (per results-schema/catalogue.schema.json,
+ * for the members read here) is an error "FILE:LINE: PATH: what" and
+ * GC_ECORRUPT; an unreadable file GC_EIO. */
+#ifndef GC_CATREAD_H
+#define GC_CATREAD_H
+
+#include <stddef.h>
+
+#include "detect.h"
+#include "err.h"
+
+typedef struct gc_catread_info {
+    char backend[16];
+    char plan_name[64];
+    char start_time[32];
+    size_t gpus, links;
+} gc_catread_info;
+
+/* Feeds every GPU and link of the catalogue to d (not finished). */
+int gc_catread_catalogue(const char *path, gc_detect *d, const gc_rules *r,
+                         gc_catread_info *info, gc_err *err);
+int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_detect *d,
+                             const gc_rules *r, gc_catread_info *info, gc_err *err);
+
+/* A baseline from a catalogue (every GPU by UUID and its SKU) or from a
+ * reference file:
+ *   { "schema_version": "1.0", "kind": "baseline", "sku": NAME, "source": TEXT,
+ *     "parameters": { NAME: VALUE, ... }, "points": { KEY: P50, ... },
+ *     "nvlink_links": N, "links": { CLASS: BETA_BPS, ... } } */
+int gc_catread_baseline(const char *path, gc_baseline **out, gc_err *err);
+int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_baseline **out,
+                            gc_err *err);
+
+#endif

@@ -1,0 +1,249 @@
+/* The check subcommand. See check.h. */
+#include "check_cmd.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "catread.h"
+#include "rules.h"
+
+#define MAX_SHOWN_REASONS 4
+
+int gc_check_exit_code(const gc_detect *d)
+{
+    int w = gc_detect_worst(d);
+    return w == GC_V_OK ? GC_CHECK_OK : w == GC_V_SUSPECT ? GC_CHECK_SUSPECT : GC_CHECK_DEGRADED;
+}
+
+/* Worst first; at equal severity: measurement status and physical limits,
+ * then parameters, then single points and distributions. */
+static int rule_rank(const gc_reason *r)
+{
+    if (!strcmp(r->rule, "status") || !strncmp(r->rule, "limit_", 6) || !strcmp(r->rule, "numa"))
+        return 0;
+    if (!strcmp(r->rule, "gpu"))
+        return 1;
+    if (!strcmp(r->rule, "distribution") || strchr(r->metric, '.'))
+        return 3;
+    return 2;
+}
+
+static int by_severity(const void *a, const void *b)
+{
+    const gc_reason *x = *(const gc_reason *const *)a, *y = *(const gc_reason *const *)b;
+    if (x->severity != y->severity)
+        return (y->severity > x->severity) - (y->severity < x->severity);
+    int rx = rule_rank(x), ry = rule_rank(y);
+    if (rx != ry)
+        return (rx > ry) - (rx < ry);
+    return (x > y) - (x < y);   /* stable: the order they were found in */
+}
+
+static const gc_reason *worst_reason(const gc_verdict *v)
+{
+    const gc_reason *w = NULL;
+    for (size_t k = 0; k < v->nreasons; k++)
+        if (!w || by_severity(&(const gc_reason *){ &v->reasons[k] }, &w) < 0)
+            w = &v->reasons[k];
+    return w;
+}
+
+/* A Slurm reason: no double quotes or control characters, short. */
+static void slurm_reason(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *in && n + 1 < cap; in++) {
+        unsigned char c = (unsigned char)*in;
+        out[n++] = c == '"' || c == '\\' || c == '$' || c == '`' || c < 0x20 ? '\'' : (char)c;
+    }
+    out[n] = '\0';
+}
+
+void gc_check_print(FILE *f, const gc_detect *d)
+{
+    size_t n = gc_detect_count(d), shown = 0, counts[3][4] = { { 0 } };
+    for (size_t i = 0; i < n; i++) {
+        const gc_verdict *v = gc_detect_verdict(d, i);
+        counts[v->type][v->level]++;
+    }
+    static const char *const tn[3] = { "GPUs", "links", "nodes" };
+    for (int t = 0; t < 3; t++)
+        fprintf(f, "%-6s %5zu ok, %zu suspect, %zu degraded, %zu failed\n", tn[t], counts[t][0],
+                counts[t][1], counts[t][2], counts[t][3]);
+    for (int t = 0; t < 3; t++)
+        for (size_t i = 0; i < n; i++) {
+            const gc_verdict *v = gc_detect_verdict(d, i);
+            if (v->type != t || v->level == GC_V_OK)
+                continue;
+            if (!shown++)
+                fprintf(f, "\n%-9s %-34s %s\n", "VERDICT", "SUBJECT", "REASONS (worst first: rule: metric: detail)");
+            const gc_reason **rs = malloc((v->nreasons ? v->nreasons : 1) * sizeof *rs);
+            if (!rs)
+                return;
+            for (size_t k = 0; k < v->nreasons; k++)
+                rs[k] = &v->reasons[k];
+            qsort(rs, v->nreasons, sizeof *rs, by_severity);
+            for (size_t k = 0; k < v->nreasons && k < MAX_SHOWN_REASONS; k++) {
+                const gc_reason *r = rs[k];
+                if (k == 0)
+                    fprintf(f, "%-9s %-34s ", gc_verdict_name(v->level), v->subject);
+                else
+                    fprintf(f, "%-9s %-34s ", "", "");
+                if (!strcmp(r->rule, "gpu") || !strcmp(r->rule, "link"))
+                    fprintf(f, "%s %s: %s\n", r->metric, gc_verdict_name(r->severity), r->detail);
+                else
+                    fprintf(f, "%s: %s: %s\n", r->rule, r->metric, r->detail);
+            }
+            if (v->nreasons > MAX_SHOWN_REASONS)
+                fprintf(f, "%-9s %-34s (+%zu more reasons: gpucensus check --json)\n", "", "",
+                        v->nreasons - MAX_SHOWN_REASONS);
+            if (v->note[0])
+                fprintf(f, "%-9s %-34s note: %s\n", "", "", v->note);
+            free(rs);
+        }
+    /* notes of subjects judged without peers, once each */
+    const char *notes[8];
+    size_t nn = 0, more = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gc_verdict *v = gc_detect_verdict(d, i);
+        if (!v->note[0] || v->type != GC_SUBJ_GPU)
+            continue;
+        size_t k = 0;
+        while (k < nn && strcmp(notes[k], v->note) != 0)
+            k++;
+        if (k == nn) {
+            if (nn < 8) {
+                notes[nn++] = v->note;
+                fprintf(f, "%snote: %s (%s)\n", nn == 1 ? "\n" : "", v->note, v->group);
+            } else {
+                more++;
+            }
+        }
+    }
+    int drains = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gc_verdict *v = gc_detect_verdict(d, i);
+        if (v->type != GC_SUBJ_NODE || v->level < GC_V_DEGRADED)
+            continue;
+        /* the worst member (GPU first) and its worst reason, briefly */
+        const gc_reason *w = worst_reason(v);
+        const gc_verdict *m = NULL;
+        int bad = 0;
+        for (size_t k = 0; k < v->nreasons; k++)
+            bad += v->reasons[k].severity >= GC_V_DEGRADED;
+        for (size_t k = 0; w && k < n && !m; k++) {
+            const gc_verdict *x = gc_detect_verdict(d, k);
+            if (x->type != GC_SUBJ_NODE && !strcmp(x->subject, w->metric))
+                m = x;
+        }
+        const gc_reason *mr = m ? worst_reason(m) : NULL;
+        char why[640], safe[640], dev[48] = "";
+        if (mr && isfinite(mr->value) && isfinite(mr->reference) && mr->reference != 0 &&
+            strcmp(mr->deviation_unit, "wasserstein_rel"))
+            snprintf(dev, sizeof dev, " %+.1f%%", 100 * (mr->value - mr->reference) / fabs(mr->reference));
+        if (mr && !strncmp(mr->rule, "limit_", 6))
+            snprintf(why, sizeof why, "gpucensus: %s %s: %.150s%s", m->subject,
+                     gc_verdict_name(m->level), mr->detail, bad > 1 ? " (and more, see gpucensus check)" : "");
+        else if (mr)
+            snprintf(why, sizeof why, "gpucensus: %s %s: %s %.60s%s%s", m->subject,
+                     gc_verdict_name(m->level), mr->rule, mr->metric, dev,
+                     bad > 1 ? " (and more, see gpucensus check)" : "");
+        else
+            snprintf(why, sizeof why, "gpucensus: %.200s", w ? w->detail : "degraded");
+        slurm_reason(why, safe, sizeof safe);
+        if (!drains++)
+            fprintf(f, "\nTo drain the degraded nodes (not run; check, then paste):\n");
+        fprintf(f, "  scontrol update NodeName=%s State=DRAIN Reason=\"%s\"\n", v->node, safe);
+    }
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: gpucensus check CATALOGUE|OUT_DIR [--baseline B.json] [--rules R.cfg] [--json]\n"
+                    "exit codes: 0 all ok, 1 suspects only, 2 degraded or failed, 3 could not judge\n");
+    return GC_CHECK_ERROR;
+}
+
+int gc_check_main(int argc, char **argv)
+{
+    const char *cat = NULL, *base_path = NULL, *rules_path = NULL;
+    int json = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--baseline") && i + 1 < argc)
+            base_path = argv[++i];
+        else if (!strcmp(argv[i], "--rules") && i + 1 < argc)
+            rules_path = argv[++i];
+        else if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (argv[i][0] != '-' && !cat)
+            cat = argv[i];
+        else {
+            fprintf(stderr, "gpucensus check: unexpected argument '%s'\n", argv[i]);
+            return usage();
+        }
+    }
+    if (!cat)
+        return usage();
+    char path[4200];
+    struct stat st;
+    if (stat(cat, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(path, sizeof path, "%s/catalogue.json", cat);
+    else
+        snprintf(path, sizeof path, "%s", cat);
+    gc_rules rules;
+    gc_err e = { 0 };
+    gc_baseline *base = NULL;
+    int rc = 0;
+    if (rules_path)
+        rc = gc_rules_load(rules_path, &rules, &e);
+    else
+        gc_rules_default(&rules);
+    if (!rc && base_path)
+        rc = gc_catread_baseline(base_path, &base, &e);
+    if (rc) {
+        fprintf(stderr, "gpucensus check: %s\n", e.msg);
+        return GC_CHECK_ERROR;
+    }
+    gc_detect *d = gc_detect_new(&rules, base);
+    gc_catread_info info;
+    if (!d)
+        rc = gc_fail(&e, GC_ENOMEM, "out of memory");
+    if (!rc)
+        rc = gc_catread_catalogue(path, d, &rules, &info, &e);
+    if (!rc && info.gpus == 0)
+        rc = gc_fail(&e, GC_EINVAL, "%s: no GPU in this catalogue: nothing to judge", path);
+    if (!rc)
+        rc = gc_detect_finish(d, &e);
+    if (rc) {
+        fprintf(stderr, "gpucensus check: %s\n", e.msg);
+        gc_detect_free(d);
+        gc_baseline_free(base);
+        return GC_CHECK_ERROR;
+    }
+    int code = gc_check_exit_code(d);
+    if (json) {
+        char *t = gc_detect_json(d, 0);
+        if (!t) {
+            fprintf(stderr, "gpucensus check: out of memory\n");
+            code = GC_CHECK_ERROR;
+        } else {
+            printf("%s\n", t);
+            free(t);
+        }
+    } else {
+        printf("gpucensus check %s: %zu GPUs, %zu links (backend %s, plan %s, started %s)\n"
+               "rules: %s; baseline: %s\n\n",
+               path, info.gpus, info.links, info.backend, info.plan_name[0] ? info.plan_name : "?",
+               info.start_time[0] ? info.start_time : "?", rules.file,
+               base ? gc_baseline_source(base) : "none (peers and limits)");
+        gc_check_print(stdout, d);
+        static const char *const what[3] = { "all ok", "suspects only", "degraded or failed" };
+        printf("\nexit %d: %s\n", code, what[code]);
+    }
+    gc_detect_free(d);
+    gc_baseline_free(base);
+    return code;
+}

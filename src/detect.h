@@ -1,0 +1,162 @@
+/* Verdicts: which GPU, link or node is bad, and why.
+ *
+ * The detector is fed one GPU and one link at a time (from the catalogue
+ * writer during a run, or from catread.c when `gpucensus check` reads a
+ * catalogue back) and keeps only a compact record of each: identity,
+ * link state, conditions, the values it judges (parameters, and each
+ * point's median with its quantile summary). gc_detect_finish() then judges
+ * every subject against
+ *   - its peers of the same SKU and topology in this run: robust z-score
+ *     (x - median) / (1.4826 MAD) in the bad direction, with a relative
+ *     floor, for parameters and point medians;
+ *   - the peers' distributions as a whole: the one-sided Wasserstein-1
+ *     distance between the point's quantile function and the peers' median
+ *     quantile function, relative to the peers' median, so that a bimodal
+ *     latency shows even when its median does not move;
+ *   - a baseline (an earlier catalogue: the same GPU by UUID, else its SKU;
+ *     or a per-SKU reference file): relative deviation in the bad direction;
+ *   - physical limits: PCIe trained below its maximum width/generation,
+ *     fewer active NVLinks than its peers or baseline, clocks held down with
+ *     a slowdown reason, ECC errors, achieved/theoretical below a floor,
+ *     failed or partial measurements.
+ * A group of fewer than rules.min_peers GPUs is judged from the baseline
+ * and the limits alone, and its verdicts say so.
+ *
+ * Both paths see the same numbers (the hook rounds to the 10 significant
+ * digits the catalogue keeps), so `check` on a catalogue repeats the
+ * verdicts the run wrote into it. */
+#ifndef GC_DETECT_H
+#define GC_DETECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "results.h"
+#include "rules.h"
+
+enum { GC_V_OK = 0, GC_V_SUSPECT = 1, GC_V_DEGRADED = 2, GC_V_FAILED = 3 };
+const char *gc_verdict_name(int v);
+
+#define GC_DET_NQ 5   /* quantiles kept per point: p1 p5 p50 p95 p99 */
+
+/* One judged value of a GPU or link. */
+typedef struct gc_det_value {
+    const char *name;    /* parameter name or point key (copied by the detector) */
+    const char *unit;
+    int better;          /* GC_BETTER_HIGHER / _LOWER */
+    double value;
+    int has_q;           /* q holds the distribution (points) */
+    double q[GC_DET_NQ];
+} gc_det_value;
+
+typedef struct gc_det_cond {
+    int valid;
+    double sm_clock_mhz;
+    long long throttle_reasons, ecc_corrected, ecc_uncorrected;
+} gc_det_cond;
+
+typedef struct gc_det_gpu {
+    const char *node;
+    int index, rank;
+    const char *uuid, *name;
+    const char *status;          /* "ok", "partial", "failed" */
+    const char *status_reason;
+    long long sm_count, l2_bytes, mem_bytes;
+    double sm_clock_max_mhz;
+    int numa_node;               /* -1 unknown */
+    int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;   /* 0 unknown */
+    int nvlink_links;            /* -1 unknown */
+    gc_det_cond start, end;
+    int throttled_points;        /* points flagged throttled */
+    double hbm_ratio;            /* hbm_achieved_ratio, NAN unknown */
+    size_t nvalues;
+    const gc_det_value *values;
+} gc_det_gpu;
+
+typedef struct gc_det_end {
+    int is_gpu;
+    const char *node;
+    int gpu_index;               /* -1: host */
+    const char *uuid;            /* may be NULL */
+    int numa_node;               /* -1 unknown */
+} gc_det_end;
+
+typedef struct gc_det_link {
+    size_t index;                /* position in the catalogue's links */
+    const char *kind, *benchmark, *direction, *memory, *engine, *peer_access;
+    int concurrent;
+    gc_det_end src, dst;
+    double beta_bps, alpha_s;    /* NAN: no model */
+    double nominal_bps, lambda;  /* NAN: unknown */
+    double top_bps;              /* median bandwidth at the largest size, NAN: none */
+} gc_det_link;
+
+/* A baseline: values per SKU, and per GPU UUID when it is a catalogue. */
+typedef struct gc_baseline gc_baseline;
+gc_baseline *gc_baseline_new(const char *source);
+/* uuid NULL: a SKU reference value (several of the same key: the median is used). */
+int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const char *key,
+                    double value);
+void gc_baseline_free(gc_baseline *b);
+const char *gc_baseline_source(const gc_baseline *b);
+size_t gc_baseline_count(const gc_baseline *b);
+
+typedef struct gc_detect gc_detect;
+
+/* rules and baseline (may be NULL) must outlive the detector. */
+gc_detect *gc_detect_new(const gc_rules *rules, const gc_baseline *base);
+void gc_detect_free(gc_detect *d);
+int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *g, gc_err *err);
+int gc_detect_add_link(gc_detect *d, const gc_det_link *l, gc_err *err);
+/* The record of an in-memory GPU (its parameters derived, its points
+ * summarised), values rounded as the catalogue writes them. */
+int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const char *status_name,
+                             gc_err *err);
+int gc_detect_finish(gc_detect *d, gc_err *err);
+
+/* Shared with catread.c so both paths name things alike. */
+int gc_det_better_of_unit(const char *unit);   /* GC_BETTER_*, 0: not judged */
+/* "bench.metric k=v ..." (numbers %.10g), the key of a point's values */
+void gc_det_point_key(char *out, size_t cap, const char *bench, const char *metric,
+                      const gc_ctx *ctx);
+/* "kind benchmark direction memory [engine] [peer_access=..] [concurrent]" */
+void gc_det_link_class(const gc_det_link *l, char *out, size_t cap);
+
+/* ---- results (after finish) ---- */
+enum { GC_SUBJ_GPU = 0, GC_SUBJ_LINK = 1, GC_SUBJ_NODE = 2 };
+
+typedef struct gc_reason {
+    char rule[24];        /* peers, distribution, baseline, limit_* , status */
+    char metric[160];
+    double value, reference, deviation;   /* NAN where not applicable */
+    char deviation_unit[16];              /* robust_z, relative, wasserstein_rel, ratio, count */
+    int severity;
+    char detail[200];
+} gc_reason;
+
+typedef struct gc_verdict {
+    int type;
+    char subject[256];
+    char node[GC_NODE_MAX];
+    int gpu_index;        /* -1 */
+    char uuid[48];
+    long link_index;      /* -1 */
+    int level;
+    char group[256];      /* peer group */
+    int peers;            /* size of the peer group (the subject included) */
+    int used_peers, used_baseline;
+    char note[200];
+    size_t nreasons;
+    gc_reason *reasons;
+} gc_verdict;
+
+size_t gc_detect_count(const gc_detect *d);
+const gc_verdict *gc_detect_verdict(const gc_detect *d, size_t i);
+/* Worst level over all subjects. */
+int gc_detect_worst(const gc_detect *d);
+/* The "verdicts" array as JSON text (malloc'd), lines after the first
+ * indented by indent spaces; NULL: out of memory. */
+char *gc_detect_json(const gc_detect *d, int indent);
+
+#endif

@@ -1,0 +1,55 @@
+/* Detection rules: the thresholds detect.c judges with, from a libconfig
+ * file (configs/rules.cfg documents every setting and its default). A
+ * missing setting keeps its default; an unknown one, a wrong type or a
+ * value out of range is an error "FILE:LINE: KEY: what is wrong". */
+#ifndef GC_RULES_H
+#define GC_RULES_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+#define GC_RULES_MAX_PARAMS 64
+#define GC_RULES_MAX_SKIP 16
+
+enum { GC_BETTER_HIGHER = 1, GC_BETTER_LOWER = -1 };
+
+typedef struct gc_rule_param {
+    char name[48];      /* a GPU parameter (derive.c), e.g. hbm_bw_bps */
+    int better;         /* GC_BETTER_HIGHER or GC_BETTER_LOWER */
+} gc_rule_param;
+
+typedef struct gc_rules {
+    char file[256];
+    /* peers: same SKU and topology in this run, median and MAD */
+    int min_peers;                 /* group size below which peers are not used */
+    double z_suspect, z_degraded;  /* robust z = (x - median) / (1.4826 MAD) */
+    double rel_suspect, rel_degraded;   /* and |x - median| / median at least */
+    double sigma_floor_rel;        /* 1.4826 MAD is at least this x |median| */
+    int judge_points;              /* every point's median, not only parameters */
+    size_t nskip;                  /* benchmarks whose points are judged as links */
+    char skip_bench[GC_RULES_MAX_SKIP][32];
+    size_t nparams;
+    gc_rule_param params[GC_RULES_MAX_PARAMS];
+    /* distribution: one-sided Wasserstein-1 between quantile functions */
+    int dist_enabled;
+    double dist_rel_suspect, dist_rel_degraded, dist_z, dist_sigma_floor;
+    /* baseline: relative deviation in the bad direction */
+    double base_rel_suspect, base_rel_degraded;
+    /* physical limits */
+    double hbm_ratio_floor;        /* hbm_achieved_ratio below: degraded */
+    double clock_floor;            /* sm clock / max below, with a slowdown reason: degraded */
+    long long throttle_bad_mask;   /* NVML clocks-event reasons that count */
+    long long ecc_corrected_suspect;  /* corrected errors above: suspect */
+    double pcie_lambda_floor, nvlink_lambda_floor;  /* link beta / nominal below: suspect */
+} gc_rules;
+
+void gc_rules_default(gc_rules *r);
+/* Defaults, then the file's settings. GC_EIO: unreadable; GC_EINVAL: bad. */
+int gc_rules_load(const char *path, gc_rules *r, gc_err *err);
+int gc_rules_load_mem(const char *name, const char *text, size_t len, gc_rules *r, gc_err *err);
+/* GC_BETTER_* of a parameter named in the rules, 0: not judged. */
+int gc_rules_param(const gc_rules *r, const char *name);
+int gc_rules_skips(const gc_rules *r, const char *bench);
+
+#endif
