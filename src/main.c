@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_cmd.h"
 #include "kernels.h"
 #include "merge.h"
 #include "plan.h"
@@ -24,6 +25,8 @@ static void usage(FILE *f)
             "        validate a plan and print the work list of every rank\n"
             "  merge SHARDS_DIR -o OUT\n"
             "        rebuild OUT/catalogue.json and OUT/nodes/ from the shards alone\n"
+            "  check CATALOGUE [--baseline B] [--rules R.cfg] [--json]\n"
+            "        verdicts per GPU, link and node; exit 0 ok, 1 suspects, 2 degraded, 3 could not judge\n"
             "  gpus  print the number of GPUs this process can see\n"
             "  version\n"
             "exit codes: 0 done, 1 failure, 2 bad plan or arguments\n");
@@ -159,6 +162,11 @@ static int cmd_merge(int argc, char **argv)
     return 0;
 }
 
+static int cmd_check(int argc, char **argv)
+{
+    return gc_check_main(argc, argv);
+}
+
 static int cmd_gpus(void)
 {
     int n = 0;
@@ -186,6 +194,8 @@ int main(int argc, char **argv)
         return cmd_plan(argc - 2, argv + 2);
     if (strcmp(cmd, "merge") == 0)
         return cmd_merge(argc - 2, argv + 2);
+    if (strcmp(cmd, "check") == 0)
+        return cmd_check(argc - 2, argv + 2);
     if (strcmp(cmd, "gpus") == 0)
         return cmd_gpus();
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
