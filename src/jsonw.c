@@ -1,6 +1,7 @@
 /* Streaming JSON writer. See jsonw.h. */
 #include "jsonw.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@
 void gc_jw_flush(gc_jw *w)
 {
     if (w->len && !w->err && fwrite(w->buf, 1, w->len, w->f) != w->len)
-        w->err = 1;
+        w->err = errno ? errno : EIO;
     w->len = 0;
 }
 
@@ -19,7 +20,7 @@ void gc_jw_put(gc_jw *w, const char *s, size_t n)
         gc_jw_flush(w);
         if (n > GC_JW_BUF) {
             if (!w->err && fwrite(s, 1, n, w->f) != n)
-                w->err = 1;
+                w->err = errno ? errno : EIO;
             return;
         }
     }
@@ -320,6 +321,7 @@ int gc_jw_finish(gc_jw *w, const char *path, gc_err *err)
 {
     gc_jw_flush(w);
     if (w->err)
-        return gc_fail(err, GC_EIO, "%s: cannot write JSON", path);
+        return gc_fail(err, GC_EIO, "%s: could not be saved: %s (the previous file, if any, is intact)",
+                       path, strerror(w->err));
     return 0;
 }

@@ -22,7 +22,7 @@ typedef struct gc_jw {
     FILE *f;
     char *buf;
     size_t len;
-    int err;                 /* a write failed */
+    int err;                 /* errno of the first failed write, 0: none */
     int depth;               /* open containers */
     int depth0;              /* indentation of the outermost value */
     size_t count[GC_JW_MAXDEPTH];
