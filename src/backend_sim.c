@@ -17,7 +17,8 @@
  *            access x factor), numa (host copies x factor)
  *   bimodal  a fraction `factor` of samples is 1.6x slower (latency x 1.6,
  *            bandwidth / 1.6)
- *   crash    SIGKILL when item at_item is measured; hang: sleep forever.
+ *   crash    SIGKILL when item at_item is measured; hang: sleep forever;
+ *            slow: item at_item takes `factor` seconds more, deadline or not.
  *
  * The UUIDs it reports start with "GPU-51d0" ("sim"), then the node index
  * and local index in hex, then a hash of the profile name: stable across
@@ -159,7 +160,7 @@ static int fault_index(const char *metric)
 static int check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err)
 {
     int m = fault_index(f->metric);
-    int is_ev = !strcmp(f->kind, "crash") || !strcmp(f->kind, "hang");
+    int is_ev = !strcmp(f->kind, "crash") || !strcmp(f->kind, "hang") || !strcmp(f->kind, "slow");
     if (!is_ev && strcmp(f->kind, "scale") && strcmp(f->kind, "bimodal"))
         return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown kind \"%s\"",
                        plan->file, f->line, f->kind);
@@ -212,6 +213,11 @@ static void fault_events(const gc_backend *b, uint32_t item_id)
         if (!strcmp(f->kind, "hang"))
             for (;;)
                 sleep(60);
+        if (!strcmp(f->kind, "slow")) {
+            struct timespec ts = { (time_t)f->factor,
+                                   (long)((f->factor - (double)(time_t)f->factor) * 1e9) };
+            while (nanosleep(&ts, &ts) != 0) {}
+        }
     }
 }
 

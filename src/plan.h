@@ -45,7 +45,8 @@ typedef struct gc_bench_spec {
  *   "scale"   multiply metric's samples by factor
  *   "bimodal" move a fraction (factor) of samples to 1.6x (e.g. L2 latency)
  *   "crash"   the rank dies (SIGKILL) when it reaches work item at_item
- *   "hang"    the rank stops responding at work item at_item */
+ *   "hang"    the rank stops responding at work item at_item
+ *   "slow"    work item at_item takes `factor` seconds more, past its budget */
 typedef struct gc_fault {
     char node[GC_NODE_MAX];        /* "" = any node */
     int gpu;                       /* -1 = any GPU of the node */

@@ -13,7 +13,7 @@ static const char *const sim_keys[] = {
 static const char *const fault_keys[] = {
     "node", "gpu", "metric", "kind", "factor", "at_item", NULL };
 static const char *const fault_kinds[] = {
-    "scale", "bimodal", "crash", "hang", NULL };
+    "scale", "bimodal", "crash", "hang", "slow", NULL };
 static const char *const fault_metrics[] = {
     "hbm_bw", "l2_bw", "smem_bw", "l1_latency", "l2_latency", "dram_latency",
     "inst_latency", "launch", "h2d_bw", "d2h_bw", "pcie_width", "nvlink",
@@ -90,9 +90,10 @@ static int load_fault(const loader *L, const config_setting_t *g, unsigned idx, 
     f->line = pl_line_of(g);
     if ((rc = pl_check_keys(L, g, path, fault_keys)) || (rc = fault_kind(L, g, path, f)))
         return rc;
-    int timed = strcmp(f->kind, "crash") == 0 || strcmp(f->kind, "hang") == 0;
+    int slow = strcmp(f->kind, "slow") == 0;
+    int timed = strcmp(f->kind, "crash") == 0 || strcmp(f->kind, "hang") == 0 || slow;
     if ((rc = fault_needs(L, g, path, "metric", !timed, f->kind)) ||
-        (rc = fault_needs(L, g, path, "factor", !timed, f->kind)) ||
+        (rc = fault_needs(L, g, path, "factor", !timed || slow, f->kind)) ||
         (rc = fault_needs(L, g, path, "at_item", timed, f->kind)) ||
         (rc = fault_metric(L, g, path, f)))
         return rc;
@@ -111,6 +112,8 @@ static int load_fault(const loader *L, const config_setting_t *g, unsigned idx, 
     f->factor = 0.0;
     if (strcmp(f->kind, "scale") == 0)
         rc = pl_opt_num(L, g, path, "factor", 0.0, 10.0, 1, &f->factor);
+    else if (slow)   /* seconds the item takes, ignoring its deadline */
+        rc = pl_opt_num(L, g, path, "factor", 0.0, 3600.0, 1, &f->factor);
     else if (strcmp(f->kind, "bimodal") == 0) {
         rc = pl_opt_num(L, g, path, "factor", 0.0, 1.0, 1, &f->factor);
         if (!rc && f->factor >= 1.0) {
