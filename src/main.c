@@ -20,7 +20,11 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpucensus COMMAND [ARGS]\n"
             "  run PLAN.cfg [--backend cuda|sim] [-o OUT] [--sim-nodes N] [--quiet]\n"
-            "        measure every GPU of the job (one MPI rank per GPU); writes OUT/catalogue.json\n"
+            "      [--progress=text|json|off] [--gather-timeout S] [--resume OUT]\n"
+            "        measure every GPU of the job (one MPI rank per GPU); writes OUT/catalogue.json;\n"
+            "        progress on stderr once a second; a rank silent S s (default 60) past its\n"
+            "        item's budget is lost: partial catalogue, exit 1; --resume measures only\n"
+            "        what OUT's shards lack\n"
             "  plan PLAN.cfg [--ranks N] [--nodes M]\n"
             "        validate a plan and print the work list of every rank\n"
             "  merge SHARDS_DIR -o OUT\n"
@@ -44,7 +48,7 @@ static int arg_int(const char *s, int lo, int hi, int *out)
 
 static int cmd_run(int argc, char **argv)
 {
-    gc_run_opts o = { .backend = "cuda" };
+    gc_run_opts o = { .backend = "cuda", .progress = 1 /* GC_PROGRESS_TEXT */ };
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc)
             o.backend = argv[++i];
@@ -57,6 +61,18 @@ static int cmd_run(int argc, char **argv)
                 return fprintf(stderr, "gpucensus: --sim-nodes: a positive integer\n"), 2;
         } else if (strcmp(argv[i], "--quiet") == 0)
             o.quiet = 1;
+        else if (strncmp(argv[i], "--progress=", 11) == 0) {
+            const char *m = argv[i] + 11;
+            o.progress = !strcmp(m, "off") ? 0 : !strcmp(m, "text") ? 1 : !strcmp(m, "json") ? 2 : -1;
+            if (o.progress < 0)
+                return fprintf(stderr, "gpucensus: --progress: text, json or off\n"), 2;
+        } else if (strcmp(argv[i], "--gather-timeout") == 0 && i + 1 < argc) {
+            char *end;
+            o.gather_timeout_s = strtod(argv[++i], &end);
+            if (*end || !(o.gather_timeout_s > 0 && o.gather_timeout_s <= 1e6))
+                return fprintf(stderr, "gpucensus: --gather-timeout: seconds, > 0\n"), 2;
+        } else if (strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
+            o.resume = argv[++i];
         else if (argv[i][0] != '-' && !o.plan_path)
             o.plan_path = argv[i];
         else

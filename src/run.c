@@ -15,6 +15,7 @@
 #include "schedule.h"
 #include "shard.h"
 #include "version.h"
+#include "watch.h"
 
 /* NVML throttle/clocks-event reasons that mean the GPU slowed down
  * (power cap, HW slowdown, SW/HW thermal, power brake), not idle or
@@ -34,6 +35,8 @@ typedef struct runner {
     double last_shard_s;
     uint32_t sub_bits;
     gc_peer_io pio;
+    gc_watch *watch;         /* NULL until the schedule is known */
+    int abandoned;           /* rank 0 gave up on a lost rank: stop measuring */
 } runner;
 
 /* ---- the backends' channel to a pair's or net item's other rank ---- */
@@ -41,45 +44,45 @@ typedef struct runner {
 #define PEER_TAG 4747
 #define PEER_CHUNK ((size_t)1 << 30)   /* MPI counts are int */
 
-static int pio_sendrecv(void *ctx, int peer, const void *s, void *r, size_t len)
+/* Transfers with the pair's other rank wait through the watch, so that a
+ * peer that hangs cannot hang this rank: it keeps reporting, and gives up
+ * when rank 0 abandons the run. */
+static int pio_xfer(runner *r, int peer, const void *s, void *d, size_t len)
 {
-    const gc_cluster *cl = ctx;
     for (size_t o = 0; o < len || o == 0; o += PEER_CHUNK) {
         int n = (int)(len - o < PEER_CHUNK ? len - o : PEER_CHUNK);
-        if (MPI_Sendrecv((const char *)s + o, n, MPI_BYTE, peer, PEER_TAG, (char *)r + o, n,
-                         MPI_BYTE, peer, PEER_TAG, cl->world, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        MPI_Request rq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+        if (d && MPI_Irecv((char *)d + o, n, MPI_BYTE, peer, PEER_TAG, r->cl.world, &rq[0]))
             return -1;
+        if (s && MPI_Isend((const char *)s + o, n, MPI_BYTE, peer, PEER_TAG, r->cl.world, &rq[1]))
+            return -1;
+        for (int k = 0; k < 2; k++) {
+            if (rq[k] == MPI_REQUEST_NULL)
+                continue;
+            if (!r->watch)
+                MPI_Wait(&rq[k], MPI_STATUS_IGNORE);
+            else if (gc_watch_wait(r->watch, &rq[k]))
+                return -1;
+        }
         if (!len)
             break;
     }
     return 0;
+}
+
+static int pio_sendrecv(void *ctx, int peer, const void *s, void *d, size_t len)
+{
+    return pio_xfer(ctx, peer, s, d, len);
 }
 
 static int pio_send(void *ctx, int peer, const void *buf, size_t len)
 {
-    const gc_cluster *cl = ctx;
-    for (size_t o = 0; o < len || o == 0; o += PEER_CHUNK) {
-        int n = (int)(len - o < PEER_CHUNK ? len - o : PEER_CHUNK);
-        if (MPI_Send((const char *)buf + o, n, MPI_BYTE, peer, PEER_TAG, cl->world) != MPI_SUCCESS)
-            return -1;
-        if (!len)
-            break;
-    }
-    return 0;
+    return pio_xfer(ctx, peer, buf, NULL, len);
 }
 
 static int pio_recv(void *ctx, int peer, void *buf, size_t len)
 {
-    const gc_cluster *cl = ctx;
-    for (size_t o = 0; o < len || o == 0; o += PEER_CHUNK) {
-        int n = (int)(len - o < PEER_CHUNK ? len - o : PEER_CHUNK);
-        if (MPI_Recv((char *)buf + o, n, MPI_BYTE, peer, PEER_TAG, cl->world, MPI_STATUS_IGNORE) !=
-            MPI_SUCCESS)
-            return -1;
-        if (!len)
-            break;
-    }
-    return 0;
+    return pio_xfer(ctx, peer, NULL, buf, len);
 }
 
 int gc_expand_output(const char *pattern, const char *stamp, char *out, unsigned cap)
@@ -167,6 +170,14 @@ static void record_failure(runner *r, const gc_item *it, const char *msg)
     snprintf(p->error, sizeof p->error, "%s", msg);
 }
 
+/* An item that ran past its budget by more than this (it did not stop at
+ * its deadline: a kernel that never checks, a stuck transfer) is recorded
+ * failed: its numbers were not measured under the plan's terms. */
+static double overrun_grace_s(double budget_s)
+{
+    return budget_s + 1.0;
+}
+
 static void run_task(runner *r, gc_task *t, double plan_deadline)
 {
     const gc_item *it = t->item;
@@ -182,7 +193,14 @@ static void run_task(runner *r, gc_task *t, double plan_deadline)
     } else {
         t->deadline_s = now + it->spec->budget_s;
         gc_err e = { 0 };
-        if (r->ops->measure(r->be, t, &r->gpu, &e)) {
+        int rc = r->ops->measure(r->be, t, &r->gpu, &e);
+        double took = gc_now_s() - now;
+        if (!rc && it->spec->budget_s > 0 && took > it->spec->budget_s + overrun_grace_s(it->spec->budget_s)) {
+            rc = 1;
+            snprintf(e.msg, sizeof e.msg, "abandoned: ran %.1f s, over its time budget of %.1f s",
+                     took, it->spec->budget_s);
+        }
+        if (rc) {
             /* Keep nothing half-made from a failed item but its reason. */
             for (size_t i = first; i < r->gpu.npoints; i++)
                 gc_hist_free(&r->gpu.points[i].hist);
@@ -200,27 +218,56 @@ static void run_task(runner *r, gc_task *t, double plan_deadline)
         write_shard(r, NULL);
 }
 
+/* A barrier that a hung rank cannot turn into a hang: 0 passed, 1 the run
+ * is abandoned (rank 0 judged a rank lost). */
+static int barrier(runner *r, MPI_Comm comm)
+{
+    MPI_Request rq;
+    if (r->abandoned)
+        return 1;
+    MPI_Ibarrier(comm, &rq);
+    if (gc_watch_wait(r->watch, &rq))
+        r->abandoned = 1;
+    return r->abandoned;
+}
+
+static double budget_of(const gc_step_task *tasks, size_t ntasks, size_t k)
+{
+    return k < ntasks ? tasks[k].task.item->spec->budget_s : 0;
+}
+
 static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_geom *geom)
 {
     double deadline = r->plan.budget_s > 0 ? gc_now_s() + r->plan.budget_s : 0;
     size_t k = 0;
-    for (int ph = 0; ph < GC_NPHASES; ph++) {
+    for (int ph = 0; ph < GC_NPHASES && !r->abandoned; ph++) {
         int steps = gc_phase_steps((gc_phase)ph, geom);
         MPI_Comm comm = ph == GC_PHASE_NET ? r->cl.world : r->cl.node;
-        if (ph == GC_PHASE_CONCURRENT)
-            MPI_Barrier(comm); /* start together */
-        for (int s = 0; s < steps; s++) {
-            while (k < ntasks && (int)tasks[k].task.item->phase == ph && tasks[k].step == s)
+        if (ph == GC_PHASE_CONCURRENT && barrier(r, comm)) /* start together */
+            break;
+        for (int s = 0; s < steps && !r->abandoned; s++) {
+            while (k < ntasks && (int)tasks[k].task.item->phase == ph && tasks[k].step == s) {
                 run_task(r, &tasks[k++].task, deadline);
+                gc_watch_item(r->watch, r->gpu.items_done, budget_of(tasks, ntasks, k));
+                if (gc_watch_abandoned(r->watch)) {
+                    r->abandoned = 1;
+                    break;
+                }
+            }
             if (ph != GC_PHASE_GPU && ph != GC_PHASE_CONCURRENT)
-                MPI_Barrier(comm);
+                barrier(r, comm);
         }
         /* A phase ends on the whole node before the next begins, so
          * isolated measurements never overlap another GPU's work. */
-        MPI_Barrier(r->cl.node);
+        barrier(r, r->cl.node);
         if (ph == GC_PHASE_PAIR || ph == GC_PHASE_ISOLATED)
             write_shard(r, NULL);
     }
+    if (r->abandoned && r->gpu.items_done < r->gpu.items_total)
+        fprintf(stderr, "gpucensus: rank %d (node %s, gpu %d): run abandoned after %u of %u "
+                        "items (another rank was lost); sending what is done\n",
+                r->cl.rank, r->cl.node_name, r->cl.local_rank, r->gpu.items_done,
+                r->gpu.items_total);
 }
 
 static int setup(runner *r, gc_err *e)
@@ -295,7 +342,7 @@ static int open_backend(runner *r, gc_err *e)
         .local_index = r->cl.local_rank, .local_size = r->cl.local_size, .rank = r->cl.rank,
         .sub_bits = r->sub_bits, .peer = &r->pio,
     };
-    r->pio = (gc_peer_io){ .ctx = &r->cl, .sendrecv = pio_sendrecv, .send = pio_send,
+    r->pio = (gc_peer_io){ .ctx = r, .sendrecv = pio_sendrecv, .send = pio_send,
                            .recv = pio_recv };
     gc_gpu_init(&r->gpu);
     int rc = r->ops->open(&a, &r->be, &r->gpu.info, e);
@@ -317,38 +364,81 @@ static int write_roster(runner *r, gc_err *e)
     return rc;
 }
 
-static int finish(runner *r, gc_wbuf *mine, double t0)
+/* Rank 0 lost a rank: its shard on disk (a shared file system, or rank
+ * 0's own node) holds what it finished; else nothing, with the reason. */
+static void lost_blob(runner *r, int rank, gc_blob *b, uint8_t **owned)
+{
+    char dir[4200], path[4400];
+    size_t len = 0;
+    gc_err e = { 0 };
+    const gc_roster_entry *ro = &r->cl.roster[rank];
+    snprintf(dir, sizeof dir, "%s/shards", r->out);
+    *owned = NULL;
+    gc_shard_path(path, sizeof path, dir, ro->node, ro->local_index);
+    if (gc_read_file(path, GC_SHARD_MAX_BYTES + 64, owned, &len, &e) == 0) {
+        b->data = *owned;
+        b->len = len;
+    } else {
+        snprintf(b->missing_reason, sizeof b->missing_reason,
+                 "rank %d lost (no word for %.0f s: hung or dead), no shard on rank 0's disk",
+                 rank, gc_watch_silent_s(r->watch, rank));
+    }
+}
+
+/* Returns the exit code; *lost_ranks: how many ranks rank 0 gave up on. */
+static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
 {
     uint8_t **blobs = NULL;
     size_t *lens = NULL;
+    int *lost = NULL;
     gc_err e = { 0 };
-    int rc = gc_cluster_gather(&r->cl, mine->data, mine->len, &blobs, &lens, &e);
-    if (r->cl.rank != 0 || rc) {
-        if (rc)
+    int nlost = gc_watch_gather(r->watch, mine->data, mine->len, &blobs, &lens, &lost, &e);
+    *lost_ranks = nlost > 0 ? nlost : 0;
+    if (r->cl.rank != 0 || nlost < 0) {
+        if (nlost < 0)
             rank_error(r, &e);
-        return rc ? 1 : 0;
+        return nlost < 0 || r->abandoned ? 1 : 0;
     }
     gc_blob *bl = calloc((size_t)r->cl.size, sizeof *bl);
-    for (int i = 0; bl && i < r->cl.size; i++) {
+    uint8_t **owned = calloc((size_t)r->cl.size, sizeof *owned);
+    for (int i = 0; bl && owned && i < r->cl.size; i++) {
+        if (lost[i]) {
+            lost_blob(r, i, &bl[i], &owned[i]);
+            fprintf(stderr, "gpucensus: rank %d (node %s, gpu %d) lost: %s\n", i,
+                    r->cl.roster[i].node, r->cl.roster[i].local_index,
+                    bl[i].data ? "its GPU is marked failed with what its shard holds"
+                               : "its GPU is marked failed, no results");
+            continue;
+        }
         bl[i].data = blobs[i];
         bl[i].len = lens[i];
     }
     gc_iso_time(r->meta.end_time, sizeof r->meta.end_time, 0);
     gc_catalogue_stats st = { 0 };
-    rc = bl ? gc_catalogue_write(r->out, &r->meta, r->cl.roster, (size_t)r->cl.size, bl, &st, &e)
-            : gc_fail(&e, GC_ENOMEM, "out of memory");
+    int rc = bl && owned
+                 ? gc_catalogue_write(r->out, &r->meta, r->cl.roster, (size_t)r->cl.size, bl, &st, &e)
+                 : gc_fail(&e, GC_ENOMEM, "out of memory");
     if (rc)
         fprintf(stderr, "gpucensus: catalogue not written: %s (shards are in %s/shards; "
                         "`gpucensus merge` can rebuild it)\n", e.msg, r->out);
     else if (!r->opts->quiet)
         gc_report_summary(stdout, &r->meta, &st, r->out, gc_now_s() - t0);
-    for (int i = 0; i < r->cl.size; i++)
+    if (nlost > 0)
+        fprintf(stderr, "gpucensus: %d rank%s lost: the catalogue in %s is partial; `gpucensus "
+                        "merge %s/shards` later gives the whole picture from the shards\n",
+                nlost, nlost > 1 ? "s" : "", r->out, r->out);
+    for (int i = 0; i < r->cl.size; i++) {
         free(blobs[i]);
+        if (owned)
+            free(owned[i]);
+    }
     free(blobs);
     free(lens);
+    free(lost);
+    free(owned);
     free(bl);
     free(st.briefs);
-    return rc ? 1 : 0;
+    return rc || nlost > 0 ? 1 : 0;
 }
 
 int gc_run_main(const gc_run_opts *o)
@@ -365,12 +455,15 @@ int gc_run_main(const gc_run_opts *o)
     int rc = gc_plan_load(o->plan_path, &r.plan, &e);
     if (!rc)
         rc = setup(&r, &e);
-    int ok = rc == 0, all_ok;
+    int ok = rc == 0, all_ok, root_ok = ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    MPI_Bcast(&root_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!all_ok) {
+        /* Rank 0 speaks for a plan every rank finds wrong; the others
+         * only for what rank 0 did not see. */
         if (rc && world_rank == 0)
             fprintf(stderr, "gpucensus: %s\n", e.msg);
-        else if (rc)
+        else if (rc && root_ok)
             fprintf(stderr, "gpucensus: rank %d: %s\n", world_rank, e.msg);
         gc_plan_free(&r.plan);
         return 2;
@@ -423,16 +516,32 @@ int gc_run_main(const gc_run_opts *o)
     r.gpu.items_total = (uint32_t)ntasks;
     r.ops->conditions(r.be, &r.gpu.start);
     write_shard(&r, NULL);
+    rc = gc_watch_open(&r.watch, r.cl.world, o->quiet ? GC_PROGRESS_OFF : o->progress,
+                       o->gather_timeout_s > 0 ? o->gather_timeout_s : GC_GATHER_TIMEOUT_S,
+                       (uint32_t)ntasks, budget_of(tasks, ntasks, 0), &e);
+    if (rc)
+        rank_error(&r, &e);
+    if (!gc_cluster_all_ok(&r.cl, rc == 0))
+        goto out;
 
     run_phases(&r, tasks, ntasks, &geom);
 
     r.ops->conditions(r.be, &r.gpu.end);
-    r.gpu.complete = 1; /* also a plan with no items for this rank */
+    /* Also a plan with no items for this rank; not a run abandoned. */
+    r.gpu.complete = r.gpu.items_done == r.gpu.items_total;
     gc_wbuf mine = { 0 };
     write_shard(&r, &mine);
-    exit_code = finish(&r, &mine, t0);
+    int lost = 0;
+    exit_code = finish(&r, &mine, t0, &lost);
     gc_wbuf_free(&mine);
+    if (lost) {
+        /* The lost ranks never reach MPI_Finalize: end the job here. */
+        fflush(stdout);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, exit_code);
+    }
 out:
+    gc_watch_close(r.watch);
     if (r.be)
         r.ops->close(r.be);
     gc_gpu_free(&r.gpu);

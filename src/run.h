@@ -10,8 +10,14 @@ typedef struct gc_run_opts {
     const char *backend;      /* "cuda" (default) or "sim" */
     const char *out_dir;      /* overrides the plan's output */
     int sim_nodes;            /* overrides plan sim.nodes when > 0 */
-    int quiet;
+    int quiet;                /* no summary, no progress */
+    int progress;             /* gc_progress_mode: off, text (default), json */
+    double gather_timeout_s;  /* a rank silent this long past its item's budget is
+                                 lost; <= 0: GC_GATHER_TIMEOUT_S */
+    const char *resume;       /* measure only what OUT's shards lack; NULL: all */
 } gc_run_opts;
+
+#define GC_GATHER_TIMEOUT_S 60.0
 
 int gc_run_main(const gc_run_opts *o);
 

@@ -1,0 +1,385 @@
+/* Progress, liveness and the gather with a deadline. See watch.h. */
+#include "watch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "timeutil.h"
+
+enum { TAG_PROGRESS = 80, TAG_ABANDON = 81, TAG_LEN = 76, TAG_DATA = 77, NSLOTS = 8 };
+
+struct gc_watch {
+    MPI_Comm comm;
+    int rank, size;
+    gc_progress_mode mode;
+    double lost_after_s, t0;
+    int abandon;
+    /* every rank: its own counters, sends in flight */
+    uint32_t done, total;
+    double budget_s, last_sent;
+    int32_t slot_buf[NSLOTS][3];
+    MPI_Request slot_req[NSLOTS];
+    MPI_Request abandon_req;       /* non-root: the word from rank 0 */
+    int32_t abandon_buf;
+    /* rank 0 */
+    MPI_Request prog_req;
+    int32_t prog_buf[3];
+    uint32_t *done_of;
+    double *budget_of, *heard;
+    int *lost, *delivered;
+    uint64_t all_total;
+    double last_print;
+    int printed_end;
+    MPI_Request *abandon_out;
+    int32_t abandon_msg;
+};
+
+static void nap(unsigned *spins)
+{
+    /* Spin briefly (barriers that are about to complete), then sleep so
+     * waiting ranks leave the CPU to the ones measuring. */
+    if (++*spins < 200)
+        return;
+    struct timespec ts = { 0, *spins < 2000 ? 50000 : 500000 };
+    nanosleep(&ts, NULL);
+}
+
+int gc_watch_open(gc_watch **out, MPI_Comm world, gc_progress_mode mode, double lost_after_s,
+                  uint32_t total, double first_budget_s, gc_err *err)
+{
+    gc_watch *w = calloc(1, sizeof *w);
+    if (!w)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    MPI_Comm_dup(world, &w->comm);
+    MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(w->comm, &w->rank);
+    MPI_Comm_size(w->comm, &w->size);
+    w->mode = mode;
+    w->lost_after_s = lost_after_s;
+    w->t0 = w->last_sent = gc_now_s();
+    w->total = total;
+    w->budget_s = first_budget_s;
+    for (int i = 0; i < NSLOTS; i++)
+        w->slot_req[i] = MPI_REQUEST_NULL;
+    w->abandon_req = w->prog_req = MPI_REQUEST_NULL;
+    unsigned long long mine = total, all = 0;
+    MPI_Reduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, w->comm);
+    if (w->rank == 0) {
+        size_t n = (size_t)w->size;
+        w->all_total = all;
+        w->done_of = calloc(n, sizeof *w->done_of);
+        w->budget_of = calloc(n, sizeof *w->budget_of);
+        w->heard = calloc(n, sizeof *w->heard);
+        w->lost = calloc(n, sizeof *w->lost);
+        w->delivered = calloc(n, sizeof *w->delivered);
+        w->abandon_out = calloc(n, sizeof *w->abandon_out);
+        if (!w->done_of || !w->budget_of || !w->heard || !w->lost || !w->delivered ||
+            !w->abandon_out) {
+            gc_watch_close(w);
+            return gc_fail(err, GC_ENOMEM, "out of memory");
+        }
+        for (int r = 0; r < w->size; r++) {
+            w->heard[r] = w->t0;
+            w->budget_of[r] = first_budget_s;
+            w->abandon_out[r] = MPI_REQUEST_NULL;
+        }
+        w->last_print = w->t0;
+        MPI_Irecv(w->prog_buf, 3, MPI_INT32_T, MPI_ANY_SOURCE, TAG_PROGRESS, w->comm, &w->prog_req);
+    } else {
+        MPI_Irecv(&w->abandon_buf, 1, MPI_INT32_T, 0, TAG_ABANDON, w->comm, &w->abandon_req);
+    }
+    *out = w;
+    return 0;
+}
+
+static void send_progress(gc_watch *w)
+{
+    w->last_sent = gc_now_s();
+    for (int i = 0; i < NSLOTS; i++) {
+        int done = 1;
+        if (w->slot_req[i] != MPI_REQUEST_NULL)
+            MPI_Test(&w->slot_req[i], &done, MPI_STATUS_IGNORE);
+        if (!done)
+            continue;
+        w->slot_buf[i][0] = (int32_t)w->done;
+        w->slot_buf[i][1] = (int32_t)w->total;
+        w->slot_buf[i][2] = (int32_t)(w->budget_s * 1000 > 2e9 ? 2e9 : w->budget_s * 1000);
+        MPI_Isend(w->slot_buf[i], 3, MPI_INT32_T, 0, TAG_PROGRESS, w->comm, &w->slot_req[i]);
+        return;
+    }
+    /* All slots busy: rank 0 is behind; this report can be skipped. */
+}
+
+static void print_progress(gc_watch *w, double now)
+{
+    uint64_t done = 0;
+    int ranks_done = 0, lost = 0;
+    for (int r = 0; r < w->size; r++) {
+        done += w->done_of[r];
+        lost += w->lost[r];
+        ranks_done += w->delivered[r];
+    }
+    double el = now - w->t0;
+    double eta = done && done < w->all_total ? el * (double)(w->all_total - done) / (double)done
+                                             : done >= w->all_total ? 0 : -1;
+    char etas[32] = "null";
+    if (eta >= 0)
+        snprintf(etas, sizeof etas, "%.1f", eta);
+    if (w->mode == GC_PROGRESS_JSON)
+        fprintf(stderr,
+                "{\"progress\": {\"done\": %llu, \"total\": %llu, \"ranks\": %d, "
+                "\"ranks_finished\": %d, \"ranks_lost\": %d, \"elapsed_s\": %.1f, "
+                "\"eta_s\": %s}}\n",
+                (unsigned long long)done, (unsigned long long)w->all_total, w->size, ranks_done,
+                lost, el, etas);
+    else if (w->mode == GC_PROGRESS_TEXT)
+        fprintf(stderr, "gpucensus: %llu/%llu items (%.0f%%), %d/%d ranks finished%s, %.0f s "
+                        "elapsed, %s%s%s left\n",
+                (unsigned long long)done, (unsigned long long)w->all_total,
+                w->all_total ? 100.0 * (double)done / (double)w->all_total : 100.0, ranks_done,
+                w->size, lost ? ", some lost" : "", el, eta >= 0 ? "about " : "",
+                eta >= 0 ? etas : "?", eta >= 0 ? " s" : "");
+    fflush(stderr);
+    w->last_print = now;
+    if (done >= w->all_total)
+        w->printed_end = 1;
+}
+
+static void start_abandon(gc_watch *w)
+{
+    if (w->abandon)
+        return;
+    w->abandon = 1;
+    w->abandon_msg = 1;
+    for (int r = 1; r < w->size; r++)
+        if (!w->lost[r] && !w->delivered[r])
+            MPI_Isend(&w->abandon_msg, 1, MPI_INT32_T, r, TAG_ABANDON, w->comm, &w->abandon_out[r]);
+}
+
+static void root_poll(gc_watch *w)
+{
+    double now = gc_now_s();
+    for (;;) {
+        int flag = 0;
+        MPI_Status st;
+        if (MPI_Test(&w->prog_req, &flag, &st) != MPI_SUCCESS || !flag)
+            break;
+        int r = st.MPI_SOURCE;
+        if (r > 0 && r < w->size && !w->lost[r]) {
+            w->done_of[r] = (uint32_t)w->prog_buf[0];
+            w->budget_of[r] = w->prog_buf[2] / 1000.0;
+            w->heard[r] = now;
+        }
+        MPI_Irecv(w->prog_buf, 3, MPI_INT32_T, MPI_ANY_SOURCE, TAG_PROGRESS, w->comm, &w->prog_req);
+    }
+    w->done_of[0] = w->done;
+    w->heard[0] = now;
+    for (int r = 1; r < w->size; r++) {
+        if (w->lost[r] || w->delivered[r] || now - w->heard[r] <= w->lost_after_s + w->budget_of[r])
+            continue;
+        w->lost[r] = 1;
+        fprintf(stderr, "gpucensus: rank %d: no word for %.0f s (more than %.0f s past its "
+                        "item's budget): lost, hung or dead; the others stop and send what "
+                        "they have\n", r, now - w->heard[r], w->lost_after_s);
+        start_abandon(w);
+    }
+    if (w->mode != GC_PROGRESS_OFF && !w->printed_end && now - w->last_print >= 1.0)
+        print_progress(w, now);
+}
+
+int gc_watch_poll(gc_watch *w)
+{
+    if (w->rank == 0) {
+        root_poll(w);
+        return w->abandon;
+    }
+    if (!w->abandon) {
+        int flag = 0;
+        MPI_Test(&w->abandon_req, &flag, MPI_STATUS_IGNORE);
+        if (flag)
+            w->abandon = 1;
+    }
+    if (gc_now_s() - w->last_sent >= 1.0)
+        send_progress(w);
+    return w->abandon;
+}
+
+int gc_watch_abandoned(const gc_watch *w)
+{
+    return w->abandon;
+}
+
+void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s)
+{
+    w->done = done;
+    w->budget_s = next_budget_s;
+    if (w->rank != 0)
+        send_progress(w);
+    gc_watch_poll(w);
+}
+
+int gc_watch_wait(gc_watch *w, MPI_Request *req)
+{
+    unsigned spins = 0;
+    w->budget_s = 0;   /* waiting is not measuring: heartbeats flow */
+    for (;;) {
+        int flag = 0;
+        if (MPI_Test(req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return 1;
+        if (flag)
+            return 0;
+        if (gc_watch_poll(w))
+            return 1;
+        nap(&spins);
+    }
+}
+
+double gc_watch_silent_s(const gc_watch *w, int r)
+{
+    return w->rank == 0 ? gc_now_s() - w->heard[r] : 0;
+}
+
+static int send_blob(gc_watch *w, const void *data, size_t len, gc_err *err)
+{
+    long long n = (long long)len;
+    MPI_Request rq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+    w->done = w->total;
+    MPI_Isend(&n, 1, MPI_LONG_LONG, 0, TAG_LEN, w->comm, &rq[0]);
+    if (len)
+        MPI_Isend(data, (int)len, MPI_BYTE, 0, TAG_DATA, w->comm, &rq[1]);
+    if (MPI_Waitall(2, rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+        return gc_fail(err, GC_EIO, "gather: sending %zu bytes to rank 0 failed", len);
+    return 0;
+}
+
+int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs, size_t **lens,
+                    int **lost, gc_err *err)
+{
+    if (len > (size_t)0x7fffffff)
+        return gc_fail(err, GC_EINVAL, "gather: %zu bytes is over 2 GiB", len), -1;
+    if (w->rank != 0)
+        return send_blob(w, data, len, err) ? -1 : 0;
+    size_t n = (size_t)w->size;
+    *blobs = calloc(n, sizeof **blobs);
+    *lens = calloc(n, sizeof **lens);
+    *lost = calloc(n, sizeof **lost);
+    MPI_Request *dreq = calloc(n, sizeof *dreq);
+    if (!*blobs || !*lens || !*lost || !dreq) {
+        free(dreq);
+        return gc_fail(err, GC_ENOMEM, "gather: out of memory"), -1;
+    }
+    for (size_t r = 0; r < n; r++)
+        dreq[r] = MPI_REQUEST_NULL;
+    w->done = w->total;
+    if (len) {
+        (*blobs)[0] = malloc(len);
+        if (!(*blobs)[0]) {
+            free(dreq);
+            return gc_fail(err, GC_ENOMEM, "gather: out of memory"), -1;
+        }
+        memcpy((*blobs)[0], data, len);
+    }
+    (*lens)[0] = len;
+    w->delivered[0] = 1;
+    long long hdr = 0;
+    MPI_Request hreq = MPI_REQUEST_NULL;
+    unsigned spins = 0;
+    for (;;) {
+        /* Ranks still to hear from: neither lost nor fully received. */
+        int waiting = 0, headers = 0;
+        for (int r = 1; r < w->size; r++) {
+            waiting += !w->lost[r] && (!w->delivered[r] || dreq[r] != MPI_REQUEST_NULL);
+            headers += !w->lost[r] && !w->delivered[r];
+        }
+        if (!headers && hreq != MPI_REQUEST_NULL) {
+            /* Nobody else will send a header: drop the open receive. */
+            MPI_Cancel(&hreq);
+            MPI_Wait(&hreq, MPI_STATUS_IGNORE);
+            hreq = MPI_REQUEST_NULL;
+        }
+        if (!waiting)
+            break;
+        if (headers && hreq == MPI_REQUEST_NULL)
+            MPI_Irecv(&hdr, 1, MPI_LONG_LONG, MPI_ANY_SOURCE, TAG_LEN, w->comm, &hreq);
+        int flag = 0, busy = 0;
+        MPI_Status st;
+        if (hreq != MPI_REQUEST_NULL)
+            MPI_Test(&hreq, &flag, &st);
+        if (flag) {
+            int r = st.MPI_SOURCE;
+            hreq = MPI_REQUEST_NULL;
+            busy = 1;
+            if (r > 0 && r < w->size && !w->delivered[r]) {
+                size_t bl = hdr > 0 ? (size_t)hdr : 0;
+                (*lens)[r] = bl;
+                w->heard[r] = gc_now_s();
+                w->budget_of[r] = 0;
+                w->lost[r] = 0;   /* it spoke after all: take what it sends */
+                if (bl) {
+                    (*blobs)[r] = malloc(bl);
+                    if (!(*blobs)[r]) {
+                        /* The sender waits for us: nothing sane is left. */
+                        fprintf(stderr, "gpucensus: gather: no memory for rank %d's %zu bytes\n",
+                                r, bl);
+                        MPI_Abort(MPI_COMM_WORLD, 1);
+                    }
+                    MPI_Irecv((*blobs)[r], (int)bl, MPI_BYTE, r, TAG_DATA, w->comm, &dreq[r]);
+                }
+                w->delivered[r] = 1;
+            }
+        }
+        for (int r = 1; r < w->size; r++) {
+            if (dreq[r] == MPI_REQUEST_NULL)
+                continue;
+            int f = 0;
+            MPI_Test(&dreq[r], &f, MPI_STATUS_IGNORE);
+            busy |= f;
+        }
+        root_poll(w);
+        if (!busy)
+            nap(&spins);
+        else
+            spins = 0;
+    }
+    int nlost = 0;
+    for (int r = 1; r < w->size; r++) {
+        (*lost)[r] = w->lost[r];
+        nlost += w->lost[r];
+    }
+    if (w->mode != GC_PROGRESS_OFF && !w->printed_end)
+        print_progress(w, gc_now_s());
+    free(dreq);
+    return nlost;
+}
+
+void gc_watch_close(gc_watch *w)
+{
+    if (!w)
+        return;
+    if (w->prog_req != MPI_REQUEST_NULL) {
+        MPI_Cancel(&w->prog_req);
+        MPI_Wait(&w->prog_req, MPI_STATUS_IGNORE);
+    }
+    if (w->abandon_req != MPI_REQUEST_NULL) {
+        MPI_Cancel(&w->abandon_req);
+        MPI_Wait(&w->abandon_req, MPI_STATUS_IGNORE);
+    }
+    for (int i = 0; i < NSLOTS; i++)
+        if (w->slot_req[i] != MPI_REQUEST_NULL)
+            MPI_Wait(&w->slot_req[i], MPI_STATUS_IGNORE);
+    if (w->abandon_out)
+        for (int r = 0; r < w->size; r++)
+            if (w->abandon_out[r] != MPI_REQUEST_NULL)
+                MPI_Request_free(&w->abandon_out[r]);
+    free(w->done_of);
+    free(w->budget_of);
+    free(w->heard);
+    free(w->lost);
+    free(w->delivered);
+    free(w->abandon_out);
+    if (w->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&w->comm);
+    free(w);
+}

@@ -1,0 +1,51 @@
+/* The run's control channel, beside the measurements: progress, liveness
+ * and the gather, so that one hung or dead rank cannot hang the job.
+ *
+ * Every rank tells rank 0, with a small non-blocking send, how many of its
+ * work items are done and the time budget of the next one: after each
+ * item, and once a second while it waits for others (barriers, a pair's
+ * peer). Nothing is sent while an item is measured. Rank 0 prints the
+ * cluster's progress at most once a second and judges: a rank silent for
+ * longer than lost_after_s plus the budget of the item it said it was
+ * starting is lost (hung or dead). Rank 0 then tells every other rank to
+ * abandon what is left of its plan and send its results; it waits for
+ * those under the same rule, and the run ends with the lost ranks marked
+ * failed (the caller aborts the job, which also stops the hung ranks).
+ * All of it runs on a duplicate of the world communicator with errors
+ * returned, not fatal. */
+#ifndef GC_WATCH_H
+#define GC_WATCH_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+typedef enum { GC_PROGRESS_OFF, GC_PROGRESS_TEXT, GC_PROGRESS_JSON } gc_progress_mode;
+
+typedef struct gc_watch gc_watch;
+
+/* Collective over world. total: this rank's work items; first_budget_s:
+ * the budget of its first item. Progress lines go to stderr on rank 0. */
+int gc_watch_open(gc_watch **w, MPI_Comm world, gc_progress_mode mode, double lost_after_s,
+                  uint32_t total, double first_budget_s, gc_err *err);
+/* After an item: done items so far, the budget of the next one. */
+void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s);
+/* Read messages, report, judge; 1 once the run is being abandoned. */
+int gc_watch_poll(gc_watch *w);
+/* Complete req (a barrier, a peer transfer) while polling: 0 done, 1 the
+ * run was abandoned first (req is then left pending). */
+int gc_watch_wait(gc_watch *w, MPI_Request *req);
+int gc_watch_abandoned(const gc_watch *w);
+/* Rank 0 receives every rank's bytes. On rank 0: blobs/lens (NULL/0 for
+ * a rank that sent nothing) and lost[r] = 1 for a rank given up on, arrays
+ * of size ranks owned by the caller. Other ranks send and return. Returns
+ * the number of lost ranks (rank 0), 0 elsewhere, or -1 (err set). */
+int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
+                    size_t **lens, int **lost, gc_err *err);
+/* Seconds since rank r was last heard of (rank 0). */
+double gc_watch_silent_s(const gc_watch *w, int r);
+void gc_watch_close(gc_watch *w);
+
+#endif
