@@ -51,8 +51,19 @@ assert sum(x["type"] == "gpu" for x in v) == 8 and sum(x["type"] == "node" for x
 bad = [x["subject"] for x in v if x["verdict"] != "ok"]
 assert any(x["subject"] == "n2" and x["verdict"] == "degraded" for x in v), bad
 PY
+# ... valid per the verdict definition of the catalogue schema
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    python3 - "$TMP/json.out" "$ROOT/results-schema/catalogue.schema.json" <<'PY' || die "--json output is not schema-valid"
+import json, sys, jsonschema
+v = json.load(open(sys.argv[1]))
+s = json.load(open(sys.argv[2]))
+schema = {"$defs": s["$defs"], "type": "array", "items": {"$ref": "#/$defs/verdict"}}
+errs = list(jsonschema.Draft202012Validator(schema).iter_errors(v))
+assert not errs, errs[:3]
+PY
+fi
 
-# rules: a stricter file changes the verdict; a bad one is exit 3
+# rules: a lax file changes the verdict; a bad one is exit 3
 printf 'peers = { rel_suspect = 0.10; rel_degraded = 0.20; };\ndistribution = { rel_suspect = 0.10; rel_degraded = 0.20; };\n' > "$TMP/lax.cfg"
 expect 0 lax "$TMP/suspect.json" --rules "$TMP/lax.cfg"
 printf 'peers = { rel_suspect = "x"; };\n' > "$TMP/bad.cfg"
