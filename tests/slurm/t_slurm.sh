@@ -4,7 +4,9 @@
 # 3 nodes x 2 tasks with the sim backend. The catalogue must name the
 # allocation's nodes n1..n3 and 6 GPUs, validate, and the job's exit code
 # must be gpucensus's: 0 for a good plan, 2 for a bad one, whose error is
-# in the job's output. Skipped (77) only where Slurm cannot run here.
+# in the job's output; a rank that hangs ends the job (non-zero) with a
+# partial catalogue; slurm/healthcheck.sbatch passes check's exit code.
+# Skipped (77) only where Slurm cannot run here.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/slurm/cluster.sh"
 set -u
@@ -65,8 +67,48 @@ grep -q 'bad.cfg:3: benchmarks.\[0\].samples: 0 out of range' "$TMP"/bad-"$job".
     die "the bad plan's error is not in the job's output"
 [ -e "$TMP/bad/catalogue.json" ] && die "a bad plan wrote a catalogue"
 
-sc_down
+# A rank that hangs (n2/gpu1 at item 2): the job ends by itself, non-zero,
+# with a partial catalogue that marks the lost GPU failed.
+job=$(submit hang "$TMP/hang" tests/slurm/hang.cfg --gather-timeout 2 --progress=json) || die "sbatch"
+sc_wait_job "$job" 120
 t4=$(date +%s.%N)
-awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" 'BEGIN {
-    printf "bring-up %.1fs, census job %.1fs, bad-plan job %.1fs, teardown %.1fs\n", b-a, c-b, d-c, e-d }'
-echo "ok: census over 3 Slurm nodes x 2 tasks, exit codes 0 and 2 through sbatch"
+cat "$TMP"/hang-"$job".out
+[ "$SC_STATE" = FAILED ] && [ "$SC_EXIT" != 0:0 ] || die "hung rank: $SC_STATE, exit $SC_EXIT (expected FAILED, non-zero)"
+grep -q 'gpucensus: rank 3 (node n2, gpu 1) lost' "$TMP"/hang-"$job".out || die "the lost rank is not named"
+$VALIDATE "$TMP/hang" > /dev/null || { $VALIDATE "$TMP/hang"; die "schema of the partial catalogue"; }
+/usr/bin/python3 - "$TMP/hang/catalogue.json" <<'PY' || die "partial catalogue"
+import json, sys
+cat = json.load(open(sys.argv[1]))
+g = {(x["node"], x["index"]): x for x in cat["gpus"]}
+assert len(g) == 6, sorted(g)
+assert g[("n2", 1)]["status"] == "failed" and g[("n2", 1)]["items_done"] == 2, g[("n2", 1)]
+print("partial catalogue: 6 GPUs, n2/1 failed:", g[("n2", 1)]["status_reason"])
+PY
+
+# Health check (slurm/healthcheck.sbatch), where `gpucensus check` exists:
+# its exit code is check's; a GPU at 80% of its peers' HBM is degraded (2).
+t5=$t4
+if "$GC" help 2>&1 | grep -q '^  check '; then
+    health() {   # health NAME PLAN: sets SC_STATE/SC_EXIT
+        local name=$1 plan=$2 id
+        id=$(GPUCENSUS=$GC GPUCENSUS_BACKEND=sim GPUCENSUS_OUT=$TMP/$name \
+            sbatch --parsable -N 3 --ntasks-per-node=2 -t 5 -J "gc-$name" \
+            -o "$TMP/$name.out" slurm/healthcheck.sbatch - "$plan") || die "sbatch"
+        sc_wait_job "$id" 120
+        cat "$TMP/$name.out"
+    }
+    health healthy tests/slurm/sim.cfg
+    case "$SC_EXIT" in 0:0|1:0) ;; *) die "healthy cluster: health check exit $SC_EXIT (expected 0 or 1)" ;; esac
+    health sick tests/slurm/sick.cfg
+    [ "$SC_EXIT" = 2:0 ] || die "degraded HBM on n3/gpu1: health check exit $SC_EXIT (expected 2)"
+    grep -q 'n3' "$TMP/sick.out" || die "the health check does not name n3"
+    t5=$(date +%s.%N)
+else
+    echo "no 'gpucensus check' in this build: health check jobs not tested"
+fi
+
+sc_down
+t6=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" -v f="$t5" -v g="$t6" 'BEGIN {
+    printf "bring-up %.1fs, census job %.1fs, bad-plan job %.1fs, hung-rank job %.1fs, health checks %.1fs, teardown %.1fs\n", b-a, c-b, d-c, e-d, f-e, g-f }'
+echo "ok: census over 3 Slurm nodes x 2 tasks; exit codes 0, 2, lost rank and health check through sbatch"
