@@ -678,14 +678,11 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
             gc_jw_close(&w, "}");
         }
         gc_jw_close(&w, "]");
-        char *lt = gc_links_json(links, 1);
         gc_jw_puts(&w, ",\n \"links\": ");
-        gc_jw_puts(&w, lt ? lt : "[]");
+        w.depth0 = 1;   /* a member of the top-level object */
+        gc_links_write(links, &w);
         gc_jw_puts(&w, ",\n \"models\": {},\n \"verdicts\": []\n}\n");
         rc = gc_jw_finish(&w, path, err);
-        if (!rc && !lt)
-            rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory (links)");
-        free(lt);
         if (!rc)
             rc = gc_afile_commit(&cat, err);
         else

@@ -4,7 +4,6 @@
 #include "links.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,98 +253,38 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
 
 /* ---- JSON text --------------------------------------------------------- */
 
-typedef struct sb {
-    char *s;
-    size_t len, cap;
-    int oom;
-} sb;
-
-static void sb_put(sb *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->s && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t c = b->cap ? 2 * b->cap : 4096;
-        while (c < b->len + (size_t)n + 1)
-            c *= 2;
-        char *p = realloc(b->s, c);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = c;
-    }
-}
-
-static void sb_str(sb *b, const char *s)
-{
-    sb_put(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            sb_put(b, "\\%c", *p);
-        else if (*p < 0x20)
-            sb_put(b, "\\u%04x", *p);
-        else
-            sb_put(b, "%c", *p);
-    }
-    sb_put(b, "\"");
-}
-
-static void sb_num(sb *b, double v)
-{
-    if (!isfinite(v))
-        sb_put(b, "null");
-    else if (v == floor(v) && fabs(v) < 1e15)
-        sb_put(b, "%.0f", v);
-    else
-        sb_put(b, "%.10g", v);
-}
-
-static void sb_key(sb *b, const char *k, int first)
-{
-    sb_put(b, first ? "" : ", ");
-    sb_str(b, k);
-    sb_put(b, ": ");
-}
-
-static void sb_int_or_null(sb *b, int v, int ok)
+static void kstr_or_null(gc_jw *w, const char *k, const char *v, int ok)
 {
     if (ok)
-        sb_put(b, "%d", v);
+        gc_jw_kstr(w, k, v);
     else
-        sb_put(b, "null");
+        gc_jw_knull(w, k);
 }
 
-static void end_json(sb *b, const lk_end *e)
+static void kint_or_null(gc_jw *w, const char *k, long long v, int ok)
 {
-    sb_put(b, "{");
-    sb_key(b, "type", 1);
-    sb_str(b, e->host ? "host" : "gpu");
-    sb_key(b, "node", 0);
-    sb_str(b, e->node);
-    sb_key(b, "gpu_index", 0);
-    sb_int_or_null(b, e->gpu_index, !e->host && e->gpu_index >= 0);
-    sb_key(b, "uuid", 0);
-    if (!e->host && e->uuid[0])
-        sb_str(b, e->uuid);
+    if (ok)
+        gc_jw_kint(w, k, v);
     else
-        sb_put(b, "null");
-    sb_key(b, "numa_node", 0);
-    sb_int_or_null(b, e->numa_node, e->numa_node >= 0);
-    sb_put(b, "}");
+        gc_jw_knull(w, k);
+}
+
+static void kbool(gc_jw *w, const char *k, int v)
+{
+    gc_jw_key(w, k);
+    gc_jw_puts(w, v ? "true" : "false");
+}
+
+static void end_json(gc_jw *w, const char *k, const lk_end *e)
+{
+    gc_jw_key(w, k);
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "type", e->host ? "host" : "gpu");
+    gc_jw_kstr(w, "node", e->node);
+    kint_or_null(w, "gpu_index", e->gpu_index, !e->host && e->gpu_index >= 0);
+    kstr_or_null(w, "uuid", e->uuid, !e->host && e->uuid[0]);
+    kint_or_null(w, "numa_node", e->numa_node, e->numa_node >= 0);
+    gc_jw_close(w, "}");
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -393,7 +332,58 @@ static double nominal(const lk *x, char *basis, size_t blen)
     }
 }
 
-static void link_json(sb *b, const lk *x, const gc_links *l, const char *ind)
+/* All GPUs of the node at once: this GPU's share of what it gets alone,
+ * at the largest size both links measured. Links of one GPU are adjacent. */
+static double concurrent_share(const gc_links *l, const lk *x, const lk_size *s, size_t ns)
+{
+    double share = NAN;
+    for (size_t i = 0; i < l->n; i++) {
+        const lk *y = &l->v[i];
+        if (y->concurrent || !same_str(y->bench, x->bench) || !same_str(y->dir, x->dir) ||
+            !same_str(y->memory, x->memory) || !same_str(y->engine, x->engine) ||
+            y->by.rank != x->by.rank || !same_str(y->by.node, x->by.node))
+            continue;
+        double best = 0, iso = 0;
+        for (size_t a = 0; a < y->nsizes; a++)
+            for (size_t c = 0; c < ns; c++)
+                if (y->sizes[a].bytes == s[c].bytes && y->sizes[a].has_t && s[c].bytes > best) {
+                    best = s[c].bytes;
+                    iso = y->sizes[a].t50 / s[c].t50;
+                }
+        if (best > 0)
+            share = iso;
+    }
+    return share;
+}
+
+static void model_json(gc_jw *w, const gc_xfer_model *m)
+{
+    gc_jw_key(w, "model");
+    gc_jw_open(w, "{");
+    gc_jw_kreal(w, "alpha_s", m->alpha_s);
+    gc_jw_kreal(w, "beta_bps", m->beta_bps > 0 ? m->beta_bps : NAN);
+    gc_jw_kreal(w, "r2", m->r2);
+    gc_jw_kreal(w, "max_rel_residual", m->max_rel_residual);
+    gc_jw_kreal(w, "size_min_bytes", m->size_min);
+    gc_jw_kreal(w, "size_max_bytes", m->size_max);
+    gc_jw_kstr(w, "fit", "relative least squares, Huber-reweighted, on per-size medians");
+    gc_jw_key(w, "segments");
+    gc_jw_open(w, "[");
+    for (size_t k = 0; k < m->nseg; k++) {
+        const gc_xfer_seg *sg = &m->seg[k];
+        gc_jw_next(w);
+        gc_jw_open(w, "{");
+        gc_jw_kreal(w, "alpha_s", sg->alpha_s);
+        gc_jw_kreal(w, "beta_bps", sg->beta_bps > 0 ? sg->beta_bps : NAN);
+        gc_jw_kreal(w, "size_min_bytes", sg->size_min);
+        gc_jw_kreal(w, "size_max_bytes", sg->size_max);
+        gc_jw_close(w, "}");
+    }
+    gc_jw_close(w, "]");
+    gc_jw_close(w, "}");
+}
+
+static void link_json(gc_jw *w, const lk *x, const gc_links *l)
 {
     lk_size s[LK_MAX_SIZES];
     size_t ns = 0;
@@ -413,136 +403,56 @@ static void link_json(sb *b, const lk *x, const gc_links *l, const char *ind)
     char basis[96];
     double nom = nominal(x, basis, sizeof basis);
 
-    sb_put(b, "{\n%s \"kind\": ", ind);
-    sb_str(b, kind_names[x->kind]);
-    sb_key(b, "benchmark", 0);
-    sb_str(b, x->bench);
-    sb_key(b, "direction", 0);
-    sb_str(b, x->dir);
-    sb_key(b, "memory", 0);
-    sb_str(b, x->memory);
-    sb_key(b, "engine", 0);
-    if (x->engine[0])
-        sb_str(b, x->engine);
-    else
-        sb_put(b, "null");
-    sb_key(b, "peer_access", 0);
-    if (x->peer_access[0])
-        sb_str(b, x->peer_access);
-    else
-        sb_put(b, "null");
-    sb_key(b, "concurrent", 0);
-    sb_put(b, x->concurrent ? "true" : "false");
-    sb_put(b, ",\n%s ", ind);
-    sb_key(b, "src", 1);
-    end_json(b, &x->src);
-    sb_put(b, ",\n%s ", ind);
-    sb_key(b, "dst", 1);
-    end_json(b, &x->dst);
-    sb_put(b, ",\n%s ", ind);
-    sb_key(b, "measured_on", 1);
-    sb_put(b, "{\"node\": ");
-    sb_str(b, x->by.node);
-    sb_put(b, ", \"gpu_index\": %d, \"rank\": %d}", x->by.gpu_index, x->by.rank);
-    sb_put(b, ",\n%s \"sizes\": [", ind);
+    gc_jw_next(w);
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "kind", kind_names[x->kind]);
+    gc_jw_kstr(w, "benchmark", x->bench);
+    gc_jw_kstr(w, "direction", x->dir);
+    gc_jw_kstr(w, "memory", x->memory);
+    kstr_or_null(w, "engine", x->engine, x->engine[0]);
+    kstr_or_null(w, "peer_access", x->peer_access, x->peer_access[0]);
+    kbool(w, "concurrent", x->concurrent);
+    end_json(w, "src", &x->src);
+    end_json(w, "dst", &x->dst);
+    gc_jw_key(w, "measured_on");
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "node", x->by.node);
+    gc_jw_kint(w, "gpu_index", x->by.gpu_index);
+    gc_jw_kint(w, "rank", x->by.rank);
+    gc_jw_close(w, "}");
+    gc_jw_key(w, "sizes");
+    gc_jw_open(w, "[");
     for (size_t i = 0; i < ns; i++) {
-        sb_put(b, "%s\n%s  {\"size_bytes\": ", i ? "," : "", ind);
-        sb_num(b, s[i].bytes);
-        sb_put(b, ", \"item\": %u, \"count\": %llu, \"time_p5_s\": ", s[i].item,
-               (unsigned long long)s[i].count);
-        sb_num(b, s[i].t5);
-        sb_put(b, ", \"time_p50_s\": ");
-        sb_num(b, s[i].t50);
-        sb_put(b, ", \"time_p95_s\": ");
-        sb_num(b, s[i].t95);
-        sb_put(b, ", \"bandwidth_p50_bps\": ");
-        if (s[i].has_bw)
-            sb_num(b, s[i].bw50);
-        else
-            sb_put(b, "null");
-        sb_put(b, ", \"model_time_s\": ");
         double pr = ok ? gc_xfer_predict(&m, s[i].bytes * mult) : NAN;
-        sb_num(b, pr);
-        sb_put(b, ", \"rel_residual\": ");
-        sb_num(b, ok ? (pr - s[i].t50) / s[i].t50 : NAN);
-        sb_put(b, ", \"budget_hit\": %s}", s[i].flags & GC_FLAG_BUDGET_HIT ? "true" : "false");
+        gc_jw_next(w);
+        gc_jw_open(w, "{");
+        gc_jw_kreal(w, "size_bytes", s[i].bytes);
+        gc_jw_kint(w, "item", s[i].item);
+        gc_jw_kint(w, "count", (long long)s[i].count);
+        gc_jw_kreal(w, "time_p5_s", s[i].t5);
+        gc_jw_kreal(w, "time_p50_s", s[i].t50);
+        gc_jw_kreal(w, "time_p95_s", s[i].t95);
+        gc_jw_kreal(w, "bandwidth_p50_bps", s[i].has_bw ? s[i].bw50 : NAN);
+        gc_jw_kreal(w, "model_time_s", pr);
+        gc_jw_kreal(w, "rel_residual", ok ? (pr - s[i].t50) / s[i].t50 : NAN);
+        kbool(w, "budget_hit", s[i].flags & GC_FLAG_BUDGET_HIT);
+        gc_jw_close(w, "}");
     }
-    sb_put(b, "%s],\n%s \"model\": ", ns ? "\n" : "", ind);
-    if (!ok) {
-        sb_put(b, "null");
-    } else {
-        sb_put(b, "{\"alpha_s\": ");
-        sb_num(b, m.alpha_s);
-        sb_put(b, ", \"beta_bps\": ");
-        sb_num(b, m.beta_bps > 0 ? m.beta_bps : NAN);
-        sb_put(b, ", \"r2\": ");
-        sb_num(b, m.r2);
-        sb_put(b, ", \"max_rel_residual\": ");
-        sb_num(b, m.max_rel_residual);
-        sb_put(b, ", \"size_min_bytes\": ");
-        sb_num(b, m.size_min);
-        sb_put(b, ", \"size_max_bytes\": ");
-        sb_num(b, m.size_max);
-        sb_put(b, ", \"fit\": \"relative least squares, Huber-reweighted, on per-size medians\"");
-        sb_put(b, ",\n%s  \"segments\": [", ind);
-        for (size_t k = 0; k < m.nseg; k++) {
-            const gc_xfer_seg *sg = &m.seg[k];
-            sb_put(b, "%s{\"alpha_s\": ", k ? ", " : "");
-            sb_num(b, sg->alpha_s);
-            sb_put(b, ", \"beta_bps\": ");
-            sb_num(b, sg->beta_bps > 0 ? sg->beta_bps : NAN);
-            sb_put(b, ", \"size_min_bytes\": ");
-            sb_num(b, sg->size_min);
-            sb_put(b, ", \"size_max_bytes\": ");
-            sb_num(b, sg->size_max);
-            sb_put(b, "}");
-        }
-        sb_put(b, "]}");
-    }
-    sb_put(b, ",\n%s \"nominal_bps\": ", ind);
-    sb_num(b, nom > 0 ? nom : NAN);
-    sb_put(b, ", \"nominal_basis\": ");
-    if (basis[0])
-        sb_str(b, basis);
+    gc_jw_close(w, "]");
+    if (ok)
+        model_json(w, &m);
     else
-        sb_put(b, "null");
-    sb_put(b, ", \"lambda\": ");
-    sb_num(b, ok && nom > 0 && m.beta_bps > 0 ? m.beta_bps / nom : NAN);
-    /* all GPUs of the node at once: this GPU's share of what it gets alone */
-    sb_put(b, ", \"share\": ");
-    double share = NAN;
-    if (x->concurrent && ok && m.beta_bps > 0)
-        for (size_t i = 0; i < l->n; i++) {
-            const lk *y = &l->v[i];
-            if (y->concurrent || !same_str(y->bench, x->bench) || !same_str(y->dir, x->dir) ||
-                !same_str(y->memory, x->memory) || !same_str(y->engine, x->engine) ||
-                y->by.rank != x->by.rank || !same_str(y->by.node, x->by.node))
-                continue;
-            /* the isolated link's bandwidth at the largest common size */
-            double best = 0, iso = 0;
-            for (size_t a = 0; a < y->nsizes; a++)
-                for (size_t c = 0; c < ns; c++)
-                    if (y->sizes[a].bytes == s[c].bytes && y->sizes[a].has_t && s[c].bytes > best) {
-                        best = s[c].bytes;
-                        iso = y->sizes[a].t50 / s[c].t50;
-                    }
-            if (best > 0)
-                share = iso;
-        }
-    sb_num(b, share);
-    sb_put(b, "\n%s}", ind);
+        gc_jw_knull(w, "model");
+    gc_jw_kreal(w, "nominal_bps", nom > 0 ? nom : NAN);
+    kstr_or_null(w, "nominal_basis", basis, basis[0]);
+    gc_jw_kreal(w, "lambda", ok && nom > 0 && m.beta_bps > 0 ? m.beta_bps / nom : NAN);
+    gc_jw_kreal(w, "share", x->concurrent && ok && m.beta_bps > 0 ? concurrent_share(l, x, s, ns)
+                                                                  : NAN);
+    gc_jw_close(w, "}");
 }
 
-char *gc_links_json(gc_links *l, int indent)
+void gc_links_write(gc_links *l, gc_jw *w)
 {
-    sb b = { 0 };
-    char ind[64];
-    if (indent < 0)
-        indent = 0;
-    if (indent > 60)
-        indent = 60;
-    memset(ind, ' ', (size_t)indent);
-    ind[indent] = '\0';
     /* net endpoints on other nodes */
     for (size_t i = 0; l && i < l->n; i++) {
         lk *x = &l->v[i];
@@ -552,15 +462,8 @@ char *gc_links_json(gc_links *l, int indent)
         e.host = 0;
         x->dst = e;
     }
-    sb_put(&b, "[");
-    for (size_t i = 0; l && i < l->n; i++) {
-        sb_put(&b, i ? ", " : "");
-        link_json(&b, &l->v[i], l, ind);
-    }
-    sb_put(&b, "]");
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    gc_jw_open(w, "[");
+    for (size_t i = 0; l && i < l->n; i++)
+        link_json(w, &l->v[i], l);
+    gc_jw_close(w, "]");
 }

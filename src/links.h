@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "jsonw.h"
 #include "results.h"
 #include "shard.h"
 
@@ -20,9 +21,8 @@ typedef struct gc_links gc_links;
 gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks);
 /* The GPUs of one node (all of them, so that pairs resolve). */
 int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n);
-/* The "links" array as JSON text (malloc'd; NULL: out of memory). Lines
- * after the first are indented by `indent` spaces. */
-char *gc_links_json(gc_links *l, int indent);
+/* Writes the "links" array (the value, after its key). */
+void gc_links_write(gc_links *l, gc_jw *w);
 size_t gc_links_count(const gc_links *l);
 void gc_links_free(gc_links *l);
 
