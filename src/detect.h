@@ -10,9 +10,9 @@
  *     (x - median) / (1.4826 MAD) in the bad direction, with a relative
  *     floor, for parameters and point medians;
  *   - the peers' distributions as a whole: the one-sided Wasserstein-1
- *     distance between the point's quantile function and the peers' median
- *     quantile function, relative to the peers' median, so that a bimodal
- *     latency shows even when its median does not move;
+ *     distance between the point's quantile function (p5..p95) and the
+ *     peers' median quantile function, relative to the peers' median, so
+ *     that a bimodal latency shows even when its median does not move;
  *   - a baseline (an earlier catalogue: the same GPU by UUID, else its SKU;
  *     or a per-SKU reference file): relative deviation in the bad direction;
  *   - physical limits: PCIe trained below its maximum width/generation,
@@ -109,10 +109,11 @@ gc_detect *gc_detect_new(const gc_rules *rules, const gc_baseline *base);
 void gc_detect_free(gc_detect *d);
 int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *g, gc_err *err);
 int gc_detect_add_link(gc_detect *d, const gc_det_link *l, gc_err *err);
-/* The record of an in-memory GPU (its parameters derived, its points
- * summarised), values rounded as the catalogue writes them. */
-int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const char *status_name,
-                             gc_err *err);
+/* The record of an in-memory GPU (its parameters derived), values rounded
+ * as the catalogue writes them. sums: each point's summary (as written), or
+ * NULL to compute them here. */
+int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *sums,
+                             const char *status_name, gc_err *err);
 int gc_detect_finish(gc_detect *d, gc_err *err);
 
 /* Shared with catread.c so both paths name things alike. */

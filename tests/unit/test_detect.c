@@ -436,7 +436,7 @@ int main(void)
         for (int k = 0; p && k < 100; k++)
             gc_hist_record(&p->hist, 27000 + 10 * k);
         gc_detect *d = gc_detect_new(&R, NULL);
-        CHECK(gc_detect_add_census_gpu(d, &gg, "ok", &e) == 0 && gc_detect_finish(d, &e) == 0, "%s", e.msg);
+        CHECK(gc_detect_add_census_gpu(d, &gg, NULL, "ok", &e) == 0 && gc_detect_finish(d, &e) == 0, "%s", e.msg);
         const gc_verdict *v = find(d, "n1/gpu0");
         CHECK(v && has_rule(v, "limit_pcie", NULL), "census gpu judged");
         char key[200];
