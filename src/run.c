@@ -12,6 +12,7 @@
 #include "cluster.h"
 #include "fsutil.h"
 #include "report.h"
+#include "resume.h"
 #include "schedule.h"
 #include "shard.h"
 #include "version.h"
@@ -37,6 +38,8 @@ typedef struct runner {
     gc_peer_io pio;
     gc_watch *watch;         /* NULL until the schedule is known */
     int abandoned;           /* rank 0 gave up on a lost rank: stop measuring */
+    gc_resume rs;            /* --resume: what OUT's shards already hold */
+    uint8_t *skip;           /* per task: 1 = done in the run being resumed */
 } runner;
 
 /* ---- the backends' channel to a pair's or net item's other rank ---- */
@@ -247,6 +250,10 @@ static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_g
             break;
         for (int s = 0; s < steps && !r->abandoned; s++) {
             while (k < ntasks && (int)tasks[k].task.item->phase == ph && tasks[k].step == s) {
+                if (r->skip && r->skip[k]) {   /* resumed: already measured */
+                    k++;
+                    continue;
+                }
                 run_task(r, &tasks[k++].task, deadline);
                 gc_watch_item(r->watch, r->gpu.items_done, budget_of(tasks, ntasks, k));
                 if (gc_watch_abandoned(r->watch)) {
@@ -311,7 +318,9 @@ static int make_out_dir(runner *r, const char *stamp, gc_err *e)
 {
     int rc = 0;
     if (r->cl.rank == 0) {
-        const char *pat = r->opts->out_dir ? r->opts->out_dir : r->plan.output;
+        const char *pat = r->opts->resume    ? r->opts->resume
+                          : r->opts->out_dir ? r->opts->out_dir
+                                             : r->plan.output;
         if (gc_expand_output(pat, stamp, r->out, sizeof r->out))
             rc = gc_fail(e, GC_EINVAL, "output path '%s' is too long", pat);
         char shards[4200];
@@ -441,6 +450,55 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     return rc || nlost > 0 ? 1 : 0;
 }
 
+/* --resume: every rank reads its own earlier shard; the bitmaps of done
+ * items are shared so that both ranks of a pair or net item agree to skip
+ * it (when its initiator has it). Collective. Returns 0, or an exit code. */
+static int resume_setup(runner *r, const gc_step_task *tasks, size_t ntasks, size_t nitems)
+{
+    gc_err e = { 0 };
+    int rc = gc_resume_load(&r->rs, r->shard_path, r->plan.sha256, r->gpu.info.uuid, nitems, &e);
+    if (rc)
+        rank_error(r, &e);
+    if (!gc_cluster_all_ok(&r->cl, rc == 0))
+        return 2;
+    if (!r->rs.have)
+        fprintf(stderr, "gpucensus: rank %d (node %s, gpu %d): %s\n", r->cl.rank,
+                r->cl.node_name, r->cl.local_rank, r->rs.note);
+    size_t nb = r->rs.nbytes;
+    uint8_t *all = malloc(nb * (size_t)r->cl.size);
+    r->skip = calloc(ntasks ? ntasks : 1, 1);
+    rc = all && r->skip ? 0 : GC_ENOMEM;
+    if (!gc_cluster_all_ok(&r->cl, rc == 0)) {
+        free(all);
+        return 1;
+    }
+    MPI_Allgather(r->rs.done, (int)nb, MPI_BYTE, all, (int)nb, MPI_BYTE, r->cl.world);
+    uint32_t skipped = 0;
+    for (size_t k = 0; k < ntasks; k++) {
+        const gc_task *t = &tasks[k].task;
+        int who = t->peer_rank >= 0 && !t->initiator ? t->peer_rank : r->cl.rank;
+        r->skip[k] = gc_resume_bit(all + (size_t)who * nb, t->item->id);
+        skipped += r->skip[k];
+    }
+    free(all);
+    /* Points of items that will be measured again are dropped. */
+    for (size_t b = 0; b < nb; b++)
+        r->rs.done[b] = 0;
+    for (size_t k = 0; k < ntasks; k++)
+        if (r->skip[k])
+            r->rs.done[tasks[k].task.item->id >> 3] |= (uint8_t)(1u << (tasks[k].task.item->id & 7));
+    rc = gc_resume_carry(&r->rs, &r->gpu, &e);
+    if (rc)
+        rank_error(r, &e);
+    r->gpu.items_done = skipped;
+    unsigned long long mine[2] = { skipped, ntasks }, sum[2] = { 0, 0 };
+    MPI_Reduce(mine, sum, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, r->cl.world);
+    if (r->cl.rank == 0 && !r->opts->quiet)
+        fprintf(stderr, "gpucensus: resuming %s: %llu of %llu work items already done, "
+                        "measuring the other %llu\n", r->out, sum[0], sum[1], sum[1] - sum[0]);
+    return gc_cluster_all_ok(&r->cl, rc == 0) ? 0 : 1;
+}
+
 int gc_run_main(const gc_run_opts *o)
 {
     runner r;
@@ -513,12 +571,17 @@ int gc_run_main(const gc_run_opts *o)
         rank_error(&r, &e);
     if (!gc_cluster_all_ok(&r.cl, rc == 0))
         goto out;
+    if (o->resume && (exit_code = resume_setup(&r, tasks, ntasks, nitems)) != 0)
+        goto out;
+    exit_code = 1;
     r.gpu.items_total = (uint32_t)ntasks;
     r.ops->conditions(r.be, &r.gpu.start);
     write_shard(&r, NULL);
     rc = gc_watch_open(&r.watch, r.cl.world, o->quiet ? GC_PROGRESS_OFF : o->progress,
                        o->gather_timeout_s > 0 ? o->gather_timeout_s : GC_GATHER_TIMEOUT_S,
                        (uint32_t)ntasks, budget_of(tasks, ntasks, 0), &e);
+    if (!rc && r.gpu.items_done)
+        gc_watch_item(r.watch, r.gpu.items_done, budget_of(tasks, ntasks, 0));
     if (rc)
         rank_error(&r, &e);
     if (!gc_cluster_all_ok(&r.cl, rc == 0))
@@ -545,6 +608,8 @@ out:
     if (r.be)
         r.ops->close(r.be);
     gc_gpu_free(&r.gpu);
+    gc_resume_free(&r.rs);   /* after the GPU: carried points borrow its bytes */
+    free(r.skip);
     free(tasks);
     free(items);
     gc_plan_free(&r.plan);
