@@ -783,36 +783,3 @@ int gc_catread_baseline(const char *path, gc_baseline **out, gc_err *err)
     free(buf);
     return rc;
 }
-
-/* ---- the run's side ------------------------------------------------------ */
-
-int gc_catread_run_verdicts(gc_detect *d, const char *links_json, int indent, char **out,
-                            gc_err *err)
-{
-    *out = NULL;
-    int rc = 0;
-    if (links_json) {
-        json_error_t je;
-        json_t *a = json_loads(links_json, 0, &je);
-        if (!json_is_array(a))
-            rc = gc_fail(err, GC_EINVAL, "verdicts: the links JSON does not parse: %s", je.text);
-        rd r = { .file = "links", .buf = links_json, .len = strlen(links_json), .err = err };
-        size_t i;
-        json_t *e;
-        json_array_foreach(a, i, e) {
-            if (rc)
-                break;
-            gc_det_link l;
-            snprintf(r.where, sizeof r.where, "links[%zu]", i % 100000000u);
-            rc = link_of(&r, e, i, &l);
-            if (!rc)
-                rc = gc_detect_add_link(d, &l, err);
-        }
-        json_decref(a);
-    }
-    if (!rc)
-        rc = gc_detect_finish(d, err);
-    if (!rc && !(*out = gc_detect_json(d, indent)))
-        rc = gc_fail(err, GC_ENOMEM, "verdicts: out of memory");
-    return rc;
-}

@@ -39,12 +39,4 @@ int gc_catread_baseline(const char *path, gc_baseline **out, gc_err *err);
 int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_baseline **out,
                             gc_err *err);
 
-/* The run's side (the catalogue writer): after its GPUs were given to d
- * (gc_detect_add_census_gpu), the "links" array it wrote (JSON text, NULL:
- * none) is fed to d with the same reader as check's, d is judged, and *out
- * receives the "verdicts" array (malloc'd), lines after the first indented
- * by indent spaces. */
-int gc_catread_run_verdicts(gc_detect *d, const char *links_json, int indent, char **out,
-                            gc_err *err);
-
 #endif

@@ -431,7 +431,7 @@ static void link_ptrs(lrec *l)
 /* ---- the in-memory census path ---------------------------------------- */
 
 /* As the catalogue writes a real (%.10g), so both paths judge the same. */
-static double r10(double v)
+double gc_det_round(double v)
 {
     if (!isfinite(v))
         return v;
@@ -464,14 +464,14 @@ void gc_det_point_key(char *out, size_t cap, const char *bench, const char *metr
         if (v->is_str)
             n += snprintf(out + n, cap - (size_t)n, " %s=%s", v->key, v->str);
         else
-            n += snprintf(out + n, cap - (size_t)n, " %s=%.10g", v->key, r10(v->num));
+            n += snprintf(out + n, cap - (size_t)n, " %s=%.10g", v->key, gc_det_round(v->num));
     }
 }
 
 static void cond_of(const gc_conditions *c, gc_det_cond *o)
 {
     o->valid = c->valid;
-    o->sm_clock_mhz = r10(c->sm_clock_mhz);
+    o->sm_clock_mhz = gc_det_round(c->sm_clock_mhz);
     o->throttle_reasons = (long long)c->throttle_reasons;
     o->ecc_corrected = c->ecc_corrected;
     o->ecc_uncorrected = c->ecc_uncorrected;
@@ -494,7 +494,7 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
         int b = gc_rules_param(d->r, g->params[i].name);
         if (b)
             v[n++] = (gc_det_value){ .name = g->params[i].name, .unit = g->params[i].unit,
-                                     .better = b, .value = r10(g->params[i].value) };
+                                     .better = b, .value = gc_det_round(g->params[i].value) };
     }
     int throttled = 0;
     for (size_t i = 0; i < g->npoints; i++) {
@@ -511,18 +511,18 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
             gc_point_summary(p, &s);
         gc_det_point_key(keys[i], sizeof keys[i], p->bench, p->metric, &p->ctx);
         v[n++] = (gc_det_value){ .name = keys[i], .unit = p->unit, .better = b,
-                                 .value = r10(s.p50), .has_q = 1,
-                                 .q = { r10(s.p1), r10(s.p5), r10(s.p50), r10(s.p95), r10(s.p99) } };
+                                 .value = gc_det_round(s.p50), .has_q = 1,
+                                 .q = { gc_det_round(s.p1), gc_det_round(s.p5), gc_det_round(s.p50), gc_det_round(s.p95), gc_det_round(s.p99) } };
     }
     gc_det_gpu r = {
         .node = in->node, .index = in->local_index, .rank = in->rank, .uuid = in->uuid,
         .name = in->name, .status = status_name, .status_reason = g->status_reason,
         .sm_count = in->sm_count, .l2_bytes = (long long)in->l2_bytes,
-        .mem_bytes = (long long)in->mem_bytes, .sm_clock_max_mhz = r10(in->sm_clock_mhz),
+        .mem_bytes = (long long)in->mem_bytes, .sm_clock_max_mhz = gc_det_round(in->sm_clock_mhz),
         .numa_node = in->numa_node, .pcie_gen = in->pcie_gen, .pcie_width = in->pcie_width,
         .pcie_max_gen = in->pcie_max_gen, .pcie_max_width = in->pcie_max_width,
         .nvlink_links = in->nvlink_links, .throttled_points = throttled,
-        .hbm_ratio = r10(gc_param_value(g, "hbm_achieved_ratio", NAN)),
+        .hbm_ratio = gc_det_round(gc_param_value(g, "hbm_achieved_ratio", NAN)),
         .nvalues = n, .values = v,
     };
     cond_of(&g->start, &r.start);

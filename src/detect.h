@@ -118,6 +118,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err);
 
 /* Shared with catread.c so both paths name things alike. */
 int gc_det_better_of_unit(const char *unit);   /* GC_BETTER_*, 0: not judged */
+double gc_det_round(double v);   /* to the 10 significant digits the catalogue writes */
 /* "bench.metric k=v ..." (numbers %.10g), the key of a point's values */
 void gc_det_point_key(char *out, size_t cap, const char *bench, const char *metric,
                       const gc_ctx *ctx);
