@@ -31,6 +31,9 @@ static void usage(FILE *f)
             "        rebuild OUT/catalogue.json and OUT/nodes/ from the shards alone\n"
             "  check CATALOGUE [--baseline B] [--rules R.cfg] [--json]\n"
             "        verdicts per GPU, link and node; exit 0 ok, 1 suspects, 2 degraded, 3 could not judge\n"
+            "  report CATALOGUE [-o REPORT.html]\n"
+            "        a table per node (latencies, HBM, host links, P2P, verdict), or one\n"
+            "        self-contained HTML page with the plots; exit 3: unreadable catalogue\n"
             "  gpus  print the number of GPUs this process can see\n"
             "  version\n"
             "exit codes: 0 done, 1 failure, 2 bad plan or arguments\n");
@@ -183,6 +186,11 @@ static int cmd_check(int argc, char **argv)
     return gc_check_main(argc, argv);
 }
 
+static int cmd_report(int argc, char **argv)
+{
+    return gc_report_main(argc, argv);
+}
+
 static int cmd_gpus(void)
 {
     int n = 0;
@@ -212,6 +220,8 @@ int main(int argc, char **argv)
         return cmd_merge(argc - 2, argv + 2);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "report") == 0)
+        return cmd_report(argc - 2, argv + 2);
     if (strcmp(cmd, "gpus") == 0)
         return cmd_gpus();
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

@@ -9,7 +9,8 @@ what=${1:-build}
 pkgs="pkg-config make gcc openmpi-bin libopenmpi-dev libconfig-dev libjansson-dev zlib1g-dev"
 if [ "$what" = test ]; then
     # slurm-wlm + munge: tests/slurm runs a private Slurm cluster on this machine
-    pkgs="$pkgs python3 python3-jsonschema clang libclang-rt-14-dev slurm-wlm munge"
+    # chromium: tests/report renders the HTML report headless
+    pkgs="$pkgs python3 python3-jsonschema clang libclang-rt-14-dev slurm-wlm munge chromium"
 fi
 [ -n "${GC_SKIP_DEPS:-}" ] && exit 0
 

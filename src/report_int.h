@@ -1,0 +1,82 @@
+/* What the report reads of a catalogue (report_data.c), shared by the
+ * terminal table (report.c) and the HTML page (report_html.c). Compact:
+ * a few numbers per GPU and the per-size medians of each link, so a
+ * census of thousands of GPUs fits in a few MB. */
+#ifndef GC_REPORT_INT_H
+#define GC_REPORT_INT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "detect.h"
+#include "err.h"
+#include "results.h"
+
+typedef struct rp_pt {
+    double x, p5, p50, p95;
+} rp_pt;
+
+typedef struct rp_gpu {
+    char node[GC_NODE_MAX];
+    int index;
+    char name[96], uuid[64], status[12], status_reason[160];
+    /* parameters; NAN: not measured */
+    double l1, l2, dram, hbm_bps, hbm_theo, hbm_ratio, l2_bw, launch_ns;
+    rp_pt *chase;                 /* random-order chase latency (cycles) by footprint */
+    size_t nchase;
+    /* from links (pinned copy-engine where there is one); NAN: none */
+    double h2d_bps, h2d_alpha, d2h_bps, d2h_alpha, p2p_bps;
+    int verdict;                  /* GC_V_*, -1: no verdict */
+    const gc_verdict *v;          /* may be NULL */
+} rp_gpu;
+
+typedef struct rp_seg {
+    double alpha, beta, lo, hi;
+} rp_seg;
+
+typedef struct rp_link {
+    char kind[16], bench[16], dir[12], mem[12], engine[8], peer[8];
+    int concurrent;
+    char cls[96];                 /* "kind bench dir mem engine [peer] [concurrent]" */
+    char node[GC_NODE_MAX];       /* the node it was measured on */
+    int src_gpu, dst_gpu;         /* -1: host (or another node) */
+    char src_node[GC_NODE_MAX], dst_node[GC_NODE_MAX];
+    double alpha, beta, nominal, lambda;   /* NAN: none */
+    rp_seg seg[8];
+    int nseg;
+    rp_pt *sz;                    /* x: size_bytes, p5/p50/p95: time_s */
+    size_t nsz;
+    int verdict;
+} rp_link;
+
+typedef struct rp_cat {
+    char path[4200], dir[4200];
+    char tool_version[32], plan_name[64], backend[16], start_time[32], end_time[32], commit[32];
+    int ranks, nodes;
+    rp_gpu *gpus;
+    size_t ngpus;
+    rp_link *links;
+    size_t nlinks;
+    char (*node_names)[GC_NODE_MAX];   /* in catalogue order */
+    char (*node_files)[256];
+    size_t nnodes;
+    gc_detect *det;
+    gc_rules rules;
+    int worst;                    /* worst verdict level */
+} rp_cat;
+
+/* Reads and validates path (a catalogue.json or its directory), judges it
+ * as `gpucensus check` does (default rules, no baseline). Errors name the
+ * file. */
+int rp_load(const char *path, rp_cat *c, gc_err *err);
+void rp_free(rp_cat *c);
+
+double rp_median(double *v, size_t n);      /* sorts v; NAN when n == 0 */
+/* The GPUs of node k: [*first, *first + *n) (gpus are sorted by node). */
+void rp_node_gpus(const rp_cat *c, size_t k, size_t *first, size_t *n);
+
+int rp_tty(FILE *f);
+void rp_table(FILE *f, const rp_cat *c, int colour);
+int rp_html(const rp_cat *c, const char *out, gc_err *err);
+
+#endif

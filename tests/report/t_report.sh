@@ -1,0 +1,99 @@
+#!/bin/sh
+# gpucensus report: the terminal table (per node, colour only on a TTY),
+# errors (exit 3 naming the file), and the HTML page of a simulated census
+# (3 nodes x 2 GPUs, n3/gpu1's HBM at 80%) and of the real H100 example,
+# rendered in headless Chromium: a screenshot, no console message (errors
+# and uncaught exceptions show there; a canary page proves they would be
+# seen), and the DOM's plots in the numbers the catalogue implies
+# (check_dom.py). Skipped only where Chromium is not installed or cannot
+# start (tools/deps.sh test installs Debian's chromium).
+. "$(dirname "$0")/../lib.sh"
+out=$TMP/sim
+$MPIRUN -np 6 "$GC" run "$ROOT/tests/report/report.cfg" --backend sim -o "$out" --quiet ||
+    die "sim run failed"
+
+# ---- terminal table
+"$GC" report "$out" > "$TMP/table.txt" 2> "$TMP/table.err" || { cat "$TMP/table.err"; die "report exit $?"; }
+cat "$TMP/table.txt"
+[ "$(grep -c '^node n[123] (2 GPUs)$' "$TMP/table.txt")" = 3 ] || die "a table per node"
+[ "$(grep -c '^  [01] H100 80GB HBM3 (sim)' "$TMP/table.txt")" = 6 ] || die "a row per GPU"
+grep -q '^gpu sku .*L1 .*L2 .*DRAM .*HBM .*HBM .*H2D .*H2D .*D2H .*D2H .*P2P .*verdict$' "$TMP/table.txt" ||
+    die "table header"
+# n3/gpu1 (the last row): HBM about 80% of its peers', degraded for it
+row=$(grep '^  1 H100' "$TMP/table.txt" | tail -n 1)
+echo "$row" | grep -q ' degraded: peers hbm_' || die "n3/gpu1 not degraded: $row"
+hbm=$(echo "$row" | awk '{print $9}')
+[ "$hbm" -gt 2000 ] && [ "$hbm" -lt 2500 ] || die "n3/gpu1 HBM $hbm GB/s, expected ~2320"
+grep -q '^GPUs .*5 ok, 0 suspect, 1 degraded, 0 failed$' "$TMP/table.txt" || die "GPU counts"
+# H2D/D2H bandwidth (GB/s) and latency (us) from the links
+awk '/^  [01] H100/ { if ($11 < 40 || $11 > 70 || $12 < 1 || $12 > 5 || $13 < 40 || $13 > 70 || $14 < 1 || $14 > 5 || $15 < 200) exit 1 }' \
+    "$TMP/table.txt" || die "host link or P2P columns out of range"
+if grep -q "$(printf '\033')" "$TMP/table.txt"; then die "colour codes when not a TTY"; fi
+if command -v script >/dev/null 2>&1; then
+    env -u OMPI_COMM_WORLD_SIZE -u PMI_RANK -u PMIX_RANK -u SLURM_PROCID -u NO_COLOR \
+        script -qec "$GC report $out" /dev/null > "$TMP/tty.txt" 2>&1 || die "report on a TTY"
+    grep -q "$(printf '\033')\[31mdegraded" "$TMP/tty.txt" || die "no colour on a TTY"
+    NO_COLOR=1 script -qec "$GC report $out" /dev/null > "$TMP/tty2.txt" 2>&1
+    if grep -q "$(printf '\033')\[3" "$TMP/tty2.txt"; then die "colour despite NO_COLOR"; fi
+fi
+
+# ---- errors: exit 3 naming the file; 2 for bad arguments
+"$GC" report "$TMP/none.json" 2> "$TMP/e1" >/dev/null; rc=$?
+[ $rc = 3 ] && grep -q "none.json" "$TMP/e1" || die "missing catalogue: exit $rc, $(cat "$TMP/e1")"
+head -c 5000 "$out/catalogue.json" > "$TMP/trunc.json"
+"$GC" report "$TMP/trunc.json" 2> "$TMP/e2" >/dev/null; rc=$?
+[ $rc = 3 ] && grep -q "trunc.json:[0-9]*: not valid JSON" "$TMP/e2" || die "malformed: exit $rc, $(cat "$TMP/e2")"
+sed 's/"gpus": \[/"gpus": 7, "x": [/' "$out/catalogue.json" > "$TMP/schema.json"
+"$GC" report "$TMP/schema.json" -o "$TMP/never.html" 2> "$TMP/e3" >/dev/null; rc=$?
+[ $rc = 3 ] && grep -q "schema.json" "$TMP/e3" || die "schema-invalid: exit $rc, $(cat "$TMP/e3")"
+[ ! -e "$TMP/never.html" ] || die "a page from an invalid catalogue"
+cat "$TMP/e1" "$TMP/e2" "$TMP/e3"
+"$GC" report "$out" --bogus 2>/dev/null; [ $? = 2 ] || die "bad argument: exit 2"
+"$GC" report 2>/dev/null; [ $? = 2 ] || die "no catalogue: exit 2"
+
+# ---- the HTML page
+"$GC" report "$out/catalogue.json" -o "$TMP/sim.html" || die "report -o"
+"$GC" report "$ROOT/results/examples/h100-default" -o "$TMP/h100.html" || die "report -o (H100 example)"
+"$GC" check "$out" --json > "$TMP/sim-verdicts.json"; [ $? -le 2 ] || die "check --json"
+"$GC" check "$ROOT/results/examples/h100-default" --json > "$TMP/h100-verdicts.json"; [ $? -le 2 ] || die "check --json (H100)"
+for p in sim h100; do
+    # self-contained: nothing fetched (the SVG namespace is a name, not a fetch)
+    if grep -Eo '(src|href|url)[=(]"?(https?:)?//[^" )]*' "$TMP/$p.html" | grep -v 'www.w3.org/2000/svg'; then
+        die "$p.html refers to the network"
+    fi
+    if grep -Eq '<(link|img|iframe)[ >]|<script [^>]*src=' "$TMP/$p.html"; then die "$p.html loads a resource"; fi
+done
+
+chromium=""
+for c in chromium chromium-browser; do command -v $c >/dev/null 2>&1 && chromium=$c && break; done
+[ -n "$chromium" ] || skip "chromium not installed (tools/deps.sh test installs it)"
+n=0
+browse() { # browse FILE.html ARGS...: a fresh profile each time
+    n=$((n + 1))
+    f=$1
+    shift
+    timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$TMP/profile$n" --enable-logging=stderr --v=0 "$@" "file://$f"
+}
+printf '<!DOCTYPE html><html><body><p>canary</p><script>console.error("canary-error");nosuchfunction();</script></body></html>\n' > "$TMP/canary.html"
+browse "$TMP/canary.html" --dump-dom > "$TMP/canary.dom" 2> "$TMP/canary.log" ||
+    skip "chromium cannot start here: $(tail -n 3 "$TMP/canary.log" | tr '\n' ' ')"
+grep -q '<p>canary</p>' "$TMP/canary.dom" || skip "chromium renders nothing here: $(tail -n 3 "$TMP/canary.log" | tr '\n' ' ')"
+# From here on Chromium works: any failure is a failure.
+grep -q 'CONSOLE.*canary-error' "$TMP/canary.log" && grep -q 'CONSOLE.*nosuchfunction' "$TMP/canary.log" ||
+    die "console messages are not seen in Chromium's log: the check below would prove nothing"
+for p in sim h100; do
+    browse "$TMP/$p.html" --dump-dom > "$TMP/$p.dom" 2> "$TMP/$p.log" || die "chromium --dump-dom $p.html"
+    if grep -E 'CONSOLE|Failed to load|ERR_' "$TMP/$p.log"; then die "$p.html: console messages or load errors"; fi
+    browse "$TMP/$p.html" --hide-scrollbars --window-size=1280,2400 --screenshot="$TMP/$p.png" \
+        > "$TMP/$p.shot.log" 2>&1 || die "chromium --screenshot $p.html: $(tail -n 3 "$TMP/$p.shot.log")"
+    [ "$(head -c 8 "$TMP/$p.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || die "$p.png: not a PNG"
+    [ "$(wc -c < "$TMP/$p.png")" -gt 50000 ] || die "$p.png: $(wc -c < "$TMP/$p.png") bytes, a blank page?"
+    mkdir -p "$BUILD/test-logs" && cp "$TMP/$p.png" "$BUILD/test-logs/report-$p.png"
+done
+/usr/bin/python3 "$ROOT/tests/report/check_dom.py" "$TMP/sim.dom" "$out/catalogue.json" \
+    "$TMP/sim-verdicts.json" --expect-outlier n3/gpu1:hbm_bw_bps || die "sim report DOM"
+/usr/bin/python3 "$ROOT/tests/report/check_dom.py" "$TMP/h100.dom" \
+    "$ROOT/results/examples/h100-default/catalogue.json" "$TMP/h100-verdicts.json" || die "H100 report DOM"
+echo "screenshots: $BUILD/test-logs/report-sim.png, $BUILD/test-logs/report-h100.png"
