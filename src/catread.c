@@ -124,7 +124,7 @@ typedef struct gbuf {
 #define KEYLEN 200
 
 static int gbuf_add(gbuf *b, const char *name, const char *unit, int better, double value,
-                    const double *q)
+                    const double *q, double count)
 {
     if (b->n == b->cap) {
         size_t nc = b->cap ? b->cap * 2 : 256;
@@ -148,6 +148,7 @@ static int gbuf_add(gbuf *b, const char *name, const char *unit, int better, dou
     v->unit = unit;
     v->better = better;
     v->value = value;
+    v->count = count;
     if (q) {
         v->has_q = 1;
         memcpy(v->q, q, sizeof v->q);
@@ -219,7 +220,7 @@ static int gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *
         if (!strcmp(name, "hbm_achieved_ratio"))
             g->hbm_ratio = v;
         int better = gc_rules_param(rules, name);
-        if ((better || all) && isfinite(v) && gbuf_add(b, name, unit, better ? better : 1, v, NULL))
+        if ((better || all) && isfinite(v) && gbuf_add(b, name, unit, better ? better : 1, v, NULL, 0))
             return gc_fail(r->err, GC_ENOMEM, "out of memory");
     }
     json_t *res = a_req(r, o, "results", "", &rc);
@@ -267,7 +268,7 @@ static int gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *
         r->where[wl] = '\0';
         if (rc)
             break;
-        if (isfinite(q[2]) && gbuf_add(b, key, unit, better ? better : 1, q[2], q))
+        if (isfinite(q[2]) && gbuf_add(b, key, unit, better ? better : 1, q[2], q, (double)count))
             return gc_fail(r->err, GC_ENOMEM, "out of memory");
     }
     g->values = b->v;

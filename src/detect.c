@@ -235,7 +235,7 @@ static double baseline_ref(gc_baseline *b, const char *sku, const char *uuid, co
 typedef struct val {
     uint32_t key;
     int8_t better, has_q;
-    double v;
+    double v, count;
     double q[GC_DET_NQ];
 } val;
 
@@ -373,6 +373,7 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
         o->key = (uint32_t)k;
         o->better = (int8_t)x->better;
         o->v = x->value;
+        o->count = x->count;
         o->has_q = 0;
         if (x->has_q) {
             o->has_q = 1;
@@ -511,7 +512,7 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
             gc_point_summary(p, &s);
         gc_det_point_key(keys[i], sizeof keys[i], p->bench, p->metric, &p->ctx);
         v[n++] = (gc_det_value){ .name = keys[i], .unit = p->unit, .better = b,
-                                 .value = gc_det_round(s.p50), .has_q = 1,
+                                 .value = gc_det_round(s.p50), .has_q = 1, .count = (double)s.count,
                                  .q = { gc_det_round(s.p1), gc_det_round(s.p5), gc_det_round(s.p50), gc_det_round(s.p95), gc_det_round(s.p99) } };
     }
     gc_det_gpu r = {
@@ -678,8 +679,13 @@ static int judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_
         int nq = 0, with_q = R->dist_enabled;
         for (size_t i = 0; i < n && with_q; i++)
             with_q = d->g[members[c[i].gi]].v[c[i].vi].has_q;
-        double dmed = 0, dsig = 0;
+        double dmed = 0, dsig = 0, cmin = 0;
         if (with_q && fabs(med) > 0) {
+            /* a point with far fewer samples than its peers' (a time
+             * budget hit) has tails that are not comparable */
+            for (size_t i = 0; i < n; i++)
+                tmp[i] = d->g[members[c[i].gi]].v[c[i].vi].count;
+            cmin = R->dist_min_samples_rel * median_of(tmp, n);
             nq = 1;
             for (int q = 0; q < GC_DET_NQ; q++) {
                 for (size_t i = 0; i < n; i++)
@@ -712,7 +718,7 @@ static int judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_
                                 "%s vs peers' median %s (%+.1f%%, robust z %+.1f over %zu GPUs)",
                                 a, b, 100.0 * (x->v - med) / fabs(med), (x->v - med) / sigma, n);
             }
-            if (nq && !rc) {
+            if (nq && !rc && x->count >= cmin) {
                 double dz = (dist[i] - dmed) / dsig;
                 int ds = dz >= R->dist_z && dist[i] >= R->dist_rel_degraded ? GC_V_DEGRADED
                        : dz >= R->dist_z && dist[i] >= R->dist_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;

@@ -47,6 +47,7 @@ typedef struct gc_det_value {
     int better;          /* GC_BETTER_HIGHER / _LOWER */
     double value;
     int has_q;           /* q holds the distribution (points) */
+    double count;        /* samples behind q, 0: unknown */
     double q[GC_DET_NQ];
 } gc_det_value;
 

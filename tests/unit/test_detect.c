@@ -33,13 +33,14 @@ typedef struct gspec {
     double ratio;            /* hbm_achieved_ratio */
     double h2d_beta;         /* its host link */
     int throttled_flag;
+    int count;               /* samples of the chase point */
 } gspec;
 
 static gspec healthy(void)
 {
     return (gspec){ .name = "Test GPU", .status = "ok", .hbm = 3.0e12, .l2lat = 270, .l2_p95 = 274,
                     .pcie_width = 16, .pcie_gen = 5, .nvlinks = 18, .numa = 0, .clock = 1980,
-                    .ratio = 0.9, .h2d_beta = 53e9 };
+                    .ratio = 0.9, .h2d_beta = 53e9, .count = 1000 };
 }
 
 typedef struct sb {
@@ -89,14 +90,14 @@ static char *catalogue(const gspec *g, int n, int per_node)
                 " {\"name\": \"hbm_achieved_ratio\", \"value\": %.10g, \"unit\": \"ratio\", \"source\": \"x\"}],\n"
                 "   \"results\": [{\"item\": 0, \"benchmark\": \"chase\", \"metric\": \"latency\", \"unit\": \"cycles\", "
                 "\"context\": {\"footprint_bytes\": 1048576.0, \"order\": \"random\"}, \"status\": \"ok\", "
-                "\"flags\": [%s], \"summary\": {\"count\": 1000, \"min\": %g, \"p1\": %g, \"p5\": %g, \"p50\": %g, "
+                "\"flags\": [%s], \"summary\": {\"count\": %d, \"min\": %g, \"p1\": %g, \"p5\": %g, \"p50\": %g, "
                 "\"p95\": %g, \"p99\": %g, \"max\": %g, \"mean\": %g, \"stddev\": 1.0}},\n"
                 "    {\"item\": 1, \"benchmark\": \"xfer\", \"metric\": \"bandwidth\", \"unit\": \"bytes_per_s\", "
                 "\"context\": {\"size_bytes\": 1048576.0}, \"status\": \"ok\", \"flags\": [], "
                 "\"summary\": {\"count\": 10, \"p1\": 1.0, \"p5\": 1.0, \"p50\": %g, \"p95\": 1.0, \"p99\": 1.0}}]}",
             i ? "," : "", node, idx, i, x->status, strcmp(x->status, "ok") ? "crafted" : "", i, x->name,
             x->numa, x->pcie_gen, x->pcie_width, x->nvlinks, x->clock, x->throttle, x->ecc_corr,
-            x->ecc_unc, x->hbm, x->l2lat, x->ratio, x->throttled_flag ? "\"throttled\"" : "",
+            x->ecc_unc, x->hbm, x->l2lat, x->ratio, x->throttled_flag ? "\"throttled\"" : "", x->count,
             x->l2lat * 0.97, x->l2lat * 0.98, x->l2lat * 0.99, x->l2lat, x->l2_p95, x->l2_p95 * 1.01,
             x->l2_p95 * 1.05, x->l2lat, x->h2d_beta * (1 + 0.001 * (i % 7)));
     }
@@ -236,6 +237,14 @@ int main(void)
               >= GC_V_SUSPECT, "bimodal seen");
     CHECK(!has_rule(find(j.d, "n1/gpu5"), "peers", NULL), "its median did not move");
     CHECK(only_bad(j.d, (const char *const[]){ "n1/gpu5", "n1", NULL }), "only it");
+    gc_detect_free(j.d);
+    free(js);
+    /* ... unless its time budget cut its samples: tails of a few samples are not compared */
+    g[5].count = 100;
+    js = catalogue(g, N, 8);
+    j = judge(js, &R, NULL);
+    CHECK(gc_detect_worst(j.d) == GC_V_OK, "few samples: not judged by distribution");
+    g[5].count = 1000;
     /* disabled: nothing */
     gc_rules R2 = R;
     R2.dist_enabled = 0;
