@@ -2,7 +2,8 @@
 # One call on the GPU machine (see ../shared/device/README.md): unpack the
 # carried .deb files (libconfig, jansson headers), build, run the GPU and
 # SASS tests, the quick plan five times and the default plan once with the
-# cuda backend, and leave logs and catalogues under $OUT (two tarballs).
+# cuda backend on every GPU (one rank each), and leave logs and catalogues
+# under $OUT (two tarballs).
 #   OUT=/some/dir tests/gpu/device_run.sh
 set -u
 cd "$(dirname "$0")/../.."
@@ -23,14 +24,16 @@ make -j16 LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all tests 
 echo "build: $(( $(date +%s) - t0 )) s"
 tests/run.sh gpu/ ; cp build/test-logs/gpu_t_gpu.sh.log "$OUT/log/" 2>/dev/null
 tests/run.sh sass/ ; cp build/test-logs/sass_t_sass.sh.log "$OUT/log/" 2>/dev/null
+n=$(build/gpucensus gpus)
+echo "GPUs: $n"
 for i in 1 2 3 4 5; do
     s=$(date +%s.%N)
-    mpirun -np 1 build/gpucensus run configs/quick.cfg --backend cuda -o "$OUT/res/quick$i" --quiet \
+    mpirun -np "$n" build/gpucensus run configs/quick.cfg --backend cuda -o "$OUT/res/quick$i" --quiet \
         > "$OUT/log/quick$i.log" 2>&1
     echo "quick run $i: exit $? wall $(elapsed "$s") s"
 done
 s=$(date +%s.%N)
-mpirun -np 1 build/gpucensus run configs/default.cfg --backend cuda -o "$OUT/res/default" \
+mpirun -np "$n" build/gpucensus run configs/default.cfg --backend cuda -o "$OUT/res/default" \
     > "$OUT/log/default.log" 2>&1
 echo "default run: exit $? wall $(elapsed "$s") s"
 tail -8 "$OUT/log/default.log"
