@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Headline parameters of catalogues side by side, the spread of repeated
-runs (max/min - 1) and the time each GPU's run took.
+quick runs (max/min - 1, per GPU, the worst GPU's) and the time each run took.
 usage: summarize.py OUT_DIR..."""
 import json
 import os
@@ -22,7 +22,8 @@ for d in sys.argv[1:]:
         p = {x["name"]: x["value"] for x in g["parameters"]}
         failed = sum(1 for r in g["results"] if r["status"] != "ok")
         flags = sum(1 for r in g["results"] if r["flags"])
-        runs.append((os.path.basename(d), g, p, failed, flags, c["run"]))
+        label = os.path.basename(d) + ("/g%d" % g["index"] if len(c["gpus"]) > 1 else "")
+        runs.append((label, g, p, failed, flags, c["run"]))
 for name, g, p, failed, flags, run in runs:
     print("%-9s %s %s status=%s items=%d/%d failed=%d flagged=%d %s..%s" % (
         name, g["node"], g["identity"]["name"], g["status"], g["items_done"], g["items_total"],
@@ -30,6 +31,11 @@ for name, g, p, failed, flags, run in runs:
 print("%-44s %s  spread" % ("parameter", " ".join("%12s" % r[0] for r in runs)))
 for k in KEYS + sorted({k for r in runs for k in r[2]} - set(KEYS)):
     vals = [r[2].get(k) for r in runs]
-    quick = [v for r, v in zip(runs, vals) if r[0].startswith("quick") and v]
-    spread = (max(quick) / min(quick) - 1) * 100 if len(quick) > 1 and min(quick) > 0 else float("nan")
+    # spread of the repeated quick runs, per GPU, the worst GPU's
+    spread = float("nan")
+    for gi in {r[1]["index"] for r in runs}:
+        quick = [v for r, v in zip(runs, vals) if r[0].startswith("quick") and r[1]["index"] == gi and v]
+        if len(quick) > 1 and min(quick) > 0:
+            sp = (max(quick) / min(quick) - 1) * 100
+            spread = sp if spread != spread or sp > spread else spread
     print("%-44s %s %6.2f%%" % (k[:44], " ".join("%12.5g" % v if v is not None else "%12s" % "-" for v in vals), spread))
