@@ -1,12 +1,16 @@
 /* Catalogue and baseline reader. See catread.h. */
 #include "catread.h"
 
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_FILE (64ull << 30)
 
@@ -593,6 +597,38 @@ static int read_file(const char *path, char **buf, size_t *len, gc_err *err)
     return 0;
 }
 
+/* A regular file is mapped (a large catalogue stays in the page cache, not
+ * in our heap); anything else is read. *mapped says which to undo. */
+static int load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err)
+{
+    *mapped = 0;
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (unsigned long long)st.st_size <= MAX_FILE) {
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+            *buf = p;
+            *len = (size_t)st.st_size;
+            *mapped = 1;
+            return 0;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    return read_file(path, buf, len, err);
+}
+
+static void unload_file(char *buf, size_t len, int mapped)
+{
+    if (mapped)
+        munmap(buf, len);
+    else
+        free(buf);
+}
+
 int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_detect *d,
                              const gc_rules *rules, gc_catread_info *info, gc_err *err)
 {
@@ -612,11 +648,12 @@ int gc_catread_catalogue(const char *path, gc_detect *d, const gc_rules *rules,
 {
     char *buf;
     size_t len;
-    int rc = read_file(path, &buf, &len, err);
+    int mapped;
+    int rc = load_file(path, &buf, &len, &mapped, err);
     if (rc)
         return rc;
     rc = gc_catread_catalogue_mem(path, buf, len, d, rules, info, err);
-    free(buf);
+    unload_file(buf, len, mapped);
     return rc;
 }
 
@@ -777,10 +814,11 @@ int gc_catread_baseline(const char *path, gc_baseline **out, gc_err *err)
     char *buf;
     size_t len;
     *out = NULL;
-    int rc = read_file(path, &buf, &len, err);
+    int mapped;
+    int rc = load_file(path, &buf, &len, &mapped, err);
     if (rc)
         return rc;
     rc = gc_catread_baseline_mem(path, buf, len, out, err);
-    free(buf);
+    unload_file(buf, len, mapped);
     return rc;
 }
