@@ -1,0 +1,274 @@
+#!/usr/bin/python3
+"""Detection quality of `gpucensus check` on simulated fleets (issue 6).
+
+For each fleet size N (default 64 and 1024 GPUs, 8 per node) and each seed,
+two fleets are simulated through bench_merge (the sim backend through the
+runner's schedule, then `gpucensus merge`):
+  healthy  no fault: every non-ok verdict is a false positive;
+  faulted  faults at random places (seeded): HBM bandwidth -5/-10/-20%,
+           PCIe x16 trained at x8, one NVLink of 18 down, SM clock capped
+           at 90% and 70%, a bimodal L2 latency (10% and 25% of samples
+           1.6x slower), a slow host NUMA node (host copies of the 4 GPUs
+           near it at 90% and 80%).
+Then `gpucensus check --json` judges each catalogue.
+
+A fault instance is detected when every GPU it was injected into has a
+non-ok verdict itself or on a link that touches it; it is attributed when
+a reason names the right thing (hbm_* metrics; limit_pcie or its host
+links; limit_nvlink or its NVLink links; limit_clock; a distribution
+reason on a chase latency; the node's numa reason). A non-ok GPU, link or
+node that no fault touches is a false positive.
+
+Output: recall and attribution per fault kind and magnitude, false
+positives per fleet kind and subject type, and the wall time of `check`
+(table output) on the largest fleet (median and max over seeds).
+
+usage: bench/bench_detect.py [--sizes 64,1024] [--seeds 20] [--plan configs/quick.cfg]
+                             [--build build] [--keep DIR]
+Exit status: 0 when the targets hold (no false positive on healthy fleets,
+recall 1.0 for faults of 10% and more, >= 0.9 at 5%), 1 otherwise, 2 when
+a tool failed."""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PER_NODE = 8
+
+# (kind, magnitude label, metric, fault kind, factor, GPUs per instance, attribution)
+FAULTS = [
+    ("hbm_bw", "-5%", "hbm_bw", "scale", 0.95, 1),
+    ("hbm_bw", "-10%", "hbm_bw", "scale", 0.90, 1),
+    ("hbm_bw", "-20%", "hbm_bw", "scale", 0.80, 1),
+    ("pcie_width", "x8 of x16", "pcie_width", "scale", 0.5, 1),
+    ("nvlink", "1 of 18 down", "nvlink", "scale", 17 / 18, 1),
+    ("sm_clock", "capped 90%", "sm_clock", "scale", 0.90, 1),
+    ("sm_clock", "capped 70%", "sm_clock", "scale", 0.70, 1),
+    ("l2_latency", "bimodal 10%", "l2_latency", "bimodal", 0.10, 1),
+    ("l2_latency", "bimodal 25%", "l2_latency", "bimodal", 0.25, 1),
+    ("numa", "host copies -10%", "numa", "scale", 0.90, 4),
+    ("numa", "host copies -20%", "numa", "scale", 0.80, 4),
+]
+# magnitude as a relative loss, for the targets (None: not a percentage fault)
+LOSS = {"-5%": 0.05, "-10%": 0.10, "-20%": 0.20, "x8 of x16": 0.5, "1 of 18 down": 0.056,
+        "capped 90%": 0.10, "capped 70%": 0.30, "bimodal 10%": 0.06, "bimodal 25%": 0.15,
+        "host copies -10%": 0.10, "host copies -20%": 0.20}
+
+
+def plan_text(base_plan, seed, faults):
+    """The benchmarks of base_plan with a sim section of ours."""
+    with open(base_plan) as f:
+        text = f.read()
+    text = re.split(r"(?m)^sim\s*=", text)[0]
+    prof = os.path.join(ROOT, "configs", "sim", "h100-sxm.cfg")
+    lines = [f'sim = {{\n  profile = "{prof}";\n  seed = {seed}L;\n  nodes = 1;\n'
+             f"  gpus_per_node = {PER_NODE};\n"]
+    if faults:
+        fl = []
+        for node, gpu, metric, kind, factor in faults:
+            fl.append(f'{{ node = "{node}"; gpu = {gpu}; metric = "{metric}"; '
+                      f'kind = "{kind}"; factor = {factor:.6f}; }}')
+        lines.append("  faults = ( " + ",\n             ".join(fl) + " );\n")
+    lines.append("};\n")
+    return text + "\n" + "".join(lines)
+
+
+def place(rng, n):
+    """Fault instances at random, distinct GPUs: [(spec, [(node, gpu)])]."""
+    nodes = n // PER_NODE
+    free = {(f"n{k + 1}", g) for k in range(nodes) for g in range(PER_NODE)}
+    out = []
+    # NUMA faults first: a whole half-node (the 4 GPUs near one NUMA node)
+    halves = [(f"n{k + 1}", h) for k in range(nodes) for h in range(2)]
+    rng.shuffle(halves)
+    used_nodes = set()
+    for spec in FAULTS:
+        if spec[5] == 4:
+            while True:
+                node, h = halves.pop()
+                if node not in used_nodes:
+                    break
+            used_nodes.add(node)   # the node's other half stays healthy
+            gpus = [(node, h * 4 + i) for i in range(4)]
+            free -= {(node, g) for g in range(PER_NODE)}
+            out.append((spec, gpus))
+    pool = sorted(free)
+    rng.shuffle(pool)
+    for spec in FAULTS:
+        if spec[5] == 1:
+            out.append((spec, [pool.pop()]))
+    return out
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def fleet(args, work, n, seed, instances):
+    d = os.path.join(work, f"n{n}-s{seed}-{'f' if instances else 'h'}")
+    os.makedirs(d, exist_ok=True)
+    plan = os.path.join(d, "plan.cfg")
+    faults = []
+    for spec, gpus in instances:
+        for node, gpu in gpus:
+            faults.append((node, gpu, spec[2], spec[3], spec[4]))
+    with open(plan, "w") as f:
+        f.write(plan_text(args.plan, seed, faults))
+    bm = os.path.join(args.build, "bench", "bench_merge")
+    gc = os.path.join(args.build, "gpucensus")
+    r = run([bm, "-n", str(n), "-g", str(PER_NODE), "-r", "1", "-d", d, "-k", "-x", gc, plan])
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout + r.stderr)
+        raise SystemExit(2)
+    out = os.path.join(d, f"n{n}", "out")
+    t0 = time.monotonic()
+    r = run([gc, "check", out])
+    check_s = time.monotonic() - t0
+    if r.returncode not in (0, 1, 2):
+        sys.stderr.write(r.stdout + r.stderr)
+        raise SystemExit(2)
+    r = run([gc, "check", out, "--json"])
+    if r.returncode not in (0, 1, 2):
+        sys.stderr.write(r.stderr)
+        raise SystemExit(2)
+    verdicts = json.loads(r.stdout)
+    if not args.keep:
+        shutil.rmtree(d)
+    return verdicts, check_s
+
+
+def link_ends(subject):
+    """'class: n1/gpu3 -> n1/host(numa0)' -> {(n1, 3)} GPU ends"""
+    ends = set()
+    for m in re.finditer(r"(\S+)/gpu(\d+)", subject.split(": ", 1)[1]):
+        ends.add((m.group(1), int(m.group(2))))
+    return ends
+
+
+def attributed(kind, v_gpu, links, node_v):
+    rules = [(r["rule"], r["metric"]) for r in (v_gpu or {}).get("reasons", [])]
+    if kind == "hbm_bw":
+        return any(m.startswith("hbm_") for _, m in rules)
+    if kind == "pcie_width":
+        return any(r == "limit_pcie" for r, _ in rules) or any(" xfer " in s for s in links)
+    if kind == "nvlink":
+        return any(r == "limit_nvlink" for r, _ in rules)
+    if kind == "sm_clock":
+        return any(r == "limit_clock" for r, _ in rules)
+    if kind == "l2_latency":
+        return any(r == "distribution" and m.startswith("chase.latency") for r, m in rules)
+    if kind == "numa":
+        return any(r["rule"] == "numa" for r in (node_v or {}).get("reasons", []))
+    return False
+
+
+def score(verdicts, instances):
+    gpus = {(v["node"], v["gpu_index"]): v for v in verdicts if v["type"] == "gpu"}
+    nodes = {v["node"]: v for v in verdicts if v["type"] == "node"}
+    bad_links = {}
+    for v in verdicts:
+        if v["type"] == "link" and v["verdict"] != "ok":
+            for e in link_ends(v["subject"]):
+                bad_links.setdefault(e, []).append(v["subject"])
+    faulty = {g for _, gs in instances for g in gs}
+    res = []
+    for spec, gs in instances:
+        det = all(gpus[g]["verdict"] != "ok" or g in bad_links for g in gs)
+        att = all(attributed(spec[0], gpus.get(g), bad_links.get(g, []), nodes.get(g[0])) for g in gs) \
+            if spec[0] != "numa" else attributed("numa", None, [], nodes.get(gs[0][0]))
+        res.append((spec, det, att))
+    fp = {"gpu": 0, "link": 0, "node": 0}
+    fp_examples = []
+    faulty_nodes = {g[0] for g in faulty}
+    for v in verdicts:
+        if v["verdict"] == "ok":
+            continue
+        if v["type"] == "gpu":
+            touched = (v["node"], v["gpu_index"]) in faulty
+        elif v["type"] == "link":
+            touched = bool(link_ends(v["subject"]) & faulty)
+        else:
+            touched = v["node"] in faulty_nodes
+        if not touched:
+            fp[v["type"]] += 1
+            if len(fp_examples) < 5:
+                r = v["reasons"][0] if v["reasons"] else {}
+                fp_examples.append(f'{v["verdict"]} {v["subject"]}: {r.get("rule")} {r.get("metric")}: {r.get("detail")}')
+    return res, fp, fp_examples
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default=os.environ.get("DETECT_SIZES", "64,1024"))
+    ap.add_argument("--seeds", type=int, default=int(os.environ.get("DETECT_SEEDS", "20")))
+    ap.add_argument("--plan", default=os.path.join(ROOT, "configs", "quick.cfg"))
+    ap.add_argument("--build", default=os.path.join(ROOT, os.environ.get("BUILD", "build")))
+    ap.add_argument("--keep", default=None, help="keep fleets under this directory")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    work = args.keep or tempfile.mkdtemp(prefix="gc-detect.")
+    os.makedirs(work, exist_ok=True)
+    ok = True
+    print(f"bench_detect: plan {args.plan}, {args.seeds} seeds, fleets of {sizes} GPUs "
+          f"({PER_NODE} per node), work dir {work}")
+    for n in sizes:
+        t_start = time.monotonic()
+        stats = {}
+        fp_h = {"gpu": 0, "link": 0, "node": 0}
+        fp_f = {"gpu": 0, "link": 0, "node": 0}
+        examples = []
+        times = []
+        for seed in range(1, args.seeds + 1):
+            v, _ = fleet(args, work, n, seed, [])
+            _, fp, ex = score(v, [])
+            for k in fp:
+                fp_h[k] += fp[k]
+            examples += [f"healthy seed {seed}: {e}" for e in ex]
+            inst = place(random.Random(seed * 7919 + n), n)
+            v, ts = fleet(args, work, n, seed, inst)
+            times.append(ts)
+            res, fp, ex = score(v, inst)
+            for k in fp:
+                fp_f[k] += fp[k]
+            examples += [f"faulted seed {seed}: {e}" for e in ex]
+            for spec, det, att in res:
+                s = stats.setdefault(spec[:2], [0, 0, 0])
+                s[0] += 1
+                s[1] += det
+                s[2] += att
+        print(f"\n== {n} GPUs, {args.seeds} seeds ({time.monotonic() - t_start:.0f} s)")
+        print(f"{'fault':12} {'magnitude':18} {'instances':>9} {'recall':>7} {'attributed':>10}  target")
+        for spec in FAULTS:
+            s = stats[spec[:2]]
+            rec = s[1] / s[0]
+            loss = LOSS[spec[1]]
+            target = 1.0 if loss >= 0.0999 else 0.9
+            met = rec >= target
+            ok &= met
+            print(f"{spec[0]:12} {spec[1]:18} {s[0]:9d} {rec:7.3f} {s[2] / s[0]:10.3f}  "
+                  f">= {target:.1f} {'ok' if met else 'MISSED'}")
+        print(f"false positives, healthy fleets: {fp_h['gpu']} GPUs, {fp_h['link']} links, "
+              f"{fp_h['node']} nodes (target 0)")
+        print(f"false positives, faulted fleets (subjects no fault touches): {fp_f['gpu']} GPUs, "
+              f"{fp_f['link']} links, {fp_f['node']} nodes")
+        for e in examples[:10]:
+            print("  " + e)
+        ok &= sum(fp_h.values()) == 0
+        print(f"check_{n}_s median={statistics.median(times):.3f} max={max(times):.3f} "
+              f"(gpucensus check on the faulted fleet's catalogue, table output)")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    print("\nbench_detect: targets " + ("met" if ok else "MISSED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
