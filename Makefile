@@ -9,7 +9,8 @@
 #   make test       install what is missing (root), build, run every test
 #   make run        run configs/quick.cfg on this machine's GPUs
 #   make demo       simulated cluster: 4 nodes x 4 GPUs, 16 ranks
-#   make bench      performance benchmarks of the tool itself
+#   make bench      performance benchmarks of the tool itself, then detection quality
+#   make bench-detect  recall / false positives of `check` on simulated fleets (bench/bench_detect.py)
 #   make fuzz SECONDS=N
 
 BUILD      ?= build
@@ -51,7 +52,7 @@ BENCH_SRC  := $(wildcard bench/bench_*.c)
 BENCH_BIN  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 GPU_TOOLS  := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
 
-.PHONY: all test run demo bench fuzz deps deps-test clean tests FORCE
+.PHONY: all test run demo bench bench-detect fuzz deps deps-test clean tests FORCE
 
 all: $(BUILD)/gpucensus
 
@@ -115,6 +116,11 @@ demo: deps
 bench: deps
 	$(MAKE) all $(BENCH_BIN)
 	bench/run.sh
+	bench/bench_detect.py --build $(BUILD)
+
+bench-detect: deps
+	$(MAKE) all $(BUILD)/bench/bench_merge
+	bench/bench_detect.py --build $(BUILD)
 
 # --- sanitizers and fuzzing (tests/san, tests/fuzz) ---
 # make san: the host code again with AddressSanitizer + UBSan (gcc through
