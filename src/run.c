@@ -188,10 +188,24 @@ static void run_task(runner *r, gc_task *t, double plan_deadline)
     r->ops->conditions(r->be, &before);
     size_t first = r->gpu.npoints;
     double now = gc_now_s();
-    if (plan_deadline > 0 && now > plan_deadline) {
+    int spent = plan_deadline > 0 && now > plan_deadline, lost = 0;
+    if (t->peer_rank >= 0) {
+        /* Both ranks of a pair or net item skip it or neither does: the
+         * one that runs would wait for the other forever. */
+        int32_t mine = spent, theirs = 0;
+        if (pio_xfer(r, t->peer_rank, &mine, &theirs, sizeof mine) == 0)
+            spent = mine || theirs;
+        else
+            lost = 1;   /* the run is being abandoned: do not start it */
+        now = gc_now_s();
+    }
+    if (spent || lost) {
         char msg[96];
-        snprintf(msg, sizeof msg, "skipped: the plan's budget of %.0f s per GPU is spent",
-                 r->plan.budget_s);
+        if (lost)
+            snprintf(msg, sizeof msg, "not run: the run was abandoned (a rank was lost)");
+        else
+            snprintf(msg, sizeof msg, "skipped: the plan's budget of %.0f s per GPU is spent",
+                     r->plan.budget_s);
         record_failure(r, it, msg);
     } else {
         t->deadline_s = now + it->spec->budget_s;
