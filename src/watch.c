@@ -18,7 +18,7 @@ struct gc_watch {
     int abandon;
     /* every rank: its own counters, sends in flight */
     uint32_t done, total;
-    double budget_s, last_sent;
+    double budget_s, last_sent, sent_budget_s;
     int32_t slot_buf[NSLOTS][3];
     MPI_Request slot_req[NSLOTS];
     MPI_Request abandon_req;       /* non-root: the word from rank 0 */
@@ -106,6 +106,7 @@ static void send_progress(gc_watch *w)
         w->slot_buf[i][0] = (int32_t)w->done;
         w->slot_buf[i][1] = (int32_t)w->total;
         w->slot_buf[i][2] = (int32_t)(w->budget_s * 1000 > 2e9 ? 2e9 : w->budget_s * 1000);
+        w->sent_budget_s = w->budget_s;
         MPI_Isend(w->slot_buf[i], 3, MPI_INT32_T, 0, TAG_PROGRESS, w->comm, &w->slot_req[i]);
         return;
     }
@@ -213,9 +214,13 @@ int gc_watch_abandoned(const gc_watch *w)
 
 void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s)
 {
+    /* Many short items: at most four reports a second, but always when
+     * the next item may run longer than rank 0 was told, and at the end. */
+    int tell = w->rank != 0 && (gc_now_s() - w->last_sent >= 0.25 ||
+                                next_budget_s > w->sent_budget_s || done >= w->total);
     w->done = done;
     w->budget_s = next_budget_s;
-    if (w->rank != 0)
+    if (tell)
         send_progress(w);
     gc_watch_poll(w);
 }
