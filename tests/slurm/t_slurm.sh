@@ -5,7 +5,8 @@
 # allocation's nodes n1..n3 and 6 GPUs, validate, and the job's exit code
 # must be gpucensus's: 0 for a good plan, 2 for a bad one, whose error is
 # in the job's output; a rank that hangs ends the job (non-zero) with a
-# partial catalogue; slurm/healthcheck.sbatch passes check's exit code.
+# partial catalogue, one that dies leaves the catalogue merged from the
+# shards; slurm/healthcheck.sbatch passes check's exit code.
 # Skipped (77) only where Slurm cannot run here.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/slurm/cluster.sh"
@@ -85,6 +86,22 @@ assert g[("n2", 1)]["status"] == "failed" and g[("n2", 1)]["items_done"] == 2, g
 print("partial catalogue: 6 GPUs, n2/1 failed:", g[("n2", 1)]["status_reason"])
 PY
 
+# A rank that dies: Slurm ends the step (PMIx), census.sbatch builds the
+# catalogue from the shards; the job fails, the dead GPU is failed.
+job=$(submit crash "$TMP/crash" tests/slurm/crash.cfg --progress=off) || die "sbatch"
+sc_wait_job "$job" 120
+cat "$TMP"/crash-"$job".out
+[ "$SC_STATE" = FAILED ] && [ "$SC_EXIT" != 0:0 ] || die "dead rank: $SC_STATE, exit $SC_EXIT (expected FAILED, non-zero)"
+$VALIDATE "$TMP/crash" > /dev/null || { $VALIDATE "$TMP/crash"; die "schema of the merged catalogue"; }
+/usr/bin/python3 - "$TMP/crash/catalogue.json" <<'PY' || die "merged catalogue after a crash"
+import json, sys
+cat = json.load(open(sys.argv[1]))
+g = {(x["node"], x["index"]): x for x in cat["gpus"]}
+assert len(g) == 6 and g[("n2", 1)]["status"] == "failed" and g[("n2", 1)]["items_done"] == 2, g[("n2", 1)]
+print("merged catalogue: 6 GPUs, n2/1 failed:", g[("n2", 1)]["status_reason"])
+PY
+t4=$(date +%s.%N)
+
 # Health check (slurm/healthcheck.sbatch), where `gpucensus check` exists:
 # its exit code is check's; a GPU at 80% of its peers' HBM is degraded (2).
 t5=$t4
@@ -110,5 +127,5 @@ fi
 sc_down
 t6=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" -v f="$t5" -v g="$t6" 'BEGIN {
-    printf "bring-up %.1fs, census job %.1fs, bad-plan job %.1fs, hung-rank job %.1fs, health checks %.1fs, teardown %.1fs\n", b-a, c-b, d-c, e-d, f-e, g-f }'
+    printf "bring-up %.1fs, census job %.1fs, bad-plan job %.1fs, hung-rank and dead-rank jobs %.1fs, health checks %.1fs, teardown %.1fs\n", b-a, c-b, d-c, e-d, f-e, g-f }'
 echo "ok: census over 3 Slurm nodes x 2 tasks; exit codes 0, 2, lost rank and health check through sbatch"
