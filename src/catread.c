@@ -1,6 +1,7 @@
 /* Catalogue and baseline reader. See catread.h. */
 #include "catread.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
@@ -769,18 +770,18 @@ static int kind_top(sink *s, rd *r, const char *key, json_t *v)
     return 0;
 }
 
-int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_baseline **out,
-                            gc_err *err)
+/* One file's values into b (which may hold other files' already). */
+static int baseline_into(const char *name, const char *buf, size_t len, gc_baseline *b,
+                         gc_err *err)
 {
-    *out = NULL;
     gc_rules rules;
     gc_rules_default(&rules);
     rd r = { .file = name, .buf = buf, .len = len, .err = err };
     sink s = { .gpu = names_gpu, .link = no_link, .top = kind_top, .rules = &rules,
-               .gpus_optional = 1 };
-    s.base = gc_baseline_new(name);
+               .gpus_optional = 1, .base = b };
+    size_t before = gc_baseline_count(b);
     s.names = json_object();
-    int rc = s.base && s.names ? walk(&r, &s) : gc_fail(err, GC_ENOMEM, "out of memory");
+    int rc = s.names ? walk(&r, &s) : gc_fail(err, GC_ENOMEM, "out of memory");
     if (!rc && !strcmp(s.kind, "baseline") && !s.sku[0])
         rc = gc_fail(err, GC_ECORRUPT, "%s: a baseline file names its \"sku\" (the GPU's name)", name);
     if (!rc) {
@@ -799,26 +800,96 @@ int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_ba
     free(s.b.v);
     free(s.b.keys);
     json_decref(s.names);
-    if (!rc && gc_baseline_count(s.base) == 0)
+    if (!rc && gc_baseline_count(b) == before)
         rc = gc_fail(err, GC_ECORRUPT, "%s: no reference values in this baseline", name);
+    return rc;
+}
+
+int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_baseline **out,
+                            gc_err *err)
+{
+    *out = NULL;
+    gc_baseline *b = gc_baseline_new(name);
+    if (!b)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    int rc = baseline_into(name, buf, len, b, err);
     if (rc) {
-        gc_baseline_free(s.base);
+        gc_baseline_free(b);
         return rc;
     }
-    *out = s.base;
+    *out = b;
     return 0;
+}
+
+static int baseline_file_into(const char *path, gc_baseline *b, gc_err *err)
+{
+    char *buf;
+    size_t len;
+    int mapped;
+    int rc = load_file(path, &buf, &len, &mapped, err);
+    if (!rc) {
+        rc = baseline_into(path, buf, len, b, err);
+        unload_file(buf, len, mapped);
+    }
+    return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 int gc_catread_baseline(const char *path, gc_baseline **out, gc_err *err)
 {
-    char *buf;
-    size_t len;
     *out = NULL;
-    int mapped;
-    int rc = load_file(path, &buf, &len, &mapped, err);
-    if (rc)
+    gc_baseline *b = gc_baseline_new(path);
+    if (!b)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    struct stat st;
+    int rc = 0;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* a directory of reference files (configs/baselines): every *.json */
+        DIR *dir = opendir(path);
+        char **names = NULL;
+        size_t n = 0, cap = 0;
+        struct dirent *de;
+        if (!dir)
+            rc = gc_fail(err, GC_EIO, "%s: cannot read the directory", path);
+        while (!rc && (de = readdir(dir))) {
+            size_t l = strlen(de->d_name);
+            if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".json"))
+                continue;
+            if (n == cap) {
+                char **nn = realloc(names, (cap = cap * 2 + 16) * sizeof *nn);
+                if (!nn) {
+                    rc = gc_fail(err, GC_ENOMEM, "out of memory");
+                    break;
+                }
+                names = nn;
+            }
+            if (!(names[n] = malloc(strlen(path) + l + 2))) {
+                rc = gc_fail(err, GC_ENOMEM, "out of memory");
+                break;
+            }
+            sprintf(names[n++], "%s/%s", path, de->d_name);
+        }
+        if (dir)
+            closedir(dir);
+        qsort(names, n, sizeof *names, by_name);
+        for (size_t i = 0; i < n && !rc; i++)
+            rc = baseline_file_into(names[i], b, err);
+        if (!rc && n == 0)
+            rc = gc_fail(err, GC_EIO, "%s: no *.json baseline in this directory", path);
+        for (size_t i = 0; i < n; i++)
+            free(names[i]);
+        free(names);
+    } else {
+        rc = baseline_file_into(path, b, err);
+    }
+    if (rc) {
+        gc_baseline_free(b);
         return rc;
-    rc = gc_catread_baseline_mem(path, buf, len, out, err);
-    unload_file(buf, len, mapped);
-    return rc;
+    }
+    *out = b;
+    return 0;
 }

@@ -35,6 +35,8 @@ int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_d
  *   { "schema_version": "1.0", "kind": "baseline", "sku": NAME, "source": TEXT,
  *     "parameters": { NAME: VALUE, ... }, "points": { KEY: P50, ... },
  *     "nvlink_links": N, "links": { CLASS: BETA_BPS, ... } } */
+/* path: a file, or a directory whose *.json files (reference files, one
+ * per SKU: configs/baselines/) are all read. */
 int gc_catread_baseline(const char *path, gc_baseline **out, gc_err *err);
 int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_baseline **out,
                             gc_err *err);

@@ -94,6 +94,8 @@ void gc_check_print(FILE *f, const gc_detect *d)
                     fprintf(f, "%-9s %-34s ", "", "");
                 if (!strcmp(r->rule, "gpu") || !strcmp(r->rule, "link"))
                     fprintf(f, "%s %s: %s\n", r->metric, gc_verdict_name(r->severity), r->detail);
+                else if (!strcmp(r->rule, r->metric))
+                    fprintf(f, "%s: %s\n", r->rule, r->detail);
                 else
                     fprintf(f, "%s: %s: %s\n", r->rule, r->metric, r->detail);
             }
@@ -162,7 +164,9 @@ void gc_check_print(FILE *f, const gc_detect *d)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: gpucensus check CATALOGUE|OUT_DIR [--baseline B.json] [--rules R.cfg] [--json]\n"
+    fprintf(stderr, "usage: gpucensus check CATALOGUE|OUT_DIR [--baseline B.json|DIR] [--rules R.cfg] [--json]\n"
+                    "  --baseline: an earlier catalogue, a reference file, or a directory of them\n"
+                    "              (configs/baselines: one per SKU)\n"
                     "exit codes: 0 all ok, 1 suspects only, 2 degraded or failed, 3 could not judge\n");
     return GC_CHECK_ERROR;
 }

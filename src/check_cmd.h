@@ -1,4 +1,4 @@
-/* `gpucensus check CATALOGUE [--baseline B] [--rules R.cfg] [--json]`:
+/* `gpucensus check CATALOGUE [--baseline B|DIR] [--rules R.cfg] [--json]`:
  * judge a catalogue (detect.c), print the non-ok GPUs, links and nodes as
  * a table and, for each degraded or failed node, the Slurm command an
  * operator would use to drain it (printed, never run). --json prints the

@@ -128,7 +128,7 @@ gc_baseline *gc_baseline_new(const char *source)
 }
 
 const char *gc_baseline_source(const gc_baseline *b) { return b->source; }
-size_t gc_baseline_count(const gc_baseline *b) { return b->keys.n; }
+size_t gc_baseline_count(const gc_baseline *b) { return b->n; }
 
 int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const char *key,
                     double value)
@@ -151,7 +151,20 @@ int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const cha
     }
     b->e[b->n++] = (bentry){ (uint32_t)id, value };
     b->sorted = 0;
-    return 0;
+    /* which SKUs and GPUs it knows (ids without entries: no value) */
+    snprintf(k, sizeof k, "has\x1f%s", uuid ? uuid : sku ? sku : "");
+    return strtab_id(&b->keys, k, 1) < 0 ? GC_ENOMEM : 0;
+}
+
+/* The baseline has values for this SKU or this GPU. */
+static int baseline_knows(gc_baseline *b, const char *sku, const char *uuid)
+{
+    char k[300];
+    snprintf(k, sizeof k, "has\x1f%s", sku);
+    if (strtab_id(&b->keys, k, 0) >= 0)
+        return 1;
+    snprintf(k, sizeof k, "has\x1f%s", uuid && *uuid ? uuid : "\x1f");
+    return strtab_id(&b->keys, k, 0) >= 0;
 }
 
 void gc_baseline_free(gc_baseline *b)
@@ -196,6 +209,8 @@ static int baseline_seal(gc_baseline *b)
         free(tmp);
         return GC_ENOMEM;
     }
+    for (size_t i = 0; i < b->keys.n; i++)
+        b->val[i] = NAN;
     qsort(b->e, b->n, sizeof *b->e, by_key);
     for (size_t i = 0; i < b->n;) {
         size_t j = i;
@@ -921,7 +936,8 @@ static int judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const
         CPY(v->node, l->l.src.is_gpu ? l->src_node : l->dst_node);
         v->link_index = (long)l->l.index;
         snprintf(v->group, sizeof v->group, "%.255s", key);
-        v->used_baseline = d->base != NULL;
+        v->used_baseline = d->base && baseline_knows(d->base, lgpu_src[i] >= 0 ? ss : ds,
+                                                     l->l.src.is_gpu ? l->src_uuid : l->dst_uuid);
         /* physical limit: achieved / nominal of a one-way copy */
         int one_way = strcmp(l->dir, "bidir") != 0 && strcmp(l->mem, "pageable") != 0 &&
                       (!l->engine[0] || !strcmp(l->engine, "ce")) && !l->l.concurrent;
@@ -978,7 +994,9 @@ static int judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const
             if (n < (size_t)R->min_peers)
                 snprintf(lv[m[j]].note, sizeof lv[m[j]].note,
                          "%zu link(s) of this class (< %d): judged from %s", n, R->min_peers,
-                         d->base ? "the baseline and limits alone" : "limits alone (no baseline given)");
+                         lv[m[j]].used_baseline ? "the baseline and limits alone"
+                         : d->base ? "limits alone (the baseline has nothing for this SKU)"
+                                   : "limits alone (no baseline given)");
         }
         if (n < (size_t)R->min_peers)
             continue;
@@ -1159,7 +1177,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         CPY(v->uuid, g->uuid);
         if (id >= 0)
             snprintf(v->group, sizeof v->group, "%.255s", d->groups.s[id]);
-        v->used_baseline = d->base != NULL;
+        v->used_baseline = d->base && baseline_knows(d->base, g->name, g->uuid);
     }
     if (rc == GC_EINVAL) {
         rc = gc_fail(err, GC_EINVAL, "detect: two GPUs named %s", key);
@@ -1195,8 +1213,10 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
                 snprintf(v->note, sizeof v->note,
                          "%zu GPU(s) of this SKU and topology in the run (< %d): judged from %s", n,
                          R->min_peers,
-                         d->base ? "the baseline and limits alone" : "limits alone (no baseline given)");
-            if (d->base)
+                         v->used_baseline ? "the baseline and limits alone"
+                         : d->base ? "limits alone (the baseline has nothing for this SKU)"
+                                   : "limits alone (no baseline given)");
+            if (v->used_baseline)
                 rc = judge_baseline(d, g, v);
             if (!rc)
                 rc = judge_limits(d, g, links, v);

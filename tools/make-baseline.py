@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """Write a per-SKU baseline file (configs/baselines/*.json) from a catalogue.
 
-usage: tools/make-baseline.py CATALOGUE.json OUT.json [--source TEXT]
+usage: tools/make-baseline.py CATALOGUE.json [CATALOGUE.json...] -o OUT.json [--source TEXT]
 
 Takes the GPUs whose status is ok and whose identity.name is the most
-common one, and writes the median of each judged parameter (the default
+common one (over all the catalogues given), and writes the median of each judged parameter (the default
 list of configs/rules.cfg), the most NVLinks any of them had, and the
 median model bandwidth (beta) of each link class whose GPU end is of that
 SKU. `gpucensus check --baseline OUT.json` then compares a catalogue's
@@ -34,31 +34,45 @@ def link_class(l):
 
 
 def main(argv):
-    if len(argv) < 3:
+    args, out, source = [], None, None
+    it = iter(argv[1:])
+    for a in it:
+        if a == "-o":
+            out = next(it, None)
+        elif a == "--source":
+            source = next(it, None)
+        else:
+            args.append(a)
+    if not args or not out:
         sys.exit(__doc__)
-    src, out = argv[1], argv[2]
-    source = argv[argv.index("--source") + 1] if "--source" in argv else src
-    cat = json.load(open(src))
-    gpus = [g for g in cat["gpus"] if g["status"] == "ok"]
-    sku = Counter(g["identity"]["name"] for g in gpus).most_common(1)[0][0]
-    gpus = [g for g in gpus if g["identity"]["name"] == sku]
+    source = source or " + ".join(args)
+    cats = [json.load(open(a)) for a in args]
+    # GPUs that finished (partial ones too: their parameters are what they measured)
+    allg = [(c, g) for c in cats for g in c["gpus"] if g["status"] in ("ok", "partial")]
+    sku = Counter(g["identity"]["name"] for _, g in allg).most_common(1)[0][0]
     vals = defaultdict(list)
-    for g in gpus:
-        for p in g["parameters"]:
-            if p["name"] in PARAMS and p["value"] is not None:
-                vals[p["name"]].append(p["value"])
-    ends = {(g["node"], g["index"]) for g in gpus}
     betas = defaultdict(list)
-    for l in cat.get("links", []):
-        e = l["src"] if l["src"]["type"] == "gpu" else l["dst"]
-        if (e["node"], e["gpu_index"]) in ends and l["model"] and l["model"]["beta_bps"]:
-            betas[link_class(l)].append(l["model"]["beta_bps"])
+    gpus = []
+    for cat in cats:
+        mine = [g for g in cat["gpus"] if g["status"] in ("ok", "partial") and g["identity"]["name"] == sku]
+        gpus += mine
+        for g in mine:
+            for p in g["parameters"]:
+                if p["name"] in PARAMS and p["value"] is not None:
+                    vals[p["name"]].append(p["value"])
+        ends = {(g["node"], g["index"]) for g in mine}
+        for l in cat.get("links", []):
+            e = l["src"] if l["src"]["type"] == "gpu" else l["dst"]
+            if (e["node"], e["gpu_index"]) in ends and l["model"] and l["model"]["beta_bps"]:
+                betas[link_class(l)].append(l["model"]["beta_bps"])
+    cat = cats[0]
     doc = {
         "schema_version": "1.0",
         "kind": "baseline",
         "sku": sku,
-        "source": f"{source}: median of {len(gpus)} GPU(s), plan {cat['run'].get('plan_name')}, "
-                  f"driver {gpus[0]['identity'].get('driver_version')}, run {cat['run'].get('start_time')}",
+        "source": f"{source}: median of {len(gpus)} GPU(s), plan(s) "
+                  f"{', '.join(sorted({c['run'].get('plan_name') or '?' for c in cats}))}, "
+                  f"driver {gpus[0]['identity'].get('driver_version')}",
         "parameters": {k: statistics.median(v) for k, v in sorted(vals.items())},
         "nvlink_links": max(g["properties"]["nvlink"]["links"] or 0 for g in gpus),
         "links": {k: statistics.median(v) for k, v in sorted(betas.items())},
