@@ -54,6 +54,7 @@ void gc_report_summary(FILE *f, const gc_run_meta *run, const gc_catalogue_stats
     fprintf(f, "GPUs: %d ok, %d partial, %d failed, on %d nodes\n", st->ok, st->partial, st->failed,
             st->nodes);
     fprintf(f, "catalogue: %s/catalogue.json (per node: %s/nodes/)\n", out_dir, out_dir);
+    fprintf(f, "report: gpucensus report %s [-o report.html]\n", out_dir);
 }
 
 /* ---- `gpucensus report` ------------------------------------------------ */

@@ -66,7 +66,7 @@ static const char JS[] =
     "window.addEventListener('hashchange',openHash);openHash();"
     "var f=document.getElementById('filter');if(f)f.addEventListener('input',function(){"
     "var q=f.value.toLowerCase();document.querySelectorAll('details.node').forEach(function(d){"
-    "d.style.display=d.dataset.search.indexOf(q)>=0?'':'none';});});"
+    "d.style.display=d.dataset.search.toLowerCase().indexOf(q)>=0?'':'none';});});"
     "function setAll(o){document.querySelectorAll('details.node').forEach(function(d){"
     "if(d.style.display!=='none')d.open=o;});}";
 
@@ -325,6 +325,20 @@ static void cluster_strip(FILE *f, const rp_cat *c, const metric *m, const int *
     p.y = yfixed; /* gc_axis_fix padded it; keep rows exact */
     p.y.lo = -0.04 * (double)ngroups;
     p.y.hi = 1.04 * (double)ngroups;
+    /* the MAX_LABELS farthest outliers (in band half-widths) get a label */
+    double cut = INFINITY;
+    {
+        size_t no = 0;
+        for (size_t i = 0; i < c->ngpus; i++) {
+            double v = mval(&c->gpus[i], m);
+            int k = grp[i];
+            if (isfinite(v) && isfinite(med[k]) && fabs(v - med[k]) > half[k])
+                tmp[no++] = -fabs(v - med[k]) / half[k];
+        }
+        if (no)
+            rp_median(tmp, no);   /* sorts: farthest first */
+        cut = no ? -tmp[no < MAX_LABELS ? no - 1 : MAX_LABELS - 1] : INFINITY;
+    }
     size_t labels = 0, outliers = 0;
     for (size_t k = 0; k < ngroups; k++) {
         double y0 = (double)k + 0.1, y1 = (double)k + 0.9;
@@ -358,7 +372,7 @@ static void cluster_strip(FILE *f, const rp_cat *c, const metric *m, const int *
             gc_plot_point(&p, v, y, out_any ? 3.5 : 2.5, cls, t);
             if (out_any) {
                 outliers++;
-                if (labels < MAX_LABELS) {
+                if (labels < MAX_LABELS && fabs(v - med[k]) / half[k] >= cut) {
                     char lab[96];
                     snprintf(lab, sizeof lab, "%s/gpu%d", g->node, g->index);
                     /* right half: the label goes to the left of the point */
@@ -386,7 +400,7 @@ static void cluster_view(FILE *f, const rp_cat *c)
     size_t ng = grp && tmp ? sku_groups(c, grp, &names) : 0;
     fputs("<p class=note>Each GPU is a point; the green band is its peers' (same SKU) median "
           "&plusmn; max(3 &times; 1.4826 MAD, 1%). Points outside it are outliers: larger, "
-          "labelled (the first 8 per metric) and linked to their node. Colour: the GPU's verdict "
+          "labelled (the 8 farthest per metric) and linked to their node. Colour: the GPU's verdict "
           "(blue ok, orange suspect, red degraded or failed).</p><div class=plots>\n", f);
     for (size_t k = 0; ng && k < sizeof METRICS / sizeof METRICS[0]; k++)
         cluster_strip(f, c, &METRICS[k], grp, names, ng, tmp);
@@ -1045,8 +1059,14 @@ static void aggregate_p2p(FILE *f, const rp_cat *c)
         int x = node_width(c, first, n);
         w = x > w ? x : w;
     }
-    if (w < 2 || w > 64)
+    int any = 0;
+    for (size_t i = 0; i < c->nlinks && !any; i++)
+        any = !strcmp(c->links[i].bench, "p2p") && isfinite(c->links[i].beta);
+    if (!any || w < 2 || w > 64) {
+        fprintf(f, "<p class=note>%s</p>\n", !any ? "No P2P links in this census."
+                                                  : "More than 64 GPUs per node: see each node.");
         return;
+    }
     size_t ww = (size_t)w * w;
     double *all = malloc(ww * c->nnodes * sizeof *all), *mx = malloc(ww * sizeof *mx),
            *v = malloc((c->nnodes ? c->nnodes : 1) * sizeof *v);
