@@ -40,7 +40,7 @@ grep -q '^  scontrol update NodeName=n2 State=DRAIN Reason="gpucensus: n2/gpu1 d
 grep -q "NodeName=n1" "$TMP/degraded.out" && die "n1 is healthy"
 
 expect 2 failed "$TMP/failed.json"
-grep -q "^failed    n2/gpu3 .*status: status: measurement failed: the rank stopped" "$TMP/failed.out" || die "failed row"
+grep -q "^failed    n2/gpu3 .*status: measurement failed: the rank stopped" "$TMP/failed.out" || die "failed row"
 
 # --json: the verdicts array, one per GPU, link and node
 expect 2 json "$TMP/degraded.json" --json
