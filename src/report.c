@@ -118,9 +118,12 @@ void rp_table(FILE *f, const rp_cat *c, int colour)
             num_cell(f, g->p2p_bps / 1e9, 8, 1);
             const char *vc = verdict_colour(g->verdict, colour);
             fprintf(f, "  %s%s%s", vc, g->verdict >= 0 ? gc_verdict_name(g->verdict) : "-", *vc ? off : "");
-            if (strcmp(g->status, "ok"))
-                fprintf(f, " (%s)", g->status);
-            if (g->v && g->v->nreasons) {
+            if (strcmp(g->status, "ok")) {
+                /* a GPU not measured in full: say why, not the rule */
+                if (g->verdict < 0 || strcmp(g->status, gc_verdict_name(g->verdict)))
+                    fprintf(f, " (%s)", g->status);
+                fprintf(f, ": %.70s", g->status_reason[0] ? g->status_reason : g->status);
+            } else if (g->v && g->v->nreasons) {
                 /* the first reason, briefly */
                 const gc_reason *r = &g->v->reasons[0];
                 for (size_t j = 1; j < g->v->nreasons; j++)

@@ -123,9 +123,15 @@ static void gpu_table(FILE *f, const rp_cat *c, size_t first, size_t n, int only
         td_num(f, g->p2p_bps / 1e9, 1);
         fprintf(f, "<td class=\"l v-%s\">%s", vname(g->verdict), vname(g->verdict));
         if (strcmp(g->status, "ok")) {
-            fputs(" (", f);
-            esc(f, g->status);
-            fputs(")", f);
+            /* not measured in full: the status (where the verdict does not say it) and why */
+            if (strcmp(g->status, vname(g->verdict))) {
+                fputs(" (", f);
+                esc(f, g->status);
+                fputs(")", f);
+            }
+            fputs("<br><span class=note>", f);
+            esc(f, g->status_reason);
+            fputs("</span>", f);
         }
         fputs("</td></tr>\n", f);
     }
@@ -577,7 +583,10 @@ static void load_hists(const rp_cat *c, size_t node, size_t first, size_t n, rp_
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
     if (!root) {
-        snprintf(why, whycap, "%s: %s (line %d)", path, je.text, je.line);
+        if (je.line > 0)
+            snprintf(why, whycap, "%s:%d: %s", path, je.line, je.text);
+        else
+            snprintf(why, whycap, "%s", je.text);
         return;
     }
     size_t gi;

@@ -51,6 +51,28 @@ cat "$TMP/e1" "$TMP/e2" "$TMP/e3"
 "$GC" report "$out" --bogus 2>/dev/null; [ $? = 2 ] || die "bad argument: exit 2"
 "$GC" report 2>/dev/null; [ $? = 2 ] || die "no catalogue: exit 2"
 
+# ---- a GPU that failed (no parameters, no results, no links) and a node
+# file gone: the table says why, the page is still written (with a warning)
+mkdir -p "$TMP/failed/nodes"
+/usr/bin/python3 - "$out" "$TMP/failed" <<'PY' || die "crafting a failed GPU"
+import json, sys
+src, dst = sys.argv[1:]
+c = json.load(open(src + "/catalogue.json"))
+g = [g for g in c["gpus"] if (g["node"], g["index"]) == ("n2", 0)][0]
+g.update(status="failed", status_reason="rank lost (test)", parameters=[], results=[], items_done=0)
+gone = lambda e: e["type"] == "gpu" and (e["node"], e["gpu_index"]) == ("n2", 0)
+c["links"] = [l for l in c["links"] if not gone(l["src"]) and not gone(l["dst"])]
+json.dump(c, open(dst + "/catalogue.json", "w"), indent=1)
+for n in ("n1", "n2"):
+    json.dump(json.load(open(f"{src}/nodes/{n}.json")), open(f"{dst}/nodes/{n}.json", "w"))
+PY
+"$GC" report "$TMP/failed" > "$TMP/failed.txt" || die "report of a failed GPU: exit $?"
+grep -q '^  0 H100 80GB HBM3 (sim)  *-  *-  *- .* failed: rank lost (test)$' "$TMP/failed.txt" ||
+    { cat "$TMP/failed.txt"; die "failed GPU row"; }
+"$GC" report "$TMP/failed" -o "$TMP/failed.html" 2> "$TMP/failed.err" || die "page of a failed GPU: exit $?"
+grep -q "warning: .*nodes/n3.json" "$TMP/failed.err" || die "no warning for a missing node file"
+grep -q 'failed<br><span class=note>rank lost (test)' "$TMP/failed.html" || die "failed GPU in the page"
+
 # ---- the HTML page
 "$GC" report "$out/catalogue.json" -o "$TMP/sim.html" || die "report -o"
 "$GC" report "$ROOT/results/examples/h100-default" -o "$TMP/h100.html" || die "report -o (H100 example)"
@@ -83,6 +105,9 @@ grep -q '<p>canary</p>' "$TMP/canary.dom" || skip "chromium renders nothing here
 # From here on Chromium works: any failure is a failure.
 grep -q 'CONSOLE.*canary-error' "$TMP/canary.log" && grep -q 'CONSOLE.*nosuchfunction' "$TMP/canary.log" ||
     die "console messages are not seen in Chromium's log: the check below would prove nothing"
+browse "$TMP/failed.html" --dump-dom > "$TMP/failed.dom" 2> "$TMP/failed.log" || die "chromium --dump-dom failed.html"
+if grep -E 'CONSOLE|Failed to load|ERR_' "$TMP/failed.log"; then die "failed.html: console messages or load errors"; fi
+grep -q 'class="plot lat"' "$TMP/failed.dom" || die "failed.html: no latency plot"
 for p in sim h100; do
     browse "$TMP/$p.html" --dump-dom > "$TMP/$p.dom" 2> "$TMP/$p.log" || die "chromium --dump-dom $p.html"
     if grep -E 'CONSOLE|Failed to load|ERR_' "$TMP/$p.log"; then die "$p.html: console messages or load errors"; fi
