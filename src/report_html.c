@@ -40,7 +40,7 @@ static const char CSS[] =
     "svg .title{font-size:12px;font-weight:600;fill:#333}svg .sub{font-size:11px;fill:#555}svg .tick{font-size:10px;fill:#666}"
     "svg .axis{font-size:11px;fill:#444}svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#bbb}"
     "svg polyline{fill:none;stroke-width:1.6}svg .med{stroke:#1f5fa8;stroke-width:2}"
-    "svg .band{fill:#1f5fa8;opacity:.15;stroke:none}svg .pband{fill:#2a9d55;opacity:.13}"
+    "svg .link polyline{stroke-width:1;opacity:.6}svg .band{fill:#1f5fa8;opacity:.15;stroke:none}svg .pband{fill:#2a9d55;opacity:.13}"
     "svg .plateau{stroke:#b5651d;stroke-dasharray:5 3}svg .plateau-label{font-size:10px;fill:#b5651d}"
     "svg .model{stroke:#c0392b;stroke-width:1.8;stroke-dasharray:6 3}"
     "svg .pt{fill:#1f5fa8;opacity:.85}svg .bar{fill:#1f5fa8;opacity:.75}"
@@ -391,9 +391,11 @@ static void cluster_strip(FILE *f, const rp_cat *c, const metric *m, const int *
             }
         }
     }
+    fprintf(out, "<text class=\"sub\" x=\"%.0f\" y=\"16\" text-anchor=\"end\">%zu of %zu "
+                 "outside the band</text>",
+            p.w - 8, outliers, have);
     gc_plot_end(&p);
     fputs("</div>\n", out);
-    (void)outliers;
     free(med);
     free(half);
 }
@@ -846,6 +848,24 @@ static void xfer_plot(FILE *f, const rp_cat *c, const size_t *idx, size_t m, con
                 hi[j] = q ? v[q - 1] : NAN;
             }
             gc_plot_band(&p, u, xs, lo, hi, "band");
+            /* a node's few links: each its own line, to find the odd one */
+            for (size_t i = 0; m <= NCOL && i < m; i++) {
+                const rp_link *l = &c->links[idx[i]];
+                double *lx = malloc((l->nsz ? l->nsz : 1) * 2 * sizeof *lx);
+                if (!lx)
+                    continue;
+                for (size_t k = 0; k < l->nsz; k++)
+                    lx[k] = l->sz[k].x, lx[l->nsz + k] = l->sz[k].p50;
+                char cls[8];
+                snprintf(cls, sizeof cls, "c%zu", i % NCOL);
+                fprintf(f, "<g class=link><title>%s%s%d -> %s%s%d: beta %.4g GB/s</title>",
+                        l->src_node, l->src_gpu >= 0 ? "/gpu" : "/host", l->src_gpu >= 0 ? l->src_gpu : 0,
+                        l->dst_node, l->dst_gpu >= 0 ? "/gpu" : "/host", l->dst_gpu >= 0 ? l->dst_gpu : 0,
+                        l->beta / 1e9);
+                gc_plot_line(&p, l->nsz, lx, lx + l->nsz, cls);
+                fputs("</g>", f);
+                free(lx);
+            }
             for (size_t j = 0; j < u; j++) {
                 char t[96], s1[32], s2[32];
                 gc_fmt_value(s1, sizeof s1, xs[j], GC_FMT_BYTES);
