@@ -374,6 +374,8 @@ int main(void)
         { "summary", "\"p50\": 270", "\"p50\": \"a\"", "summary.p50" },
         { "link end", "\"type\": \"host\"", "\"type\": \"moon\"", "src.type" },
         { "gpus not an array", "\"gpus\": [", "\"gpus\": 3, \"x\": [", "'gpus' must be an array" },
+        { "a later GPU (read in parallel)", "\"uuid\": \"GPU-0002\"", "\"uuid\": 7",
+          "gpus[2]: 'identity.uuid' must be a string" },
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         char *t = strdup(js);
