@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "catalogue.h"
@@ -39,6 +40,8 @@ typedef struct runner {
     gc_watch *watch;         /* NULL until the schedule is known */
     int abandoned;           /* rank 0 gave up on a lost rank: stop measuring */
     gc_resume rs;            /* --resume: what OUT's shards already hold */
+    int ok_in, ok_out;       /* all_ok_watched's buffers: an abandoned
+                                reduction may still write them */
     uint8_t *skip;           /* per task: 1 = done in the run being resumed */
 } runner;
 
@@ -64,8 +67,16 @@ static int pio_xfer(runner *r, int peer, const void *s, void *d, size_t len)
                 continue;
             if (!r->watch)
                 MPI_Wait(&rq[k], MPI_STATUS_IGNORE);
-            else if (gc_watch_wait(r->watch, &rq[k]))
+            else if (gc_watch_wait(r->watch, &rq[k])) {
+                /* Abandoned: the receive must not land in d later. */
+                if (rq[0] != MPI_REQUEST_NULL) {
+                    MPI_Cancel(&rq[0]);
+                    MPI_Request_free(&rq[0]);
+                }
+                if (rq[1] != MPI_REQUEST_NULL)
+                    MPI_Request_free(&rq[1]);
                 return -1;
+            }
         }
         if (!len)
             break;
@@ -246,6 +257,22 @@ static int barrier(runner *r, MPI_Comm comm)
     if (gc_watch_wait(r->watch, &rq))
         r->abandoned = 1;
     return r->abandoned;
+}
+
+/* gc_cluster_all_ok that a hung rank cannot hang: 1 every rank ok, 0 one
+ * is not, -1 the run is abandoned (rank 0 judged a rank lost). */
+static int all_ok_watched(runner *r, int ok)
+{
+    MPI_Request rq;
+    if (r->abandoned)
+        return -1;
+    r->ok_in = ok != 0;
+    MPI_Iallreduce(&r->ok_in, &r->ok_out, 1, MPI_INT, MPI_LAND, r->cl.world, &rq);
+    if (gc_watch_wait(r->watch, &rq)) {
+        r->abandoned = 1;
+        return -1;
+    }
+    return r->ok_out;
 }
 
 static double budget_of(const gc_step_task *tasks, size_t ntasks, size_t k)
@@ -569,13 +596,25 @@ int gc_run_main(const gc_run_opts *o)
             fprintf(stderr, "gpucensus: %s\n", e.msg);
         goto out;
     }
-    rc = open_backend(&r, &e);
+    /* From here on a rank that hangs (a GPU that never answers) is
+     * judged by rank 0 instead of hanging the job. */
+    rc = gc_watch_open(&r.watch, r.cl.world, o->quiet ? GC_PROGRESS_OFF : o->progress,
+                       o->gather_timeout_s > 0 ? o->gather_timeout_s : GC_GATHER_TIMEOUT_S,
+                       GC_WATCH_UNKNOWN, 0, &e);
     if (rc)
         rank_error(&r, &e);
     if (!gc_cluster_all_ok(&r.cl, rc == 0))
         goto out;
+    rc = open_backend(&r, &e);
+    if (rc)
+        rank_error(&r, &e);
+    ok = all_ok_watched(&r, rc == 0);   /* (ok: reused from the plan check) */
+    if (!ok)
+        goto out;
     gc_geom geom = { r.cl.rank, r.cl.size, r.cl.local_rank, r.cl.local_size,
                      r.cl.node_index, r.cl.nodes, r.cl.roster };
+    /* Abandoned already: still learn the plan, so the GPU is reported
+     * with its items (none done), and rank 0 writes the roster. */
     rc = gc_plan_expand(&r.plan, &items, &nitems, &e);
     if (!rc)
         rc = gc_schedule(items, nitems, &geom, &tasks, &ntasks, &e);
@@ -583,25 +622,20 @@ int gc_run_main(const gc_run_opts *o)
         rc = write_roster(&r, &e);
     if (rc)
         rank_error(&r, &e);
-    if (!gc_cluster_all_ok(&r.cl, rc == 0))
+    if (ok > 0)
+        ok = all_ok_watched(&r, rc == 0);
+    if (!ok || rc)
         goto out;
-    if (o->resume && (exit_code = resume_setup(&r, tasks, ntasks, nitems)) != 0)
+    if (ok > 0 && o->resume && (exit_code = resume_setup(&r, tasks, ntasks, nitems)) != 0)
         goto out;
     exit_code = 1;
     r.gpu.items_total = (uint32_t)ntasks;
     r.ops->conditions(r.be, &r.gpu.start);
     write_shard(&r, NULL);
-    rc = gc_watch_open(&r.watch, r.cl.world, o->quiet ? GC_PROGRESS_OFF : o->progress,
-                       o->gather_timeout_s > 0 ? o->gather_timeout_s : GC_GATHER_TIMEOUT_S,
-                       (uint32_t)ntasks, budget_of(tasks, ntasks, 0), &e);
-    if (!rc && r.gpu.items_done)
-        gc_watch_item(r.watch, r.gpu.items_done, budget_of(tasks, ntasks, 0));
-    if (rc)
-        rank_error(&r, &e);
-    if (!gc_cluster_all_ok(&r.cl, rc == 0))
-        goto out;
+    gc_watch_plan(r.watch, (uint32_t)ntasks, r.gpu.items_done, budget_of(tasks, ntasks, 0));
 
-    run_phases(&r, tasks, ntasks, &geom);
+    if (ok > 0)
+        run_phases(&r, tasks, ntasks, &geom);
 
     r.ops->conditions(r.be, &r.gpu.end);
     /* Also a plan with no items for this rank; not a run abandoned. */
@@ -611,11 +645,19 @@ int gc_run_main(const gc_run_opts *o)
     int lost = 0;
     exit_code = finish(&r, &mine, t0, &lost);
     gc_wbuf_free(&mine);
-    if (lost) {
-        /* The lost ranks never reach MPI_Finalize: end the job here. */
+    if (lost || r.abandoned) {
+        /* The lost ranks never reach MPI_Finalize: end the job here.
+         * Rank 0 aborts it once the catalogue is written; the others
+         * wait for its word, then leave without finalizing. */
         fflush(stdout);
         fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, exit_code);
+        if (r.cl.rank == 0) {
+            gc_watch_release(r.watch);
+            MPI_Abort(MPI_COMM_WORLD, exit_code ? exit_code : 1);
+        }
+        gc_watch_await_release(r.watch, o->gather_timeout_s > 0 ? o->gather_timeout_s
+                                                                : GC_GATHER_TIMEOUT_S);
+        _exit(exit_code ? exit_code : 1);
     }
 out:
     gc_watch_close(r.watch);

@@ -8,7 +8,8 @@
 
 #include "timeutil.h"
 
-enum { TAG_PROGRESS = 80, TAG_ABANDON = 81, TAG_LEN = 76, TAG_DATA = 77, NSLOTS = 8 };
+enum { TAG_PROGRESS = 80, TAG_ABANDON = 81, TAG_RELEASE = 82, TAG_LEN = 76, TAG_DATA = 77,
+       NSLOTS = 8 };
 
 struct gc_watch {
     MPI_Comm comm;
@@ -26,7 +27,7 @@ struct gc_watch {
     /* rank 0 */
     MPI_Request prog_req;
     int32_t prog_buf[3];
-    uint32_t *done_of;
+    uint32_t *done_of, *total_of;
     double *budget_of, *heard;
     int *lost, *delivered;
     uint64_t all_total;
@@ -64,23 +65,22 @@ int gc_watch_open(gc_watch **out, MPI_Comm world, gc_progress_mode mode, double 
     for (int i = 0; i < NSLOTS; i++)
         w->slot_req[i] = MPI_REQUEST_NULL;
     w->abandon_req = w->prog_req = MPI_REQUEST_NULL;
-    unsigned long long mine = total, all = 0;
-    MPI_Reduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, w->comm);
     if (w->rank == 0) {
         size_t n = (size_t)w->size;
-        w->all_total = all;
         w->done_of = calloc(n, sizeof *w->done_of);
+        w->total_of = calloc(n, sizeof *w->total_of);
         w->budget_of = calloc(n, sizeof *w->budget_of);
         w->heard = calloc(n, sizeof *w->heard);
         w->lost = calloc(n, sizeof *w->lost);
         w->delivered = calloc(n, sizeof *w->delivered);
         w->abandon_out = calloc(n, sizeof *w->abandon_out);
-        if (!w->done_of || !w->budget_of || !w->heard || !w->lost || !w->delivered ||
+        if (!w->done_of || !w->total_of || !w->budget_of || !w->heard || !w->lost || !w->delivered ||
             !w->abandon_out) {
             gc_watch_close(w);
             return gc_fail(err, GC_ENOMEM, "out of memory");
         }
         for (int r = 0; r < w->size; r++) {
+            w->total_of[r] = GC_WATCH_UNKNOWN;
             w->heard[r] = w->t0;
             w->budget_of[r] = first_budget_s;
             w->abandon_out[r] = MPI_REQUEST_NULL;
@@ -104,7 +104,7 @@ static void send_progress(gc_watch *w)
         if (!done)
             continue;
         w->slot_buf[i][0] = (int32_t)w->done;
-        w->slot_buf[i][1] = (int32_t)w->total;
+        w->slot_buf[i][1] = (int32_t)w->total;   /* GC_WATCH_UNKNOWN: -1 */
         w->slot_buf[i][2] = (int32_t)(w->budget_s * 1000 > 2e9 ? 2e9 : w->budget_s * 1000);
         w->sent_budget_s = w->budget_s;
         MPI_Isend(w->slot_buf[i], 3, MPI_INT32_T, 0, TAG_PROGRESS, w->comm, &w->slot_req[i]);
@@ -117,6 +117,16 @@ static void print_progress(gc_watch *w, double now)
 {
     uint64_t done = 0;
     int ranks_done = 0, lost = 0;
+    /* Totals as the ranks told them (a rank lost before it knew its plan
+     * counts for nothing). */
+    w->all_total = 0;
+    int unknown = 0;
+    for (int r = 0; r < w->size; r++) {
+        if (w->total_of[r] == GC_WATCH_UNKNOWN)
+            unknown++;
+        else
+            w->all_total += w->total_of[r];
+    }
     for (int r = 0; r < w->size; r++) {
         done += w->done_of[r];
         lost += w->lost[r];
@@ -144,7 +154,7 @@ static void print_progress(gc_watch *w, double now)
                 eta >= 0 ? etas : "?", eta >= 0 ? " s" : "");
     fflush(stderr);
     w->last_print = now;
-    if (done >= w->all_total)
+    if (!unknown && done >= w->all_total)
         w->printed_end = 1;
 }
 
@@ -170,12 +180,14 @@ static void root_poll(gc_watch *w)
         int r = st.MPI_SOURCE;
         if (r > 0 && r < w->size && !w->lost[r]) {
             w->done_of[r] = (uint32_t)w->prog_buf[0];
+            w->total_of[r] = (uint32_t)w->prog_buf[1];
             w->budget_of[r] = w->prog_buf[2] / 1000.0;
             w->heard[r] = now;
         }
         MPI_Irecv(w->prog_buf, 3, MPI_INT32_T, MPI_ANY_SOURCE, TAG_PROGRESS, w->comm, &w->prog_req);
     }
     w->done_of[0] = w->done;
+    w->total_of[0] = w->total;
     w->heard[0] = now;
     for (int r = 1; r < w->size; r++) {
         if (w->lost[r] || w->delivered[r] || now - w->heard[r] <= w->lost_after_s + w->budget_of[r])
@@ -210,6 +222,16 @@ int gc_watch_poll(gc_watch *w)
 int gc_watch_abandoned(const gc_watch *w)
 {
     return w->abandon;
+}
+
+void gc_watch_plan(gc_watch *w, uint32_t total, uint32_t done, double first_budget_s)
+{
+    w->total = total;
+    w->done = done;
+    w->budget_s = first_budget_s;
+    if (w->rank != 0)
+        send_progress(w);
+    gc_watch_poll(w);
 }
 
 void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s)
@@ -359,6 +381,47 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
     return nlost;
 }
 
+void gc_watch_release(gc_watch *w)
+{
+    if (w->rank != 0)
+        return;
+    int32_t go = 1;
+    int n = 0;
+    MPI_Request *rq = calloc((size_t)w->size, sizeof *rq);
+    for (int r = 1; rq && r < w->size; r++)
+        if (w->delivered[r] && !w->lost[r])
+            MPI_Isend(&go, 1, MPI_INT32_T, r, TAG_RELEASE, w->comm, &rq[n++]);
+    /* Small messages: done as soon as they are buffered; do not wait on a
+     * rank that died since. */
+    double end = gc_now_s() + 2.0;
+    unsigned spins = 0;
+    for (int all = 0; rq && !all && gc_now_s() < end; nap(&spins))
+        MPI_Testall(n, rq, &all, MPI_STATUSES_IGNORE);
+    free(rq);
+}
+
+int gc_watch_await_release(gc_watch *w, double timeout_s)
+{
+    if (w->rank == 0)
+        return 0;
+    int32_t go = 0;
+    int flag = 0;
+    MPI_Request rq;
+    MPI_Irecv(&go, 1, MPI_INT32_T, 0, TAG_RELEASE, w->comm, &rq);
+    double end = gc_now_s() + timeout_s;
+    unsigned spins = 0;
+    while (!flag && gc_now_s() < end) {
+        MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+        if (!flag)
+            nap(&spins);
+    }
+    if (!flag) {
+        MPI_Cancel(&rq);
+        MPI_Request_free(&rq);
+    }
+    return flag ? 0 : -1;
+}
+
 void gc_watch_close(gc_watch *w)
 {
     if (!w)
@@ -379,6 +442,7 @@ void gc_watch_close(gc_watch *w)
             if (w->abandon_out[r] != MPI_REQUEST_NULL)
                 MPI_Request_free(&w->abandon_out[r]);
     free(w->done_of);
+    free(w->total_of);
     free(w->budget_of);
     free(w->heard);
     free(w->lost);

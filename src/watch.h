@@ -26,10 +26,18 @@ typedef enum { GC_PROGRESS_OFF, GC_PROGRESS_TEXT, GC_PROGRESS_JSON } gc_progress
 
 typedef struct gc_watch gc_watch;
 
-/* Collective over world. total: this rank's work items; first_budget_s:
- * the budget of its first item. Progress lines go to stderr on rank 0. */
+#define GC_WATCH_UNKNOWN UINT32_MAX   /* a rank's total before its plan is known */
+
+/* Collective over world, before anything that could hang (opening the
+ * GPU). total: this rank's work items (0 until its plan is known, see
+ * gc_watch_plan); first_budget_s: how long it may be silent beyond
+ * lost_after_s before it reports again. Progress lines go to stderr on
+ * rank 0. */
 int gc_watch_open(gc_watch **w, MPI_Comm world, gc_progress_mode mode, double lost_after_s,
                   uint32_t total, double first_budget_s, gc_err *err);
+/* The rank's plan is known: its items, those already done (--resume), the
+ * first item's budget. Tells rank 0. */
+void gc_watch_plan(gc_watch *w, uint32_t total, uint32_t done, double first_budget_s);
 /* After an item: done items so far, the budget of the next one. */
 void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s);
 /* Read messages, report, judge; 1 once the run is being abandoned. */
@@ -44,6 +52,12 @@ int gc_watch_abandoned(const gc_watch *w);
  * the number of lost ranks (rank 0), 0 elsewhere, or -1 (err set). */
 int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
                     size_t **lens, int **lost, gc_err *err);
+/* A run with lost ranks cannot end in MPI_Finalize (the lost ones never
+ * arrive): rank 0, once its catalogue is written, releases the ranks that
+ * delivered and aborts the job; they wait for that word (at most
+ * timeout_s: 0 released, -1 not) and exit without finalizing. */
+void gc_watch_release(gc_watch *w);
+int gc_watch_await_release(gc_watch *w, double timeout_s);
 /* Seconds since rank r was last heard of (rank 0). */
 double gc_watch_silent_s(const gc_watch *w, int r);
 void gc_watch_close(gc_watch *w);
