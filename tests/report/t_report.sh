@@ -106,11 +106,11 @@ grep -q '<p>canary</p>' "$TMP/canary.dom" || skip "chromium renders nothing here
 grep -q 'CONSOLE.*canary-error' "$TMP/canary.log" && grep -q 'CONSOLE.*nosuchfunction' "$TMP/canary.log" ||
     die "console messages are not seen in Chromium's log: the check below would prove nothing"
 browse "$TMP/failed.html" --dump-dom > "$TMP/failed.dom" 2> "$TMP/failed.log" || die "chromium --dump-dom failed.html"
-if grep -E 'CONSOLE|Failed to load|ERR_' "$TMP/failed.log"; then die "failed.html: console messages or load errors"; fi
+if grep -E 'CONSOLE|Failed to load resource|net::ERR_' "$TMP/failed.log"; then die "failed.html: console messages or load errors"; fi
 grep -q 'class="plot lat"' "$TMP/failed.dom" || die "failed.html: no latency plot"
 for p in sim h100; do
     browse "$TMP/$p.html" --dump-dom > "$TMP/$p.dom" 2> "$TMP/$p.log" || die "chromium --dump-dom $p.html"
-    if grep -E 'CONSOLE|Failed to load|ERR_' "$TMP/$p.log"; then die "$p.html: console messages or load errors"; fi
+    if grep -E 'CONSOLE|Failed to load resource|net::ERR_' "$TMP/$p.log"; then die "$p.html: console messages or load errors"; fi
     browse "$TMP/$p.html" --hide-scrollbars --window-size=1280,2400 --screenshot="$TMP/$p.png" \
         > "$TMP/$p.shot.log" 2>&1 || die "chromium --screenshot $p.html: $(tail -n 3 "$TMP/$p.shot.log")"
     [ "$(head -c 8 "$TMP/$p.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || die "$p.png: not a PNG"
