@@ -18,37 +18,9 @@ int gc_check_exit_code(const gc_detect *d)
     return w == GC_V_OK ? GC_CHECK_OK : w == GC_V_SUSPECT ? GC_CHECK_SUSPECT : GC_CHECK_DEGRADED;
 }
 
-/* Worst first; at equal severity: measurement status and physical limits,
- * then parameters, then single points and distributions. */
-static int rule_rank(const gc_reason *r)
-{
-    if (!strcmp(r->rule, "status") || !strncmp(r->rule, "limit_", 6) || !strcmp(r->rule, "numa"))
-        return 0;
-    if (!strcmp(r->rule, "gpu"))
-        return 1;
-    if (!strcmp(r->rule, "distribution") || strchr(r->metric, '.'))
-        return 3;
-    return 2;
-}
-
 static int by_severity(const void *a, const void *b)
 {
-    const gc_reason *x = *(const gc_reason *const *)a, *y = *(const gc_reason *const *)b;
-    if (x->severity != y->severity)
-        return (y->severity > x->severity) - (y->severity < x->severity);
-    int rx = rule_rank(x), ry = rule_rank(y);
-    if (rx != ry)
-        return (rx > ry) - (rx < ry);
-    return (x > y) - (x < y);   /* stable: the order they were found in */
-}
-
-static const gc_reason *worst_reason(const gc_verdict *v)
-{
-    const gc_reason *w = NULL;
-    for (size_t k = 0; k < v->nreasons; k++)
-        if (!w || by_severity(&(const gc_reason *){ &v->reasons[k] }, &w) < 0)
-            w = &v->reasons[k];
-    return w;
+    return gc_reason_cmp(*(const gc_reason *const *)a, *(const gc_reason *const *)b);
 }
 
 /* A Slurm reason: no double quotes or control characters, short. */
@@ -131,7 +103,7 @@ void gc_check_print(FILE *f, const gc_detect *d)
         if (v->type != GC_SUBJ_NODE || v->level < GC_V_DEGRADED)
             continue;
         /* the worst member (GPU first) and its worst reason, briefly */
-        const gc_reason *w = worst_reason(v);
+        const gc_reason *w = gc_verdict_worst_reason(v);
         const gc_verdict *m = NULL;
         int bad = 0;
         for (size_t k = 0; k < v->nreasons; k++)
@@ -141,7 +113,7 @@ void gc_check_print(FILE *f, const gc_detect *d)
             if (x->type != GC_SUBJ_NODE && !strcmp(x->subject, w->metric))
                 m = x;
         }
-        const gc_reason *mr = m ? worst_reason(m) : NULL;
+        const gc_reason *mr = m ? gc_verdict_worst_reason(m) : NULL;
         char why[640], safe[640], dev[48] = "";
         if (mr && isfinite(mr->value) && isfinite(mr->reference) && mr->reference != 0 &&
             strcmp(mr->deviation_unit, "wasserstein_rel"))

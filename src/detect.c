@@ -551,6 +551,39 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
 
 /* ---- verdict building ------------------------------------------------- */
 
+/* Worst first; at equal severity: measurement status and physical limits,
+ * then members (of a node), parameters, single points and distributions,
+ * then the order they were found in. */
+static int rule_rank(const gc_reason *r)
+{
+    if (!strcmp(r->rule, "status") || !strncmp(r->rule, "limit_", 6) || !strcmp(r->rule, "numa"))
+        return 0;
+    if (!strcmp(r->rule, "gpu"))
+        return 1;
+    if (!strcmp(r->rule, "distribution") || strchr(r->metric, '.'))
+        return 3;
+    return 2;
+}
+
+int gc_reason_cmp(const gc_reason *x, const gc_reason *y)
+{
+    if (x->severity != y->severity)
+        return (y->severity > x->severity) - (y->severity < x->severity);
+    int rx = rule_rank(x), ry = rule_rank(y);
+    if (rx != ry)
+        return (rx > ry) - (rx < ry);
+    return (x > y) - (x < y);
+}
+
+const gc_reason *gc_verdict_worst_reason(const gc_verdict *v)
+{
+    const gc_reason *w = NULL;
+    for (size_t k = 0; k < v->nreasons; k++)
+        if (!w || gc_reason_cmp(&v->reasons[k], w) < 0)
+            w = &v->reasons[k];
+    return w;
+}
+
 static gc_verdict *new_verdict(gc_detect *d, int type)
 {
     if (d->nv == d->capv) {
@@ -1095,10 +1128,7 @@ static int judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
             if (!names[k] || !names[k][0])
                 continue;
             gc_verdict *v = &d->v[first + strtab_id(&nodes, names[k], 0)];
-            const gc_reason *w = NULL;
-            for (size_t r = 0; r < s->nreasons; r++)
-                if (!w || s->reasons[r].severity > w->severity)
-                    w = &s->reasons[r];
+            const gc_reason *w = gc_verdict_worst_reason(s);
             rc = add_reason(v, i < d->ng ? "gpu" : "link", s->subject, NAN, NAN, NAN, "", s->level,
                             "%.60s: %.130s", w ? w->metric : "", w ? w->detail : "");
         }

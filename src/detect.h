@@ -154,6 +154,11 @@ typedef struct gc_verdict {
     gc_reason *reasons;
 } gc_verdict;
 
+/* Reasons worst first: severity, then status and limits before members,
+ * parameters, points and distributions, then the order found. */
+int gc_reason_cmp(const gc_reason *a, const gc_reason *b);
+const gc_reason *gc_verdict_worst_reason(const gc_verdict *v);   /* NULL: none */
+
 size_t gc_detect_count(const gc_detect *d);
 const gc_verdict *gc_detect_verdict(const gc_detect *d, size_t i);
 /* Worst level over all subjects. */
