@@ -19,7 +19,8 @@ struct gc_watch {
     int abandon;
     /* every rank: its own counters, sends in flight */
     uint32_t done, total;
-    double budget_s, last_sent, sent_budget_s;
+    double budget_s, last_sent, sent_budget_s, window_start;
+    int window_sent;
     int32_t slot_buf[NSLOTS][3];
     MPI_Request slot_req[NSLOTS];
     MPI_Request abandon_req;       /* non-root: the word from rank 0 */
@@ -236,10 +237,17 @@ void gc_watch_plan(gc_watch *w, uint32_t total, uint32_t done, double first_budg
 
 void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s)
 {
-    /* Many short items: at most four reports a second, but always when
-     * the next item may run longer than rank 0 was told, and at the end. */
-    int tell = w->rank != 0 && (gc_now_s() - w->last_sent >= 0.25 ||
-                                next_budget_s > w->sent_budget_s || done >= w->total);
+    /* Many short items: at most twenty reports a second (in bursts, so a
+     * quick item before a long one is still told), but always when the
+     * next item may run longer than rank 0 was told, and at the end. */
+    double now = gc_now_s();
+    if (now - w->window_start >= 1.0) {
+        w->window_start = now;
+        w->window_sent = 0;
+    }
+    int tell = w->rank != 0 && (w->window_sent < 20 || next_budget_s > w->sent_budget_s ||
+                                done >= w->total);
+    w->window_sent += tell;
     w->done = done;
     w->budget_s = next_budget_s;
     if (tell)
