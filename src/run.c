@@ -186,10 +186,13 @@ static void record_failure(runner *r, const gc_item *it, const char *msg)
 
 /* An item that ran past its budget by more than this (it did not stop at
  * its deadline: a kernel that never checks, a stuck transfer) is recorded
- * failed: its numbers were not measured under the plan's terms. */
+ * failed: its numbers were not measured under the plan's terms. The fixed
+ * part leaves room for what a backend does outside the measured time and
+ * the budget (first use of a 1 GiB pinned buffer: 1.5 s on an H200 host). */
+#define OVERRUN_FIXED_S 10.0
 static double overrun_grace_s(double budget_s)
 {
-    return budget_s + 1.0;
+    return budget_s + OVERRUN_FIXED_S;
 }
 
 static void run_task(runner *r, gc_task *t, double plan_deadline)
