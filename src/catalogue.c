@@ -13,6 +13,7 @@
 #include "fsutil.h"
 #include "jsonw.h"
 #include "links.h"
+#include "verdicts.h"
 
 /* ---- documents ------------------------------------------------------- */
 
@@ -579,6 +580,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     char *bufs = malloc(GC_JW_BUF);
     stats->briefs = calloc(nranks ? nranks : 1, sizeof *stats->briefs);
     gc_links *links = gc_links_new(roster, nranks);
+    gc_verdicts *verdicts = gc_verdicts_new();   /* detect.c, fed as GPUs stream */
     if (!nodes || !rows || !bufs || !stats->briefs || !links) {
         rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
         goto out;
@@ -636,6 +638,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         int worst = GC_GPU_OK;
         for (size_t i = 0; i < j->n && !rc; i++) {
             brief_of(&j->gpus[i], &stats->briefs[stats->gpus++]);
+            gc_verdicts_gpu(verdicts, &j->gpus[i], j->sums[i]);
             stats->ok += j->gpus[i].status == GC_GPU_OK;
             stats->partial += j->gpus[i].status == GC_GPU_PARTIAL;
             stats->failed += j->gpus[i].status == GC_GPU_FAILED;
@@ -680,8 +683,12 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         gc_jw_close(&w, "]");
         gc_jw_puts(&w, ",\n \"links\": ");
         w.depth0 = 1;   /* a member of the top-level object */
-        gc_links_write(links, &w);
-        gc_jw_puts(&w, ",\n \"models\": {},\n \"verdicts\": []\n}\n");
+        char *vt = gc_verdicts_finish(verdicts, links, &w);   /* writes the links */
+        verdicts = NULL;
+        gc_jw_puts(&w, ",\n \"models\": {},\n \"verdicts\": ");
+        gc_jw_puts(&w, vt ? vt : "[]");
+        gc_jw_puts(&w, "\n}\n");
+        free(vt);
         rc = gc_jw_finish(&w, path, err);
         if (!rc)
             rc = gc_afile_commit(&cat, err);
@@ -691,6 +698,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         gc_afile_abort(&cat);
     }
 out:
+    gc_verdicts_free(verdicts);   /* NULL once judged */
     gc_links_free(links);
     free(rows);
     free(bufs);

@@ -53,7 +53,26 @@ struct gc_links {
     lk *v;
     size_t n, cap;
     size_t gpu_first;        /* links of the GPU being added start here */
+    gc_link_observer obs;    /* told of each link as it is written */
+    void *obs_ctx;
 };
+
+void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx)
+{
+    if (l) {
+        l->obs = fn;
+        l->obs_ctx = ctx;
+    }
+}
+
+static void view_end(const lk_end *e, gc_link_view_end *v)
+{
+    v->is_gpu = !e->host;
+    v->node = e->node;
+    v->gpu_index = !e->host && e->gpu_index >= 0 ? e->gpu_index : -1;
+    v->uuid = !e->host && e->uuid[0] ? e->uuid : NULL;
+    v->numa_node = e->numa_node >= 0 ? e->numa_node : -1;
+}
 
 gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks)
 {
@@ -449,6 +468,22 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l)
     gc_jw_kreal(w, "share", x->concurrent && ok && m.beta_bps > 0 ? concurrent_share(l, x, s, ns)
                                                                   : NAN);
     gc_jw_close(w, "}");
+    if (l->obs) {   /* the same values as the JSON above */
+        gc_link_view v = {
+            .index = (size_t)(x - l->v), .kind = kind_names[x->kind], .benchmark = x->bench,
+            .direction = x->dir, .memory = x->memory,
+            .engine = x->engine[0] ? x->engine : NULL,
+            .peer_access = x->peer_access[0] ? x->peer_access : NULL,
+            .concurrent = x->concurrent,
+            .alpha_s = ok ? m.alpha_s : NAN, .beta_bps = ok && m.beta_bps > 0 ? m.beta_bps : NAN,
+            .nominal_bps = nom > 0 ? nom : NAN,
+            .lambda = ok && nom > 0 && m.beta_bps > 0 ? m.beta_bps / nom : NAN,
+            .top_bps = ns && s[ns - 1].has_bw ? s[ns - 1].bw50 : NAN,
+        };
+        view_end(&x->src, &v.src);
+        view_end(&x->dst, &v.dst);
+        l->obs(l->obs_ctx, &v);
+    }
 }
 
 void gc_links_write(gc_links *l, gc_jw *w)

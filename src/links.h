@@ -23,6 +23,27 @@ gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks);
 int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n);
 /* Writes the "links" array (the value, after its key). */
 void gc_links_write(gc_links *l, gc_jw *w);
+
+/* What the JSON says of a link, to an observer called as each link is
+ * written (the verdicts, verdicts.c). NULL strings and NAN numbers are
+ * JSON nulls. */
+typedef struct gc_link_view_end {
+    int is_gpu;
+    const char *node;
+    int gpu_index;                 /* -1: null */
+    const char *uuid;
+    int numa_node;                 /* -1: null */
+} gc_link_view_end;
+typedef struct gc_link_view {
+    size_t index;                  /* in the links array */
+    const char *kind, *benchmark, *direction, *memory, *engine, *peer_access;
+    int concurrent;
+    gc_link_view_end src, dst;
+    double alpha_s, beta_bps, nominal_bps, lambda;
+    double top_bps;                /* bandwidth_p50_bps at the largest size */
+} gc_link_view;
+typedef void (*gc_link_observer)(void *ctx, const gc_link_view *v);
+void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx);
 size_t gc_links_count(const gc_links *l);
 void gc_links_free(gc_links *l);
 

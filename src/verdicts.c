@@ -1,0 +1,92 @@
+/* See verdicts.h. */
+#include "verdicts.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalogue.h"
+#include "detect.h"
+#include "rules.h"
+
+struct gc_verdicts {
+    gc_rules rules;
+    gc_detect *d;
+    int failed;
+    gc_err err;
+};
+
+gc_verdicts *gc_verdicts_new(void)
+{
+    gc_verdicts *v = calloc(1, sizeof *v);
+    if (!v)
+        return NULL;
+    gc_rules_default(&v->rules);
+    if (!(v->d = gc_detect_new(&v->rules, NULL))) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+void gc_verdicts_free(gc_verdicts *v)
+{
+    if (v) {
+        gc_detect_free(v->d);
+        free(v);
+    }
+}
+
+void gc_verdicts_gpu(gc_verdicts *v, const gc_gpu *g, const gc_summary *sums)
+{
+    if (v && !v->failed &&
+        gc_detect_add_census_gpu(v->d, g, sums, gc_gpu_status_name(g->status), &v->err))
+        v->failed = 1;
+}
+
+static void end_of(const gc_link_view_end *e, gc_det_end *o)
+{
+    o->is_gpu = e->is_gpu;
+    o->node = e->node;
+    o->gpu_index = e->gpu_index;
+    o->uuid = e->uuid;
+    o->numa_node = e->numa_node;
+}
+
+/* A link as the catalogue writes it (numbers rounded as written), to the
+ * detector, as check's reader gives it from the file. */
+static void on_link(void *ctx, const gc_link_view *x)
+{
+    gc_verdicts *v = ctx;
+    if (v->failed)
+        return;
+    gc_det_link l = {
+        .index = x->index, .kind = x->kind, .benchmark = x->benchmark, .direction = x->direction,
+        .memory = x->memory, .engine = x->engine, .peer_access = x->peer_access,
+        .concurrent = x->concurrent, .beta_bps = gc_det_round(x->beta_bps),
+        .alpha_s = gc_det_round(x->alpha_s), .nominal_bps = gc_det_round(x->nominal_bps),
+        .lambda = gc_det_round(x->lambda), .top_bps = gc_det_round(x->top_bps),
+    };
+    end_of(&x->src, &l.src);
+    end_of(&x->dst, &l.dst);
+    if (gc_detect_add_link(v->d, &l, &v->err))
+        v->failed = 1;
+}
+
+char *gc_verdicts_finish(gc_verdicts *v, gc_links *links, gc_jw *w)
+{
+    if (v)
+        gc_links_observe(links, on_link, v);
+    gc_links_write(links, w);
+    gc_links_observe(links, NULL, NULL);
+    char *out = NULL;
+    if (v && !v->failed && !gc_detect_finish(v->d, &v->err) &&
+        !(out = gc_detect_json(v->d, w->depth0)))
+        gc_fail(&v->err, GC_ENOMEM, "out of memory");
+    if (v && !out)
+        fprintf(stderr, "gpucensus: verdicts left out of the catalogue: %s\n",
+                v->err.msg[0] ? v->err.msg : "out of memory");
+    gc_verdicts_free(v);
+    return out ? out : strdup("[]");
+}

@@ -1,0 +1,29 @@
+/* The catalogue writer's side of detection (detect.c): every GPU is given
+ * to the detector as the writer streams it, the links when they are
+ * written, and the verdicts array comes back for the end of
+ * catalogue.json. The run judges with the default rules and no baseline
+ * (`gpucensus check --rules R --baseline B` judges again with them); the
+ * values are read as the catalogue keeps them, so check on the catalogue
+ * repeats the run's verdicts. A detection that fails (out of memory)
+ * leaves the catalogue without verdicts ([]) and says so on stderr. */
+#ifndef GC_VERDICTS_H
+#define GC_VERDICTS_H
+
+#include "jsonw.h"
+#include "links.h"
+#include "results.h"
+
+typedef struct gc_verdicts gc_verdicts;
+
+gc_verdicts *gc_verdicts_new(void);   /* NULL: out of memory */
+/* A GPU with its parameters derived; sums: its points' summaries (or NULL). */
+void gc_verdicts_gpu(gc_verdicts *v, const gc_gpu *g, const gc_summary *sums);
+/* Writes the links array to w (gc_links_write), the detector watching
+ * each link go by, judges everything, frees v, and returns the "verdicts"
+ * array as text indented as w's value ("[]" when v is NULL or detection
+ * failed); free() it. NULL only when even "[]" cannot be allocated. */
+char *gc_verdicts_finish(gc_verdicts *v, gc_links *links, gc_jw *w);
+/* Without judging (the catalogue was not finished); NULL is fine. */
+void gc_verdicts_free(gc_verdicts *v);
+
+#endif

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Verdicts written by a run: 8 sim ranks (2 nodes x 4 GPUs), one GPU with
+# HBM at 80% and one PCIe link at x8. The catalogue's verdicts are schema
+# valid, point at exactly those GPUs (their host links, their nodes), are
+# what `gpucensus check` computes again from the catalogue, and what a
+# merge of the shards writes; check exits 2 and prints both drain commands.
+. "$(dirname "$0")/../lib.sh"
+plan=$ROOT/tests/check/verdicts.cfg
+out=$TMP/run
+$MPIRUN -np 8 "$GC" run "$plan" --backend sim -o "$out" --quiet || die "run failed"
+$VALIDATE "$out" >/dev/null || { $VALIDATE "$out"; die "schema"; }
+"$GC" check "$out" --json > "$TMP/check.json"
+[ $? -eq 2 ] || die "check --json: exit $?, expected 2"
+"$GC" check "$out" > "$TMP/check.txt"
+[ $? -eq 2 ] || { cat "$TMP/check.txt"; die "check: expected exit 2"; }
+grep -q 'NodeName=n1 State=DRAIN Reason="gpucensus: n1/gpu2 degraded' "$TMP/check.txt" || die "drain n1"
+grep -q 'NodeName=n2 State=DRAIN Reason="gpucensus: n2/gpu1 degraded: PCIe link trained at x8' "$TMP/check.txt" ||
+    die "drain n2"
+"$GC" merge "$out/shards" -o "$out/merged" >/dev/null || die "merge"
+/usr/bin/python3 - "$out/catalogue.json" "$TMP/check.json" "$out/merged/catalogue.json" <<'PY' || die "verdicts"
+import json, sys
+cat = json.load(open(sys.argv[1]))
+v = cat["verdicts"]
+assert v == json.load(open(sys.argv[2])), "check's verdicts differ from the run's"
+assert v == json.load(open(sys.argv[3]))["verdicts"], "the merge's verdicts differ from the run's"
+assert sum(x["type"] == "gpu" for x in v) == 8 and sum(x["type"] == "node" for x in v) == 2
+assert sum(x["type"] == "link" for x in v) == len(cat["links"])
+bad = {x["subject"]: x for x in v if x["verdict"] != "ok"}
+gpus = sorted(s for s, x in bad.items() if x["type"] == "gpu")
+assert gpus == ["n1/gpu2", "n2/gpu1"], [(s, [(r["rule"], r["metric"], r["detail"]) for r in bad[s]["reasons"]]) for s in gpus]
+assert bad["n1/gpu2"]["verdict"] == "degraded"
+assert any(r["rule"] == "peers" and r["metric"] == "hbm_bw_bps" for r in bad["n1/gpu2"]["reasons"])
+assert any(r["rule"] == "limit_pcie" for r in bad["n2/gpu1"]["reasons"])
+links = [s for s, x in bad.items() if x["type"] == "link"]
+assert links and all(s.endswith("n2/gpu1") or "n2/gpu1 ->" in s for s in links), links
+assert bad["n1"]["verdict"] == bad["n2"]["verdict"] == "degraded"
+print("verdicts ok:", len(v), "subjects,", len(bad), "not ok")
+PY
