@@ -943,12 +943,9 @@ static int judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const
     size_t nl = d->nl;
     if (!nl)
         return 0;
-    uint32_t *order = malloc(nl * sizeof *order);
-    double *beta = malloc(nl * sizeof *beta), *top = malloc(nl * sizeof *top);
-    if (!order || !beta || !top) {
-        free(order), free(beta), free(top);
+    double *vals = malloc(nl * sizeof *vals);
+    if (!vals)
         return GC_ENOMEM;
-    }
     int rc = 0;
     char key[600], cls[160];
     for (size_t i = 0; i < nl && !rc; i++) {
@@ -1001,8 +998,6 @@ static int judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const
         }
     }
     /* peers: links of the same class between the same SKUs */
-    for (size_t i = 0; i < nl; i++)
-        order[i] = (uint32_t)i;
     size_t ngroups = d->groups.n;
     size_t *cnt = calloc(ngroups + 1, sizeof *cnt);
     uint32_t *byg = malloc(nl * sizeof *byg);
@@ -1036,15 +1031,15 @@ static int judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const
         const char *what[2] = { "beta_bps", "top_bandwidth_bps" };
         for (int w = 0; w < 2 && !rc; w++) {
             for (size_t j = 0; j < n; j++)
-                beta[j] = w ? d->l[m[j]].l.top_bps : d->l[m[j]].l.beta_bps;
+                vals[j] = w ? d->l[m[j]].l.top_bps : d->l[m[j]].l.beta_bps;
             double med, sigma;
             size_t used;
-            if ((rc = robust(beta, n, R->sigma_floor_rel, &med, &sigma, &used)))
+            if ((rc = robust(vals, n, R->sigma_floor_rel, &med, &sigma, &used)))
                 break;
             if (used < (size_t)R->min_peers || !(med > 0))
                 continue;
             for (size_t j = 0; j < n && !rc; j++) {
-                double x = beta[j];
+                double x = vals[j];
                 if (!isfinite(x))
                     continue;
                 double z = (med - x) / sigma, rel = (med - x) / med;
@@ -1058,7 +1053,7 @@ static int judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const
             }
         }
     }
-    free(cnt), free(byg), free(order), free(beta), free(top);
+    free(cnt), free(byg), free(vals);
     return rc;
 }
 
@@ -1137,7 +1132,8 @@ static int judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
      * while the node's other GPUs' host links are fine */
     for (size_t nv = first; nv < d->nv && !rc; nv++) {
         gc_verdict *v = &d->v[nv];
-        int bad[64] = { 0 }, all[64] = { 0 }, other_ok = 0;
+        /* per host NUMA node: its GPUs, and those with a degraded host link */
+        uint64_t bad[64] = { 0 }, all[64] = { 0 };
         for (size_t i = 0; i < d->nl; i++) {
             const lrec *l = &d->l[i];
             if (strcmp(l->bench, "xfer") || l->l.concurrent)
@@ -1148,19 +1144,19 @@ static int judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
             int numa = d->g[gi].numa_node;
             if (numa < 0 || numa >= 64)
                 continue;
-            int isbad = d->v[d->ng + i].level >= GC_V_DEGRADED;
-            all[numa] |= 1 << (d->g[gi].index & 15);
-            if (isbad)
-                bad[numa] |= 1 << (d->g[gi].index & 15);
-            else
-                other_ok = 1;
+            uint64_t bit = 1ull << (d->g[gi].index & 63);
+            all[numa] |= bit;
+            if (d->v[d->ng + i].level >= GC_V_DEGRADED)
+                bad[numa] |= bit;
         }
         for (int k = 0; k < 64 && !rc; k++) {
-            int cnt = __builtin_popcount((unsigned)all[k]);
-            if (cnt >= 2 && bad[k] == all[k] && other_ok)
+            int cnt = __builtin_popcountll(all[k]), healthy_elsewhere = 0;
+            for (int k2 = 0; k2 < 64; k2++)
+                healthy_elsewhere |= k2 != k && all[k2] && bad[k2] != all[k2];
+            if (cnt >= 2 && bad[k] == all[k] && healthy_elsewhere)
                 rc = add_reason(v, "numa", "host_numa_node", k, NAN, NAN, "", GC_V_DEGRADED,
                                 "host copies of all %d GPUs near host NUMA node %d are slow while the "
-                                "node's other GPUs are not: look at that NUMA node's memory or root complex",
+                                "node's other GPUs' are not: look at that NUMA node's memory or root complex",
                                 cnt, k);
         }
     }
