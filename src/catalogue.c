@@ -290,7 +290,7 @@ static void judge(gc_gpu *g)
          * GPU was not measured as the plan asked. */
         g->status = GC_GPU_FAILED;
         snprintf(g->status_reason, sizeof g->status_reason,
-                 "the rank stopped after %u of %u work items (crashed or killed); "
+                 "the rank stopped after %u of %u work items (it died, hung or was stopped); "
                  "results up to then are kept", g->items_done, g->items_total);
     } else if (failed) {
         g->status = GC_GPU_PARTIAL;
