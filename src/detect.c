@@ -873,17 +873,21 @@ static int judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict
                             g->sm_clock_max_mhz, when[i], names);
             clock_done = 1;
         }
-        if (!rc && c->ecc_uncorrected > 0)
-            rc = add_reason(v, "limit_ecc", "ecc_uncorrected_errors", (double)c->ecc_uncorrected, 0,
-                            (double)c->ecc_uncorrected, "count", GC_V_DEGRADED,
-                            "%lld uncorrected ECC errors (%s)", c->ecc_uncorrected, when[i]);
-        else if (!rc && c->ecc_corrected > R->ecc_corrected_suspect)
-            rc = add_reason(v, "limit_ecc", "ecc_corrected_errors", (double)c->ecc_corrected,
-                            (double)R->ecc_corrected_suspect, (double)c->ecc_corrected, "count",
-                            GC_V_SUSPECT, "%lld corrected ECC errors (%s)", c->ecc_corrected, when[i]);
-        if (c->ecc_uncorrected > 0 || c->ecc_corrected > R->ecc_corrected_suspect)
-            break;   /* once: the end repeats the start's counters */
     }
+    /* ECC counters only grow: the larger of the start's and the end's */
+    long long unc = -1, cor = -1;
+    for (int i = 0; i < 2; i++)
+        if (cs[i]->valid) {
+            unc = cs[i]->ecc_uncorrected > unc ? cs[i]->ecc_uncorrected : unc;
+            cor = cs[i]->ecc_corrected > cor ? cs[i]->ecc_corrected : cor;
+        }
+    if (!rc && unc > 0)
+        rc = add_reason(v, "limit_ecc", "ecc_uncorrected_errors", (double)unc, 0, (double)unc, "count",
+                        GC_V_DEGRADED, "%lld uncorrected ECC errors", unc);
+    if (!rc && cor > R->ecc_corrected_suspect)
+        rc = add_reason(v, "limit_ecc", "ecc_corrected_errors", (double)cor,
+                        (double)R->ecc_corrected_suspect, (double)cor, "count", GC_V_SUSPECT,
+                        "%lld corrected ECC errors (more than %lld)", cor, R->ecc_corrected_suspect);
     if (!rc && g->throttled_points > 0 && !clock_done)
         rc = add_reason(v, "limit_clock", "throttled_points", g->throttled_points, 0,
                         g->throttled_points, "count", GC_V_SUSPECT,
