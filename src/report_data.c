@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "catread.h"
+#include "fsutil.h"
 
 typedef struct walker {
     const char *buf;
@@ -267,39 +268,6 @@ static int walk(rp_cat *c, const char *buf, size_t len)
     }
 }
 
-static int read_all(const char *path, char **buf, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 20, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        if (n == cap) {
-            char *nb = realloc(b, cap *= 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-        }
-        size_t k = fread(b + n, 1, cap - n, f);
-        n += k;
-        if (k == 0)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!b || bad) {
-        free(b);
-        return -1;
-    }
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
 static long node_order(const rp_cat *c, const char *node)
 {
     for (size_t i = 0; i < c->nnodes; i++)
@@ -412,11 +380,11 @@ int rp_load(const char *arg, rp_cat *c, gc_err *err)
         return gc_fail(err, GC_EINVAL, "%s: no GPU in this catalogue: nothing to report", c->path);
     if ((rc = gc_detect_finish(c->det, err)))
         return rc;
-    char *buf;
+    uint8_t *buf;
     size_t len;
-    if (read_all(c->path, &buf, &len))
-        return gc_fail(err, GC_EIO, "%s: cannot read", c->path);
-    rc = walk(c, buf, len);
+    if ((rc = gc_read_file(c->path, (size_t)64 << 30, &buf, &len, err)))
+        return rc;
+    rc = walk(c, (char *)buf, len);
     free(buf);
     if (rc)
         return gc_fail(err, GC_ECORRUPT, "%s: not a catalogue the report can read", c->path);
