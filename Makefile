@@ -102,7 +102,7 @@ deps-test:
 	@tools/deps.sh test
 
 test: deps-test
-	$(MAKE) tests
+	$(MAKE) -j$(shell nproc) tests
 	tests/run.sh
 
 run: deps
