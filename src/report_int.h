@@ -10,6 +10,7 @@
 
 #include "detect.h"
 #include "err.h"
+#include "hist.h"
 #include "results.h"
 
 typedef struct rp_pt {
@@ -78,5 +79,40 @@ void rp_node_gpus(const rp_cat *c, size_t k, size_t *first, size_t *n);
 int rp_tty(FILE *f);
 void rp_table(FILE *f, const rp_cat *c, int colour);
 int rp_html(const rp_cat *c, const char *out, gc_err *err);
+
+
+/* ---- inside the HTML page (report_html.c, report_lat.c, report_xfer.c) ---- */
+
+#define NCOL 8               /* line colours c0..c7 */
+
+/* One GPU's latency histograms (or all GPUs' merged) at the L1, L2 and
+ * DRAM footprints. */
+typedef struct rp_hist3 {
+    gc_hist h[3];
+    int have[3];
+    double scale[3];
+    double fp[3];
+} rp_hist3;
+
+/* report_html.c */
+const char *rh_vname(int level);
+void rh_node_id(char *out, size_t cap, const char *node);
+void rh_esc(FILE *f, const char *s);
+
+/* report_lat.c */
+void rh_latency_plot(FILE *f, const rp_cat *c, size_t first, size_t n, const char *title,
+                     double *tmp);
+void rh_free_h3(rp_hist3 *h, size_t n);
+void rh_load_hists(const rp_cat *c, size_t node, size_t first, size_t n, rp_hist3 *hs,
+                   char *why, size_t whycap);
+void rh_hist_row(FILE *f, rp_hist3 *hs, size_t n, const char *who);
+
+/* report_xfer.c */
+void rh_cluster_view(FILE *f, const rp_cat *c);
+void rh_xfer_plots(FILE *f, const rp_cat *c, const char *node, const char *who);
+void rh_p2p_matrix(const rp_cat *c, const char *node, int n, double *mx);
+void rh_heatmap(FILE *f, const double *mx, int n, const char *title);
+int rh_node_width(const rp_cat *c, size_t first, size_t n);
+void rh_aggregate_p2p(FILE *f, const rp_cat *c);
 
 #endif
