@@ -1,0 +1,107 @@
+/* Private to the detect module (detect.c, detect_rules.c, detect_verdict.c):
+ * the records, the string table and the baseline they share, and the
+ * functions one file calls in another. Not part of the public API (detect.h). */
+#ifndef GC_DETECT_INT_H
+#define GC_DETECT_INT_H
+
+#include "detect.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- string interning ------------------------------------------------- */
+
+typedef struct strtab {
+    char **s;          /* by id */
+    size_t n, cap;
+    uint32_t *slot;    /* open addressing: id + 1, 0 empty */
+    size_t nslot;
+} strtab;
+
+long det_strtab_id(strtab *t, const char *s, int add);
+void det_strtab_free(strtab *t);
+
+/* ---- baseline --------------------------------------------------------- */
+
+typedef struct bentry {
+    uint32_t key;      /* strtab id of "sku\x1fkey" or "uuid\x1fkey" */
+    double value;
+} bentry;
+
+struct gc_baseline {
+    char source[256];
+    strtab keys;
+    size_t n, cap;
+    bentry *e;
+    int sorted;
+    double *val;       /* per key id: median, after gc_baseline_seal */
+};
+
+double det_median_of(double *v, size_t n);   /* sorts v */
+int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid);
+double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const char *key,
+                        int *own);
+
+/* ---- records ---------------------------------------------------------- */
+
+typedef struct val {
+    uint32_t key;
+    int8_t better, has_q;
+    double v, count;
+    double q[GC_DET_NQ];
+} val;
+
+typedef struct grec {
+    char node[GC_NODE_MAX], uuid[48], name[96], status[16], reason[160];
+    int index, rank;
+    long long sm_count, l2_bytes, mem_bytes;
+    double sm_clock_max_mhz, hbm_ratio;
+    int numa_node, pcie_gen, pcie_width, pcie_max_gen, pcie_max_width, nvlink_links;
+    gc_det_cond start, end;
+    int throttled_points;
+    size_t nv;
+    val *v;
+    uint32_t group;
+} grec;
+
+typedef struct lrec {
+    gc_det_link l;
+    char kind[16], bench[8], dir[8], mem[12], engine[8], peer[8];
+    char src_node[GC_NODE_MAX], dst_node[GC_NODE_MAX], src_uuid[48], dst_uuid[48];
+    long src_gpu, dst_gpu;     /* grec index, -1 */
+    uint32_t group;
+} lrec;
+
+struct gc_detect {
+    const gc_rules *r;
+    gc_baseline *base;
+    strtab keys, groups;
+    char **unit;       /* per key id */
+    uint32_t *seen;    /* per key id: 1 + the last GPU that had it */
+    size_t nunit;
+    size_t ng, capg, nl, capl;
+    grec *g;
+    lrec *l;
+    size_t nv, capv;
+    gc_verdict *v;
+    int finished;
+};
+
+#define CPY(dst, src) snprintf(dst, sizeof dst, "%s", (src) ? (src) : "")
+
+/* ---- verdict building (detect_verdict.c) ------------------------------ */
+
+gc_verdict *det_new_verdict(gc_detect *d, int type);
+int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double value,
+                   double ref, double dev, const char *dev_unit, int sev, const char *fmt, ...)
+    __attribute__((format(printf, 9, 10)));
+
+/* ---- the rules (detect_rules.c) --------------------------------------- */
+
+int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd);
+int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v);
+int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v);
+int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const long *lgpu_dst);
+int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst);
+
+#endif

@@ -1,0 +1,532 @@
+/* The rules of detect: peers and distributions, the baseline, physical
+ * limits, links and nodes. Split out of detect.c (past the module size
+ * limit); detect.c keeps the records and the order of judging,
+ * detect_verdict.c the verdicts and their JSON. See detect.h for the rules. */
+#include "detect.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect_int.h"
+
+/* ---- GPUs: peers, distributions, baseline, physical limits ---------- */
+
+/* One-sided W1 between two quantile functions given at the knots
+ * 0.01 0.05 0.5 0.95 0.99 (piecewise linear), over [0.05, 0.95]: the mass
+ * moved in the bad direction, divided by the span. The outer 5% on each
+ * side are left out: with a few hundred samples they are a handful of
+ * samples, and mostly the host's noise (a launch-time p99 varies 2x
+ * between healthy GPUs), not the GPU's. */
+static double w1_bad(const double *x, const double *ref, int better)
+{
+    static const double qs[GC_DET_NQ] = { 0.01, 0.05, 0.5, 0.95, 0.99 };
+    enum { FIRST = 1, LAST = 3 };
+    double area = 0;
+    for (int i = FIRST; i < LAST; i++) {
+        double a = better == GC_BETTER_LOWER ? x[i] - ref[i] : ref[i] - x[i];
+        double b = better == GC_BETTER_LOWER ? x[i + 1] - ref[i + 1] : ref[i + 1] - x[i + 1];
+        double w = qs[i + 1] - qs[i];
+        if (a >= 0 && b >= 0)
+            area += 0.5 * (a + b) * w;
+        else if (a > 0 || b > 0) {
+            double pos = a > 0 ? a : b, neg = a > 0 ? -b : -a;
+            area += 0.5 * pos * w * pos / (pos + neg);
+        }
+    }
+    return area / (qs[LAST] - qs[FIRST]);
+}
+
+static void fmt_val(char *out, size_t cap, double v, const char *unit)
+{
+    if (unit && !strcmp(unit, "bytes_per_s"))
+        snprintf(out, cap, "%.4g GB/s", v / 1e9);
+    else
+        snprintf(out, cap, "%.6g%s%s", v, unit && *unit ? " " : "", unit ? unit : "");
+}
+
+static const char *unit_of(const gc_detect *d, uint32_t key)
+{
+    return key < d->nunit && d->unit[key] ? d->unit[key] : "";
+}
+
+/* Column of one key over a peer group: (member, value index) pairs. */
+typedef struct cell {
+    uint32_t gi;
+    uint32_t vi;
+} cell;
+
+int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd)
+{
+    const gc_rules *R = d->r;
+    size_t nk = d->keys.n;
+    size_t *cnt = calloc(nk + 1, sizeof *cnt);
+    size_t total = 0;
+    if (!cnt)
+        return GC_ENOMEM;
+    for (size_t m = 0; m < nm; m++) {
+        const grec *g = &d->g[members[m]];
+        if (!strcmp(g->status, "failed"))
+            continue;
+        for (size_t i = 0; i < g->nv; i++)
+            cnt[g->v[i].key + 1]++;
+        total += g->nv;
+    }
+    for (size_t k = 0; k < nk; k++)
+        cnt[k + 1] += cnt[k];
+    cell *cells = malloc((total ? total : 1) * sizeof *cells);
+    size_t *fill = malloc((nk ? nk : 1) * sizeof *fill);
+    double *tmp = malloc((nm ? nm : 1) * sizeof *tmp), *dist = malloc((nm ? nm : 1) * sizeof *dist);
+    if (!cells || !fill || !tmp || !dist) {
+        free(cnt), free(cells), free(fill), free(tmp), free(dist);
+        return GC_ENOMEM;
+    }
+    memcpy(fill, cnt, nk * sizeof *fill);
+    for (size_t m = 0; m < nm; m++) {
+        const grec *g = &d->g[members[m]];
+        if (!strcmp(g->status, "failed"))
+            continue;
+        for (size_t i = 0; i < g->nv; i++)
+            cells[fill[g->v[i].key]++] = (cell){ (uint32_t)m, (uint32_t)i };
+    }
+    int rc = 0;
+    for (size_t k = 0; k < nk && !rc; k++) {
+        size_t n = cnt[k + 1] - cnt[k];
+        const cell *c = cells + cnt[k];
+        if (n < (size_t)R->min_peers)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = d->g[members[c[i].gi]].v[c[i].vi].v;
+        double med = det_median_of(tmp, n);
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = fabs(d->g[members[c[i].gi]].v[c[i].vi].v - med);
+        double mad = det_median_of(tmp, n);
+        double sigma = fmax(1.4826 * mad, R->sigma_floor_rel * fabs(med));
+        /* distribution: the peers' median quantile function */
+        double ref[GC_DET_NQ];
+        int nq = 0, with_q = R->dist_enabled;
+        for (size_t i = 0; i < n && with_q; i++)
+            with_q = d->g[members[c[i].gi]].v[c[i].vi].has_q;
+        double dmed = 0, dsig = 0, cmin = 0;
+        if (with_q && fabs(med) > 0) {
+            /* a point with far fewer samples than its peers' (a time
+             * budget hit) has tails that are not comparable */
+            for (size_t i = 0; i < n; i++)
+                tmp[i] = d->g[members[c[i].gi]].v[c[i].vi].count;
+            cmin = R->dist_min_samples_rel * det_median_of(tmp, n);
+            nq = 1;
+            for (int q = 0; q < GC_DET_NQ; q++) {
+                for (size_t i = 0; i < n; i++)
+                    tmp[i] = d->g[members[c[i].gi]].v[c[i].vi].q[q];
+                ref[q] = det_median_of(tmp, n);
+            }
+            for (size_t i = 0; i < n; i++) {
+                const val *x = &d->g[members[c[i].gi]].v[c[i].vi];
+                dist[i] = w1_bad(x->q, ref, x->better) / fabs(ref[2] ? ref[2] : med);
+                tmp[i] = dist[i];
+            }
+            dmed = det_median_of(tmp, n);
+            for (size_t i = 0; i < n; i++)
+                tmp[i] = fabs(dist[i] - dmed);
+            dsig = fmax(1.4826 * det_median_of(tmp, n), R->dist_sigma_floor);
+        }
+        const char *name = d->keys.s[k], *unit = unit_of(d, (uint32_t)k);
+        for (size_t i = 0; i < n && !rc; i++) {
+            const val *x = &d->g[members[c[i].gi]].v[c[i].vi];
+            gc_verdict *v = &verd[members[c[i].gi]];
+            double bad = x->better == GC_BETTER_HIGHER ? med - x->v : x->v - med;
+            double z = bad / sigma, rel = med != 0 ? bad / fabs(med) : 0;
+            int sev = z >= R->z_degraded && rel >= R->rel_degraded ? GC_V_DEGRADED
+                    : z >= R->z_suspect && rel >= R->rel_suspect   ? GC_V_SUSPECT : GC_V_OK;
+            if (sev) {
+                char a[48], b[48];
+                fmt_val(a, sizeof a, x->v, unit);
+                fmt_val(b, sizeof b, med, unit);
+                rc = det_add_reason(v, "peers", name, x->v, med, (x->v - med) / sigma, "robust_z", sev,
+                                    "%s vs peers' median %s (%+.1f%%, robust z %+.1f over %zu GPUs)",
+                                    a, b, 100.0 * (x->v - med) / fabs(med), (x->v - med) / sigma, n);
+            }
+            if (nq && !rc && x->count >= cmin) {
+                double dz = (dist[i] - dmed) / dsig;
+                int ds = dz >= R->dist_z && dist[i] >= R->dist_rel_degraded ? GC_V_DEGRADED
+                       : dz >= R->dist_z && dist[i] >= R->dist_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
+                if (ds)
+                    rc = det_add_reason(v, "distribution", name, dist[i], dmed, dz, "wasserstein_rel", ds,
+                                        "distribution %s than the peers': Wasserstein-1 %.1f%% of the median "
+                                        "(peers %.1f%%); p50/p95/p99 %.5g/%.5g/%.5g vs %.5g/%.5g/%.5g",
+                                        x->better == GC_BETTER_HIGHER ? "lower" : "higher",
+                                        100 * dist[i], 100 * dmed, x->q[2], x->q[3], x->q[4], ref[2],
+                                        ref[3], ref[4]);
+            }
+        }
+    }
+    free(cnt), free(cells), free(fill), free(tmp), free(dist);
+    return rc;
+}
+
+int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
+{
+    const gc_rules *R = d->r;
+    int rc = 0;
+    for (size_t i = 0; i < g->nv && !rc; i++) {
+        const val *x = &g->v[i];
+        int own;
+        double ref = det_baseline_ref(d->base, g->name, g->uuid, d->keys.s[x->key], &own);
+        if (!isfinite(ref) || ref == 0)
+            continue;
+        double rel = (x->better == GC_BETTER_HIGHER ? ref - x->v : x->v - ref) / fabs(ref);
+        int sev = rel >= R->base_rel_degraded ? GC_V_DEGRADED
+                : rel >= R->base_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
+        if (sev) {
+            char a[48], b[48];
+            fmt_val(a, sizeof a, x->v, unit_of(d, x->key));
+            fmt_val(b, sizeof b, ref, unit_of(d, x->key));
+            rc = det_add_reason(v, "baseline", d->keys.s[x->key], x->v, ref, (x->v - ref) / fabs(ref),
+                                "relative", sev, "%s vs %s %s (%+.1f%%)", a,
+                                own ? "this GPU's earlier" : "the SKU's baseline", b,
+                                100 * (x->v - ref) / fabs(ref));
+        }
+    }
+    return rc;
+}
+
+static void throttle_names(long long bits, char *out, size_t cap)
+{
+    static const char *const names[] = { "gpu_idle", "applications_clocks", "sw_power_cap",
+                                         "hw_slowdown", "sync_boost", "sw_thermal",
+                                         "hw_thermal", "hw_power_brake", "display_clocks" };
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < 9; i++)
+        if (bits & (1ll << i))
+            n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s", n ? "," : "", names[i]);
+    if (!n)
+        snprintf(out, cap, "0x%llx", bits);
+}
+
+int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v)
+{
+    const gc_rules *R = d->r;
+    int rc = 0;
+    if (!strcmp(g->status, "failed"))
+        rc = det_add_reason(v, "status", "status", NAN, NAN, NAN, "", GC_V_FAILED, "measurement failed: %s",
+                            g->reason[0] ? g->reason : "no reason given");
+    else if (!strcmp(g->status, "partial"))
+        rc = det_add_reason(v, "status", "status", NAN, NAN, NAN, "", GC_V_SUSPECT, "%s",
+                            g->reason[0] ? g->reason : "some work items failed");
+    if (!rc && g->pcie_width > 0 && g->pcie_max_width > 0 && g->pcie_width < g->pcie_max_width)
+        rc = det_add_reason(v, "limit_pcie", "pcie_width", g->pcie_width, g->pcie_max_width,
+                            (double)g->pcie_width / g->pcie_max_width, "ratio", GC_V_DEGRADED,
+                            "PCIe link trained at x%d of x%d under traffic", g->pcie_width, g->pcie_max_width);
+    if (!rc && g->pcie_gen > 0 && g->pcie_max_gen > 0 && g->pcie_gen < g->pcie_max_gen)
+        rc = det_add_reason(v, "limit_pcie", "pcie_gen", g->pcie_gen, g->pcie_max_gen,
+                            (double)g->pcie_gen / g->pcie_max_gen, "ratio", GC_V_SUSPECT,
+                            "PCIe link at generation %d of %d under traffic", g->pcie_gen, g->pcie_max_gen);
+    /* NVLinks: as many as the peers' most, or the baseline's */
+    int want = group_links;
+    if (d->base) {
+        int own;
+        double b = det_baseline_ref(d->base, g->name, g->uuid, "nvlink_links", &own);
+        if (isfinite(b) && b > want)
+            want = (int)b;
+    }
+    if (!rc && g->nvlink_links >= 0 && want > 0 && g->nvlink_links < want)
+        rc = det_add_reason(v, "limit_nvlink", "nvlink_links", g->nvlink_links, want,
+                            (double)g->nvlink_links / want, "ratio", GC_V_DEGRADED,
+                            "%d of %d NVLinks active (peers/baseline have %d)", g->nvlink_links, want, want);
+    const gc_det_cond *cs[2] = { &g->start, &g->end };
+    const char *when[2] = { "start", "end" };
+    int clock_done = 0;
+    for (int i = 0; i < 2 && !rc; i++) {
+        const gc_det_cond *c = cs[i];
+        if (!c->valid)
+            continue;
+        long long bad = c->throttle_reasons & R->throttle_bad_mask;
+        char names[160];
+        throttle_names(c->throttle_reasons, names, sizeof names);
+        double ratio = g->sm_clock_max_mhz > 0 ? c->sm_clock_mhz / g->sm_clock_max_mhz : 1;
+        if (bad && !clock_done) {
+            int low = ratio < R->clock_floor;
+            rc = det_add_reason(v, "limit_clock", "sm_clock_mhz", c->sm_clock_mhz, g->sm_clock_max_mhz,
+                                ratio, "ratio", low ? GC_V_DEGRADED : GC_V_SUSPECT,
+                                "SM clock %.0f of %.0f MHz at the %s of the run, held by %s", c->sm_clock_mhz,
+                                g->sm_clock_max_mhz, when[i], names);
+            clock_done = 1;
+        }
+    }
+    /* ECC counters only grow: the larger of the start's and the end's */
+    long long unc = -1, cor = -1;
+    for (int i = 0; i < 2; i++)
+        if (cs[i]->valid) {
+            unc = cs[i]->ecc_uncorrected > unc ? cs[i]->ecc_uncorrected : unc;
+            cor = cs[i]->ecc_corrected > cor ? cs[i]->ecc_corrected : cor;
+        }
+    if (!rc && unc > 0)
+        rc = det_add_reason(v, "limit_ecc", "ecc_uncorrected_errors", (double)unc, 0, (double)unc, "count",
+                            GC_V_DEGRADED, "%lld uncorrected ECC errors", unc);
+    if (!rc && cor > R->ecc_corrected_suspect)
+        rc = det_add_reason(v, "limit_ecc", "ecc_corrected_errors", (double)cor,
+                            (double)R->ecc_corrected_suspect, (double)cor, "count", GC_V_SUSPECT,
+                            "%lld corrected ECC errors (more than %lld)", cor, R->ecc_corrected_suspect);
+    if (!rc && g->throttled_points > 0 && !clock_done)
+        rc = det_add_reason(v, "limit_clock", "throttled_points", g->throttled_points, 0,
+                            g->throttled_points, "count", GC_V_SUSPECT,
+                            "%d points measured while the GPU was throttled", g->throttled_points);
+    if (!rc && isfinite(g->hbm_ratio) && g->hbm_ratio > 0 && g->hbm_ratio < R->hbm_ratio_floor)
+        rc = det_add_reason(v, "limit_ratio", "hbm_achieved_ratio", g->hbm_ratio, R->hbm_ratio_floor,
+                            g->hbm_ratio, "ratio", GC_V_DEGRADED,
+                            "HBM achieves %.0f%% of its theoretical bandwidth (floor %.0f%%)",
+                            100 * g->hbm_ratio, 100 * R->hbm_ratio_floor);
+    return rc;
+}
+
+
+/* ---- links ------------------------------------------------------------ */
+
+static void end_name(const gc_det_end *e, char *out, size_t cap)
+{
+    if (e->is_gpu)
+        snprintf(out, cap, "%s/gpu%d", e->node ? e->node : "?", e->gpu_index);
+    else if (e->numa_node >= 0)
+        snprintf(out, cap, "%s/host(numa%d)", e->node ? e->node : "?", e->numa_node);
+    else
+        snprintf(out, cap, "%s/host", e->node ? e->node : "?");
+}
+
+void gc_det_link_class(const gc_det_link *l, char *out, size_t cap)
+{
+    const char *e = l->engine ? l->engine : "", *p = l->peer_access ? l->peer_access : "";
+    snprintf(out, cap, "%s %s %s %s%s%s%s%s%s", l->kind ? l->kind : "", l->benchmark ? l->benchmark : "",
+             l->direction ? l->direction : "", l->memory ? l->memory : "", *e ? " " : "", e,
+             *p ? " peer_access=" : "", p, l->concurrent ? " concurrent" : "");
+}
+
+/* robust statistics of the finite values of v (n): median and sigma */
+static int robust(const double *v, size_t n, double floor_rel, double *med, double *sigma,
+                  size_t *used)
+{
+    double *t = malloc((n ? n : 1) * sizeof *t);
+    if (!t)
+        return GC_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]))
+            t[k++] = v[i];
+    *med = det_median_of(t, k);
+    for (size_t i = 0; i < k; i++)
+        t[i] = fabs(t[i] - *med);
+    *sigma = fmax(1.4826 * det_median_of(t, k), floor_rel * fabs(*med));
+    *used = k;
+    free(t);
+    return 0;
+}
+
+int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const long *lgpu_dst)
+{
+    const gc_rules *R = d->r;
+    size_t nl = d->nl;
+    if (!nl)
+        return 0;
+    double *vals = malloc(nl * sizeof *vals);
+    if (!vals)
+        return GC_ENOMEM;
+    int rc = 0;
+    char key[600], cls[160];
+    for (size_t i = 0; i < nl && !rc; i++) {
+        lrec *l = &d->l[i];
+        const char *ss = lgpu_src[i] >= 0 ? d->g[lgpu_src[i]].name : "host";
+        const char *ds = lgpu_dst[i] >= 0 ? d->g[lgpu_dst[i]].name : "host";
+        gc_det_link_class(&l->l, cls, sizeof cls);
+        snprintf(key, sizeof key, "%s | %s -> %s", cls, ss, ds);
+        long id = det_strtab_id(&d->groups, key, 1);
+        if (id < 0)
+            rc = GC_ENOMEM;
+        l->group = (uint32_t)id;
+        gc_verdict *v = &lv[i];
+        char a[96], b[96];
+        end_name(&l->l.src, a, sizeof a);
+        end_name(&l->l.dst, b, sizeof b);
+        snprintf(v->subject, sizeof v->subject, "%.100s: %.70s -> %.70s", cls, a, b);
+        CPY(v->node, l->l.src.is_gpu ? l->src_node : l->dst_node);
+        v->link_index = (long)l->l.index;
+        snprintf(v->group, sizeof v->group, "%.255s", key);
+        v->used_baseline = d->base && det_baseline_knows(d->base, lgpu_src[i] >= 0 ? ss : ds,
+                                                         l->l.src.is_gpu ? l->src_uuid : l->dst_uuid);
+        /* physical limit: achieved / nominal of a one-way copy */
+        int one_way = strcmp(l->dir, "bidir") != 0 && strcmp(l->mem, "pageable") != 0 &&
+                      (!l->engine[0] || !strcmp(l->engine, "ce")) && !l->l.concurrent;
+        double floor = !strcmp(l->kind, "pcie") ? R->pcie_lambda_floor
+                     : !strcmp(l->kind, "nvlink") ? R->nvlink_lambda_floor : 0;
+        if (!rc && one_way && floor > 0 && isfinite(l->l.lambda) && l->l.lambda < floor)
+            rc = det_add_reason(v, "limit_lambda", "lambda", l->l.lambda, floor, l->l.lambda, "ratio",
+                                GC_V_SUSPECT, "achieves %.0f%% of its nominal %.4g GB/s (floor %.0f%%)",
+                                100 * l->l.lambda, l->l.nominal_bps / 1e9, 100 * floor);
+        if (!rc && d->base) {
+            const char *sku = lgpu_src[i] >= 0 ? ss : ds;
+            const char *uuid = l->l.src.is_gpu ? l->src_uuid : l->dst_uuid;
+            char bk[200];
+            snprintf(bk, sizeof bk, "link:%s:beta_bps", cls);
+            int own;
+            double ref = det_baseline_ref(d->base, sku, uuid, bk, &own);
+            double x = l->l.beta_bps;
+            if (isfinite(ref) && ref > 0 && isfinite(x)) {
+                double rel = (ref - x) / ref;
+                int sev = rel >= R->base_rel_degraded ? GC_V_DEGRADED
+                        : rel >= R->base_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
+                if (sev)
+                    rc = det_add_reason(v, "baseline", "beta_bps", x, ref, -rel, "relative", sev,
+                                        "bandwidth %.4g GB/s vs %s %.4g GB/s (%+.1f%%)", x / 1e9,
+                                        own ? "this GPU's earlier" : "the SKU's baseline", ref / 1e9,
+                                        -100 * rel);
+            }
+        }
+    }
+    /* peers: links of the same class between the same SKUs */
+    size_t ngroups = d->groups.n;
+    size_t *cnt = calloc(ngroups + 1, sizeof *cnt);
+    uint32_t *byg = malloc(nl * sizeof *byg);
+    if (!cnt || !byg)
+        rc = rc ? rc : GC_ENOMEM;
+    for (size_t i = 0; !rc && i < nl; i++)
+        cnt[d->l[i].group + 1]++;
+    for (size_t k = 0; !rc && k < ngroups; k++)
+        cnt[k + 1] += cnt[k];
+    for (size_t i = 0; !rc && i < nl; i++)
+        byg[cnt[d->l[i].group]++] = (uint32_t)i;   /* cnt[k] is now the end of group k */
+    size_t start = 0;
+    for (size_t k = 0; !rc && k < ngroups; k++) {
+        size_t end = cnt[k], n = end - start;
+        const uint32_t *m = byg + start;
+        start = end;
+        if (!n)
+            continue;
+        for (size_t j = 0; j < n; j++) {
+            lv[m[j]].peers = (int)n;
+            lv[m[j]].used_peers = n >= (size_t)R->min_peers;
+            if (n < (size_t)R->min_peers)
+                snprintf(lv[m[j]].note, sizeof lv[m[j]].note,
+                         "%zu link(s) of this class (< %d): judged from %s", n, R->min_peers,
+                         lv[m[j]].used_baseline ? "the baseline and limits alone"
+                         : d->base ? "limits alone (the baseline has nothing for this SKU)"
+                                   : "limits alone (no baseline given)");
+        }
+        if (n < (size_t)R->min_peers)
+            continue;
+        const char *what[2] = { "beta_bps", "top_bandwidth_bps" };
+        for (int w = 0; w < 2 && !rc; w++) {
+            for (size_t j = 0; j < n; j++)
+                vals[j] = w ? d->l[m[j]].l.top_bps : d->l[m[j]].l.beta_bps;
+            double med, sigma;
+            size_t used;
+            if ((rc = robust(vals, n, R->sigma_floor_rel, &med, &sigma, &used)))
+                break;
+            if (used < (size_t)R->min_peers || !(med > 0))
+                continue;
+            for (size_t j = 0; j < n && !rc; j++) {
+                double x = vals[j];
+                if (!isfinite(x))
+                    continue;
+                double z = (med - x) / sigma, rel = (med - x) / med;
+                int sev = z >= R->z_degraded && rel >= R->rel_degraded ? GC_V_DEGRADED
+                        : z >= R->z_suspect && rel >= R->rel_suspect   ? GC_V_SUSPECT : GC_V_OK;
+                if (sev)
+                    rc = det_add_reason(&lv[m[j]], "peers", what[w], x, med, (x - med) / sigma, "robust_z",
+                                        sev, "%s %.4g GB/s vs peers' median %.4g GB/s (%+.1f%%, robust z %+.1f over %zu links)",
+                                        w ? "bandwidth at the largest size" : "model bandwidth", x / 1e9,
+                                        med / 1e9, -100 * rel, (x - med) / sigma, used);
+            }
+        }
+    }
+    free(cnt), free(byg), free(vals);
+    return rc;
+}
+
+/* ---- nodes ------------------------------------------------------------ */
+
+int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
+{
+    strtab nodes = { 0 };
+    size_t first = d->nv;
+    int rc = 0;
+    /* node verdicts in order of first appearance */
+    for (size_t i = 0; i < d->ng + d->nl && !rc; i++) {
+        const char *names[2] = { NULL, NULL };
+        if (i < d->ng)
+            names[0] = d->g[i].node;
+        else {
+            names[0] = d->l[i - d->ng].src_node;
+            names[1] = d->l[i - d->ng].dst_node;
+        }
+        for (int k = 0; k < 2 && !rc; k++) {
+            if (!names[k] || !names[k][0] || det_strtab_id(&nodes, names[k], 0) >= 0)
+                continue;
+            if (det_strtab_id(&nodes, names[k], 1) < 0) {
+                rc = GC_ENOMEM;
+                break;
+            }
+            gc_verdict *v = det_new_verdict(d, GC_SUBJ_NODE);
+            if (!v) {
+                rc = GC_ENOMEM;
+                break;
+            }
+            CPY(v->subject, names[k]);
+            CPY(v->node, names[k]);
+            snprintf(v->group, sizeof v->group, "node");
+        }
+    }
+    for (size_t i = 0; i < d->ng + d->nl && !rc; i++) {
+        const gc_verdict *s = &d->v[i];
+        const char *names[2] = { s->node, NULL };
+        if (i >= d->ng) {
+            names[0] = d->l[i - d->ng].src_node;
+            names[1] = strcmp(d->l[i - d->ng].dst_node, names[0]) ? d->l[i - d->ng].dst_node : NULL;
+        } else {
+            d->v[first + det_strtab_id(&nodes, names[0], 0)].peers++;
+        }
+        if (s->level == GC_V_OK)
+            continue;
+        for (int k = 0; k < 2 && !rc; k++) {
+            if (!names[k] || !names[k][0])
+                continue;
+            gc_verdict *v = &d->v[first + det_strtab_id(&nodes, names[k], 0)];
+            const gc_reason *w = gc_verdict_worst_reason(s);
+            rc = det_add_reason(v, i < d->ng ? "gpu" : "link", s->subject, NAN, NAN, NAN, "", s->level,
+                                "%.60s: %.130s", w ? w->metric : "", w ? w->detail : "");
+        }
+    }
+    /* a slow host NUMA node: every GPU near it has a non-ok host link,
+     * while the node's other GPUs' host links are fine */
+    for (size_t nv = first; nv < d->nv && !rc; nv++) {
+        gc_verdict *v = &d->v[nv];
+        /* per host NUMA node: its GPUs, and those with a degraded host link */
+        uint64_t bad[64] = { 0 }, all[64] = { 0 };
+        for (size_t i = 0; i < d->nl; i++) {
+            const lrec *l = &d->l[i];
+            if (strcmp(l->bench, "xfer") || l->l.concurrent)
+                continue;
+            long gi = l->l.src.is_gpu ? lsrc[i] : ldst[i];
+            if (gi < 0 || strcmp(d->g[gi].node, v->node))
+                continue;
+            int numa = d->g[gi].numa_node;
+            if (numa < 0 || numa >= 64)
+                continue;
+            uint64_t bit = 1ull << (d->g[gi].index & 63);
+            all[numa] |= bit;
+            if (d->v[d->ng + i].level >= GC_V_DEGRADED)
+                bad[numa] |= bit;
+        }
+        for (int k = 0; k < 64 && !rc; k++) {
+            int cnt = __builtin_popcountll(all[k]), healthy_elsewhere = 0;
+            for (int k2 = 0; k2 < 64; k2++)
+                healthy_elsewhere |= k2 != k && all[k2] && bad[k2] != all[k2];
+            if (cnt >= 2 && bad[k] == all[k] && healthy_elsewhere)
+                rc = det_add_reason(v, "numa", "host_numa_node", k, NAN, NAN, "", GC_V_DEGRADED,
+                                    "host copies of all %d GPUs near host NUMA node %d are slow while the "
+                                    "node's other GPUs' are not: look at that NUMA node's memory or root complex",
+                                    cnt, k);
+        }
+    }
+    det_strtab_free(&nodes);
+    return rc;
+}

@@ -1,0 +1,220 @@
+/* Verdict and reason bookkeeping of detect, and the verdicts as JSON.
+ * Split out of detect.c (past the module size limit); the rules that
+ * add the reasons are in detect_rules.c. */
+#include "detect.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect_int.h"
+
+static const char *const level_names[] = { "ok", "suspect", "degraded", "failed" };
+
+const char *gc_verdict_name(int v)
+{
+    return v >= 0 && v <= GC_V_FAILED ? level_names[v] : "?";
+}
+
+/* ---- verdict building ------------------------------------------------- */
+
+/* Worst first; at equal severity: measurement status and physical limits,
+ * then members (of a node), parameters, single points and distributions,
+ * then the order they were found in. */
+static int rule_rank(const gc_reason *r)
+{
+    if (!strcmp(r->rule, "status") || !strncmp(r->rule, "limit_", 6) || !strcmp(r->rule, "numa"))
+        return 0;
+    if (!strcmp(r->rule, "gpu"))
+        return 1;
+    if (!strcmp(r->rule, "distribution") || strchr(r->metric, '.'))
+        return 3;
+    return 2;
+}
+
+int gc_reason_cmp(const gc_reason *x, const gc_reason *y)
+{
+    if (x->severity != y->severity)
+        return (y->severity > x->severity) - (y->severity < x->severity);
+    int rx = rule_rank(x), ry = rule_rank(y);
+    if (rx != ry)
+        return (rx > ry) - (rx < ry);
+    return (x > y) - (x < y);
+}
+
+const gc_reason *gc_verdict_worst_reason(const gc_verdict *v)
+{
+    const gc_reason *w = NULL;
+    for (size_t k = 0; k < v->nreasons; k++)
+        if (!w || gc_reason_cmp(&v->reasons[k], w) < 0)
+            w = &v->reasons[k];
+    return w;
+}
+
+gc_verdict *det_new_verdict(gc_detect *d, int type)
+{
+    if (d->nv == d->capv) {
+        size_t nc = d->capv ? d->capv * 2 : 64;
+        gc_verdict *nv = realloc(d->v, nc * sizeof *nv);
+        if (!nv)
+            return NULL;
+        d->v = nv;
+        d->capv = nc;
+    }
+    gc_verdict *v = &d->v[d->nv++];
+    memset(v, 0, sizeof *v);
+    v->type = type;
+    v->gpu_index = -1;
+    v->link_index = -1;
+    return v;
+}
+
+int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double value,
+                   double ref, double dev, const char *dev_unit, int sev, const char *fmt, ...)
+{
+    if ((v->nreasons & (v->nreasons - 1)) == 0) {   /* 0, 1, 2, 4, ...: grow */
+        gc_reason *nr = realloc(v->reasons, (v->nreasons ? v->nreasons * 2 : 1) * sizeof *nr);
+        if (!nr)
+            return GC_ENOMEM;
+        v->reasons = nr;
+    }
+    gc_reason *r = &v->reasons[v->nreasons++];
+    memset(r, 0, sizeof *r);
+    CPY(r->rule, rule);
+    CPY(r->metric, metric);
+    r->value = value;
+    r->reference = ref;
+    r->deviation = dev;
+    CPY(r->deviation_unit, dev_unit);
+    r->severity = sev;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->detail, sizeof r->detail, fmt, ap);
+    va_end(ap);
+    if (sev > v->level)
+        v->level = sev;
+    return 0;
+}
+
+size_t gc_detect_count(const gc_detect *d) { return d->nv; }
+const gc_verdict *gc_detect_verdict(const gc_detect *d, size_t i) { return i < d->nv ? &d->v[i] : NULL; }
+
+int gc_detect_worst(const gc_detect *d)
+{
+    int w = GC_V_OK;
+    for (size_t i = 0; i < d->nv; i++)
+        if (d->v[i].level > w)
+            w = d->v[i].level;
+    return w;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static const char *const type_names[] = { "gpu", "link", "node" };
+
+static json_t *verdict_json(const gc_verdict *v)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "subject", json_string(v->subject));
+    json_object_set_new(o, "type", json_string(type_names[v->type]));
+    json_object_set_new(o, "node", json_string(v->node));
+    json_object_set_new(o, "gpu_index", v->gpu_index >= 0 ? json_integer(v->gpu_index) : json_null());
+    json_object_set_new(o, "uuid", v->uuid[0] ? json_string(v->uuid) : json_null());
+    json_object_set_new(o, "link", v->link_index >= 0 ? json_integer(v->link_index) : json_null());
+    json_object_set_new(o, "verdict", json_string(gc_verdict_name(v->level)));
+    json_object_set_new(o, "peer_group", json_string(v->group));
+    json_object_set_new(o, "peers", json_integer(v->peers));
+    json_t *basis = json_array();
+    if (v->type != GC_SUBJ_NODE) {
+        if (v->used_peers)
+            json_array_append_new(basis, json_string("peers"));
+        if (v->used_baseline)
+            json_array_append_new(basis, json_string("baseline"));
+        json_array_append_new(basis, json_string("limits"));
+    } else {
+        json_array_append_new(basis, json_string("members"));
+    }
+    json_object_set_new(o, "basis", basis);
+    if (v->note[0])
+        json_object_set_new(o, "note", json_string(v->note));
+    json_t *rs = json_array();
+    for (size_t i = 0; i < v->nreasons; i++) {
+        const gc_reason *r = &v->reasons[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "rule", json_string(r->rule));
+        json_object_set_new(x, "metric", json_string(r->metric));
+        json_object_set_new(x, "value", num_or_null(r->value));
+        json_object_set_new(x, "reference", num_or_null(r->reference));
+        json_object_set_new(x, "deviation", num_or_null(r->deviation));
+        json_object_set_new(x, "deviation_unit", r->deviation_unit[0] ? json_string(r->deviation_unit)
+                                                                       : json_null());
+        json_object_set_new(x, "severity", json_string(gc_verdict_name(r->severity)));
+        json_object_set_new(x, "detail", json_string(r->detail));
+        json_array_append_new(rs, x);
+    }
+    json_object_set_new(o, "reasons", rs);
+    return o;
+}
+
+char *gc_detect_json(const gc_detect *d, int indent)
+{
+    /* one element at a time: the whole array as a tree would hold every
+     * verdict's objects at once */
+    size_t len = 0, cap = 4096;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    out[len++] = '[';
+    for (size_t i = 0; i < d->nv; i++) {
+        json_t *o = verdict_json(&d->v[i]);
+        char *t = o ? json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(10) | JSON_PRESERVE_ORDER) : NULL;
+        json_decref(o);
+        if (!t) {
+            free(out);
+            return NULL;
+        }
+        size_t lines = 1;
+        for (const char *p = t; *p; p++)
+            lines += *p == '\n';
+        size_t need = len + strlen(t) + (lines + 1) * (size_t)(indent + 1) + 8;
+        if (need > cap) {
+            while (cap < need)
+                cap *= 2;
+            char *n = realloc(out, cap);
+            if (!n) {
+                free(t);
+                free(out);
+                return NULL;
+            }
+            out = n;
+        }
+        if (i)
+            out[len++] = ',';
+        out[len++] = '\n';
+        for (int k = 0; k < indent + 1; k++)
+            out[len++] = ' ';
+        for (const char *p = t; *p; p++) {
+            out[len++] = *p;
+            if (*p == '\n')
+                for (int k = 0; k < indent + 1; k++)
+                    out[len++] = ' ';
+        }
+        free(t);
+    }
+    if (d->nv) {
+        out[len++] = '\n';
+        for (int k = 0; k < indent; k++)
+            out[len++] = ' ';
+    }
+    out[len++] = ']';
+    out[len] = '\0';
+    return out;
+}
