@@ -26,34 +26,18 @@
 #include "backend.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "sim_faults.h"
 #include "sim_profile.h"
+#include "sim_rng.h"
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
-#define BIMODAL_SLOWDOWN 1.6
 #define THROTTLE_HW_SLOWDOWN 0x8ull   /* nvmlClocksEventReasonHwSlowdown */
-
-enum { F_HBM_BW, F_L2_BW, F_SMEM_BW, F_L1_LAT, F_L2_LAT, F_DRAM_LAT,
-       F_INST_LAT, F_LAUNCH, F_H2D_BW, F_D2H_BW, F_P2P_BW, F_NET_BW,
-       F_SM_CLOCK, F_PCIE_WIDTH, F_NVLINK, F_NUMA, F_COUNT };
-
-static const char *const fault_metrics[F_COUNT] = {
-    "hbm_bw", "l2_bw", "smem_bw", "l1_latency", "l2_latency", "dram_latency",
-    "inst_latency", "launch", "h2d_bw", "d2h_bw", "p2p_bw", "net_bw",
-    "sm_clock", "pcie_width", "nvlink", "numa" };
-
-/* The faults in effect for one GPU, per metric. */
-typedef struct faultset {
-    double scale[F_COUNT];      /* product of scale factors, 1 = none */
-    double bimodal[F_COUNT];    /* fraction of slow samples, 0 = none */
-} faultset;
 
 struct gc_backend {
     gc_sim_profile prof;
@@ -67,159 +51,6 @@ struct gc_backend {
     char *net_buf;
     size_t net_cap;
 };
-
-/* ---- clock and PRNG -------------------------------------------------- */
-
-
-typedef struct rng {
-    uint64_t s[4];
-    int has_spare;
-    double spare;
-} rng;
-
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
-    s[2] ^= t; s[3] = rotl(s[3], 45);
-    return out;
-}
-
-/* Seed from a list of integers (plan seed, node, gpu, item, stream). */
-static void rng_seed(rng *r, const uint64_t *keys, int n)
-{
-    uint64_t x = 0x51d0c3c5u;
-    for (int i = 0; i < n; i++) {
-        x ^= keys[i];
-        x = splitmix64(&x);
-    }
-    for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&x);
-    r->has_spare = 0;
-    r->spare = 0;
-}
-
-static double rng_unif(rng *r)   /* (0, 1) */
-{
-    return ((double)(rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
-static double rng_normal(rng *r)
-{
-    if (r->has_spare) {
-        r->has_spare = 0;
-        return r->spare;
-    }
-    double u, v, s;   /* Marsaglia's polar method: no trigonometry */
-    do {
-        u = 2.0 * rng_unif(r) - 1.0;
-        v = 2.0 * rng_unif(r) - 1.0;
-        s = u * u + v * v;
-    } while (s >= 1.0 || s == 0.0);
-    double m = sqrt(-2.0 * log(s) / s);
-    r->spare = v * m;
-    r->has_spare = 1;
-    return u * m;
-}
-
-static double lognorm(rng *r, double sigma) { return exp(sigma * rng_normal(r)); }
-
-/* 1 most of the time; with probability p a factor in (1, max]. */
-static double outlier(rng *r, double p, double max)
-{
-    double u = rng_unif(r);
-    return u < p ? 1.0 + (max - 1.0) * (u / p) : 1.0;
-}
-
-/* 1 or BIMODAL_SLOWDOWN; always draws, so faults keep streams aligned. */
-static double bimodal(rng *r, double frac)
-{
-    return rng_unif(r) < frac ? BIMODAL_SLOWDOWN : 1.0;
-}
-
-/* ---- faults ---------------------------------------------------------- */
-
-static int fault_index(const char *metric)
-{
-    for (int i = 0; i < F_COUNT; i++)
-        if (strcmp(fault_metrics[i], metric) == 0)
-            return i;
-    return -1;
-}
-
-static int check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err)
-{
-    int m = fault_index(f->metric);
-    int is_ev = !strcmp(f->kind, "crash") || !strcmp(f->kind, "hang") || !strcmp(f->kind, "slow");
-    if (!is_ev && strcmp(f->kind, "scale") && strcmp(f->kind, "bimodal"))
-        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown kind \"%s\"",
-                       plan->file, f->line, f->kind);
-    if (!is_ev && m < 0)
-        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown metric \"%s\" for the sim backend",
-                       plan->file, f->line, f->metric);
-    if (!strcmp(f->kind, "bimodal") && m >= F_SM_CLOCK)
-        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: bimodal does not apply to %s",
-                       plan->file, f->line, f->metric);
-    if (!is_ev && !(f->factor > 0 && f->factor <= 16))
-        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: factor %g outside (0, 16]",
-                       plan->file, f->line, f->factor);
-    return 0;
-}
-
-static int fault_matches(const gc_fault *f, const char *node, int gpu)
-{
-    return (f->node[0] == '\0' || strcmp(f->node, node) == 0) &&
-           (f->gpu < 0 || f->gpu == gpu);
-}
-
-static void faults_for(const gc_plan *plan, const char *node, int gpu, faultset *fs)
-{
-    for (int i = 0; i < F_COUNT; i++) {
-        fs->scale[i] = 1.0;
-        fs->bimodal[i] = 0.0;
-    }
-    for (size_t i = 0; i < plan->sim.nfaults; i++) {
-        const gc_fault *f = &plan->sim.faults[i];
-        int m = fault_index(f->metric);
-        if (m < 0 || !fault_matches(f, node, gpu))
-            continue;
-        if (!strcmp(f->kind, "scale"))
-            fs->scale[m] *= f->factor;
-        else if (!strcmp(f->kind, "bimodal"))
-            fs->bimodal[m] = fmin(1.0, fs->bimodal[m] + f->factor);
-    }
-}
-
-/* crash / hang at this item: never returns when one matches. */
-static void fault_events(const gc_backend *b, uint32_t item_id)
-{
-    const gc_sim_spec *s = &b->plan->sim;
-    for (size_t i = 0; i < s->nfaults; i++) {
-        const gc_fault *f = &s->faults[i];
-        if (f->at_item != (int)item_id || !fault_matches(f, b->node, b->local_index))
-            continue;
-        if (!strcmp(f->kind, "crash"))
-            raise(SIGKILL);
-        if (!strcmp(f->kind, "hang"))
-            for (;;)
-                sleep(60);
-        if (!strcmp(f->kind, "slow")) {
-            struct timespec ts = { (time_t)f->factor,
-                                   (long)((f->factor - (double)(time_t)f->factor) * 1e9) };
-            while (nanosleep(&ts, &ts) != 0) {}
-        }
-    }
-}
 
 /* ---- open / conditions / close --------------------------------------- */
 
@@ -291,7 +122,7 @@ static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *inf
         return gc_fail(err, GC_ENOMEM, "sim: out of memory");
     int rc = load_profile(a->plan, &b->prof, err);
     for (size_t i = 0; !rc && i < a->plan->sim.nfaults; i++)
-        rc = check_fault(a->plan, &a->plan->sim.faults[i], err);
+        rc = sim_check_fault(a->plan, &a->plan->sim.faults[i], err);
     if (rc) {
         free(b);
         return rc;
@@ -303,7 +134,7 @@ static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *inf
     b->rank = a->rank;
     b->sub_bits = a->sub_bits;
     b->peer = a->peer;
-    faults_for(a->plan, b->node, b->local_index, &b->f);
+    sim_faults_for(a->plan, b->node, b->local_index, &b->f);
     fill_info(b, a, info);
     *out = b;
     return 0;
@@ -311,19 +142,19 @@ static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *inf
 
 static int sim_conditions(gc_backend *b, gc_conditions *c)
 {
-    rng r;
+    sim_rng r;
     uint64_t keys[] = { b->plan->sim.seed, (uint64_t)b->node_index,
                         (uint64_t)b->local_index, 0xc0d1ull, b->cond_calls++ };
-    rng_seed(&r, keys, 5);
+    sim_rng_seed(&r, keys, 5);
     double clk = b->f.scale[F_SM_CLOCK];
     memset(c, 0, sizeof *c);
     c->valid = 1;
     c->sm_clock_mhz = b->prof.sm_clock_mhz * clk;
     c->mem_clock_mhz = b->prof.mem_clock_mhz;
     /* a GPU held at a lower clock by the hardware runs hot */
-    c->temperature_c = round(b->prof.idle_temperature_c + 3.0 * rng_unif(&r) +
+    c->temperature_c = round(b->prof.idle_temperature_c + 3.0 * sim_rng_unif(&r) +
                              (clk < 1.0 ? 40.0 : 0.0));
-    c->power_w = b->prof.power_w * (1.0 + 0.02 * rng_normal(&r));
+    c->power_w = b->prof.power_w * (1.0 + 0.02 * sim_rng_normal(&r));
     c->throttle_reasons = clk < 1.0 ? THROTTLE_HW_SLOWDOWN : 0;
     c->ecc_corrected = 0;
     c->ecc_uncorrected = 0;
@@ -386,7 +217,7 @@ typedef struct time_m {
 } time_m;
 
 typedef struct job job;
-typedef void (*draw_fn)(const job *j, rng *r, double launch, double *v);
+typedef void (*draw_fn)(const job *j, sim_rng *r, double launch, double *v);
 
 struct job {
     const gc_sim_profile *p;
@@ -402,12 +233,12 @@ static double hit(double footprint, double capacity, double k)
     return 1.0 / (1.0 + pow(footprint / capacity, k));
 }
 
-static void draw_latency(const job *j, rng *r, double launch, double *v)
+static void draw_latency(const job *j, sim_rng *r, double launch, double *v)
 {
     const lat_m *m = &j->u.lat;
     const gc_sim_profile *p = j->p;
-    double s_l1 = bimodal(r, m->slow[0]), s_l2 = bimodal(r, m->slow[1]);
-    double s_dram = bimodal(r, m->slow[3]);
+    double s_l1 = sim_bimodal(r, m->slow[0]), s_l2 = sim_bimodal(r, m->slow[1]);
+    double s_dram = sim_bimodal(r, m->slow[3]);
     double lat[4] = { m->lat[0] * s_l1, m->lat[1] * s_l2, m->lat[2] * s_l2,
                       m->lat[3] * s_dram };
     double mu = 0, var = 0;
@@ -418,44 +249,44 @@ static void draw_latency(const job *j, rng *r, double launch, double *v)
     mu += m->extra_cycles;
     double rel = m->rel_sigma * mu;
     double sd = sqrt(var / m->n_acc + m->sd_abs * m->sd_abs + rel * rel);
-    double cyc = (mu + sd * rng_normal(r)) * launch *
-                 outlier(r, p->outlier_prob, p->outlier_max);
+    double cyc = (mu + sd * sim_rng_normal(r)) * launch *
+                 sim_outlier(r, p->outlier_prob, p->outlier_max);
     v[0] = cyc;
     if (m->ns_slot >= 0)
         v[m->ns_slot] = cyc * m->cyc_to_ns;
     if (m->timer_slot >= 0)
-        v[m->timer_slot] = m->timer_cycles + 0.3 * rng_normal(r);
+        v[m->timer_slot] = m->timer_cycles + 0.3 * sim_rng_normal(r);
 }
 
-static void draw_bw(const job *j, rng *r, double launch, double *v)
+static void draw_bw(const job *j, sim_rng *r, double launch, double *v)
 {
     const bw_m *m = &j->u.bw;
-    double bps = m->bps * lognorm(r, m->sigma) / bimodal(r, m->slow) / launch /
-                 outlier(r, j->p->outlier_prob, j->p->outlier_max);
+    double bps = m->bps * sim_lognorm(r, m->sigma) / sim_bimodal(r, m->slow) / launch /
+                 sim_outlier(r, j->p->outlier_prob, j->p->outlier_max);
     v[0] = m->bytes / (m->overhead_s + m->bytes / bps);
 }
 
-static void draw_xfer(const job *j, rng *r, double launch, double *v)
+static void draw_xfer(const job *j, sim_rng *r, double launch, double *v)
 {
     const xfer_m *m = &j->u.x;
     const gc_sim_profile *p = j->p;
-    double lat = m->lat_s * lognorm(r, p->time_sigma);
+    double lat = m->lat_s * sim_lognorm(r, p->time_sigma);
     double rate = 0;
     for (int d = 0; d < m->ndir; d++)
-        rate += m->rate[d] * lognorm(r, p->bw_sigma) / bimodal(r, m->slow[d]);
+        rate += m->rate[d] * sim_lognorm(r, p->bw_sigma) / sim_bimodal(r, m->slow[d]);
     rate *= (m->ndir == 2 ? 1.0 - m->loss : 1.0) /
-            outlier(r, p->outlier_prob, p->outlier_max);
+            sim_outlier(r, p->outlier_prob, p->outlier_max);
     double moved = m->bytes * m->ndir;
     double t = (lat + moved / rate) * launch;
     v[0] = t * 1e9;
     v[1] = moved / t;
 }
 
-static void draw_time(const job *j, rng *r, double launch, double *v)
+static void draw_time(const job *j, sim_rng *r, double launch, double *v)
 {
     const gc_sim_profile *p = j->p;
-    v[0] = j->u.t.ns * lognorm(r, p->time_sigma) * launch * bimodal(r, j->u.t.slow) *
-           outlier(r, 5 * p->outlier_prob, 2 * p->outlier_max);
+    v[0] = j->u.t.ns * sim_lognorm(r, p->time_sigma) * launch * sim_bimodal(r, j->u.t.slow) *
+           sim_outlier(r, 5 * p->outlier_prob, 2 * p->outlier_max);
 }
 
 /* ---- setup per benchmark --------------------------------------------- */
@@ -743,7 +574,7 @@ static int setup_p2p(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     if (t->peer_local_index < 0)
         return gc_fail(err, GC_EINVAL, "sim: p2p item %u has no peer GPU", t->item->id);
     faultset peer;   /* a link is as good as its worse end */
-    faults_for(b->plan, b->node, t->peer_local_index, &peer);
+    sim_faults_for(b->plan, b->node, t->peer_local_index, &peer);
     double links = fmin(b->f.scale[F_NVLINK], peer.scale[F_NVLINK]);
     double scale = fmin(b->f.scale[F_P2P_BW], peer.scale[F_P2P_BW]);
     double slow = fmax(b->f.bimodal[F_P2P_BW], peer.bimodal[F_P2P_BW]);
@@ -811,10 +642,10 @@ static int run_job(const gc_backend *b, const gc_task *t, gc_gpu *gpu, const job
     }
     for (int k = 0; k < j->nmetrics; k++)   /* adding may move the array */
         pts[k] = &gpu->points[first + k];
-    rng r;
+    sim_rng r;
     uint64_t keys[] = { b->plan->sim.seed, (uint64_t)b->node_index,
                         (uint64_t)b->local_index, t->item->id };
-    rng_seed(&r, keys, 4);
+    sim_rng_seed(&r, keys, 4);
     uint32_t n = spec->samples ? spec->samples : 1;
     uint32_t reps = spec->repetitions ? spec->repetitions : 1;
     uint32_t per_rep = (n + reps - 1) / reps;
@@ -826,7 +657,7 @@ static int run_job(const gc_backend *b, const gc_task *t, gc_gpu *gpu, const job
             break;
         }
         if (i % per_rep == 0)
-            launch = lognorm(&r, b->prof.launch_to_launch_sigma);
+            launch = sim_lognorm(&r, b->prof.launch_to_launch_sigma);
         j->draw(j, &r, launch, v);
         for (int k = 0; k < j->nmetrics; k++)
             if (gc_hist_record(&pts[k]->hist, to_units(v[k], j->metrics[k].scale)))
@@ -913,7 +744,7 @@ static int sim_net_real(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *er
 static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
 {
     const gc_item *it = t->item;
-    fault_events(b, it->id);
+    sim_fault_events(b->plan, b->node, b->local_index, it->id);
     const char *name = it->spec->name;
     if (!strcmp(name, "net") && b->peer && b->peer->send && t->peer_rank >= 0)
         return sim_net_real(b, t, gpu, err);

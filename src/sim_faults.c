@@ -1,0 +1,87 @@
+/* The sim backend's injected faults (plan sim.faults), apart from
+ * backend_sim.c: checking them, the per-metric scale / bimodal factors in
+ * effect for one GPU, and the crash / hang / slow events at an item. */
+#include "sim_faults.h"
+
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const fault_metrics[F_COUNT] = {
+    "hbm_bw", "l2_bw", "smem_bw", "l1_latency", "l2_latency", "dram_latency",
+    "inst_latency", "launch", "h2d_bw", "d2h_bw", "p2p_bw", "net_bw",
+    "sm_clock", "pcie_width", "nvlink", "numa" };
+
+static int fault_index(const char *metric)
+{
+    for (int i = 0; i < F_COUNT; i++)
+        if (strcmp(fault_metrics[i], metric) == 0)
+            return i;
+    return -1;
+}
+
+int sim_check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err)
+{
+    int m = fault_index(f->metric);
+    int is_ev = !strcmp(f->kind, "crash") || !strcmp(f->kind, "hang") || !strcmp(f->kind, "slow");
+    if (!is_ev && strcmp(f->kind, "scale") && strcmp(f->kind, "bimodal"))
+        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown kind \"%s\"",
+                       plan->file, f->line, f->kind);
+    if (!is_ev && m < 0)
+        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown metric \"%s\" for the sim backend",
+                       plan->file, f->line, f->metric);
+    if (!strcmp(f->kind, "bimodal") && m >= F_SM_CLOCK)
+        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: bimodal does not apply to %s",
+                       plan->file, f->line, f->metric);
+    if (!is_ev && !(f->factor > 0 && f->factor <= 16))
+        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: factor %g outside (0, 16]",
+                       plan->file, f->line, f->factor);
+    return 0;
+}
+
+static int fault_matches(const gc_fault *f, const char *node, int gpu)
+{
+    return (f->node[0] == '\0' || strcmp(f->node, node) == 0) &&
+           (f->gpu < 0 || f->gpu == gpu);
+}
+
+void sim_faults_for(const gc_plan *plan, const char *node, int gpu, faultset *fs)
+{
+    for (int i = 0; i < F_COUNT; i++) {
+        fs->scale[i] = 1.0;
+        fs->bimodal[i] = 0.0;
+    }
+    for (size_t i = 0; i < plan->sim.nfaults; i++) {
+        const gc_fault *f = &plan->sim.faults[i];
+        int m = fault_index(f->metric);
+        if (m < 0 || !fault_matches(f, node, gpu))
+            continue;
+        if (!strcmp(f->kind, "scale"))
+            fs->scale[m] *= f->factor;
+        else if (!strcmp(f->kind, "bimodal"))
+            fs->bimodal[m] = fmin(1.0, fs->bimodal[m] + f->factor);
+    }
+}
+
+/* crash / hang at this item: never returns when one matches. */
+void sim_fault_events(const gc_plan *plan, const char *node, int gpu, uint32_t item_id)
+{
+    const gc_sim_spec *s = &plan->sim;
+    for (size_t i = 0; i < s->nfaults; i++) {
+        const gc_fault *f = &s->faults[i];
+        if (f->at_item != (int)item_id || !fault_matches(f, node, gpu))
+            continue;
+        if (!strcmp(f->kind, "crash"))
+            raise(SIGKILL);
+        if (!strcmp(f->kind, "hang"))
+            for (;;)
+                sleep(60);
+        if (!strcmp(f->kind, "slow")) {
+            struct timespec ts = { (time_t)f->factor,
+                                   (long)((f->factor - (double)(time_t)f->factor) * 1e9) };
+            while (nanosleep(&ts, &ts) != 0) {}
+        }
+    }
+}
