@@ -1,9 +1,8 @@
-/* Catalogue and baseline reader. See catread.h. */
+/* Catalogue reader (baselines: catread_base.c; the GPUs by threads:
+ * catread_par.c). See catread.h. */
 #include "catread.h"
+#include "catread_int.h"
 
-#include <dirent.h>
-#include <pthread.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
@@ -17,15 +16,7 @@
 
 #define MAX_FILE (64ull << 30)
 
-typedef struct rd {
-    const char *file;
-    const char *buf;
-    size_t len, pos;       /* where the current element starts */
-    char where[96];        /* e.g. gpus[3] */
-    gc_err *err;
-} rd;
-
-static int line_of(const rd *r, size_t pos)
+int cr_line_of(const rd *r, size_t pos)
 {
     int line = 1;
     for (size_t i = 0; i < pos && i < r->len; i++)
@@ -33,15 +24,14 @@ static int line_of(const rd *r, size_t pos)
     return line;
 }
 
-static int bad(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int bad(rd *r, const char *fmt, ...)
+int cr_bad(rd *r, const char *fmt, ...)
 {
     char m[300];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(m, sizeof m, fmt, ap);
     va_end(ap);
-    return gc_fail(r->err, GC_ECORRUPT, "%s:%d: %s%s%s", r->file, line_of(r, r->pos), r->where,
+    return gc_fail(r->err, GC_ECORRUPT, "%s:%d: %s%s%s", r->file, cr_line_of(r, r->pos), r->where,
                    r->where[0] ? ": " : "", m);
 }
 
@@ -51,7 +41,7 @@ static json_t *req(rd *r, json_t *o, const char *k, const char *path, int *rc)
 {
     json_t *v = json_is_object(o) ? json_object_get(o, k) : NULL;
     if (!v && !*rc)
-        *rc = bad(r, "'%s%s' is missing (required by the catalogue schema)", path, k);
+        *rc = cr_bad(r, "'%s%s' is missing (required by the catalogue schema)", path, k);
     return v;
 }
 
@@ -59,7 +49,7 @@ static const char *s_req(rd *r, json_t *o, const char *k, const char *path, int 
 {
     json_t *v = req(r, o, k, path, rc);
     if (v && !json_is_string(v) && !*rc)
-        *rc = bad(r, "'%s%s' must be a string", path, k);
+        *rc = cr_bad(r, "'%s%s' must be a string", path, k);
     return v && json_is_string(v) ? json_string_value(v) : "";
 }
 
@@ -68,7 +58,7 @@ static const char *s_null(rd *r, json_t *o, const char *k, const char *path, int
 {
     json_t *v = req(r, o, k, path, rc);
     if (v && !json_is_string(v) && !json_is_null(v) && !*rc)
-        *rc = bad(r, "'%s%s' must be a string or null", path, k);
+        *rc = cr_bad(r, "'%s%s' must be a string or null", path, k);
     return v && json_is_string(v) ? json_string_value(v) : NULL;
 }
 
@@ -80,7 +70,7 @@ static double n_req(rd *r, json_t *o, const char *k, const char *path, int nulla
     if (v && nullable && json_is_null(v))
         return NAN;
     if (v && !*rc)
-        *rc = bad(r, "'%s%s' must be a number%s", path, k, nullable ? " or null" : "");
+        *rc = cr_bad(r, "'%s%s' must be a number%s", path, k, nullable ? " or null" : "");
     return NAN;
 }
 
@@ -93,7 +83,7 @@ static long long i_req(rd *r, json_t *o, const char *k, const char *path, int nu
     if (v && nullable && json_is_null(v))
         return dflt;
     if (v && !*rc)
-        *rc = bad(r, "'%s%s' must be an integer%s", path, k, nullable ? " or null" : "");
+        *rc = cr_bad(r, "'%s%s' must be an integer%s", path, k, nullable ? " or null" : "");
     return dflt;
 }
 
@@ -108,7 +98,7 @@ static json_t *o_req(rd *r, json_t *o, const char *k, const char *path, int null
     if (v && json_is_object(v))
         return v;
     if (v && !(nullable && json_is_null(v)) && !*rc)
-        *rc = bad(r, "'%s%s' must be an object%s", path, k, nullable ? " or null" : "");
+        *rc = cr_bad(r, "'%s%s' must be an object%s", path, k, nullable ? " or null" : "");
     return NULL;
 }
 
@@ -116,17 +106,11 @@ static json_t *a_req(rd *r, json_t *o, const char *k, const char *path, int *rc)
 {
     json_t *v = req(r, o, k, path, rc);
     if (v && !json_is_array(v) && !*rc)
-        *rc = bad(r, "'%s%s' must be an array", path, k);
+        *rc = cr_bad(r, "'%s%s' must be an array", path, k);
     return v && json_is_array(v) ? v : NULL;
 }
 
 /* ---- GPUs -------------------------------------------------------------- */
-
-typedef struct gbuf {
-    gc_det_value *v;
-    char *keys;          /* n x KEYLEN */
-    size_t n, cap;
-} gbuf;
 
 #define KEYLEN 200
 
@@ -177,20 +161,20 @@ static void cond_of(rd *r, json_t *c, const char *path, gc_det_cond *o, int *rc)
 
 /* A GPU object of the catalogue -> g (values in b). all: every parameter
  * and point (baselines); otherwise those the rules judge. */
-static int gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, gbuf *b)
+int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, gbuf *b)
 {
     int rc = 0;
     memset(g, 0, sizeof *g);
     b->n = 0;
     if (!json_is_object(o))
-        return bad(r, "a GPU must be an object");
+        return cr_bad(r, "a GPU must be an object");
     g->node = s_req(r, o, "node", "", &rc);
     g->index = clampi(i_req(r, o, "index", "", 0, 0, &rc), 0, 1 << 20);
     g->rank = clampi(i_req(r, o, "rank", "", 0, 0, &rc), -1, 1 << 30);
     g->status = s_req(r, o, "status", "", &rc);
     g->status_reason = s_req(r, o, "status_reason", "", &rc);
     if (!rc && strcmp(g->status, "ok") && strcmp(g->status, "partial") && strcmp(g->status, "failed"))
-        rc = bad(r, "'status' must be ok, partial or failed, not \"%.40s\"", g->status);
+        rc = cr_bad(r, "'status' must be ok, partial or failed, not \"%.40s\"", g->status);
     json_t *id = o_req(r, o, "identity", "", 0, &rc);
     g->uuid = s_req(r, id, "uuid", "identity.", &rc);
     g->name = s_req(r, id, "name", "identity.", &rc);
@@ -270,7 +254,7 @@ static int gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *
             else if (json_is_number(cv))
                 n += snprintf(key + n, sizeof key - (size_t)n, " %s=%.10g", ck, json_number_value(cv));
             else if (!rc)
-                rc = bad(r, "'context.%.40s' must be a string or a number", ck);
+                rc = cr_bad(r, "'context.%.40s' must be a string or a number", ck);
         }
         r->where[wl] = '\0';
         if (rc)
@@ -294,22 +278,22 @@ static void end_of(rd *r, json_t *o, const char *path, gc_det_end *e, int *rc)
         return;
     const char *t = s_req(r, o, "type", path, rc);
     if (!*rc && strcmp(t, "gpu") && strcmp(t, "host"))
-        *rc = bad(r, "'%stype' must be gpu or host", path);
+        *rc = cr_bad(r, "'%stype' must be gpu or host", path);
     e->is_gpu = !strcmp(t, "gpu");
     e->node = s_req(r, o, "node", path, rc);
     e->gpu_index = clampi(i_req(r, o, "gpu_index", path, 1, -1, rc), -1, 1 << 20);
     e->uuid = s_null(r, o, "uuid", path, rc);
     e->numa_node = clampi(i_req(r, o, "numa_node", path, 1, -1, rc), -1, 1 << 20);
     if (!*rc && e->is_gpu && e->gpu_index < 0)
-        *rc = bad(r, "'%sgpu_index' must be given for a GPU end", path);
+        *rc = cr_bad(r, "'%sgpu_index' must be given for a GPU end", path);
 }
 
-static int link_of(rd *r, json_t *o, size_t index, gc_det_link *l)
+int cr_link_of(rd *r, json_t *o, size_t index, gc_det_link *l)
 {
     int rc = 0;
     memset(l, 0, sizeof *l);
     if (!json_is_object(o))
-        return bad(r, "a link must be an object");
+        return cr_bad(r, "a link must be an object");
     l->index = index;
     l->kind = s_req(r, o, "kind", "", &rc);
     l->benchmark = s_req(r, o, "benchmark", "", &rc);
@@ -319,7 +303,7 @@ static int link_of(rd *r, json_t *o, size_t index, gc_det_link *l)
     l->peer_access = s_null(r, o, "peer_access", "", &rc);
     json_t *cc = req(r, o, "concurrent", "", &rc);
     if (cc && !json_is_boolean(cc) && !rc)
-        rc = bad(r, "'concurrent' must be true or false");
+        rc = cr_bad(r, "'concurrent' must be true or false");
     l->concurrent = json_is_true(cc);
     end_of(r, o_req(r, o, "src", "", 0, &rc), "src.", &l->src, &rc);
     end_of(r, o_req(r, o, "dst", "", 0, &rc), "dst.", &l->dst, &rc);
@@ -351,22 +335,7 @@ static int link_of(rd *r, json_t *o, size_t index, gc_det_link *l)
 
 /* ---- the streaming walk ------------------------------------------------ */
 
-typedef struct sink {
-    int (*gpu)(struct sink *s, rd *r, json_t *o);
-    int (*link)(struct sink *s, rd *r, json_t *o, size_t index);
-    int (*top)(struct sink *s, rd *r, const char *key, json_t *v);
-    const gc_rules *rules;
-    gc_detect *d;
-    gc_baseline *base;
-    gc_catread_info *info;
-    gbuf b;
-    int seen_kind, is_baseline;  /* is_baseline: a reference file, gpus/links are plain members */
-    int gpus_optional;
-    json_t *names;               /* catalogue baselines: "node/index" -> [name, uuid] */
-    char kind[16], sku[96];
-} sink;
-
-static size_t skip_ws(const rd *r, size_t p)
+size_t cr_skip_ws(const rd *r, size_t p)
 {
     while (p < r->len && (r->buf[p] == ' ' || r->buf[p] == '\n' || r->buf[p] == '\r' ||
                           r->buf[p] == '\t'))
@@ -384,7 +353,7 @@ static json_t *value_at(rd *r, size_t *p, int *rc)
         /* je.line is relative to where this value starts */
         r->pos = *p + (je.position > 0 ? (size_t)je.position : 0);
         r->where[0] = '\0';
-        *rc = gc_fail(r->err, GC_ECORRUPT, "%s:%d: not valid JSON: %s", r->file, line_of(r, r->pos),
+        *rc = gc_fail(r->err, GC_ECORRUPT, "%s:%d: not valid JSON: %s", r->file, cr_line_of(r, r->pos),
                       je.text);
         return NULL;
     }
@@ -394,37 +363,36 @@ static json_t *value_at(rd *r, size_t *p, int *rc)
 
 static int expect(rd *r, size_t *p, char c, const char *what)
 {
-    *p = skip_ws(r, *p);
+    *p = cr_skip_ws(r, *p);
     if (*p >= r->len || r->buf[*p] != c) {
         r->pos = *p;
         r->where[0] = '\0';
         return gc_fail(r->err, GC_ECORRUPT, "%s:%d: not valid JSON: expected %s", r->file,
-                       line_of(r, *p), what);
+                       cr_line_of(r, *p), what);
     }
     (*p)++;
     return 0;
 }
 
-static int par_gpus(rd *r, size_t *p, sink *s, size_t *n, int *closed);
 static int det_gpu(sink *s, rd *r, json_t *o);
 
 static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
 {
     int rc = expect(r, p, '[', "'[' (an array)");
     size_t n = 0;
-    *p = skip_ws(r, *p);
+    *p = cr_skip_ws(r, *p);
     if (!rc && *p < r->len && r->buf[*p] == ']') {
         (*p)++;
         return 0;
     }
     if (!rc && is_gpus && s->gpu == det_gpu) {
         int closed;
-        rc = par_gpus(r, p, s, &n, &closed);
+        rc = cr_par_gpus(r, p, s, &n, &closed);
         if (rc || closed)
             return rc;
     }
     while (!rc) {
-        *p = skip_ws(r, *p);
+        *p = cr_skip_ws(r, *p);
         size_t start = *p;
         json_t *v = value_at(r, p, &rc);
         if (!v)
@@ -435,7 +403,7 @@ static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
         r->where[0] = '\0';
         json_decref(v);
         n++;
-        *p = skip_ws(r, *p);
+        *p = cr_skip_ws(r, *p);
         if (!rc && *p < r->len && r->buf[*p] == ']') {
             (*p)++;
             break;
@@ -446,172 +414,17 @@ static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
     return rc;
 }
 
-/* ---- GPUs of a catalogue in parallel (check) ---------------------------
- *
- * Parsing is nearly all of check's time (jansson builds every GPU's tree),
- * so the GPUs of the catalogue are cut into their JSON texts by a quick
- * scan, parsed and read by threads a batch at a time, and given to the
- * detector in their order: the same records, errors and verdicts as one
- * at a time. Anything the scan does not follow is left to the sequential
- * reader, which reports it. */
-
-#define PAR_MAX_THREADS 16
-
-/* End (one past) of the object starting at b[i], or 0. */
-static size_t object_end(const char *b, size_t len, size_t i)
-{
-    if (i >= len || b[i] != '{')
-        return 0;
-    int depth = 0;
-    for (; i < len; i++) {
-        char c = b[i];
-        if (c == '"') {
-            for (i++; i < len && b[i] != '"'; i++)
-                if (b[i] == '\\')
-                    i++;
-            if (i >= len)
-                return 0;
-        } else if (c == '{' || c == '[') {
-            depth++;
-        } else if (c == '}' || c == ']') {
-            if (--depth == 0)
-                return i + 1;
-        }
-    }
-    return 0;
-}
-
-typedef struct pjob {
-    size_t start, end, index;
-    json_t *v;
-    gc_det_gpu g;
-    gbuf b;
-    int rc;
-    gc_err err;
-    rd r;
-} pjob;
-
-typedef struct pbatch {
-    pjob *jobs;
-    size_t n, next;
-    const gc_rules *rules;
-    pthread_mutex_t mu;
-} pbatch;
-
-static void pjob_run(pjob *j, const gc_rules *rules)
-{
-    json_error_t je;
-    j->v = json_loadb(j->r.buf + j->start, j->end - j->start, 0, &je);
-    j->r.err = &j->err;
-    if (!j->v) {
-        j->r.pos = j->start + (je.position > 0 ? (size_t)je.position : 0);
-        j->rc = gc_fail(&j->err, GC_ECORRUPT, "%s:%d: not valid JSON: %s", j->r.file,
-                        line_of(&j->r, j->r.pos), je.text);
-        return;
-    }
-    j->r.pos = j->start;
-    snprintf(j->r.where, sizeof j->r.where, "gpus[%zu]", j->index % 100000000u);
-    j->rc = gpu_of(&j->r, j->v, rules, 0, &j->g, &j->b);
-}
-
-static void *pworker(void *arg)
-{
-    pbatch *pb = arg;
-    for (;;) {
-        pthread_mutex_lock(&pb->mu);
-        size_t i = pb->next++;
-        pthread_mutex_unlock(&pb->mu);
-        if (i >= pb->n)
-            return NULL;
-        pjob_run(&pb->jobs[i], pb->rules);
-    }
-}
-
-static int par_threads(void)
-{
-    cpu_set_t set;
-    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    return n < 1 ? 1 : n > PAR_MAX_THREADS ? PAR_MAX_THREADS : n;
-}
-
-/* The GPUs array from *p (after its '['), while the scan can follow it;
- * leaves *p at the first element it did not take (or past the ']'), *n
- * counting the elements taken, *closed set when the array ended. */
-static int par_gpus(rd *r, size_t *p, sink *s, size_t *n, int *closed)
-{
-    int nt = par_threads();
-    size_t batch = (size_t)nt * 8;
-    pjob *jobs = calloc(batch, sizeof *jobs);
-    if (!jobs)
-        return gc_fail(r->err, GC_ENOMEM, "out of memory");
-    int rc = 0;
-    *closed = 0;
-    json_object_seed(0);   /* before threads create objects */
-    while (!rc && !*closed) {
-        size_t k = 0, q = *p;
-        while (k < batch) {
-            q = skip_ws(r, q);
-            size_t e = object_end(r->buf, r->len, q);
-            if (!e)
-                break;
-            jobs[k] = (pjob){ .start = q, .end = e, .index = *n + k, .r = *r };
-            k++;
-            q = skip_ws(r, e);
-            if (q < r->len && r->buf[q] == ',') {
-                q++;
-                continue;
-            }
-            if (q < r->len && r->buf[q] == ']')
-                *closed = 1;
-            break;
-        }
-        if (!k)
-            break;
-        pbatch pb = { .jobs = jobs, .n = k, .rules = s->rules };
-        pthread_mutex_init(&pb.mu, NULL);
-        pthread_t tid[PAR_MAX_THREADS];
-        int started = 0;
-        for (int t = 0; t < nt && (size_t)t < k; t++)
-            started += pthread_create(&tid[started], NULL, pworker, &pb) == 0;
-        for (int t = 0; t < started; t++)
-            pthread_join(tid[t], NULL);
-        pthread_mutex_destroy(&pb.mu);
-        for (size_t i = 0; i < k; i++) {
-            pjob *j = &jobs[i];
-            if (!started)
-                pjob_run(j, s->rules);
-            if (!rc && j->rc) {
-                rc = j->rc;
-                *r->err = j->err;
-            }
-            if (!rc)
-                rc = gc_detect_add_gpu(s->d, &j->g, r->err);
-            if (!rc && s->info)
-                s->info->gpus++;
-            json_decref(j->v);
-            free(j->b.v);
-            free(j->b.keys);
-        }
-        if (!rc) {
-            *n += k;
-            *p = *closed ? skip_ws(r, q) + 1 : q;
-        }
-    }
-    free(jobs);
-    return rc;
-}
-
-static int walk(rd *r, sink *s)
+int cr_walk(rd *r, sink *s)
 {
     size_t p = 0;
     int rc = expect(r, &p, '{', "'{': a catalogue is a JSON object");
     int have_gpus = 0, have_version = 0;
-    p = skip_ws(r, p);
+    p = cr_skip_ws(r, p);
     if (!rc && p < r->len && r->buf[p] == '}')
         p++;
     else
         while (!rc) {
-            p = skip_ws(r, p);
+            p = cr_skip_ws(r, p);
             json_t *k = value_at(r, &p, &rc);
             if (!k)
                 break;
@@ -625,7 +438,7 @@ static int walk(rd *r, sink *s)
             json_decref(k);
             if ((rc = expect(r, &p, ':', "':'")))
                 break;
-            p = skip_ws(r, p);
+            p = cr_skip_ws(r, p);
             int arr = p < r->len && r->buf[p] == '[';
             if (!strcmp(key, "gpus") && !s->is_baseline && arr) {
                 have_gpus = 1;
@@ -641,13 +454,13 @@ static int walk(rd *r, sink *s)
                 if (!strcmp(key, "schema_version")) {
                     have_version = 1;
                     if (!json_is_string(v) || strcmp(json_string_value(v), "1.0"))
-                        rc = bad(r, "schema_version must be \"1.0\" (the version this gpucensus reads)");
+                        rc = cr_bad(r, "schema_version must be \"1.0\" (the version this gpucensus reads)");
                 } else {
                     rc = s->top(s, r, key, v);
                 }
                 json_decref(v);
             }
-            p = skip_ws(r, p);
+            p = cr_skip_ws(r, p);
             if (!rc && p < r->len && r->buf[p] == '}') {
                 p++;
                 break;
@@ -656,19 +469,19 @@ static int walk(rd *r, sink *s)
                 rc = expect(r, &p, ',', "',' or '}'");
         }
     if (!rc) {
-        p = skip_ws(r, p);
+        p = cr_skip_ws(r, p);
         r->pos = p;
         if (p != r->len)
             rc = gc_fail(r->err, GC_ECORRUPT, "%s:%d: not valid JSON: text after the end", r->file,
-                         line_of(r, p));
+                         cr_line_of(r, p));
     }
     r->pos = 0;
     if (!rc && !have_version)
-        rc = bad(r, "'schema_version' is missing: not a gpucensus catalogue");
+        rc = cr_bad(r, "'schema_version' is missing: not a gpucensus catalogue");
     if (!rc && !s->seen_kind)
-        rc = bad(r, "'kind' is missing: not a gpucensus catalogue");
+        rc = cr_bad(r, "'kind' is missing: not a gpucensus catalogue");
     if (!rc && !have_gpus && !s->is_baseline && !s->gpus_optional)
-        rc = bad(r, "'gpus' is missing (required by the catalogue schema)");
+        rc = cr_bad(r, "'gpus' is missing (required by the catalogue schema)");
     return rc;
 }
 
@@ -677,7 +490,7 @@ static int walk(rd *r, sink *s)
 static int det_gpu(sink *s, rd *r, json_t *o)
 {
     gc_det_gpu g;
-    int rc = gpu_of(r, o, s->rules, 0, &g, &s->b);
+    int rc = cr_gpu_of(r, o, s->rules, 0, &g, &s->b);
     if (!rc)
         rc = gc_detect_add_gpu(s->d, &g, r->err);
     if (!rc && s->info)
@@ -688,7 +501,7 @@ static int det_gpu(sink *s, rd *r, json_t *o)
 static int det_link(sink *s, rd *r, json_t *o, size_t index)
 {
     gc_det_link l;
-    int rc = link_of(r, o, index, &l);
+    int rc = cr_link_of(r, o, index, &l);
     if (!rc)
         rc = gc_detect_add_link(s->d, &l, r->err);
     if (!rc && s->info)
@@ -700,16 +513,16 @@ static int cat_top(sink *s, rd *r, const char *key, json_t *v)
 {
     int rc = 0;
     if (!strcmp(key, "gpus") || !strcmp(key, "links"))
-        return bad(r, "'%s' must be an array", key);
+        return cr_bad(r, "'%s' must be an array", key);
     if (!strcmp(key, "kind")) {
         s->seen_kind = 1;
         if (!json_is_string(v) || strcmp(json_string_value(v), "catalogue"))
-            return bad(r, "kind must be \"catalogue\"%s",
+            return cr_bad(r, "kind must be \"catalogue\"%s",
                        json_is_string(v) && !strcmp(json_string_value(v), "node")
                            ? " (this is a per-node file; check reads OUT/catalogue.json)" : "");
     } else if (!strcmp(key, "run")) {
         if (!json_is_object(v))
-            return bad(r, "'run' must be an object");
+            return cr_bad(r, "'run' must be an object");
         const char *b = s_req(r, v, "backend", "run.", &rc);
         if (s->info) {
             snprintf(s->info->backend, sizeof s->info->backend, "%s", b);
@@ -766,7 +579,7 @@ static int read_file(const char *path, char **buf, size_t *len, gc_err *err)
 
 /* A regular file is mapped (a large catalogue stays in the page cache, not
  * in our heap); anything else is read. *mapped says which to undo. */
-static int load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err)
+int cr_load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err)
 {
     *mapped = 0;
     int fd = open(path, O_RDONLY);
@@ -788,7 +601,7 @@ static int load_file(const char *path, char **buf, size_t *len, int *mapped, gc_
     return read_file(path, buf, len, err);
 }
 
-static void unload_file(char *buf, size_t len, int mapped)
+void cr_unload_file(char *buf, size_t len, int mapped)
 {
     if (mapped)
         munmap(buf, len);
@@ -804,7 +617,7 @@ int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_d
                .info = info };
     if (info)
         memset(info, 0, sizeof *info);
-    int rc = walk(&r, &s);
+    int rc = cr_walk(&r, &s);
     free(s.b.v);
     free(s.b.keys);
     return rc;
@@ -816,246 +629,10 @@ int gc_catread_catalogue(const char *path, gc_detect *d, const gc_rules *rules,
     char *buf;
     size_t len;
     int mapped;
-    int rc = load_file(path, &buf, &len, &mapped, err);
+    int rc = cr_load_file(path, &buf, &len, &mapped, err);
     if (rc)
         return rc;
     rc = gc_catread_catalogue_mem(path, buf, len, d, rules, info, err);
-    unload_file(buf, len, mapped);
+    cr_unload_file(buf, len, mapped);
     return rc;
-}
-
-/* ---- baselines --------------------------------------------------------- */
-
-static int no_top_second(sink *s, rd *r, const char *key, json_t *v) { return 0; }
-
-static int base_gpu(sink *s, rd *r, json_t *o)
-{
-    gc_det_gpu g;
-    int rc = gpu_of(r, o, s->rules, 1, &g, &s->b);
-    if (rc || strcmp(g.status, "ok"))
-        return rc;   /* a failed or partial GPU is no reference */
-    for (size_t i = 0; i < g.nvalues && !rc; i++) {
-        rc = gc_baseline_add(s->base, g.name, NULL, g.values[i].name, g.values[i].value);
-        if (!rc && g.uuid[0])
-            rc = gc_baseline_add(s->base, g.name, g.uuid, g.values[i].name, g.values[i].value);
-    }
-    if (!rc && g.nvlink_links >= 0)
-        rc = gc_baseline_add(s->base, g.name, NULL, "nvlink_links", g.nvlink_links);
-    /* links name their GPU ends by node and index: remember the SKU */
-    return rc ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
-}
-
-/* Links of a catalogue baseline, keyed by class and the SKU (and UUID) of
- * their GPU end, found in the first pass. */
-static int base_link(sink *s, rd *r, json_t *o, size_t index)
-{
-    gc_det_link l;
-    int rc = link_of(r, o, index, &l);
-    if (rc || !isfinite(l.beta_bps))
-        return rc;
-    const gc_det_end *e = l.src.is_gpu ? &l.src : &l.dst;
-    char key[300], cls[160], id[GC_NODE_MAX + 16];
-    gc_det_link_class(&l, cls, sizeof cls);
-    snprintf(key, sizeof key, "link:%s:beta_bps", cls);
-    snprintf(id, sizeof id, "%.63s/%d", e->node ? e->node : "", e->gpu_index);
-    json_t *pair = json_object_get(s->names, id);
-    if (!pair)
-        return 0;
-    const char *sku = json_string_value(json_array_get(pair, 0));
-    const char *uuid = json_string_value(json_array_get(pair, 1));
-    rc = gc_baseline_add(s->base, sku, NULL, key, l.beta_bps);
-    if (!rc && uuid && *uuid)
-        rc = gc_baseline_add(s->base, sku, uuid, key, l.beta_bps);
-    return rc ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
-}
-
-/* A reference file's members. */
-static int ref_top(sink *s, rd *r, const char *key, json_t *v)
-{
-    if (!strcmp(key, "kind"))
-        return 0;   /* checked in the first pass */
-    if (!strcmp(key, "sku") || !strcmp(key, "source"))
-        return json_is_string(v) ? 0 : bad(r, "'%s' must be a string", key);
-    if (!strcmp(key, "nvlink_links")) {
-        if (!json_is_integer(v))
-            return bad(r, "'nvlink_links' must be an integer");
-        return gc_baseline_add(s->base, s->sku, NULL, "nvlink_links", (double)json_integer_value(v))
-                   ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
-    }
-    if (!strcmp(key, "parameters") || !strcmp(key, "points") || !strcmp(key, "links")) {
-        if (!json_is_object(v))
-            return bad(r, "'%s' must be an object of numbers", key);
-        const char *k;
-        json_t *x;
-        json_object_foreach(v, k, x) {
-            if (!json_is_number(x))
-                return bad(r, "'%s.%.60s' must be a number", key, k);
-            char name[300];
-            if (!strcmp(key, "links"))
-                snprintf(name, sizeof name, "link:%.250s:beta_bps", k);
-            else
-                snprintf(name, sizeof name, "%.250s", k);
-            if (gc_baseline_add(s->base, s->sku, NULL, name, json_number_value(x)))
-                return gc_fail(r->err, GC_ENOMEM, "out of memory");
-        }
-        return 0;
-    }
-    return 0;   /* other members describe the file */
-}
-
-/* First pass: the kind, a reference file's SKU, a catalogue's GPU names. */
-static int names_gpu(sink *s, rd *r, json_t *o)
-{
-    json_t *id = json_object_get(o, "identity");
-    json_t *node = json_object_get(o, "node"), *index = json_object_get(o, "index");
-    if (!json_is_string(node) || !json_is_integer(index) || !json_is_object(id))
-        return 0;   /* the second pass reports it */
-    char k[GC_NODE_MAX + 16];
-    snprintf(k, sizeof k, "%.63s/%lld", json_string_value(node), (long long)json_integer_value(index));
-    json_t *n = json_object_get(id, "name"), *u = json_object_get(id, "uuid");
-    json_object_set_new(s->names, k, json_pack("[ss]", json_is_string(n) ? json_string_value(n) : "",
-                                               json_is_string(u) ? json_string_value(u) : ""));
-    return 0;
-}
-
-static int no_link(sink *s, rd *r, json_t *o, size_t index) { return 0; }
-
-static int kind_top(sink *s, rd *r, const char *key, json_t *v)
-{
-    if (!strcmp(key, "kind")) {
-        s->seen_kind = 1;
-        if (!json_is_string(v) || (strcmp(json_string_value(v), "baseline") &&
-                                   strcmp(json_string_value(v), "catalogue")))
-            return bad(r, "kind must be \"baseline\" (a reference file) or \"catalogue\"");
-        snprintf(s->kind, sizeof s->kind, "%s", json_string_value(v));
-    } else if (!strcmp(key, "sku")) {
-        if (!json_is_string(v) || !*json_string_value(v))
-            return bad(r, "'sku' must be the GPU's name (a non-empty string)");
-        snprintf(s->sku, sizeof s->sku, "%s", json_string_value(v));
-    }
-    return 0;
-}
-
-/* One file's values into b (which may hold other files' already). */
-static int baseline_into(const char *name, const char *buf, size_t len, gc_baseline *b,
-                         gc_err *err)
-{
-    gc_rules rules;
-    gc_rules_default(&rules);
-    rd r = { .file = name, .buf = buf, .len = len, .err = err };
-    sink s = { .gpu = names_gpu, .link = no_link, .top = kind_top, .rules = &rules,
-               .gpus_optional = 1, .base = b };
-    size_t before = gc_baseline_count(b);
-    s.names = json_object();
-    int rc = s.names ? walk(&r, &s) : gc_fail(err, GC_ENOMEM, "out of memory");
-    if (!rc && !strcmp(s.kind, "baseline") && !s.sku[0])
-        rc = gc_fail(err, GC_ECORRUPT, "%s: a baseline file names its \"sku\" (the GPU's name)", name);
-    if (!rc) {
-        /* second pass: the values */
-        if (!strcmp(s.kind, "baseline")) {
-            s.is_baseline = 1;
-            s.top = ref_top;
-        } else {
-            s.gpus_optional = 0;
-            s.gpu = base_gpu;
-            s.link = base_link;
-            s.top = no_top_second;
-        }
-        rc = walk(&r, &s);
-    }
-    free(s.b.v);
-    free(s.b.keys);
-    json_decref(s.names);
-    if (!rc && gc_baseline_count(b) == before)
-        rc = gc_fail(err, GC_ECORRUPT, "%s: no reference values in this baseline", name);
-    return rc;
-}
-
-int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_baseline **out,
-                            gc_err *err)
-{
-    *out = NULL;
-    gc_baseline *b = gc_baseline_new(name);
-    if (!b)
-        return gc_fail(err, GC_ENOMEM, "out of memory");
-    int rc = baseline_into(name, buf, len, b, err);
-    if (rc) {
-        gc_baseline_free(b);
-        return rc;
-    }
-    *out = b;
-    return 0;
-}
-
-static int baseline_file_into(const char *path, gc_baseline *b, gc_err *err)
-{
-    char *buf;
-    size_t len;
-    int mapped;
-    int rc = load_file(path, &buf, &len, &mapped, err);
-    if (!rc) {
-        rc = baseline_into(path, buf, len, b, err);
-        unload_file(buf, len, mapped);
-    }
-    return rc;
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int gc_catread_baseline(const char *path, gc_baseline **out, gc_err *err)
-{
-    *out = NULL;
-    gc_baseline *b = gc_baseline_new(path);
-    if (!b)
-        return gc_fail(err, GC_ENOMEM, "out of memory");
-    struct stat st;
-    int rc = 0;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        /* a directory of reference files (configs/baselines): every *.json */
-        DIR *dir = opendir(path);
-        char **names = NULL;
-        size_t n = 0, cap = 0;
-        struct dirent *de;
-        if (!dir)
-            rc = gc_fail(err, GC_EIO, "%s: cannot read the directory", path);
-        while (!rc && (de = readdir(dir))) {
-            size_t l = strlen(de->d_name);
-            if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".json"))
-                continue;
-            if (n == cap) {
-                char **nn = realloc(names, (cap = cap * 2 + 16) * sizeof *nn);
-                if (!nn) {
-                    rc = gc_fail(err, GC_ENOMEM, "out of memory");
-                    break;
-                }
-                names = nn;
-            }
-            if (!(names[n] = malloc(strlen(path) + l + 2))) {
-                rc = gc_fail(err, GC_ENOMEM, "out of memory");
-                break;
-            }
-            sprintf(names[n++], "%s/%s", path, de->d_name);
-        }
-        if (dir)
-            closedir(dir);
-        qsort(names, n, sizeof *names, by_name);
-        for (size_t i = 0; i < n && !rc; i++)
-            rc = baseline_file_into(names[i], b, err);
-        if (!rc && n == 0)
-            rc = gc_fail(err, GC_EIO, "%s: no *.json baseline in this directory", path);
-        for (size_t i = 0; i < n; i++)
-            free(names[i]);
-        free(names);
-    } else {
-        rc = baseline_file_into(path, b, err);
-    }
-    if (rc) {
-        gc_baseline_free(b);
-        return rc;
-    }
-    *out = b;
-    return 0;
 }

@@ -1,0 +1,248 @@
+/* Baselines for `gpucensus check` (gc_catread_baseline*), apart from
+ * catread.c: a per-SKU reference file, a directory of them, or an earlier
+ * catalogue, read in two passes of the same streaming walk. */
+#include "catread.h"
+#include "catread_int.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- baselines --------------------------------------------------------- */
+
+static int no_top_second(sink *s, rd *r, const char *key, json_t *v) { return 0; }
+
+static int base_gpu(sink *s, rd *r, json_t *o)
+{
+    gc_det_gpu g;
+    int rc = cr_gpu_of(r, o, s->rules, 1, &g, &s->b);
+    if (rc || strcmp(g.status, "ok"))
+        return rc;   /* a failed or partial GPU is no reference */
+    for (size_t i = 0; i < g.nvalues && !rc; i++) {
+        rc = gc_baseline_add(s->base, g.name, NULL, g.values[i].name, g.values[i].value);
+        if (!rc && g.uuid[0])
+            rc = gc_baseline_add(s->base, g.name, g.uuid, g.values[i].name, g.values[i].value);
+    }
+    if (!rc && g.nvlink_links >= 0)
+        rc = gc_baseline_add(s->base, g.name, NULL, "nvlink_links", g.nvlink_links);
+    /* links name their GPU ends by node and index: remember the SKU */
+    return rc ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
+}
+
+/* Links of a catalogue baseline, keyed by class and the SKU (and UUID) of
+ * their GPU end, found in the first pass. */
+static int base_link(sink *s, rd *r, json_t *o, size_t index)
+{
+    gc_det_link l;
+    int rc = cr_link_of(r, o, index, &l);
+    if (rc || !isfinite(l.beta_bps))
+        return rc;
+    const gc_det_end *e = l.src.is_gpu ? &l.src : &l.dst;
+    char key[300], cls[160], id[GC_NODE_MAX + 16];
+    gc_det_link_class(&l, cls, sizeof cls);
+    snprintf(key, sizeof key, "link:%s:beta_bps", cls);
+    snprintf(id, sizeof id, "%.63s/%d", e->node ? e->node : "", e->gpu_index);
+    json_t *pair = json_object_get(s->names, id);
+    if (!pair)
+        return 0;
+    const char *sku = json_string_value(json_array_get(pair, 0));
+    const char *uuid = json_string_value(json_array_get(pair, 1));
+    rc = gc_baseline_add(s->base, sku, NULL, key, l.beta_bps);
+    if (!rc && uuid && *uuid)
+        rc = gc_baseline_add(s->base, sku, uuid, key, l.beta_bps);
+    return rc ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
+}
+
+/* A reference file's members. */
+static int ref_top(sink *s, rd *r, const char *key, json_t *v)
+{
+    if (!strcmp(key, "kind"))
+        return 0;   /* checked in the first pass */
+    if (!strcmp(key, "sku") || !strcmp(key, "source"))
+        return json_is_string(v) ? 0 : cr_bad(r, "'%s' must be a string", key);
+    if (!strcmp(key, "nvlink_links")) {
+        if (!json_is_integer(v))
+            return cr_bad(r, "'nvlink_links' must be an integer");
+        return gc_baseline_add(s->base, s->sku, NULL, "nvlink_links", (double)json_integer_value(v))
+                   ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
+    }
+    if (!strcmp(key, "parameters") || !strcmp(key, "points") || !strcmp(key, "links")) {
+        if (!json_is_object(v))
+            return cr_bad(r, "'%s' must be an object of numbers", key);
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x) {
+            if (!json_is_number(x))
+                return cr_bad(r, "'%s.%.60s' must be a number", key, k);
+            char name[300];
+            if (!strcmp(key, "links"))
+                snprintf(name, sizeof name, "link:%.250s:beta_bps", k);
+            else
+                snprintf(name, sizeof name, "%.250s", k);
+            if (gc_baseline_add(s->base, s->sku, NULL, name, json_number_value(x)))
+                return gc_fail(r->err, GC_ENOMEM, "out of memory");
+        }
+        return 0;
+    }
+    return 0;   /* other members describe the file */
+}
+
+/* First pass: the kind, a reference file's SKU, a catalogue's GPU names. */
+static int names_gpu(sink *s, rd *r, json_t *o)
+{
+    json_t *id = json_object_get(o, "identity");
+    json_t *node = json_object_get(o, "node"), *index = json_object_get(o, "index");
+    if (!json_is_string(node) || !json_is_integer(index) || !json_is_object(id))
+        return 0;   /* the second pass reports it */
+    char k[GC_NODE_MAX + 16];
+    snprintf(k, sizeof k, "%.63s/%lld", json_string_value(node), (long long)json_integer_value(index));
+    json_t *n = json_object_get(id, "name"), *u = json_object_get(id, "uuid");
+    json_object_set_new(s->names, k, json_pack("[ss]", json_is_string(n) ? json_string_value(n) : "",
+                                               json_is_string(u) ? json_string_value(u) : ""));
+    return 0;
+}
+
+static int no_link(sink *s, rd *r, json_t *o, size_t index) { return 0; }
+
+static int kind_top(sink *s, rd *r, const char *key, json_t *v)
+{
+    if (!strcmp(key, "kind")) {
+        s->seen_kind = 1;
+        if (!json_is_string(v) || (strcmp(json_string_value(v), "baseline") &&
+                                   strcmp(json_string_value(v), "catalogue")))
+            return cr_bad(r, "kind must be \"baseline\" (a reference file) or \"catalogue\"");
+        snprintf(s->kind, sizeof s->kind, "%s", json_string_value(v));
+    } else if (!strcmp(key, "sku")) {
+        if (!json_is_string(v) || !*json_string_value(v))
+            return cr_bad(r, "'sku' must be the GPU's name (a non-empty string)");
+        snprintf(s->sku, sizeof s->sku, "%s", json_string_value(v));
+    }
+    return 0;
+}
+
+/* One file's values into b (which may hold other files' already). */
+static int baseline_into(const char *name, const char *buf, size_t len, gc_baseline *b,
+                         gc_err *err)
+{
+    gc_rules rules;
+    gc_rules_default(&rules);
+    rd r = { .file = name, .buf = buf, .len = len, .err = err };
+    sink s = { .gpu = names_gpu, .link = no_link, .top = kind_top, .rules = &rules,
+               .gpus_optional = 1, .base = b };
+    size_t before = gc_baseline_count(b);
+    s.names = json_object();
+    int rc = s.names ? cr_walk(&r, &s) : gc_fail(err, GC_ENOMEM, "out of memory");
+    if (!rc && !strcmp(s.kind, "baseline") && !s.sku[0])
+        rc = gc_fail(err, GC_ECORRUPT, "%s: a baseline file names its \"sku\" (the GPU's name)", name);
+    if (!rc) {
+        /* second pass: the values */
+        if (!strcmp(s.kind, "baseline")) {
+            s.is_baseline = 1;
+            s.top = ref_top;
+        } else {
+            s.gpus_optional = 0;
+            s.gpu = base_gpu;
+            s.link = base_link;
+            s.top = no_top_second;
+        }
+        rc = cr_walk(&r, &s);
+    }
+    free(s.b.v);
+    free(s.b.keys);
+    json_decref(s.names);
+    if (!rc && gc_baseline_count(b) == before)
+        rc = gc_fail(err, GC_ECORRUPT, "%s: no reference values in this baseline", name);
+    return rc;
+}
+
+int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_baseline **out,
+                            gc_err *err)
+{
+    *out = NULL;
+    gc_baseline *b = gc_baseline_new(name);
+    if (!b)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    int rc = baseline_into(name, buf, len, b, err);
+    if (rc) {
+        gc_baseline_free(b);
+        return rc;
+    }
+    *out = b;
+    return 0;
+}
+
+static int baseline_file_into(const char *path, gc_baseline *b, gc_err *err)
+{
+    char *buf;
+    size_t len;
+    int mapped;
+    int rc = cr_load_file(path, &buf, &len, &mapped, err);
+    if (!rc) {
+        rc = baseline_into(path, buf, len, b, err);
+        cr_unload_file(buf, len, mapped);
+    }
+    return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int gc_catread_baseline(const char *path, gc_baseline **out, gc_err *err)
+{
+    *out = NULL;
+    gc_baseline *b = gc_baseline_new(path);
+    if (!b)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    struct stat st;
+    int rc = 0;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* a directory of reference files (configs/baselines): every *.json */
+        DIR *dir = opendir(path);
+        char **names = NULL;
+        size_t n = 0, cap = 0;
+        struct dirent *de;
+        if (!dir)
+            rc = gc_fail(err, GC_EIO, "%s: cannot read the directory", path);
+        while (!rc && (de = readdir(dir))) {
+            size_t l = strlen(de->d_name);
+            if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".json"))
+                continue;
+            if (n == cap) {
+                char **nn = realloc(names, (cap = cap * 2 + 16) * sizeof *nn);
+                if (!nn) {
+                    rc = gc_fail(err, GC_ENOMEM, "out of memory");
+                    break;
+                }
+                names = nn;
+            }
+            if (!(names[n] = malloc(strlen(path) + l + 2))) {
+                rc = gc_fail(err, GC_ENOMEM, "out of memory");
+                break;
+            }
+            sprintf(names[n++], "%s/%s", path, de->d_name);
+        }
+        if (dir)
+            closedir(dir);
+        qsort(names, n, sizeof *names, by_name);
+        for (size_t i = 0; i < n && !rc; i++)
+            rc = baseline_file_into(names[i], b, err);
+        if (!rc && n == 0)
+            rc = gc_fail(err, GC_EIO, "%s: no *.json baseline in this directory", path);
+        for (size_t i = 0; i < n; i++)
+            free(names[i]);
+        free(names);
+    } else {
+        rc = baseline_file_into(path, b, err);
+    }
+    if (rc) {
+        gc_baseline_free(b);
+        return rc;
+    }
+    *out = b;
+    return 0;
+}

@@ -1,0 +1,57 @@
+/* What catread.c, catread_par.c (threaded GPU parsing) and catread_base.c
+ * (baselines) share: the reader's state, the streaming walk and the
+ * per-GPU / per-link readers. Private to those files. */
+#ifndef GC_CATREAD_INT_H
+#define GC_CATREAD_INT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "catread.h"
+
+typedef struct rd {
+    const char *file;
+    const char *buf;
+    size_t len, pos;       /* where the current element starts */
+    char where[96];        /* e.g. gpus[3] */
+    gc_err *err;
+} rd;
+
+typedef struct gbuf {
+    gc_det_value *v;
+    char *keys;          /* n x KEYLEN */
+    size_t n, cap;
+} gbuf;
+
+typedef struct sink {
+    int (*gpu)(struct sink *s, rd *r, json_t *o);
+    int (*link)(struct sink *s, rd *r, json_t *o, size_t index);
+    int (*top)(struct sink *s, rd *r, const char *key, json_t *v);
+    const gc_rules *rules;
+    gc_detect *d;
+    gc_baseline *base;
+    gc_catread_info *info;
+    gbuf b;
+    int seen_kind, is_baseline;  /* is_baseline: a reference file, gpus/links are plain members */
+    int gpus_optional;
+    json_t *names;               /* catalogue baselines: "node/index" -> [name, uuid] */
+    char kind[16], sku[96];
+} sink;
+
+int cr_line_of(const rd *r, size_t pos);
+/* A schema error at r's position: GC_ECORRUPT "FILE:LINE: WHERE: message". */
+int cr_bad(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+size_t cr_skip_ws(const rd *r, size_t p);
+/* A GPU object of the catalogue -> g (values in b). all: every parameter
+ * and point (baselines); otherwise those the rules judge. */
+int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, gbuf *b);
+int cr_link_of(rd *r, json_t *o, size_t index, gc_det_link *l);
+/* The whole file, each top-level member, GPU and link to s. */
+int cr_walk(rd *r, sink *s);
+/* The GPUs array from *p (after its '[') by threads, while the scan can
+ * follow it (catread_par.c). */
+int cr_par_gpus(rd *r, size_t *p, sink *s, size_t *n, int *closed);
+int cr_load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err);
+void cr_unload_file(char *buf, size_t len, int mapped);
+
+#endif
