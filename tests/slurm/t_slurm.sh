@@ -114,7 +114,7 @@ if "$GC" help 2>&1 | grep -q '^  check '; then
         sc_wait_job "$id" 120
         cat "$TMP/$name.out"
     }
-    health healthy tests/slurm/sim.cfg
+    health healthy tests/slurm/health.cfg
     case "$SC_EXIT" in 0:0|1:0) ;; *) die "healthy cluster: health check exit $SC_EXIT (expected 0 or 1)" ;; esac
     health sick tests/slurm/sick.cfg
     [ "$SC_EXIT" = 2:0 ] || die "degraded HBM on n3/gpu1: health check exit $SC_EXIT (expected 2)"
