@@ -18,6 +18,7 @@
 
 #include "derive.h"
 #include "detect_int.h"
+#include "grow.h"
 
 /* ---- string interning ------------------------------------------------- */
 
@@ -115,14 +116,8 @@ int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const cha
     long id = det_strtab_id(&b->keys, k, 1);
     if (id < 0)
         return GC_ENOMEM;
-    if (b->n == b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 1024;
-        bentry *ne = realloc(b->e, nc * sizeof *ne);
-        if (!ne)
-            return GC_ENOMEM;
-        b->e = ne;
-        b->cap = nc;
-    }
+    if (gc_grow((void **)&b->e, &b->cap, b->n + 1, sizeof *b->e))
+        return GC_ENOMEM;
     b->e[b->n++] = (bentry){ (uint32_t)id, value };
     b->sorted = 0;
     /* which SKUs and GPUs it knows (ids without entries: no value) */
@@ -253,14 +248,8 @@ void gc_detect_free(gc_detect *d)
 
 int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
 {
-    if (d->ng == d->capg) {
-        size_t nc = d->capg ? d->capg * 2 : 64;
-        grec *ng = realloc(d->g, nc * sizeof *ng);
-        if (!ng)
-            return gc_fail(err, GC_ENOMEM, "detect: out of memory");
-        d->g = ng;
-        d->capg = nc;
-    }
+    if (gc_grow((void **)&d->g, &d->capg, d->ng + 1, sizeof *d->g))
+        return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     grec *g = &d->g[d->ng];
     memset(g, 0, sizeof *g);
     CPY(g->node, in->node);
@@ -334,14 +323,8 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
 
 int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
 {
-    if (d->nl == d->capl) {
-        size_t nc = d->capl ? d->capl * 2 : 64;
-        lrec *nl = realloc(d->l, nc * sizeof *nl);
-        if (!nl)
-            return gc_fail(err, GC_ENOMEM, "detect: out of memory");
-        d->l = nl;
-        d->capl = nc;
-    }
+    if (gc_grow((void **)&d->l, &d->capl, d->nl + 1, sizeof *d->l))
+        return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     lrec *l = &d->l[d->nl++];
     memset(l, 0, sizeof *l);
     l->l = *in;

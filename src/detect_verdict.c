@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "detect_int.h"
+#include "grow.h"
 
 static const char *const level_names[] = { "ok", "suspect", "degraded", "failed" };
 
@@ -56,14 +57,8 @@ const gc_reason *gc_verdict_worst_reason(const gc_verdict *v)
 
 gc_verdict *det_new_verdict(gc_detect *d, int type)
 {
-    if (d->nv == d->capv) {
-        size_t nc = d->capv ? d->capv * 2 : 64;
-        gc_verdict *nv = realloc(d->v, nc * sizeof *nv);
-        if (!nv)
-            return NULL;
-        d->v = nv;
-        d->capv = nc;
-    }
+    if (gc_grow((void **)&d->v, &d->capv, d->nv + 1, sizeof *d->v))
+        return NULL;
     gc_verdict *v = &d->v[d->nv++];
     memset(v, 0, sizeof *v);
     v->type = type;

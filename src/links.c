@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "model_xfer.h"
 
 #define LK_MAX_SIZES 64
@@ -139,14 +140,8 @@ static lk *find_link(gc_links *l, const lk *key)
             x->by.gpu_index == key->by.gpu_index)
             return x;
     }
-    if (l->n == l->cap) {
-        size_t c = l->cap ? 2 * l->cap : 16;
-        lk *v = realloc(l->v, c * sizeof *v);
-        if (!v)
-            return NULL;
-        l->v = v;
-        l->cap = c;
-    }
+    if (gc_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
+        return NULL;
     l->v[l->n] = *key;
     return &l->v[l->n++];
 }

@@ -2,6 +2,8 @@
  * every stage shares; no I/O here. */
 #include "results.h"
 
+#include "grow.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,21 +81,6 @@ void gc_gpu_free(gc_gpu *g)
     gc_gpu_init(g);
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    while (ncap < need)
-        ncap *= 2;
-    void *p = realloc(*arr, ncap * elem);
-    if (!p)
-        return GC_ENOMEM;
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
-
 static void copy_str(char *dst, size_t cap, const char *src)
 {
     if (!src)
@@ -113,7 +100,7 @@ gc_point *gc_gpu_add_point(gc_gpu *g, uint32_t item_id, const char *bench,
      * than write a truncated unit or metric into the catalogue. */
     if (strlen(bench) >= GC_KEY_MAX || strlen(metric) >= GC_STR_MAX || strlen(unit) >= GC_KEY_MAX)
         return NULL;
-    if (grow((void **)&g->points, &g->cap_points, g->npoints + 1, sizeof *g->points))
+    if (gc_grow((void **)&g->points, &g->cap_points, g->npoints + 1, sizeof *g->points))
         return NULL;
     gc_point *p = &g->points[g->npoints];
     memset(p, 0, sizeof *p);
@@ -133,7 +120,7 @@ gc_point *gc_gpu_add_point(gc_gpu *g, uint32_t item_id, const char *bench,
 int gc_gpu_add_param(gc_gpu *g, const char *name, double value,
                      const char *unit, const char *source)
 {
-    if (grow((void **)&g->params, &g->cap_params, g->nparams + 1, sizeof *g->params))
+    if (gc_grow((void **)&g->params, &g->cap_params, g->nparams + 1, sizeof *g->params))
         return GC_ENOMEM;
     gc_param *p = &g->params[g->nparams++];
     memset(p, 0, sizeof *p);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 #define NET_ROUNDS 2
 
 static int net_rounds(const gc_geom *g)
@@ -50,14 +52,8 @@ typedef struct { gc_step_task *v; size_t n, cap; } task_vec;
 static int push(task_vec *tv, const gc_item *it, int step, int peer_local, int peer_rank,
                 const char *peer_node, int initiator)
 {
-    if (tv->n == tv->cap) {
-        size_t nc = tv->cap ? tv->cap * 2 : 64;
-        void *p = realloc(tv->v, nc * sizeof *tv->v);
-        if (!p)
-            return GC_ENOMEM;
-        tv->v = p;
-        tv->cap = nc;
-    }
+    if (gc_grow((void **)&tv->v, &tv->cap, tv->n + 1, sizeof *tv->v))
+        return GC_ENOMEM;
     gc_step_task *t = &tv->v[tv->n++];
     memset(t, 0, sizeof *t);
     t->task.item = it;
