@@ -341,6 +341,18 @@ static void load_gpu(const gc_roster_entry *e, const gc_blob *b, gc_gpu *g)
              b->data ? err.msg : (b->missing_reason[0] ? b->missing_reason : "nothing received"));
 }
 
+/* The opening of both kinds of file: the object, its schema version, kind
+ * and run metadata. */
+static void doc_head(gc_jw *w, FILE *f, char *buf, const char *kind, const gc_run_meta *run)
+{
+    gc_jw_init(w, f, buf, 0);
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "schema_version", GC_SCHEMA_VERSION);
+    gc_jw_kstr(w, "kind", kind);
+    gc_jw_key(w, "run");
+    run_json(w, run);
+}
+
 static int write_node(const char *out_dir, const gc_run_meta *run, const char *node,
                       gc_gpu *gpus, gc_summary *const *sums, size_t n, char *buf, gc_err *err)
 {
@@ -351,12 +363,7 @@ static int write_node(const char *out_dir, const gc_run_meta *run, const char *n
     if (rc)
         return rc;
     gc_jw w;
-    gc_jw_init(&w, a.f, buf, 0);
-    gc_jw_open(&w, "{");
-    gc_jw_kstr(&w, "schema_version", GC_SCHEMA_VERSION);
-    gc_jw_kstr(&w, "kind", "node");
-    gc_jw_key(&w, "run");
-    run_json(&w, run);
+    doc_head(&w, a.f, buf, "node", run);
     gc_jw_kstr(&w, "node", node);
     gc_jw_key(&w, "gpus");
     gc_jw_open(&w, "[");
@@ -593,12 +600,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     /* The cluster file is streamed: one GPU object at a time, each written
      * as a top-level value (as the json_dumpf of one GPU object was). */
     gc_jw w;
-    gc_jw_init(&w, cat.f, bufs, 0);
-    gc_jw_open(&w, "{");
-    gc_jw_kstr(&w, "schema_version", GC_SCHEMA_VERSION);
-    gc_jw_kstr(&w, "kind", "catalogue");
-    gc_jw_key(&w, "run");
-    run_json(&w, run);
+    doc_head(&w, cat.f, bufs, "catalogue", run);
     gc_jw_puts(&w, ",\n \"gpus\": [");
     w.depth = 0;
 
