@@ -71,6 +71,16 @@ static const gc_param_def p2p_p[] = {
     STR("peer_access", on_off, "on"),
     NUM("size_bytes", 1, 4 * GiB, 64 * MiB),
 };
+/* The validation suite (issue 5): kernels/valid.cu, one description each
+ * under configs/kernels/valid/ (docs/kernel-description.md). */
+static const char *const valid_kernels[] = {
+    "saxpy_a1", "saxpy_a4", "saxpy_a16", "saxpy_a64", "saxpy_a256", "saxpy_a1024", "saxpy_a4096",
+    "occ_w2", "occ_w4", "occ_w8", "occ_w16", "occ_w32", "occ_w64",
+    "stride_s1", "stride_s2", "stride_s4", "stride_s8", "stride_s32",
+    "chase_dram", NULL };
+static const gc_param_def valid_p[] = {
+    STR("kernel", valid_kernels, "saxpy_a1"),
+};
 static const gc_param_def net_p[] = {
     NUM("size_bytes", 1, 4 * GiB, 1 * MiB),
 };
@@ -86,6 +96,7 @@ const gc_bench_def gc_bench_defs[] = {
     DEF("launch", "kernel launch overhead", GC_PHASE_GPU, launch_p),
     DEF("xfer", "host<->device transfer time per size", GC_PHASE_ISOLATED, xfer_p),
     DEF("p2p", "peer-to-peer copy between two GPUs of a node", GC_PHASE_PAIR, p2p_p),
+    DEF("valid", "validation kernels: measured time, predicted by the models", GC_PHASE_GPU, valid_p),
     DEF("net", "GPU buffer to GPU buffer between nodes through MPI", GC_PHASE_NET, net_p),
 };
 const size_t gc_bench_ndefs = sizeof(gc_bench_defs) / sizeof(gc_bench_defs[0]);
