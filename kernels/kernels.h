@@ -137,6 +137,28 @@ int gck_smem_run(int stride_words, uint32_t iters, uint32_t launches, float *ms,
 int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, double *ns,
                    char *err, size_t errlen);
 
+/* ------------------------------------------------------------------------
+ * Validation suite (issue 5): the kernels of kernels/valid_table.h (row r
+ * in GCV_TABLE's order), see kernels/valid.cu. setup allocates and initialises
+ * the row's buffers, sizes the launch (occupancy rows: dummy dynamic shared
+ * memory for the row's warps per SM, checked), runs one warm-up launch and
+ * checks a few of its results; run times `launches` launches (ms[i], CUDA
+ * events); free releases everything. clock: the SM clock now (MHz), one
+ * warp timing %clock64 against %globaltimer for 50 us. */
+typedef struct gck_valid {
+    int row;
+    int grid, threads, sms;
+    size_t smem;                /* dynamic shared memory per block */
+    int blocks_per_sm;          /* resident blocks per SM (occupancy API) */
+    void *x, *y;                /* inputs, outputs (chase: buffer, cursors) */
+    uint32_t *perm;             /* chase: the cycle's order */
+    void *e0, *e1;              /* events */
+} gck_valid;
+int gck_valid_setup(gck_valid *v, int r, char *err, size_t errlen);
+int gck_valid_run(gck_valid *v, uint32_t launches, float *ms, char *err, size_t errlen);
+int gck_valid_clock(gck_scratch *s, double *mhz, char *err, size_t errlen);
+void gck_valid_free(gck_valid *v);
+
 
 /* ------------------------------------------------------------------------
  * Transfers (issue 4): host<->device, GPU<->GPU of a node, network staging.

@@ -111,6 +111,7 @@ static const struct { const char *name; driver_fn fn; } drivers[] = {
     { "l2_bw", gc_cuda_l2 },
     { "smem_bw", gc_cuda_smem },
     { "launch", gc_cuda_launch },
+    { "valid", gc_cuda_valid },
     { "xfer", gc_cuda_xfer },
     { "p2p", gc_cuda_p2p },
     { "net", gc_cuda_net },
