@@ -12,6 +12,8 @@
 #   make bench      performance benchmarks of the tool itself, then detection quality
 #   make bench-detect  recall / false positives of `check` on simulated fleets (bench/bench_detect.py)
 #   make fuzz SECONDS=N
+#   make kdesc-update  copy this build's SASS-counted validation kernel
+#                   descriptions to configs/kernels/valid/ (needs cuobjdump)
 
 BUILD      ?= build
 CUDA_HOME  ?= /usr/local/cuda
@@ -52,7 +54,7 @@ BENCH_SRC  := $(wildcard bench/bench_*.c)
 BENCH_BIN  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 GPU_TOOLS  := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
 
-.PHONY: all test run demo bench bench-detect fuzz deps deps-test clean tests FORCE
+.PHONY: all test run demo bench bench-detect fuzz deps deps-test clean tests kdesc-update FORCE
 
 all: $(BUILD)/gpucensus
 
@@ -72,8 +74,33 @@ $(BUILD)/kernels/%.o: kernels/%.cu kernels/kernels.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -Ikernels -c $< -o $@
 
-$(BUILD)/libgc.a: $(HOST_OBJ)
+$(BUILD)/libgc.a: $(HOST_OBJ) $(BUILD)/gen/valid_desc.o
 	rm -f $@ && ar rcs $@ $^
+
+# --- validation kernels' descriptions (docs/kernel-description.md) ---
+# valid.cu's ptxas -v goes to a log (registers, static smem); with cuobjdump
+# tools/embed_desc.sh counts the descriptions from this build's SASS, else
+# it embeds the committed ones (warning once when they are stale).
+CUOBJDUMP ?= $(firstword $(wildcard $(CUDA_HOME)/bin/cuobjdump) $(shell command -v cuobjdump 2>/dev/null))
+
+$(BUILD)/kernels/valid.o $(BUILD)/kernels/valid.ptxas.log &: kernels/valid.cu kernels/valid_table.h \
+                                                    kernels/kernels.h kernels/bench_util.cuh
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -Xptxas -v -Ikernels -c $< -o $(@D)/valid.o 2> $(@D)/valid.ptxas.log \
+	    || { cat $(@D)/valid.ptxas.log >&2; exit 1; }
+	@grep -v '^ptxas info\|bytes stack frame' $(@D)/valid.ptxas.log >&2 || true
+
+$(BUILD)/gen/valid_desc.c: kernels/valid.cu kernels/valid_table.h tools/kdesc.py tools/embed_desc.sh \
+                           $(wildcard configs/kernels/valid/*.cfg) $(if $(CUOBJDUMP),$(BUILD)/kernels/valid.o $(BUILD)/kernels/valid.ptxas.log)
+	tools/embed_desc.sh $(BUILD) "$(CUOBJDUMP)"
+
+$(BUILD)/gen/valid_desc.o: $(BUILD)/gen/valid_desc.c
+	$(MPICC) $(CFLAGS) -c $< -o $@
+
+kdesc-update: $(BUILD)/gen/valid_desc.c
+	@grep -q 'origin\[\] = "sass"' $< || { echo "kdesc-update: no cuobjdump here: nothing counted from SASS" >&2; exit 1; }
+	rm -f configs/kernels/valid/*.cfg && mkdir -p configs/kernels/valid
+	cp $(BUILD)/gen/kdesc/*.cfg configs/kernels/valid/
 
 $(BUILD)/libgck.a: $(CU_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -139,7 +166,7 @@ FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Isrc -Ikernels $(DEP_CFLAGS)
 FUZZ_LIBSRC  := $(filter-out src/cluster.c src/run.c src/watch.c src/backend_cuda.c src/bench/cuda_%.c,$(HOST_SRC))
-FUZZ_LIBOBJ  := $(FUZZ_LIBSRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_LIBOBJ  := $(FUZZ_LIBSRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/$(BUILD)/gen/valid_desc.o
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: san fuzz-targets
@@ -147,7 +174,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/
 san:
 	$(MAKE) $(BUILD)/libgck.a
 	@mkdir -p $(SAN_BUILD)/kernels
-	cp -pu $(BUILD)/kernels/*.o $(SAN_BUILD)/kernels/
+	cp -pu $(BUILD)/kernels/*.o $(BUILD)/kernels/*.log $(SAN_BUILD)/kernels/
 	$(MAKE) BUILD=$(SAN_BUILD) SAN="$(SAN_FLAGS)" $(SAN_BUILD)/gpucensus \
 	    $(UNIT_SRC:tests/unit/%.c=$(SAN_BUILD)/tests/%)
 
