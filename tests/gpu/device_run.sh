@@ -22,6 +22,11 @@ t0=$(date +%s)
 make -j16 LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all tests > "$OUT/log/build.log" 2>&1 \
     || { tail -40 "$OUT/log/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
+# the validation kernels' SASS, ptxas log and descriptions (tools/kdesc.py)
+echo "kernel descriptions: $(grep -o 'origin\[\] = "[a-z]*"' build/gen/valid_desc.c)"
+cp build/kernels/valid.ptxas.log "$OUT/log/" 2>/dev/null
+[ -f build/gen/valid.sass ] && gzip -c build/gen/valid.sass > "$OUT/log/valid.sass.gz"
+tar czf "$OUT/log/kdesc.tgz" -C build/gen kdesc 2>/dev/null
 tests/run.sh gpu/ ; cp build/test-logs/gpu_t_gpu.sh.log "$OUT/log/" 2>/dev/null
 tests/run.sh sass/ ; cp build/test-logs/sass_t_sass.sh.log "$OUT/log/" 2>/dev/null
 n=$(build/gpucensus gpus)
