@@ -202,17 +202,23 @@ int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t bytes, uint3
 int gck_xfer_busy_begin(gck_xfer *x, size_t bytes, uint32_t copies, char *err, size_t errlen);
 int gck_xfer_busy_end(gck_xfer *x, char *err, size_t errlen);
 /* Peer to peer: the local buffer (2 x bytes, grown) and its IPC handle;
- * open a peer's handle (cached while the handle is the same); copies to
- * the peer (bidir: also from it, on a second stream) with peer access, or
- * staged (cudaMemcpyPeer to this process's own buffer on the peer device,
- * without peer access between the two; timed with the host clock, as
- * these copies block the host); nsamples 0 only prepares buffers. */
+ * open a peer's handle (cached while the handle is the same); copies of
+ * this GPU's first half into the peer's second half, with peer access
+ * (the IPC buffer), or staged (cudaMemcpyPeer to this process's own buffer
+ * on the peer device, without peer access between the two; timed with the
+ * host clock, as these copies block the host); nsamples 0 only prepares
+ * buffers. One direction per call: both ways at once is both ranks calling
+ * it together. hold (may be NULL) is called once with ok = 1 when the
+ * chunk is queued and nothing has run yet (0: this side failed); it
+ * returns non-zero when the other side failed. Used by the caller to
+ * start both ranks' chunks together. */
+typedef int (*gck_hold_fn)(void *ctx, int ok);
 int gck_p2p_local(gck_xfer *x, size_t bytes, void *handle, char *err, size_t errlen);
 int gck_p2p_open(gck_xfer *x, const void *handle, size_t peer_bytes, char *err, size_t errlen);
 int gck_p2p_can_access(int dev, int peer, int *can);
-int gck_p2p_run(gck_xfer *x, int peer_dev, int bidir, int peer_access, size_t bytes,
-                uint32_t nsamples, uint32_t batch, double *ns, int *spin_timeouts,
-                char *err, size_t errlen);
+int gck_p2p_run(gck_xfer *x, int peer_dev, int peer_access, size_t bytes, uint32_t nsamples,
+                uint32_t batch, double *ns, int *spin_timeouts, gck_hold_fn hold,
+                void *hold_ctx, char *err, size_t errlen);
 /* Network staging: device buffer <-> pinned host buffer (*host), synchronous. */
 int gck_stage(gck_xfer *x, int to_host, size_t bytes, void **host, char *err, size_t errlen);
 void gck_xfer_free(gck_xfer *x);

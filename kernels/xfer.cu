@@ -1,6 +1,7 @@
 // Transfers: host<->device (copy engine or SM kernels on mapped pinned
 // memory, one or both directions) and GPU<->GPU of one node (CUDA IPC,
-// peer access on, or staged through the host with peer access off).
+// peer access on, or staged through the host with peer access off; one
+// direction per GPU, both ways = both GPUs at once).
 //
 // Timing. Pinned copies and SM copies are queued behind a spin kernel that
 // holds the stream until the host has queued every copy and event of the
@@ -330,12 +331,20 @@ static int staged_buf(gck_xfer *x, int peer, size_t need, char *err, size_t errl
     return 0;
 }
 
-extern "C" int gck_p2p_run(gck_xfer *x, int peer_dev, int bidir, int peer_access, size_t bytes,
+// One direction per GPU: this GPU's copy engine writes its local first half
+// into the peer's second half (its IPC buffer with peer access, else this
+// process's own buffer on the peer device through the driver's staging).
+// Both ways at once is both ranks running this at the same time, each on
+// its own GPU: `hold` (when given) is called once everything is queued
+// and before anything runs, so that the two ranks start together.
+extern "C" int gck_p2p_run(gck_xfer *x, int peer_dev, int peer_access, size_t bytes,
                            uint32_t nsamples, uint32_t batch, double *ns, int *spin_timeouts,
-                           char *err, size_t errlen)
+                           gck_hold_fn hold, void *hold_ctx, char *err, size_t errlen)
 {
     if (nsamples > GCK_XFER_MAX_CHUNK || batch < 1 || bytes == 0) {
         snprintf(err, errlen, "p2p: bad chunk (%u samples, batch %u)", nsamples, batch);
+        if (hold && nsamples)
+            hold(hold_ctx, 0);
         return 1;
     }
     if (rt_init(x, err, errlen))
@@ -345,35 +354,41 @@ extern "C" int gck_p2p_run(gck_xfer *x, int peer_dev, int bidir, int peer_access
     if (peer_access) {
         if (!x->p2p_remote || x->remote_bytes < 2 * bytes || x->p2p_bytes < 2 * bytes) {
             snprintf(err, errlen, "p2p: peer buffer not open or too small");
+            if (hold && nsamples)
+                hold(hold_ctx, 0);
             return 1;
         }
         rem = (uint8_t *)x->p2p_remote;
     } else {
         if (!loc || x->p2p_bytes < 2 * bytes) {
             snprintf(err, errlen, "p2p: local buffer too small");
+            if (hold && nsamples)
+                hold(hold_ctx, 0);
             return 1;
         }
-        if (staged_buf(x, peer_dev, grow_to(2 * bytes), err, errlen))
+        if (staged_buf(x, peer_dev, grow_to(2 * bytes), err, errlen)) {
+            if (hold && nsamples)
+                hold(hold_ctx, 0);
             return 1;
+        }
         rem = (uint8_t *)x->staged_buf;
     }
     if (nsamples == 0)   // buffers ready, nothing to time
         return 0;
+    rem += bytes;
     if (!peer_access) {
         // Staged copies go through the driver's host buffers and block the
         // host thread: no spin kernel (it would hold them until its
         // timeout); host clock around each synchronous batch.
+        if (hold && hold(hold_ctx, 1)) {
+            snprintf(err, errlen, "p2p: the peer rank failed");
+            return 1;
+        }
         for (uint32_t i = 0; i < nsamples; i++) {
             double t0 = host_ns();
-            for (uint32_t b = 0; b < batch; b++) {
+            for (uint32_t b = 0; b < batch; b++)
                 CK(cudaMemcpyPeerAsync(rem, peer_dev, loc, x->dev, bytes, rt->s[0]));
-                if (bidir)
-                    CK(cudaMemcpyPeerAsync(loc + bytes, x->dev, rem + bytes, peer_dev, bytes,
-                                           rt->s[1]));
-            }
             CK(cudaStreamSynchronize(rt->s[0]));
-            if (bidir)
-                CK(cudaStreamSynchronize(rt->s[1]));
             ns[i] = (host_ns() - t0) / batch;
         }
         return 0;
@@ -382,37 +397,23 @@ extern "C" int gck_p2p_run(gck_xfer *x, int peer_dev, int bidir, int peer_access
     x->flag[1] = 0;
     __sync_synchronize();
     k_spin<<<1, 1, 0, rt->s[0]>>>(x->flag_dev, x->flag_dev + 1);
-    CKL();
-    for (uint32_t i = 0; i < nsamples; i++) {
-        CK(cudaEventRecord(rt->ev[2 * i], rt->s[0]));
-        if (bidir)
-            CK(cudaStreamWaitEvent(rt->s[1], rt->ev[2 * i], 0));
-        for (uint32_t b = 0; b < batch; b++) {
-            // oneway: local -> peer; bidir adds peer -> local on the second stream
-            if (peer_access)
-                CK(cudaMemcpyAsync(rem, loc, bytes, cudaMemcpyDeviceToDevice, rt->s[0]));
-            else
-                CK(cudaMemcpyPeerAsync(rem, peer_dev, loc, x->dev, bytes, rt->s[0]));
-            if (bidir) {
-                if (peer_access)
-                    CK(cudaMemcpyAsync(loc + bytes, rem + bytes, bytes, cudaMemcpyDeviceToDevice,
-                                       rt->s[1]));
-                else
-                    CK(cudaMemcpyPeerAsync(loc + bytes, x->dev, rem + bytes, peer_dev, bytes,
-                                           rt->s[1]));
-            }
-        }
-        if (bidir) {
-            CK(cudaEventRecord(rt->ev2[i], rt->s[1]));
-            CK(cudaStreamWaitEvent(rt->s[0], rt->ev2[i], 0));
-        }
-        CK(cudaEventRecord(rt->ev[2 * i + 1], rt->s[0]));
+    cudaError_t e = cudaGetLastError();
+    for (uint32_t i = 0; e == cudaSuccess && i < nsamples; i++) {
+        e = cudaEventRecord(rt->ev[2 * i], rt->s[0]);
+        for (uint32_t b = 0; e == cudaSuccess && b < batch; b++)
+            e = cudaMemcpyAsync(rem, loc, bytes, cudaMemcpyDeviceToDevice, rt->s[0]);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(rt->ev[2 * i + 1], rt->s[0]);
     }
+    int peer_failed = hold ? hold(hold_ctx, e == cudaSuccess) : 0;
     __sync_synchronize();
-    ((volatile int *)x->flag)[0] = 1;
+    ((volatile int *)x->flag)[0] = 1;   // release, whatever happened: drain the stream
     CK(cudaStreamSynchronize(rt->s[0]));
-    if (bidir)
-        CK(cudaStreamSynchronize(rt->s[1]));
+    CK(e);
+    if (peer_failed) {
+        snprintf(err, errlen, "p2p: the peer rank failed");
+        return 1;
+    }
     if (spin_timeouts)
         *spin_timeouts += ((volatile int *)x->flag)[1] != 0;
     for (uint32_t i = 0; i < nsamples; i++) {

@@ -108,6 +108,8 @@ static void flags_json(gc_jw *w, uint32_t f)
         gc_jw_next(w), gc_jw_string(w, "throttled");
     if (f & GC_FLAG_BUDGET_HIT)
         gc_jw_next(w), gc_jw_string(w, "budget_hit");
+    if (f & GC_FLAG_OVER_NOMINAL)
+        gc_jw_next(w), gc_jw_string(w, "over_nominal");
     gc_jw_close(w, "]");
 }
 

@@ -50,6 +50,7 @@ enum {
     GC_FLAG_CLOCKS_MOVED = 1u << 0,
     GC_FLAG_THROTTLED = 1u << 1,
     GC_FLAG_BUDGET_HIT = 1u << 2,   /* fewer samples than asked: time budget */
+    GC_FLAG_OVER_NOMINAL = 1u << 3, /* a transfer sample faster than the link's nominal x 1.02 */
 };
 
 /* One measured distribution: a benchmark at one point of its sweep. The

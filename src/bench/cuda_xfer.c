@@ -1,38 +1,48 @@
-/* Transfer drivers of the cuda backend: host<->device (xfer), GPU<->GPU of
- * one node through CUDA IPC (p2p) and GPU buffer to GPU buffer between
- * nodes through MPI with host-staged pinned buffers (net).
+/* Transfer drivers of the cuda backend: host<->device (xfer) and GPU
+ * buffer to GPU buffer between nodes through MPI with host-staged pinned
+ * buffers (net); GPU<->GPU of one node is cuda_p2p.c. The sampling harness
+ * here (cuda_xfer.h) serves xfer and p2p.
  *
  * Every size of every item samples until its histogram holds `samples`
- * values or the item's deadline passes. One warm-up chunk of one sample is
- * timed and dropped; it also sizes the next chunks so that a chunk takes at
- * most half of the time left. A sample is the time of one copy, averaged
- * over a batch of back-to-back copies for small sizes (context `batch`);
- * bytes are counted once per copy (bidir: both directions' bytes). */
-#include "cuda.h"
+ * values or the item's deadline passes. Warm-up chunks of one sample are
+ * timed and dropped until the path has moved data for WARM_NS (an idle
+ * PCIe link runs at a lower generation until traffic retrains it: a
+ * single 1 ms warm-up copy could leave the first timed copies on the slow
+ * link); they also size the next chunks so that a chunk takes at most half
+ * of the time left. A sample is the time of one copy, averaged over a
+ * batch of back-to-back copies for small sizes (context `batch`); bytes
+ * are counted once per copy (bidir: both directions' bytes).
+ *
+ * Guards: a chunk whose spin kernel gave up holding the stream (the host
+ * took > 2 s to queue it, so its copies ran while being queued) is dropped
+ * and measured again, once; a sample faster than the path's nominal
+ * bandwidth x 1.02 cannot be a real transfer: its points are flagged
+ * over_nominal (the link fit leaves such sizes out), the count of such
+ * samples goes to the context. */
+#include "cuda_xfer.h"
 
 #include <math.h>
 #include <string.h>
 
+#include "../model_xfer.h"
 #include "../timeutil.h"
 
 #define MAX_QUEUED_OPS 480   /* stay well below the driver's launch queue */
+#define WARM_NS 1e6          /* warm-up traffic before the first timed chunk */
+#define WARM_MAX_CHUNKS 16
+#define OVER_NOMINAL 1.02
 
-typedef struct xfer_job {
-    int kind;                /* 0 xfer, 1 p2p */
-    int dir, pageable, sm;   /* xfer */
-    int peer_dev, bidir, peer_access;   /* p2p */
-    size_t bytes;
-    int spin_timeouts;
-} xfer_job;
+typedef struct hx_job {
+    gc_xfer_job base;
+    int dir, pageable, sm;
+} hx_job;
 
-static int run_chunk(gc_cuda *c, xfer_job *j, uint32_t n, uint32_t batch, double *ns, char *msg,
-                     size_t len)
+static int hx_chunk(gc_cuda *c, gc_xfer_job *jb, uint32_t n, uint32_t batch, double *ns,
+                    char *msg, size_t len)
 {
-    if (j->kind == 0)
-        return gck_xfer_run(&c->xfer, j->dir, j->pageable, j->sm, j->bytes, n, batch, ns,
-                            &j->spin_timeouts, msg, len);
-    return gck_p2p_run(&c->xfer, j->peer_dev, j->bidir, j->peer_access, j->bytes, n, batch, ns,
-                       &j->spin_timeouts, msg, len);
+    hx_job *j = (hx_job *)jb;
+    return gck_xfer_run(&c->xfer, j->dir, j->pageable, j->sm, jb->bytes, n, batch, ns,
+                        &jb->spin_timeouts, msg, len);
 }
 
 static uint32_t batch_for(size_t bytes)
@@ -42,14 +52,25 @@ static uint32_t batch_for(size_t bytes)
     return b < 1 ? 1 : b > 16 ? 16 : (uint32_t)b;
 }
 
-/* Adds the time and bandwidth points of a job and fills them. */
-static int sample(gc_cuda *c, const gc_task *t, gc_gpu *g, xfer_job *j, double moved,
-                  const char *timing, gc_err *err)
+static int chunk_once(gc_cuda *c, gc_xfer_job *j, uint32_t n, uint32_t batch, double *ns,
+                      gc_err *err)
+{
+    char msg[256] = "";
+    for (int attempt = 0;; attempt++) {
+        int before = j->spin_timeouts;
+        if (j->chunk(c, j, n, batch, ns, msg, sizeof msg))
+            return gc_fail(err, GC_EDEVICE, "%s", msg);
+        if (j->spin_timeouts == before || attempt == 1)
+            return 0;
+        j->dropped_chunks++;   /* copies ran while being queued: again, once */
+    }
+}
+
+int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_err *err)
 {
     uint32_t total = gc_cuda_samples(t, 20);
     uint32_t batch = batch_for(j->bytes);
-    int streams = (j->kind == 0 && j->dir == 2) || (j->kind == 1 && j->bidir) ? 2 : 1;
-    uint32_t max_chunk = MAX_QUEUED_OPS / (batch * streams + 4);
+    uint32_t max_chunk = MAX_QUEUED_OPS / (batch + 4);
     if (max_chunk > GCK_XFER_MAX_CHUNK)
         max_chunk = GCK_XFER_MAX_CHUNK;
     if (max_chunk < 1)
@@ -57,16 +78,26 @@ static int sample(gc_cuda *c, const gc_task *t, gc_gpu *g, xfer_job *j, double m
     double *ns = gc_cuda_host(c, GCK_XFER_MAX_CHUNK, err);
     if (!ns)
         return GC_ENOMEM;
-    char msg[256] = "";
-    /* warm-up: first touch of the path, and the time of one sample */
-    if (run_chunk(c, j, 1, batch, ns, msg, sizeof msg))
-        return gc_fail(err, GC_EDEVICE, "%s", msg);
-    double est_s = ns[0] * 1e-9 * batch;
+    /* warm-up: first touch of the path, a busy link, the time of one sample */
+    double warm = 0, est_s = 0;
+    int rc;
+    for (int k = 0; k < WARM_MAX_CHUNKS && warm < WARM_NS; k++) {
+        if ((rc = chunk_once(c, j, 1, batch, ns, err)))
+            return rc;
+        warm += ns[0] * batch;
+        est_s = ns[0] * 1e-9 * batch;
+        if (k > 0 && gc_cuda_over(c))
+            break;
+    }
     size_t ip = g->npoints;
+    int npts = j->ns_out ? 4 : 2;
     if (!gc_cuda_point(c, t, g, "time", "ns", 1000, err) ||
-        !gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err))
+        !gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err) ||
+        (j->ns_out && (!gc_cuda_point(c, t, g, "bandwidth_to_peer", "bytes_per_s", 1, err) ||
+                       !gc_cuda_point(c, t, g, "bandwidth_from_peer", "bytes_per_s", 1, err))))
         return GC_ENOMEM;
-    uint32_t done = 0;
+    uint32_t done = 0, over = 0;
+    double one = j->ns_out ? j->moved / 2 : j->moved;
     while (done < total) {
         uint32_t n = total - done;
         if (n > max_chunk)
@@ -77,23 +108,43 @@ static int sample(gc_cuda *c, const gc_task *t, gc_gpu *g, xfer_job *j, double m
             if (fit < n)
                 n = fit < 1 ? 1 : (uint32_t)fit;
         }
-        if (run_chunk(c, j, n, batch, ns, msg, sizeof msg))
-            return gc_fail(err, GC_EDEVICE, "%s", msg);
+        if ((rc = chunk_once(c, j, n, batch, ns, err)))
+            return rc;
         for (uint32_t i = 0; i < n; i++) {
             gc_cuda_record(&g->points[ip], ns[i]);
-            if (ns[i] > 0)
-                gc_cuda_record(&g->points[ip + 1], moved / (ns[i] * 1e-9));
+            if (!(ns[i] > 0))
+                continue;
+            double bps = j->moved / (ns[i] * 1e-9);
+            gc_cuda_record(&g->points[ip + 1], bps);
+            int fast = j->nominal_bps > 0 && bps > OVER_NOMINAL * j->nominal_bps;
+            if (j->ns_out && j->ns_out[i] > 0 && j->ns_in[i] > 0) {
+                double o = one / (j->ns_out[i] * 1e-9), in = one / (j->ns_in[i] * 1e-9);
+                gc_cuda_record(&g->points[ip + 2], o);
+                gc_cuda_record(&g->points[ip + 3], in);
+                /* each direction against one direction's nominal */
+                fast |= j->nominal_bps > 0 && fmax(o, in) > OVER_NOMINAL * j->nominal_bps / 2;
+            }
+            over += fast;
         }
         done += n;
         if (done < total && gc_cuda_over(c))
             break;
     }
-    for (size_t k = ip; k < ip + 2; k++) {
-        gc_ctx *x = &g->points[k].ctx;
+    for (int k = 0; k < npts; k++) {
+        gc_point *p = &g->points[ip + k];
+        gc_ctx *x = &p->ctx;
         gc_ctx_set_num(x, "batch", batch);
-        gc_ctx_set_str(x, "timing", timing);
+        gc_ctx_set_str(x, "timing", j->timing);
         if (j->spin_timeouts)
             gc_ctx_set_num(x, "spin_timeouts", j->spin_timeouts);
+        if (j->dropped_chunks)
+            gc_ctx_set_num(x, "dropped_chunks", j->dropped_chunks);
+        if (j->nominal_bps > 0)
+            gc_ctx_set_num(x, "nominal_bps", j->nominal_bps);
+        if (over) {
+            p->flags |= GC_FLAG_OVER_NOMINAL;
+            gc_ctx_set_num(x, "over_nominal_samples", over);
+        }
     }
     return 0;
 }
@@ -112,101 +163,31 @@ static void link_ctx(gc_cuda *c, gc_gpu *g, size_t from)
 int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     const char *d = gc_cuda_str(t, "direction");
-    xfer_job j = { 0 };
+    hx_job j = { 0 };
     j.dir = !strcmp(d, "d2h") ? 1 : !strcmp(d, "bidir") ? 2 : 0;
     j.pageable = !strcmp(gc_cuda_str(t, "memory"), "pageable");
     j.sm = !strcmp(gc_cuda_str(t, "engine"), "sm");
-    j.bytes = (size_t)gc_cuda_num(t, "size_bytes");
-    if (j.bytes == 0)
+    j.base.bytes = (size_t)gc_cuda_num(t, "size_bytes");
+    j.base.chunk = hx_chunk;
+    j.base.moved = (double)j.base.bytes * (j.dir == 2 ? 2 : 1);
+    j.base.timing = j.pageable && !j.sm ? "host_clock" : "events";
+    j.base.nominal_bps = gc_pcie_nominal_bps(c->pcie_gen, c->pcie_width) * (j.dir == 2 ? 2 : 1);
+    if (j.base.bytes == 0)
         return gc_fail(err, GC_EINVAL, "xfer: size_bytes must be > 0");
     /* Growing the buffers (pinning, touching) is not measuring: it does
      * not count against the item's time. */
     char msg[256] = "";
     double t0 = gc_now_s();
-    if (gck_xfer_reserve(&c->xfer, j.bytes, j.pageable, msg, sizeof msg))
+    if (gck_xfer_reserve(&c->xfer, j.base.bytes, j.pageable, msg, sizeof msg))
         return gc_fail(err, GC_EDEVICE, "xfer: %s", msg);
     if (c->stop_s > 0)
         c->stop_s += gc_now_s() - t0;
     size_t from = g->npoints;
-    int rc = sample(c, t, g, &j, (double)j.bytes * (j.dir == 2 ? 2 : 1),
-                    j.pageable && !j.sm ? "host_clock" : "events", err);
+    int rc = gc_xfer_sample(c, t, g, &j.base, err);
     if (!rc)
         link_ctx(c, g, from);
     for (size_t k = from; !rc && t->item->phase == GC_PHASE_CONCURRENT && k < g->npoints; k++)
         gc_ctx_set_str(&g->points[k].ctx, "phase", "concurrent");
-    return rc;
-}
-
-/* ---- p2p ---------------------------------------------------------------- */
-
-typedef struct ipc_msg {
-    unsigned char handle[GCK_IPC_HANDLE_BYTES];
-    uint64_t bytes;
-    int32_t status;          /* 0 ok; non-zero: this side failed */
-    int32_t pad;
-} ipc_msg;
-
-int gc_cuda_p2p(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
-{
-    if (t->peer_local_index < 0 || t->peer_rank < 0)
-        return gc_fail(err, GC_EINVAL, "p2p: item %u has no peer GPU", t->item->id);
-    if (!c->peer || !c->peer->sendrecv)
-        return gc_fail(err, GC_EUNSUPPORTED, "p2p: no channel to the peer rank");
-    xfer_job j = { 0 };
-    j.kind = 1;
-    j.bytes = (size_t)gc_cuda_num(t, "size_bytes");
-    j.bidir = !strcmp(gc_cuda_str(t, "direction"), "bidir");
-    j.peer_access = strcmp(gc_cuda_str(t, "peer_access"), "off") != 0;
-    j.peer_dev = t->peer_local_index;
-    if (j.bytes == 0)
-        return gc_fail(err, GC_EINVAL, "p2p: size_bytes must be > 0");
-    /* Both ranks export a buffer and swap handles; the initiator opens the
-     * responder's, copies, then both swap a "done" so the responder keeps
-     * its buffer until the copies are over. */
-    char msg[256] = "";
-    ipc_msg mine = { 0 }, theirs = { 0 };
-    double t0 = gc_now_s();
-    if (gck_p2p_local(&c->xfer, j.bytes, mine.handle, msg, sizeof msg))
-        mine.status = 1;
-    mine.bytes = c->xfer.p2p_bytes;
-    if (c->peer->sendrecv(c->peer->ctx, t->peer_rank, &mine, &theirs, sizeof mine))
-        return gc_fail(err, GC_EIO, "p2p: exchanging IPC handles with rank %d failed", t->peer_rank);
-    int rc = 0;
-    if (mine.status)
-        rc = gc_fail(err, GC_EDEVICE, "p2p: %s", msg);
-    else if (theirs.status)
-        rc = gc_fail(err, GC_EDEVICE, "p2p: the peer rank %d could not export its buffer",
-                     t->peer_rank);
-    size_t from = g->npoints;
-    if (!rc && t->initiator) {
-        int can = 0;
-        gck_p2p_can_access(c->index, j.peer_dev, &can);
-        if (j.peer_access && !can)
-            rc = gc_fail(err, GC_EUNSUPPORTED, "p2p: GPU %d cannot access GPU %d as a peer",
-                         c->index, j.peer_dev);
-        else if (j.peer_access &&
-                 gck_p2p_open(&c->xfer, theirs.handle, (size_t)theirs.bytes, msg, sizeof msg))
-            rc = gc_fail(err, GC_EDEVICE, "p2p: opening the peer's IPC handle: %s", msg);
-        if (!rc && gck_p2p_run(&c->xfer, j.peer_dev, j.bidir, j.peer_access, j.bytes, 0, 1, NULL,
-                               NULL, msg, sizeof msg))
-            rc = gc_fail(err, GC_EDEVICE, "p2p: %s", msg);
-        if (c->stop_s > 0)   /* allocation, export and opening are not measuring */
-            c->stop_s += gc_now_s() - t0;
-        if (!rc)
-            rc = sample(c, t, g, &j, (double)j.bytes * (j.bidir ? 2 : 1),
-                        j.peer_access ? "events" : "host_clock", err);
-        if (!rc) {
-            for (size_t k = from; k < g->npoints; k++) {
-                gc_ctx *x = &g->points[k].ctx;
-                gc_ctx_set_num(x, "peer_gpu", j.peer_dev);
-                gc_ctx_set_num(x, "nvlink_links", c->nvlink_links);
-                gc_ctx_set_str(x, "path", j.peer_access ? "ipc_peer" : "memcpy_peer_staged");
-            }
-        }
-    }
-    int32_t ok = rc == 0, peer_ok = 0;
-    if (c->peer->sendrecv(c->peer->ctx, t->peer_rank, &ok, &peer_ok, sizeof ok) && !rc)
-        rc = gc_fail(err, GC_EIO, "p2p: finishing with rank %d failed", t->peer_rank);
     return rc;
 }
 

@@ -26,6 +26,7 @@ static const char *const host_mem[] = { "pinned", "pageable", NULL };
 static const char *const engines[] = { "ce", "sm", NULL };
 static const char *const p2p_dirs[] = { "oneway", "bidir", NULL };
 static const char *const on_off[] = { "on", "off", NULL };
+static const char *const p2p_modes[] = { "copy", "chase", NULL };
 static const char *const chase_orders[] = { "random", "page", NULL };
 
 static const gc_param_def chase_p[] = {
@@ -69,7 +70,8 @@ static const gc_param_def xfer_p[] = {
 static const gc_param_def p2p_p[] = {
     STR("direction", p2p_dirs, "oneway"),
     STR("peer_access", on_off, "on"),
-    NUM("size_bytes", 1, 4 * GiB, 64 * MiB),
+    NUM("size_bytes", 1, 4 * GiB, 64 * MiB),   /* mode chase: the chased footprint */
+    STR("mode", p2p_modes, "copy"),            /* chase: remote pointer-chase latency */
 };
 /* The validation suite (issue 5): kernels/valid.cu, one description each
  * under configs/kernels/valid/ (docs/kernel-description.md). */
