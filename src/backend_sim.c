@@ -185,9 +185,10 @@ static const metric_def M_INST_THR[] = { { "throughput", "ops_per_cycle_per_sm",
 static const metric_def M_BW[] = { { "bandwidth", "bytes_per_s", 1 } };
 static const metric_def M_TIME[] = { { "time", "ns", 1000 } };
 static const metric_def M_XFER[] = { { "time", "ns", 1000 },
-    { "bandwidth", "bytes_per_s", 1 } };
+    { "bandwidth", "bytes_per_s", 1 }, { "bandwidth_to_peer", "bytes_per_s", 1 },
+    { "bandwidth_from_peer", "bytes_per_s", 1 } };
 #define METRICS(m) m, (int)(sizeof(m) / sizeof(m[0]))
-#define MAXV 3
+#define MAXV 4
 
 /* Latency as a mixture of levels (L1, L2 near, L2 far, DRAM): one sample
  * averages n_acc accesses, so its spread comes from the mixture's variance
@@ -280,6 +281,25 @@ static void draw_xfer(const job *j, sim_rng *r, double launch, double *v)
     double t = (lat + moved / rate) * launch;
     v[0] = t * 1e9;
     v[1] = moved / t;
+}
+
+/* p2p both ways, both GPUs copying at once: each direction its own copy,
+ * the sample is the slower one; to / from peer are each direction's rate. */
+static void draw_p2p_bidir(const job *j, sim_rng *r, double launch, double *v)
+{
+    const xfer_m *m = &j->u.x;
+    const gc_sim_profile *p = j->p;
+    double out = sim_outlier(r, p->outlier_prob, p->outlier_max), t[2];
+    for (int d = 0; d < 2; d++) {
+        double rate = m->rate[d] * sim_lognorm(r, p->bw_sigma) / sim_bimodal(r, m->slow[d]) *
+                      (1.0 - m->loss) / out;
+        t[d] = (m->lat_s * sim_lognorm(r, p->time_sigma) + m->bytes / rate) * launch;
+    }
+    double tmax = fmax(t[0], t[1]);
+    v[0] = tmax * 1e9;
+    v[1] = 2 * m->bytes / tmax;
+    v[2] = m->bytes / t[0];
+    v[3] = m->bytes / t[1];
 }
 
 static void draw_time(const job *j, sim_rng *r, double launch, double *v)
@@ -568,6 +588,34 @@ static int setup_xfer(const gc_backend *b, const gc_task *t, job *j, gc_err *err
     return pcie_ctx(b, j, err);
 }
 
+/* One load across the link into the peer's memory (p2p mode chase): the
+ * peer's L2 or DRAM by footprint (no local L1: remote lines are not kept
+ * near), plus the link's round trip. Round trips per link kind: NVLink 4
+ * ~ 0.75 us, PCIe peer ~ 1.6 us (order of magnitude of published remote
+ * load latencies; the real one is what the cuda backend measures). */
+#define SIM_NVLINK_HOP_NS 750.0
+#define SIM_PCIE_HOP_NS 1600.0
+static int setup_p2p_chase(const gc_backend *b, const gc_task *t, job *j, int nvlink,
+                           gc_err *err)
+{
+    if (strcmp(pstr(t->item, "peer_access"), "off") == 0)
+        return gc_fail(err, GC_EINVAL, "p2p: mode chase loads the peer's memory: it needs "
+                                       "peer_access = on");
+    lat_m *m = &j->u.lat;
+    chase_levels(b, pnum(t->item, "size_bytes"), 128, m);
+    m->p[1] += m->p[0];
+    m->p[0] = 0;
+    double mhz = b->prof.sm_clock_mhz * b->f.scale[F_SM_CLOCK];
+    m->extra_cycles = (nvlink ? SIM_NVLINK_HOP_NS : SIM_PCIE_HOP_NS) * mhz / 1000.0;
+    m->ns_slot = 1;
+    m->timer_slot = 2;
+    j->draw = draw_latency;
+    j->metrics = M_CHASE;
+    j->nmetrics = 3;
+    int rc = ctx_num(j, "peer_gpu", t->peer_local_index, err);
+    return rc ? rc : ctx_num(j, "stride_bytes", 128, err);
+}
+
 static int setup_p2p(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
 {
     const gc_sim_profile *p = &b->prof;
@@ -579,6 +627,11 @@ static int setup_p2p(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     double scale = fmin(b->f.scale[F_P2P_BW], peer.scale[F_P2P_BW]);
     double slow = fmax(b->f.bimodal[F_P2P_BW], peer.bimodal[F_P2P_BW]);
     int on = strcmp(pstr(t->item, "peer_access"), "off") != 0;
+    int nvlink = lround(p->nvlink_links * links) > 0;
+    if (!strcmp(pstr(t->item, "mode"), "chase")) {
+        int rc = setup_p2p_chase(b, t, j, nvlink, err);
+        return rc ? rc : ctx_num(j, "nvlink_links", lround(p->nvlink_links * links), err);
+    }
     double rate = on ? p->p2p_achieved_gb_per_s * 1e9 * links * scale
                      : p->p2p_staged_gb_per_s * 1e9 * scale * b->f.scale[F_NUMA];
     xfer_job(j, (on ? p->p2p_latency_us : p->p2p_staged_latency_us) * 1e-6,
@@ -586,6 +639,10 @@ static int setup_p2p(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
              !strcmp(pstr(t->item, "direction"), "bidir") ? 2 : 1, p->p2p_bidir_loss);
     j->u.x.rate[0] = j->u.x.rate[1] = rate;
     j->u.x.slow[0] = j->u.x.slow[1] = slow;
+    if (j->u.x.ndir == 2) {   /* both ranks copy at once (cuda_p2p.c) */
+        j->draw = draw_p2p_bidir;
+        j->nmetrics = 4;
+    }
     int rc = ctx_num(j, "peer_gpu", t->peer_local_index, err);
     if (!rc)
         rc = ctx_num(j, "nvlink_links", lround(p->nvlink_links * links), err);

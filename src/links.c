@@ -12,6 +12,7 @@
 #include "model_xfer.h"
 
 #define LK_MAX_SIZES 64
+#define OVER_NOMINAL 1.02    /* a sample above nominal x this is a timing fault */
 
 enum { K_PCIE, K_NVLINK, K_P2P_PCIE, K_STAGED, K_NET };
 static const char *const kind_names[] = { "pcie", "nvlink", "pcie", "p2p_staged", "network" };
@@ -21,10 +22,17 @@ typedef struct lk_size {
     uint32_t item;
     uint64_t count;
     double t50, t5, t95;     /* s */
-    double bw50;             /* bytes/s */
+    double bw50, bw_max;     /* bytes/s */
+    double to50, from50;     /* p2p both ways: each direction's bytes/s, 0: none */
     int has_t, has_bw;
     uint32_t flags;
 } lk_size;
+
+/* Remote pointer chase (p2p mode chase) at its smallest footprint. */
+typedef struct lk_chase {
+    double footprint, count, p5_ns, p50_ns, p95_ns, p50_cycles;
+    int has_ns, has_cycles;
+} lk_chase;
 
 typedef struct lk_end {
     int host;                /* 1: host memory (numa node of the GPU's link) */
@@ -45,6 +53,7 @@ typedef struct lk {
     int peer_rank, peer_gpu;
     size_t nsizes;
     lk_size sizes[LK_MAX_SIZES];
+    lk_chase chase;
 } lk;
 
 struct gc_links {
@@ -223,6 +232,33 @@ static int key_of(const gc_gpu *g, const gc_gpu *node_gpus, size_t n, const gc_p
     return 1;
 }
 
+/* The chase's footprint is size_bytes; the smallest one measured is the
+ * link's latency (the others, larger than the peer's L2 or its TLB reach,
+ * are in the points). */
+static void add_chase(lk_chase *c, const gc_point *p)
+{
+    gc_summary sm;
+    gc_point_summary(p, &sm);
+    double fp = gc_ctx_num(&p->ctx, "size_bytes", 0);
+    if (!sm.count || fp <= 0)
+        return;
+    if ((c->has_ns || c->has_cycles) && fp > c->footprint)
+        return;
+    if ((c->has_ns || c->has_cycles) && fp < c->footprint)
+        memset(c, 0, sizeof *c);
+    c->footprint = fp;
+    if (same_str(p->metric, "latency_ns")) {
+        c->has_ns = 1;
+        c->count = (double)sm.count;
+        c->p5_ns = sm.p5;
+        c->p50_ns = sm.p50;
+        c->p95_ns = sm.p95;
+    } else {
+        c->has_cycles = 1;
+        c->p50_cycles = sm.p50;
+    }
+}
+
 int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -236,11 +272,19 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
             if (p->status != GC_PT_OK || !key_of(g, gpus, n, p, &key))
                 continue;
             int is_t = same_str(p->metric, "time"), is_bw = same_str(p->metric, "bandwidth");
-            if (!is_t && !is_bw)
+            int is_to = same_str(p->metric, "bandwidth_to_peer");
+            int is_from = same_str(p->metric, "bandwidth_from_peer");
+            int is_chase = same_str(gc_ctx_str(&p->ctx, "mode", ""), "chase") &&
+                           (same_str(p->metric, "latency_ns") || same_str(p->metric, "latency"));
+            if (!is_t && !is_bw && !is_to && !is_from && !is_chase)
                 continue;
             lk *x = find_link(l, &key);
             if (!x)
                 return -1;
+            if (is_chase) {
+                add_chase(&x->chase, p);
+                continue;
+            }
             lk_size *s = find_size(x, gc_ctx_num(&p->ctx, "size_bytes", 0));
             if (!s)
                 continue;
@@ -250,7 +294,9 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
                 continue;
             s->item = p->item_id;
             s->flags |= p->flags;
-            if (is_t) {
+            if (is_to || is_from) {
+                *(is_to ? &s->to50 : &s->from50) = sm.p50;
+            } else if (is_t) {
                 s->has_t = 1;
                 s->count = sm.count;
                 s->t50 = sm.p50 * 1e-9;
@@ -259,6 +305,7 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
             } else {
                 s->has_bw = 1;
                 s->bw50 = sm.p50;
+                s->bw_max = sm.max;
             }
         }
     }
@@ -397,6 +444,24 @@ static void model_json(gc_jw *w, const gc_xfer_model *m)
     gc_jw_close(w, "}");
 }
 
+static void chase_json(gc_jw *w, const lk_chase *c)
+{
+    gc_jw_kreal(w, "latency_chase_ns", c->has_ns ? c->p50_ns : NAN);
+    if (!c->has_ns) {
+        gc_jw_knull(w, "latency_chase");
+        return;
+    }
+    gc_jw_key(w, "latency_chase");
+    gc_jw_open(w, "{");
+    gc_jw_kreal(w, "footprint_bytes", c->footprint);
+    gc_jw_kint(w, "count", (long long)c->count);
+    gc_jw_kreal(w, "p5_ns", c->p5_ns);
+    gc_jw_kreal(w, "p50_ns", c->p50_ns);
+    gc_jw_kreal(w, "p95_ns", c->p95_ns);
+    gc_jw_kreal(w, "p50_cycles", c->has_cycles ? c->p50_cycles : NAN);
+    gc_jw_close(w, "}");
+}
+
 static void link_json(gc_jw *w, const lk *x, const gc_links *l)
 {
     lk_size s[LK_MAX_SIZES];
@@ -405,17 +470,25 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l)
         if (x->sizes[i].has_t && x->sizes[i].t50 > 0 && x->sizes[i].bytes > 0)
             s[ns++] = x->sizes[i];
     qsort(s, ns, sizeof *s, cmp_size);
-    /* n counts the bytes moved: both directions' for bidir */
-    double mult = same_str(x->dir, "bidir") ? 2 : 1;
-    double nb[LK_MAX_SIZES], nt[LK_MAX_SIZES];
-    for (size_t i = 0; i < ns; i++) {
-        nb[i] = s[i].bytes * mult;
-        nt[i] = s[i].t50;
-    }
-    gc_xfer_model m;
-    int ok = gc_xfer_fit(nb, nt, ns, &m) == 0;
     char basis[96];
     double nom = nominal(x, basis, sizeof basis);
+    /* n counts the bytes moved: both directions' for bidir. A size with a
+     * sample faster than the path's nominal x 1.02 is no transfer the link
+     * can do (a timing fault): it stays out of the fit. */
+    double mult = same_str(x->dir, "bidir") ? 2 : 1;
+    double nb[LK_MAX_SIZES], nt[LK_MAX_SIZES];
+    int over[LK_MAX_SIZES];
+    size_t nf = 0;
+    for (size_t i = 0; i < ns; i++) {
+        over[i] = (s[i].flags & GC_FLAG_OVER_NOMINAL) ||
+                  (nom > 0 && s[i].has_bw && s[i].bw_max > OVER_NOMINAL * nom);
+        if (over[i])
+            continue;
+        nb[nf] = s[i].bytes * mult;
+        nt[nf++] = s[i].t50;
+    }
+    gc_xfer_model m;
+    int ok = gc_xfer_fit(nb, nt, nf, &m) == 0;
 
     gc_jw_next(w);
     gc_jw_open(w, "{");
@@ -450,6 +523,9 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l)
         gc_jw_kreal(w, "model_time_s", pr);
         gc_jw_kreal(w, "rel_residual", ok ? (pr - s[i].t50) / s[i].t50 : NAN);
         kbool(w, "budget_hit", s[i].flags & GC_FLAG_BUDGET_HIT);
+        kbool(w, "over_nominal", over[i]);
+        gc_jw_kreal(w, "bandwidth_to_peer_p50_bps", s[i].to50 > 0 ? s[i].to50 : NAN);
+        gc_jw_kreal(w, "bandwidth_from_peer_p50_bps", s[i].from50 > 0 ? s[i].from50 : NAN);
         gc_jw_close(w, "}");
     }
     gc_jw_close(w, "]");
@@ -457,6 +533,7 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l)
         model_json(w, &m);
     else
         gc_jw_knull(w, "model");
+    chase_json(w, &x->chase);
     gc_jw_kreal(w, "nominal_bps", nom > 0 ? nom : NAN);
     kstr_or_null(w, "nominal_basis", basis, basis[0]);
     gc_jw_kreal(w, "lambda", ok && nom > 0 && m.beta_bps > 0 ? m.beta_bps / nom : NAN);
