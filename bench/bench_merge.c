@@ -94,7 +94,7 @@ static int make_shard(const census *c, int rank, gc_err *e)
     if (rc)
         return rc;
     const char *node = roster[rank].node;
-    rc = gc_schedule(c->items, c->nitems, &g, &tasks, &ntasks, e);
+    rc = gc_schedule(c->items, c->nitems, &g, 0, &tasks, &ntasks, e);
     gc_backend_args a = {
         .plan = c->plan, .node = node, .node_index = g.node_index,
         .local_index = g.local_rank, .local_size = g.local_size, .rank = rank,

@@ -133,6 +133,10 @@ static int cmd_plan(int argc, char **argv)
     int rc = gc_plan_expand(&p, &items, &n, &e);
     printf("plan %s (%s), sha256 %s: %zu benchmarks, %zu work items\n", p.name, p.file, p.sha256,
            p.nbench, n);
+    /* budgets: per GPU the items it drives; per node the phases that run
+     * one GPU (isolated) or one pair (pair) at a time add up */
+    double most[GC_NPHASES] = { 0 }, node_wall = 0, node_max = 0;
+    char node[GC_NODE_MAX] = "";
     for (int r = 0; !rc && r < ranks; r++) {
         gc_geom g;
         gc_roster_entry *ro = NULL;
@@ -140,15 +144,38 @@ static int cmd_plan(int argc, char **argv)
         size_t nt = 0;
         rc = gc_geom_simulated(ranks, nodes, r, &g, &ro, &e);
         if (!rc)
-            rc = gc_schedule(items, n, &g, &tasks, &nt, &e);
+            rc = gc_schedule(items, n, &g, p.pair_budget_s, &tasks, &nt, &e);
         if (!rc) {
-            printf("rank %d (node %s, gpu %d): %zu tasks\n", r, ro[r].node, ro[r].local_index, nt);
+            double b[GC_NPHASES];
+            gc_schedule_budgets(tasks, nt, b);
+            printf("rank %d (node %s, gpu %d): %zu tasks; budget %.1f s on-GPU, transfers %.1f s "
+                   "(isolated %.1f, concurrent %.1f, pair %.1f, net %.1f)\n", r, ro[r].node,
+                   ro[r].local_index, nt, b[GC_PHASE_GPU],
+                   b[GC_PHASE_ISOLATED] + b[GC_PHASE_CONCURRENT] + b[GC_PHASE_PAIR] + b[GC_PHASE_NET],
+                   b[GC_PHASE_ISOLATED], b[GC_PHASE_CONCURRENT], b[GC_PHASE_PAIR], b[GC_PHASE_NET]);
             for (size_t k = 0; k < nt; k++)
                 print_task(&tasks[k]);
+            for (int ph = 0; ph < GC_NPHASES; ph++)
+                most[ph] = b[ph] > most[ph] ? b[ph] : most[ph];
+            if (strcmp(node, ro[r].node))   /* a new node */
+                node_wall = b[GC_PHASE_CONCURRENT] + b[GC_PHASE_NET];
+            node_wall += b[GC_PHASE_ISOLATED] + b[GC_PHASE_PAIR];
+            node_max = node_wall > node_max ? node_wall : node_max;
+            snprintf(node, sizeof node, "%s", ro[r].node);
         }
         free(tasks);
         free(ro);
     }
+    if (!rc)
+        printf("estimate (sums of per-item budgets, an upper bound): per GPU %.1f s on-GPU + %.1f s "
+               "transfers (isolated %.1f, concurrent %.1f, pair %.1f, net %.1f); per node the "
+               "transfer phases take up to %.1f s of wall time (isolated and pair items run one "
+               "GPU or one pair at a time)\n",
+               most[GC_PHASE_GPU],
+               most[GC_PHASE_ISOLATED] + most[GC_PHASE_CONCURRENT] + most[GC_PHASE_PAIR] +
+                   most[GC_PHASE_NET],
+               most[GC_PHASE_ISOLATED], most[GC_PHASE_CONCURRENT], most[GC_PHASE_PAIR],
+               most[GC_PHASE_NET], node_max);
     free(items);
     gc_plan_free(&p);
     if (rc)

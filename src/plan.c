@@ -31,7 +31,8 @@
 #define PLAN_MAX_FILE_BYTES (1u << 20)
 
 static const char *const top_keys[] = {
-    "name", "output", "precision", "budget_s", "shard_interval_s", "benchmarks", "sim", NULL };
+    "name", "output", "precision", "budget_s", "pair_budget_s", "shard_interval_s", "benchmarks",
+    "sim", NULL };
 static const char *const bench_keys[] = {
     "name", "label", "phase", "samples", "repetitions", "budget_s", "sweep", NULL };
 static const char *const phase_choices[] = {
@@ -232,9 +233,11 @@ static int load_top(const loader *L, const config_setting_t *root, gc_plan *plan
     }
     plan->precision = 0.01;
     plan->budget_s = 0.0;
+    plan->pair_budget_s = 0.0;
     plan->shard_interval_s = 1.0;
     if ((rc = pl_opt_num(L, root, "", "precision", 0.0001, 0.1, 0, &plan->precision)) ||
         (rc = pl_opt_num(L, root, "", "budget_s", 0.0, 1e7, 0, &plan->budget_s)) ||
+        (rc = pl_opt_num(L, root, "", "pair_budget_s", 0.0, 1e7, 0, &plan->pair_budget_s)) ||
         (rc = pl_opt_num(L, root, "", "shard_interval_s", 0.0, 3600.0, 0, &plan->shard_interval_s)) ||
         (rc = load_benchmarks(L, root, plan)))
         return rc;

@@ -75,6 +75,7 @@ typedef struct gc_plan {
     char output[256];              /* "results/%t": %t = UTC timestamp, %j = job id */
     double precision;              /* relative histogram precision, default 0.01 */
     double budget_s;               /* whole plan per GPU, 0 = none */
+    double pair_budget_s;          /* pair phase per GPU, split over its peers (schedule.h); 0 = none */
     double shard_interval_s;       /* a rank rewrites its shard at most this often, default 1 */
     size_t nbench;
     gc_bench_spec *bench;

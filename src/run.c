@@ -195,7 +195,7 @@ static double overrun_grace_s(double budget_s)
     return budget_s + OVERRUN_FIXED_S;
 }
 
-static void run_task(runner *r, gc_task *t, double plan_deadline)
+static void run_task(runner *r, gc_task *t, double budget_s, double plan_deadline)
 {
     const gc_item *it = t->item;
     gc_conditions before = { 0 }, after = { 0 };
@@ -222,14 +222,14 @@ static void run_task(runner *r, gc_task *t, double plan_deadline)
                      r->plan.budget_s);
         record_failure(r, it, msg);
     } else {
-        t->deadline_s = now + it->spec->budget_s;
+        t->deadline_s = now + budget_s;
         gc_err e = { 0 };
         int rc = r->ops->measure(r->be, t, &r->gpu, &e);
         double took = gc_now_s() - now;
-        if (!rc && it->spec->budget_s > 0 && took > it->spec->budget_s + overrun_grace_s(it->spec->budget_s)) {
+        if (!rc && budget_s > 0 && took > budget_s + overrun_grace_s(budget_s)) {
             rc = 1;
             snprintf(e.msg, sizeof e.msg, "abandoned: ran %.1f s, over its time budget of %.1f s",
-                     took, it->spec->budget_s);
+                     took, budget_s);
         }
         if (rc) {
             /* Keep nothing half-made from a failed item but its reason. */
@@ -280,7 +280,7 @@ static int all_ok_watched(runner *r, int ok)
 
 static double budget_of(const gc_step_task *tasks, size_t ntasks, size_t k)
 {
-    return k < ntasks ? tasks[k].task.item->spec->budget_s : 0;
+    return k < ntasks ? tasks[k].budget_s : 0;
 }
 
 static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_geom *geom)
@@ -298,7 +298,8 @@ static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_g
                     k++;
                     continue;
                 }
-                run_task(r, &tasks[k++].task, deadline);
+                run_task(r, &tasks[k].task, tasks[k].budget_s, deadline);
+                k++;
                 gc_watch_item(r->watch, r->gpu.items_done, budget_of(tasks, ntasks, k));
                 if (gc_watch_abandoned(r->watch)) {
                     r->abandoned = 1;
@@ -620,7 +621,7 @@ int gc_run_main(const gc_run_opts *o)
      * with its items (none done), and rank 0 writes the roster. */
     rc = gc_plan_expand(&r.plan, &items, &nitems, &e);
     if (!rc)
-        rc = gc_schedule(items, nitems, &geom, &tasks, &ntasks, &e);
+        rc = gc_schedule(items, nitems, &geom, r.plan.pair_budget_s, &tasks, &ntasks, &e);
     if (!rc && r.cl.rank == 0)
         rc = write_roster(&r, &e);
     if (rc)

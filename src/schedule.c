@@ -49,6 +49,31 @@ static int node_leader(const gc_geom *g, int node_index, const char **name)
 
 typedef struct { gc_step_task *v; size_t n, cap; } task_vec;
 
+/* A p2p copy both ways runs on one of its two ordered pairs. */
+static int both_ways(const gc_item *it)
+{
+    return !strcmp(it->spec->name, "p2p") &&
+           !strcmp(gc_ctx_str(&it->params, "direction", "oneway"), "bidir") &&
+           strcmp(gc_ctx_str(&it->params, "mode", "copy"), "chase") != 0;
+}
+
+static int pair_runs(const gc_item *it, int src, int dst, int L)
+{
+    int d = ((dst - src) % L + L) % L;
+    return !both_ways(it) || 2 * d < L || (2 * d == L && src < dst);
+}
+
+/* Budget of the pair work that local rank src drives. */
+static double pair_driven_s(const gc_item *items, size_t n, int src, int L)
+{
+    double sum = 0;
+    for (int dst = 0; dst < L; dst++)
+        for (size_t i = 0; dst != src && i < n; i++)
+            if (items[i].phase == GC_PHASE_PAIR && pair_runs(&items[i], src, dst, L))
+                sum += items[i].spec->budget_s;
+    return sum;
+}
+
 static int push(task_vec *tv, const gc_item *it, int step, int peer_local, int peer_rank,
                 const char *peer_node, int initiator)
 {
@@ -62,6 +87,7 @@ static int push(task_vec *tv, const gc_item *it, int step, int peer_local, int p
     t->task.peer_node = peer_node;
     t->task.initiator = initiator;
     t->step = step;
+    t->budget_s = it->spec->budget_s;
     return 0;
 }
 
@@ -92,6 +118,8 @@ static int schedule_phase(const gc_item *items, size_t n, gc_phase ph, const gc_
             } else if (ph == GC_PHASE_PAIR) {
                 int L = g->local_size, src = s / (L - 1), k = s % (L - 1);
                 int dst = k < src ? k : k + 1;
+                if (!pair_runs(it, src, dst, L))
+                    continue;
                 if (g->local_rank == src)
                     rc = push(tv, it, s, dst, rank_of_local(g, dst), NULL, 1);
                 else if (g->local_rank == dst)
@@ -114,8 +142,8 @@ static int schedule_phase(const gc_item *items, size_t n, gc_phase ph, const gc_
     return rc;
 }
 
-int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, gc_step_task **out,
-                size_t *nout, gc_err *err)
+int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, double pair_budget_s,
+                gc_step_task **out, size_t *nout, gc_err *err)
 {
     task_vec tv = { 0 };
     for (int ph = 0; ph < GC_NPHASES; ph++)
@@ -123,9 +151,29 @@ int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, gc_step_t
             free(tv.v);
             return gc_fail(err, GC_ENOMEM, "schedule: out of memory");
         }
+    /* one factor per node (both ranks of a pair must agree): the GPU that
+     * drives the most pair work gets pair_budget_s */
+    double most = 0;
+    for (int src = 0; pair_budget_s > 0 && g->local_size > 1 && src < g->local_size; src++) {
+        double d = pair_driven_s(items, nitems, src, g->local_size);
+        most = d > most ? d : most;
+    }
+    if (most > pair_budget_s && pair_budget_s > 0)
+        for (size_t k = 0; k < tv.n; k++)
+            if (tv.v[k].task.item->phase == GC_PHASE_PAIR)
+                tv.v[k].budget_s *= pair_budget_s / most;
     *out = tv.v;
     *nout = tv.n;
     return 0;
+}
+
+void gc_schedule_budgets(const gc_step_task *t, size_t n, double out[GC_NPHASES])
+{
+    for (int p = 0; p < GC_NPHASES; p++)
+        out[p] = 0;
+    for (size_t k = 0; k < n; k++)
+        if (t[k].task.initiator && (unsigned)t[k].task.item->phase < GC_NPHASES)
+            out[t[k].task.item->phase] += t[k].budget_s;
 }
 
 int gc_geom_simulated(int ranks, int nodes, int rank, gc_geom *g, gc_roster_entry **roster,

@@ -4,7 +4,14 @@
  *   gpu         all GPUs of a node at once (on-device work only), 1 step
  *   isolated    one GPU of a node at a time: step t = node-local rank t
  *   concurrent  all GPUs of a node at once, started together, 1 step
- *   pair        one ordered pair (src, dst) of a node's GPUs per step
+ *   pair        one ordered pair (src, dst) of a node's GPUs per step; a
+ *               p2p copy both ways (both GPUs copy at once) runs once per
+ *               unordered pair, on the step of the ordered pair that
+ *               owns it (src + 1 .. src + L/2 mod L: every GPU drives
+ *               about half of its pairs); with the plan's pair_budget_s
+ *               the budgets of pair tasks shrink (never grow) by one
+ *               factor per node so that the GPU driving the most pair
+ *               work stays within it
  *   net         node i's first rank against node i+r's (mod nodes) for
  *               r = 1, 2, one pair per step, so every node meets two
  *               partners (one when there are only two nodes)
@@ -28,14 +35,18 @@ typedef struct gc_geom {
 typedef struct gc_step_task {
     gc_task task;
     int step;
+    double budget_s;          /* the item's budget, scaled for pair tasks */
 } gc_step_task;
 
 /* Number of steps of a phase for a node of local_size ranks. */
 int gc_phase_steps(gc_phase p, const gc_geom *g);
 /* The rank's tasks of every phase, in execution order (phase, step, item).
  * *out is allocated; task.item points into items. */
-int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, gc_step_task **out,
-                size_t *nout, gc_err *err);
+int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, double pair_budget_s,
+                gc_step_task **out, size_t *nout, gc_err *err);
+/* Sum of the budgets of the tasks a rank drives (alone, or as a pair's or
+ * net pair's initiator), per phase: its measuring time at most. */
+void gc_schedule_budgets(const gc_step_task *t, size_t n, double out[GC_NPHASES]);
 /* Build a geometry (and roster) for `ranks` ranks spread over `nodes`
  * simulated nodes in contiguous blocks, as a sim run places them; for
  * `gpucensus plan`. */

@@ -1,7 +1,9 @@
 #!/bin/bash
 # One call on the GPU machine for the transfer tests (issue 4): build, run
 # tests/gpu/xfer.cfg on every GPU (one rank per GPU, all GPUs visible to
-# every rank), time it, keep the catalogue, shards and logs under $OUT.
+# every rank), time it, keep the catalogue, shards and logs under $OUT as
+# three files (results.tgz, logs.tgz, links.txt: the device tool brings
+# back at most 8 files).
 #   OUT=/some/dir tests/gpu/xfer_run.sh [PLAN...]   (default tests/gpu/xfer.cfg)
 set -u
 cd "$(dirname "$0")/../.."
@@ -26,25 +28,44 @@ for plan in "$@"; do
     b=$(basename "$plan" .cfg)
     s=$(date +%s)
     timeout 400 mpirun -np "$ngpu" --bind-to none build/gpucensus run "$plan" --backend cuda \
-        -o "$OUT/res/$b" > "$OUT/log/$b.log" 2>&1
+        -o "$OUT/res/$b" --progress=json > "$OUT/log/$b.log" 2> "$OUT/log/$b.progress" 
     echo "$b on $ngpu GPUs: exit $? wall $(( $(date +%s) - s )) s"
     tail -5 "$OUT/log/$b.log"
 done
-python3 - "$OUT/res" <<'PY' 2>&1 | tee "$OUT/log/links.txt"
+python3 - "$OUT/res" <<'PY' 2>&1 | tee "$OUT/links.txt"
 import json, sys, glob
-for c in glob.glob(sys.argv[1] + "/*/catalogue.json"):
+G = 1e9
+for c in sorted(glob.glob(sys.argv[1] + "/*/catalogue.json")):
     d = json.load(open(c))
+    print("==", c.split("/")[-2], "run", d["run"].get("start_time"), "->", d["run"].get("end_time"))
     for g in d["gpus"]:
         print(g["node"], g["index"], g["identity"]["name"], g["properties"].get("pcie"), g["properties"].get("nvlink"), g["status"], g["status_reason"])
     for l in d.get("links", []):
         m = l.get("model") or {}
-        print("%-8s %-6s %-8s %-3s src=%s dst=%s beta=%s GB/s alpha=%s us nominal=%s lambda=%s r2=%s maxrel=%s" % (
-            l.get("kind"), l.get("direction"), l.get("memory"), l.get("engine"),
+        over = [s["size_bytes"] for s in l["sizes"] if s.get("over_nominal")]
+        print("%-10s %-6s %-8s %-3s %-3s %s->%s beta=%s GB/s alpha=%s us nominal=%s lambda=%s maxrel=%s chase=%s ns over=%s" % (
+            l.get("kind"), l.get("direction"), l.get("memory"), l.get("engine"), l.get("peer_access"),
             l["src"].get("gpu_index"), l["dst"].get("gpu_index"),
-            round(m.get("beta_bps", 0) / 1e9, 2) if m.get("beta_bps") else None,
-            round(m.get("alpha_s", 0) * 1e6, 2) if m.get("alpha_s") else None,
-            round(l["nominal_bps"] / 1e9, 1) if l.get("nominal_bps") else None,
-            l.get("lambda"), m.get("r2"), m.get("max_rel_residual")))
+            round(m["beta_bps"] / G, 2) if m.get("beta_bps") else None,
+            round(m["alpha_s"] * 1e6, 2) if m.get("alpha_s") else None,
+            round(l["nominal_bps"] / G, 1) if l.get("nominal_bps") else None,
+            round(l["lambda"], 3) if l.get("lambda") else None, m.get("max_rel_residual"),
+            l.get("latency_chase_ns"), over))
+        if l.get("latency_chase"):
+            print("    chase", l["latency_chase"])
+        for s in l["sizes"]:
+            big = s["size_bytes"] >= 2**24
+            if l["direction"] == "bidir" and l["kind"] in ("nvlink", "p2p_staged") and big:
+                print("    %12d total %.1f GB/s  to %.1f  from %.1f  sum %.1f" % (s["size_bytes"], s["bandwidth_p50_bps"] / G,
+                      (s["bandwidth_to_peer_p50_bps"] or 0) / G, (s["bandwidth_from_peer_p50_bps"] or 0) / G,
+                      ((s["bandwidth_to_peer_p50_bps"] or 0) + (s["bandwidth_from_peer_p50_bps"] or 0)) / G))
+            if l["kind"] == "pcie" and l["memory"] == "pinned" and l["direction"] == "h2d" and s["size_bytes"] in (33554432, 67108864, 134217728):
+                print("    h2d %s %s %12d p5 %.3f p50 %.3f p95 %.3f ms  %.1f GB/s" % (l["engine"], "conc" if l["concurrent"] else "iso",
+                      s["size_bytes"], s["time_p5_s"] * 1e3, s["time_p50_s"] * 1e3, s["time_p95_s"] * 1e3, s["bandwidth_p50_bps"] / G))
+    for g in d["gpus"]:
+        flagged = [(r["benchmark"], r["context"].get("size_bytes"), r["context"].get("direction")) for r in g.get("results", []) if "over_nominal" in r.get("flags", [])]
+        if flagged:
+            print("over_nominal points gpu", g["index"], flagged[:20])
 PY
 tar czf "$OUT/results.tgz" -C "$OUT" res && rm -rf "$OUT/res"
-tar czf "$OUT/logs.tgz" -C "$OUT" log
+tar czf "$OUT/logs.tgz" -C "$OUT" log && rm -rf "$OUT/log"
