@@ -1,0 +1,371 @@
+/* Kernel description files. See kdesc.h and docs/kernel-description.md.
+ *
+ * Errors follow the plan loader's style, "FILE:LINE: kernel.key: what is
+ * wrong", so a typo in a hand-written description points at its line. */
+#include "kdesc.h"
+
+#include <libconfig.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KD_MAX_FILE (1u << 20)
+#define PATHN 96
+
+const char *const gc_kd_class_names[GC_KD_NCLASS] = {
+    "fp32", "fp64", "int", "sfu", "conv", "smem", "control", "other" };
+const char *const gc_cp_class_names[GC_CP_NCLASS] = {
+    "fp32", "fp64", "int", "sfu", "smem", "gmem" };
+
+static const char *const kernel_keys[] = {
+    "name", "origin", "arch", "source_sha256", "tool", "grid_blocks", "block_threads",
+    "registers_per_thread", "smem_static_bytes", "smem_dynamic_bytes", "insts", "mem",
+    "syncs", "critical_path", NULL };
+static const char *const mem_keys[] = { "op", "count", "bytes_per_thread", "sectors_per_inst", NULL };
+
+typedef struct kd_ctx {
+    const char *file;
+    gc_err *err;
+} kd_ctx;
+
+static int line_of(const config_setting_t *s)
+{
+    int l = s ? (int)config_setting_source_line(s) : 0;
+    return l > 0 ? l : 1;
+}
+
+static int fail_at(const kd_ctx *c, const config_setting_t *s, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail_at(const kd_ctx *c, const config_setting_t *s, const char *path, const char *fmt, ...)
+{
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return gc_fail(c->err, GC_EINVAL, "%s:%d: %s: %s", c->file, line_of(s), path, msg);
+}
+
+static const char *type_name(const config_setting_t *s)
+{
+    switch (config_setting_type(s)) {
+    case CONFIG_TYPE_INT: case CONFIG_TYPE_INT64: return "an integer";
+    case CONFIG_TYPE_FLOAT: return "a number";
+    case CONFIG_TYPE_STRING: return "a string";
+    case CONFIG_TYPE_BOOL: return "a boolean";
+    case CONFIG_TYPE_GROUP: return "a group";
+    case CONFIG_TYPE_ARRAY: return "an array";
+    case CONFIG_TYPE_LIST: return "a list";
+    default: return "something else";
+    }
+}
+
+static int is_number(const config_setting_t *s)
+{
+    int t = config_setting_type(s);
+    return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
+}
+
+static double num_of(const config_setting_t *s)
+{
+    int t = config_setting_type(s);
+    return t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
+                                  : (double)config_setting_get_int64(s);
+}
+
+static void join(char *out, size_t cap, const char *base, const char *key)
+{
+    snprintf(out, cap, "%s.%s", base, key);
+}
+
+static int check_keys(const kd_ctx *c, const config_setting_t *g, const char *path,
+                      const char *const *allowed)
+{
+    for (int i = 0; i < config_setting_length(g); i++) {
+        const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+        const char *k = config_setting_name(m);
+        int ok = 0;
+        for (const char *const *a = allowed; *a && !ok; a++)
+            ok = k && strcmp(k, *a) == 0;
+        if (!ok) {
+            char p[PATHN], words[300];
+            size_t used = 0;
+            words[0] = '\0';
+            for (const char *const *a = allowed; *a && used < sizeof words; a++)
+                used += (size_t)snprintf(words + used, sizeof words - used, "%s%s",
+                                         a == allowed ? "" : ", ", *a);
+            join(p, sizeof p, path, k ? k : "?");
+            return fail_at(c, m, p, "unknown key (expected one of: %s)", words);
+        }
+    }
+    return 0;
+}
+
+/* A number in [lo, hi]; integral when asked. Missing: required -> error,
+ * otherwise *out keeps its default. */
+static int get_num(const kd_ctx *c, const config_setting_t *g, const char *path, const char *key,
+                   int required, int integral, double lo, double hi, double *out)
+{
+    char p[PATHN];
+    join(p, sizeof p, path, key);
+    const config_setting_t *s = config_setting_get_member(g, key);
+    if (!s)
+        return required ? fail_at(c, g, p, "missing required key") : 0;
+    if (!is_number(s))
+        return fail_at(c, s, p, "expected a number, got %s", type_name(s));
+    double v = num_of(s);
+    if (!isfinite(v) || v < lo || v > hi)
+        return fail_at(c, s, p, "%g out of range [%g, %g]", v, lo, hi);
+    if (integral && v != floor(v))
+        return fail_at(c, s, p, "%g: expected a whole number", v);
+    *out = v;
+    return 0;
+}
+
+static int get_str(const kd_ctx *c, const config_setting_t *g, const char *path, const char *key,
+                   int required, char *out, size_t cap)
+{
+    char p[PATHN];
+    join(p, sizeof p, path, key);
+    const config_setting_t *s = config_setting_get_member(g, key);
+    if (!s)
+        return required ? fail_at(c, g, p, "missing required key") : 0;
+    if (config_setting_type(s) != CONFIG_TYPE_STRING)
+        return fail_at(c, s, p, "expected a string, got %s", type_name(s));
+    const char *v = config_setting_get_string(s);
+    if (strlen(v) >= cap)
+        return fail_at(c, s, p, "longer than %zu characters", cap - 1);
+    snprintf(out, cap, "%s", v);
+    return 0;
+}
+
+/* A group of per-class counts; classes not given are 0. */
+static int get_classes(const kd_ctx *c, const config_setting_t *k, const char *key,
+                       const char *const *names, int n, double *out)
+{
+    char p[PATHN];
+    join(p, sizeof p, "kernel", key);
+    const config_setting_t *g = config_setting_get_member(k, key);
+    if (!g)
+        return fail_at(c, k, p, "missing required key");
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+        return fail_at(c, g, p, "expected a group { class = count; ... }, got %s", type_name(g));
+    const char *allowed[GC_KD_NCLASS + 1];
+    for (int i = 0; i < n; i++)
+        allowed[i] = names[i];
+    allowed[n] = NULL;
+    int rc = check_keys(c, g, p, allowed);
+    for (int i = 0; i < n && !rc; i++)
+        rc = get_num(c, g, p, names[i], 0, 0, 0, 1e12, &out[i]);
+    return rc;
+}
+
+static int get_mem(const kd_ctx *c, const config_setting_t *k, gc_kdesc *d)
+{
+    const config_setting_t *l = config_setting_get_member(k, "mem");
+    if (!l)
+        return fail_at(c, k, "kernel.mem", "missing required key (an empty list () if none)");
+    if (config_setting_type(l) != CONFIG_TYPE_LIST)
+        return fail_at(c, l, "kernel.mem", "expected a list ( { op = ...; ... }, ... ), got %s",
+                       type_name(l));
+    int n = config_setting_length(l);
+    if (n > GC_KD_MAX_MEM)
+        return fail_at(c, l, "kernel.mem", "%d entries, at most %d", n, GC_KD_MAX_MEM);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(l, (unsigned)i);
+        char p[PATHN], op[16] = "";
+        snprintf(p, sizeof p, "kernel.mem.[%d]", i);
+        if (config_setting_type(e) != CONFIG_TYPE_GROUP)
+            return fail_at(c, e, p, "expected a group { op = ...; ... }, got %s", type_name(e));
+        gc_kdesc_mem *m = &d->mem[i];
+        int rc = check_keys(c, e, p, mem_keys);
+        if (!rc)
+            rc = get_str(c, e, p, "op", 1, op, sizeof op);
+        if (!rc && strcmp(op, "load") && strcmp(op, "store")) {
+            char q[PATHN];
+            join(q, sizeof q, p, "op");
+            rc = fail_at(c, config_setting_get_member(e, "op"), q,
+                         "\"%s\": expected \"load\" or \"store\"", op);
+        }
+        if (!rc)
+            rc = get_num(c, e, p, "count", 1, 0, 0, 1e12, &m->count);
+        if (!rc)
+            rc = get_num(c, e, p, "bytes_per_thread", 1, 1, 1, 16, &m->bytes_per_thread);
+        double b = m->bytes_per_thread;
+        if (!rc && b != 1 && b != 2 && b != 4 && b != 8 && b != 16) {
+            char q[PATHN];
+            join(q, sizeof q, p, "bytes_per_thread");
+            rc = fail_at(c, config_setting_get_member(e, "bytes_per_thread"), q,
+                         "%g: expected 1, 2, 4, 8 or 16", b);
+        }
+        if (!rc)
+            rc = get_num(c, e, p, "sectors_per_inst", 1, 0, 1, 64, &m->sectors_per_inst);
+        if (!rc && m->sectors_per_inst < gc_kdesc_min_sectors(m)) {
+            char q[PATHN];
+            join(q, sizeof q, p, "sectors_per_inst");
+            rc = fail_at(c, config_setting_get_member(e, "sectors_per_inst"), q,
+                         "%g: a warp moving %g bytes per thread touches at least %g sectors",
+                         m->sectors_per_inst, b, gc_kdesc_min_sectors(m));
+        }
+        if (rc)
+            return rc;
+        m->is_store = !strcmp(op, "store");
+    }
+    d->nmem = n;
+    return 0;
+}
+
+static int valid_name(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '-' || *p == '.'))
+            return 0;
+    return 1;
+}
+
+static int load_kernel(const kd_ctx *c, const config_t *cfg, gc_kdesc *d)
+{
+    const config_setting_t *root = config_root_setting(cfg);
+    static const char *const top[] = { "kernel", NULL };
+    int rc;
+    for (int i = 0; i < config_setting_length(root); i++) {
+        const config_setting_t *m = config_setting_get_elem(root, (unsigned)i);
+        if (strcmp(config_setting_name(m), top[0]))
+            return fail_at(c, m, config_setting_name(m), "unknown key (a description holds one "
+                                                         "group: kernel = { ... })");
+    }
+    const config_setting_t *k = config_setting_get_member(root, "kernel");
+    if (!k)
+        return gc_fail(c->err, GC_EINVAL, "%s:1: kernel: missing (a description is one group "
+                                          "kernel = { ... }, docs/kernel-description.md)", c->file);
+    if (config_setting_type(k) != CONFIG_TYPE_GROUP)
+        return fail_at(c, k, "kernel", "expected a group, got %s", type_name(k));
+    if ((rc = check_keys(c, k, "kernel", kernel_keys)))
+        return rc;
+    if ((rc = get_str(c, k, "kernel", "name", 1, d->name, sizeof d->name)))
+        return rc;
+    if (!valid_name(d->name))
+        return fail_at(c, config_setting_get_member(k, "name"), "kernel.name",
+                       "\"%s\": letters, digits, '_', '-' and '.' only", d->name);
+    if ((rc = get_str(c, k, "kernel", "origin", 1, d->origin, sizeof d->origin)))
+        return rc;
+    if (strcmp(d->origin, "sass") && strcmp(d->origin, "hand"))
+        return fail_at(c, config_setting_get_member(k, "origin"), "kernel.origin",
+                       "\"%s\": expected \"sass\" or \"hand\"", d->origin);
+    if ((rc = get_str(c, k, "kernel", "arch", 0, d->arch, sizeof d->arch)) ||
+        (rc = get_str(c, k, "kernel", "source_sha256", 0, d->source_sha256,
+                      sizeof d->source_sha256)) ||
+        (rc = get_str(c, k, "kernel", "tool", 0, d->tool, sizeof d->tool)))
+        return rc;
+    double grid = 0, block = 0, regs = 0, ss = 0, sd = 0;
+    if ((rc = get_num(c, k, "kernel", "grid_blocks", 1, 1, 1, 2147483647.0, &grid)) ||
+        (rc = get_num(c, k, "kernel", "block_threads", 1, 1, 1, 1024, &block)) ||
+        (rc = get_num(c, k, "kernel", "registers_per_thread", 1, 1, 1, 255, &regs)) ||
+        (rc = get_num(c, k, "kernel", "smem_static_bytes", 0, 1, 0, 1 << 20, &ss)) ||
+        (rc = get_num(c, k, "kernel", "smem_dynamic_bytes", 0, 1, 0, 1 << 20, &sd)) ||
+        (rc = get_num(c, k, "kernel", "syncs", 0, 0, 0, 1e12, &d->syncs)) ||
+        (rc = get_classes(c, k, "insts", gc_kd_class_names, GC_KD_NCLASS, d->insts)) ||
+        (rc = get_mem(c, k, d)) ||
+        (rc = get_classes(c, k, "critical_path", gc_cp_class_names, GC_CP_NCLASS,
+                          d->critical_path)))
+        return rc;
+    d->grid_blocks = (long long)grid;
+    d->block_threads = (int)block;
+    d->registers_per_thread = (int)regs;
+    d->smem_static_bytes = (long long)ss;
+    d->smem_dynamic_bytes = (long long)sd;
+    if (gc_kdesc_total_insts(d) <= 0)
+        return fail_at(c, k, "kernel.insts", "the kernel executes no instruction at all");
+    return 0;
+}
+
+int gc_kdesc_parse(const char *file, const char *text, gc_kdesc *d, gc_err *err)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->file, sizeof d->file, "%s", file);
+    kd_ctx c = { file, err };
+    config_t cfg;
+    config_init(&cfg);
+    int rc = 0;
+    if (config_read_string(&cfg, text) != CONFIG_TRUE)
+        rc = gc_fail(err, GC_EINVAL, "%s:%d: syntax error: %s", file, config_error_line(&cfg),
+                     config_error_text(&cfg));
+    else
+        rc = load_kernel(&c, &cfg, d);
+    config_destroy(&cfg);
+    return rc;
+}
+
+int gc_kdesc_load(const char *path, gc_kdesc *d, gc_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gc_fail(err, GC_EIO, "%s: cannot open the kernel description", path);
+    char *buf = malloc(KD_MAX_FILE + 1);
+    size_t n = buf ? fread(buf, 1, KD_MAX_FILE + 1, f) : 0;
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf)
+        return gc_fail(err, GC_ENOMEM, "%s: out of memory", path);
+    if (bad || n > KD_MAX_FILE) {
+        free(buf);
+        return gc_fail(err, GC_EINVAL, "%s: %s", path,
+                       bad ? "read error" : "larger than 1 MiB: not a kernel description");
+    }
+    if (memchr(buf, '\0', n)) {
+        free(buf);
+        return gc_fail(err, GC_EINVAL, "%s: contains a NUL byte: not a kernel description", path);
+    }
+    buf[n] = '\0';
+    int rc = gc_kdesc_parse(path, buf, d, err);
+    free(buf);
+    return rc;
+}
+
+double gc_kdesc_min_sectors(const gc_kdesc_mem *m)
+{
+    return ceil(32.0 * m->bytes_per_thread / GC_KD_SECTOR_BYTES);
+}
+
+int gc_kdesc_mem_coalesced(const gc_kdesc_mem *m)
+{
+    return m->sectors_per_inst <= gc_kdesc_min_sectors(m);
+}
+
+double gc_kdesc_mem_insts(const gc_kdesc *d)
+{
+    double n = 0;
+    for (int i = 0; i < d->nmem; i++)
+        n += d->mem[i].count;
+    return n;
+}
+
+double gc_kdesc_total_insts(const gc_kdesc *d)
+{
+    double n = gc_kdesc_mem_insts(d);
+    for (int i = 0; i < GC_KD_NCLASS; i++)
+        n += d->insts[i];
+    return n;
+}
+
+double gc_kdesc_dram_bytes(const gc_kdesc *d, double *load_bytes, double *store_bytes)
+{
+    double l = 0, s = 0;
+    for (int i = 0; i < d->nmem; i++) {
+        double b = d->mem[i].count * d->mem[i].sectors_per_inst * GC_KD_SECTOR_BYTES;
+        if (d->mem[i].is_store)
+            s += b;
+        else
+            l += b;
+    }
+    if (load_bytes)
+        *load_bytes = l;
+    if (store_bytes)
+        *store_bytes = s;
+    return l + s;
+}

@@ -1,0 +1,74 @@
+/* The hardware inputs of the two kernel-time models (model_mwp.c: Hong &
+ * Kim's MWP-CWP; model_little.c: the Little's-law model of source document
+ * 001), each taken from one measurement of the census with a `source`
+ * naming it, and the launch geometry both models share (occupancy, active
+ * SMs, warps per SM, repetitions).
+ *
+ * A parameter is one named value: the catalogue lists, per GPU and model,
+ * the parameters that model reads (models.<model>.parameters), and predict
+ * reads them back by name, so a catalogue is predicted from exactly the
+ * values it shows. */
+#ifndef GC_MODEL_HW_H
+#define GC_MODEL_HW_H
+
+#include "err.h"
+#include "kdesc.h"
+#include "occupancy.h"
+#include "results.h"
+
+enum {
+    HW_FREQ_HZ = 0,      /* measured SM clock */
+    HW_SM_COUNT,
+    HW_WARP_SIZE,
+    HW_SIMD_WIDTH,       /* CUDA cores per SM (properties) */
+    HW_SCHEDULERS,       /* warp schedulers per SM (architecture) */
+    HW_MEM_LD,           /* unloaded DRAM latency, cycles */
+    HW_DEP_COAL,         /* cycles between coalesced warp requests (128 B) */
+    HW_DEP_UNCOAL,       /* cycles between transactions (sectors) of an uncoalesced request */
+    HW_ISSUE_FP32, HW_ISSUE_FP64, HW_ISSUE_INT, HW_ISSUE_SFU, HW_ISSUE_SMEM,
+    HW_LANES_FP32, HW_LANES_FP64, HW_LANES_INT, HW_LANES_SFU, HW_LANES_SMEM,
+    HW_LAT_FP32, HW_LAT_FP64, HW_LAT_INT, HW_LAT_SFU, HW_LAT_SMEM, HW_LAT_GMEM,
+    HW_ISSUE_INTERVAL,   /* cycles between two instructions of one warp */
+    HW_BW_READ, HW_BW_WRITE, HW_BW_COPY, HW_BW_TRIAD, HW_BW_THEO,
+    HW_GMEM_BPC,         /* read bandwidth in bytes per cycle per SM (document 001 eq. 4.7) */
+    HW_GMEM_BPC_THEO,
+    HW_LAUNCH_NS,        /* kernel time floor: back-to-back empty launch */
+    HW_N
+};
+
+typedef struct gc_hw_def {
+    const char *name, *symbol, *unit;
+} gc_hw_def;
+extern const gc_hw_def gc_hw_defs[HW_N];
+
+typedef struct gc_hwp {
+    double v[HW_N];          /* NAN: not available */
+    char source[HW_N][96];
+} gc_hwp;
+
+/* Every parameter from the GPU's derived parameters (derive.c), its points
+ * (the measured SM clock) and its properties. */
+void gc_hwp_from_gpu(const gc_gpu *g, gc_hwp *h);
+int gc_hwp_index(const char *name);   /* -1: unknown */
+/* The first of ids[0..n) that is missing, or -1. */
+int gc_hwp_missing(const gc_hwp *h, const int *ids, int n);
+
+/* DRAM bandwidth for a kernel's mix of loads and stores: piecewise linear
+ * in the store fraction of its bytes through the measured STREAM kernels,
+ * read (0), triad (1/3), copy (1/2), write (1). */
+double gc_hwp_bw_for(const gc_hwp *h, double load_bytes, double store_bytes);
+
+/* Launch geometry of a kernel on one GPU, shared by both models. */
+typedef struct gc_mlaunch {
+    gc_occ occ;
+    double active_sms;            /* min(SMs, grid) */
+    double active_blocks_per_sm;  /* min(resident, ceil(grid / SMs)) */
+    double warps_per_sm;          /* N: active warps per SM */
+    double rep;                   /* grid / (active blocks per SM x active SMs) */
+    double warps_launched;        /* grid x ceil(block / warp size) */
+} gc_mlaunch;
+
+int gc_mlaunch_of(const gc_occ_limits *lim, const gc_hwp *h, const gc_kdesc *d,
+                  gc_mlaunch *m, gc_err *err);
+
+#endif

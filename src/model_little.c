@@ -1,0 +1,103 @@
+/* Little's-law kernel time (document 001, section 4.4). See model_little.h.
+ *
+ *   T_k = warps launched / (warp throughput x SMs x SM_clock x lambda)   (4.1)
+ *   warps launched = grid x ceil(block / warp size)                      (4.2)
+ *   warp throughput = min(occupancy / latency bound, throughput bound)   (4.3)
+ *   CPW_bound = max(warp size x INS_CUDA / CUDA cores,
+ *                   INS_issued / schedulers, GMem_bytes / GMem_bandwidth) (4.5)
+ *   throughput bound = 1 / CPW_bound                                     (4.6)
+ *   lambda = t_estimated(lambda = 1) / t_measured                        (4.4)
+ *
+ * What the census changes, and why:
+ *   - eq. 4.5 has one compute term (CUDA cores); an SM of compute
+ *     capability 7.0+ runs fp32, int, fp64, SFU and shared-memory
+ *     instructions on separate units, so there is one term per unit, each
+ *     with its measured rate (Volkov's thesis bounds each unit the same way);
+ *   - GMem_bandwidth is the measured DRAM bandwidth for the kernel's mix
+ *     of loads and stores per SM cycle, not eq. 4.7's theoretical peak
+ *     (the seed's memory-bound error of up to 53% came from the peak);
+ *     GMem_bytes counts 32-byte sectors, so uncoalesced accesses cost
+ *     what they move;
+ *   - the latency bound is the critical path of the description
+ *     (critical_path counts, each class at its measured latency, global
+ *     loads at the unloaded DRAM latency), but never less than issuing the
+ *     warp's instructions one per cycle (Volkov's ILP latency, 1 cycle);
+ *     the seed's "terminated block replacement" latency is not measured and
+ *     not modelled;
+ *   - SMs is the number of SMs the grid occupies (min(SMs, grid));
+ *   - the launch floor (measured back-to-back launch time) is added to
+ *     T_k, as for MWP-CWP (model_mwp.c). */
+#include "model_little.h"
+
+#include <math.h>
+#include <string.h>
+
+const int gc_little_params[] = {
+    HW_FREQ_HZ, HW_SM_COUNT, HW_WARP_SIZE, HW_LANES_FP32, HW_LANES_FP64, HW_LANES_INT,
+    HW_LANES_SFU, HW_LANES_SMEM, HW_SCHEDULERS, HW_GMEM_BPC, HW_GMEM_BPC_THEO,
+    HW_BW_READ, HW_BW_WRITE, HW_BW_COPY, HW_BW_TRIAD, HW_BW_THEO,
+    HW_LAT_FP32, HW_LAT_FP64, HW_LAT_INT, HW_LAT_SFU, HW_LAT_SMEM, HW_LAT_GMEM,
+    HW_ISSUE_INTERVAL, HW_LAUNCH_NS };
+const int gc_little_nparams = (int)(sizeof gc_little_params / sizeof gc_little_params[0]);
+
+const char *const gc_little_term_names[LT_NTERMS] = {
+    "fp32", "fp64", "int", "sfu", "smem", "issue", "gmem" };
+
+static const int required[] = { HW_FREQ_HZ, HW_SM_COUNT, HW_WARP_SIZE, HW_LANES_FP32,
+                                HW_SCHEDULERS, HW_LAT_FP32, HW_LAT_GMEM };
+
+static double val(const gc_hwp *h, int id, int dflt)
+{
+    double v = h->v[id];
+    return isfinite(v) && v > 0 ? v : h->v[dflt];
+}
+
+int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
+                      gc_little_pred *o, gc_err *err)
+{
+    memset(o, 0, sizeof *o);
+    int miss = gc_hwp_missing(h, required, (int)(sizeof required / sizeof required[0]));
+    if (miss >= 0)
+        return gc_fail(err, GC_EINVAL, "Little's law: the GPU has no %s (%s)",
+                       gc_hw_defs[miss].name, gc_hw_defs[miss].symbol);
+    double ws = h->v[HW_WARP_SIZE], freq = h->v[HW_FREQ_HZ];
+    o->warps_launched = l->warps_launched;
+    o->occupancy_warps = l->warps_per_sm;
+    o->active_sms = l->active_sms;
+    /* latency bound */
+    static const int lat_id[GC_CP_NCLASS] = { HW_LAT_FP32, HW_LAT_FP64, HW_LAT_INT, HW_LAT_SFU,
+                                              HW_LAT_SMEM, HW_LAT_GMEM };
+    for (int c = 0; c < GC_CP_NCLASS; c++)
+        o->cp_cycles += d->critical_path[c] * val(h, lat_id[c], HW_LAT_FP32);
+    double interval = val(h, HW_ISSUE_INTERVAL, HW_ISSUE_INTERVAL);
+    o->issue_cycles = gc_kdesc_total_insts(d) * (isfinite(interval) ? interval : 1.0);
+    o->latency_bound_cycles = fmax(o->cp_cycles, o->issue_cycles);
+    /* throughput bound */
+    double lb, sb;
+    o->gmem_bytes_per_warp = gc_kdesc_dram_bytes(d, &lb, &sb);
+    double bw = gc_hwp_bw_for(h, lb, sb);
+    if (o->gmem_bytes_per_warp > 0 && !(bw > 0))
+        return gc_fail(err, GC_EINVAL, "Little's law: the GPU has no measured memory bandwidth "
+                       "(mem_bandwidth_*_bps)");
+    o->gmem_bytes_per_cycle_per_sm = bw > 0 ? bw / (h->v[HW_SM_COUNT] * freq) : 0;
+    o->cpw[LT_FP32] = ws * d->insts[GC_KD_FP32] / h->v[HW_LANES_FP32];
+    o->cpw[LT_FP64] = ws * d->insts[GC_KD_FP64] / val(h, HW_LANES_FP64, HW_LANES_FP32);
+    o->cpw[LT_INT] = ws * d->insts[GC_KD_INT] / val(h, HW_LANES_INT, HW_LANES_FP32);
+    o->cpw[LT_SFU] = ws * d->insts[GC_KD_SFU] / val(h, HW_LANES_SFU, HW_LANES_FP32);
+    o->cpw[LT_SMEM] = ws * d->insts[GC_KD_SMEM] / val(h, HW_LANES_SMEM, HW_LANES_FP32);
+    o->cpw[LT_ISSUE] = gc_kdesc_total_insts(d) / h->v[HW_SCHEDULERS];
+    o->cpw[LT_GMEM] = o->gmem_bytes_per_warp > 0 ? o->gmem_bytes_per_warp /
+                                                     o->gmem_bytes_per_cycle_per_sm : 0;
+    o->cpw_max = 0;
+    for (int t = 1; t < LT_NTERMS; t++)
+        if (o->cpw[t] > o->cpw[o->cpw_max])
+            o->cpw_max = t;
+    o->throughput_bound = 1.0 / o->cpw[o->cpw_max];                       /* eq. 4.6 */
+    o->latency_rate = o->occupancy_warps / o->latency_bound_cycles;
+    o->latency_limited = o->latency_rate < o->throughput_bound;
+    o->warp_throughput = fmin(o->latency_rate, o->throughput_bound);     /* eq. 4.3 */
+    o->cycles = o->warps_launched / (o->warp_throughput * o->active_sms); /* eq. 4.1 */
+    o->exec_ns = o->cycles / freq * 1e9;
+    o->ns = o->exec_ns + (isfinite(h->v[HW_LAUNCH_NS]) ? h->v[HW_LAUNCH_NS] : 0);
+    return 0;
+}

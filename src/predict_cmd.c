@@ -1,0 +1,364 @@
+/* `gpucensus predict`. See predict_cmd.h.
+ *
+ * Per GPU: the launch geometry (occupancy calculator with the GPU's
+ * limits), both models with the catalogue's parameters, the time with
+ * lambda = 1 and calibrated with the GPU's lambda (t = floor + model /
+ * lambda, validate.h), and the regime by the rule shared with the
+ * validation. Per link: t(n) = alpha + n / beta. */
+#include "predict_cmd.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catread_models.h"
+#include "jsonw.h"
+#include "kdesc.h"
+#include "model_little.h"
+#include "model_mwp.h"
+#include "validate.h"
+
+typedef struct gpu_pred {
+    int launch_ok, ok[GC_NMODELS];
+    char error[GC_NMODELS][200];
+    gc_mlaunch l;
+    gc_mwp_pred mwp;
+    gc_little_pred lit;
+    double ns[GC_NMODELS], cal_ns[GC_NMODELS];
+    int regime;
+} gpu_pred;
+
+static double calibrated(const gc_cat_gpu *c, int k, double exec_ns)
+{
+    double f = c->hw.v[HW_LAUNCH_NS], lam = c->lambda[k];
+    return (isfinite(f) ? f : 0) + exec_ns / (isfinite(lam) && lam > 0 ? lam : 1.0);
+}
+
+static void predict_gpu(const gc_cat_gpu *c, const gc_kdesc *d, gpu_pred *o)
+{
+    memset(o, 0, sizeof *o);
+    gc_occ_limits lim;
+    gc_occ_limits_of(&c->info, &lim);
+    gc_err e = { 0 };
+    o->regime = GC_REG_ALL;
+    if (gc_mlaunch_of(&lim, &c->hw, d, &o->l, &e)) {
+        for (int k = 0; k < GC_NMODELS; k++)
+            snprintf(o->error[k], sizeof o->error[k], "cannot launch: %.180s", e.msg);
+        return;
+    }
+    o->launch_ok = 1;
+    if (gc_mwp_predict(&c->hw, &o->l, d, &o->mwp, &e) == 0) {
+        o->ok[GC_M_MWP] = 1;
+        o->ns[GC_M_MWP] = o->mwp.ns;
+        o->cal_ns[GC_M_MWP] = calibrated(c, GC_M_MWP, o->mwp.exec_ns);
+    } else {
+        snprintf(o->error[GC_M_MWP], sizeof o->error[GC_M_MWP], "%.190s", e.msg);
+    }
+    if (gc_little_predict(&c->hw, &o->l, d, &o->lit, &e) == 0) {
+        o->ok[GC_M_LITTLE] = 1;
+        o->ns[GC_M_LITTLE] = o->lit.ns;
+        o->cal_ns[GC_M_LITTLE] = calibrated(c, GC_M_LITTLE, o->lit.exec_ns);
+        o->regime = gc_regime_of(&o->lit);
+    } else {
+        snprintf(o->error[GC_M_LITTLE], sizeof o->error[GC_M_LITTLE], "%.190s", e.msg);
+    }
+}
+
+/* ---- terminal ---------------------------------------------------------------- */
+
+static void cell_us(char *out, size_t cap, int ok, double ns)
+{
+    if (ok)
+        snprintf(out, cap, "%.3f", ns / 1000);
+    else
+        snprintf(out, cap, "-");
+}
+
+static void table_kernel(const gc_cat_models *cat, const char *path, const gc_kdesc *d,
+                         const gpu_pred *p)
+{
+    printf("kernel %s (%s, origin %s): %lld blocks x %d threads, %d registers/thread, "
+           "%lld B shared memory/block\n", d->name, d->file, d->origin, d->grid_blocks,
+           d->block_threads, d->registers_per_thread, d->smem_static_bytes + d->smem_dynamic_bytes);
+    printf("catalogue %s (backend %s): %zu GPUs; times in us, calibrated by each GPU's lambda "
+           "(raw: lambda = 1), launch floor included\n", path, cat->backend, cat->ngpus);
+    printf("%-14s %4s %-22s %8s %-8s %11s %11s %11s %11s  %s\n", "node", "gpu", "name", "warps/SM",
+           "regime", "MWP-CWP", "(raw)", "Little", "(raw)", "parameters");
+    for (size_t i = 0; i < cat->ngpus; i++) {
+        const gc_cat_gpu *c = &cat->gpus[i];
+        const gpu_pred *o = &p[i];
+        char w[16] = "-", cells[4][24];
+        if (o->launch_ok)
+            snprintf(w, sizeof w, "%.0f", o->l.warps_per_sm);
+        cell_us(cells[0], 24, o->ok[0], o->cal_ns[0]);
+        cell_us(cells[1], 24, o->ok[0], o->ns[0]);
+        cell_us(cells[2], 24, o->ok[1], o->cal_ns[1]);
+        cell_us(cells[3], 24, o->ok[1], o->ns[1]);
+        printf("%-14.14s %4d %-22.22s %8s %-8s %11s %11s %11s %11s  %s\n", c->info.node,
+               c->info.local_index, c->info.name, w,
+               o->regime == GC_REG_ALL ? "-" : gc_regime_names[o->regime], cells[0], cells[1],
+               cells[2], cells[3], c->from_models ? "catalogue models" : "recomputed");
+        for (int k = 0; k < GC_NMODELS; k++)
+            if (!o->ok[k] && (k == 0 || strcmp(o->error[0], o->error[1])))
+                printf("    %s: %s\n", gc_model_names[k], o->error[k]);
+    }
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+static void knum(gc_jw *w, const char *k, double v)
+{
+    if (isfinite(v))
+        gc_jw_kreal(w, k, v);
+    else
+        gc_jw_knull(w, k);
+}
+
+static void json_mwp(gc_jw *w, const gc_mwp_pred *m)
+{
+    gc_jw_kint(w, "case", m->case_no);
+    knum(w, "cycles", m->cycles);
+    knum(w, "n", m->n);
+    knum(w, "mwp", m->mwp);
+    knum(w, "cwp", m->cwp);
+    knum(w, "cwp_full", m->cwp_full);
+    knum(w, "mwp_without_bw_full", m->mwp_without_bw_full);
+    knum(w, "mwp_peak_bw", m->mwp_peak_bw);
+    knum(w, "mem_l_cycles", m->mem_l);
+    knum(w, "departure_delay_cycles", m->departure_delay);
+    knum(w, "bw_per_warp_bps", m->bw_per_warp_bps);
+    knum(w, "load_bytes_per_warp", m->load_bytes_per_warp);
+    knum(w, "mem_bandwidth_bps", m->mem_bandwidth_bps);
+    knum(w, "comp_cycles", m->comp_cycles);
+    knum(w, "mem_cycles", m->mem_cycles);
+    knum(w, "synch_cycles", m->synch_cycles);
+    knum(w, "rep", m->rep);
+}
+
+static void json_little(gc_jw *w, const gc_little_pred *m)
+{
+    knum(w, "cycles", m->cycles);
+    knum(w, "warps_launched", m->warps_launched);
+    knum(w, "occupancy_warps", m->occupancy_warps);
+    knum(w, "latency_bound_cycles", m->latency_bound_cycles);
+    knum(w, "critical_path_cycles", m->cp_cycles);
+    knum(w, "issue_cycles", m->issue_cycles);
+    gc_jw_key(w, "cpw_cycles");
+    gc_jw_open(w, "{");
+    for (int t = 0; t < LT_NTERMS; t++)
+        knum(w, gc_little_term_names[t], m->cpw[t]);
+    gc_jw_close(w, "}");
+    gc_jw_kstr(w, "cpw_max", gc_little_term_names[m->cpw_max]);
+    knum(w, "throughput_bound_warps_per_cycle", m->throughput_bound);
+    knum(w, "latency_rate_warps_per_cycle", m->latency_rate);
+    knum(w, "warp_throughput_per_cycle", m->warp_throughput);
+    knum(w, "gmem_bytes_per_warp", m->gmem_bytes_per_warp);
+    knum(w, "gmem_bytes_per_cycle_per_sm", m->gmem_bytes_per_cycle_per_sm);
+}
+
+static void json_kernel(gc_jw *w, const gc_cat_models *cat, const char *path, const gc_kdesc *d,
+                        const gpu_pred *p)
+{
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "catalogue", path);
+    gc_jw_kstr(w, "backend", cat->backend);
+    gc_jw_key(w, "kernel");
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "name", d->name);
+    gc_jw_kstr(w, "file", d->file);
+    gc_jw_kstr(w, "origin", d->origin);
+    gc_jw_kint(w, "grid_blocks", d->grid_blocks);
+    gc_jw_kint(w, "block_threads", d->block_threads);
+    gc_jw_kint(w, "registers_per_thread", d->registers_per_thread);
+    gc_jw_kint(w, "smem_bytes", d->smem_static_bytes + d->smem_dynamic_bytes);
+    gc_jw_close(w, "}");
+    gc_jw_key(w, "gpus");
+    gc_jw_open(w, "[");
+    for (size_t i = 0; i < cat->ngpus; i++) {
+        const gc_cat_gpu *c = &cat->gpus[i];
+        const gpu_pred *o = &p[i];
+        gc_jw_next(w);
+        gc_jw_open(w, "{");
+        gc_jw_kstr(w, "node", c->info.node);
+        gc_jw_kint(w, "index", c->info.local_index);
+        gc_jw_kstr(w, "uuid", c->info.uuid);
+        gc_jw_kstr(w, "name", c->info.name);
+        gc_jw_kstr(w, "parameters_from", c->from_models ? "models" : "parameters");
+        if (o->regime == GC_REG_ALL)
+            gc_jw_knull(w, "regime");
+        else
+            gc_jw_kstr(w, "regime", gc_regime_names[o->regime]);
+        if (o->launch_ok) {
+            gc_jw_key(w, "launch");
+            gc_jw_open(w, "{");
+            gc_jw_kint(w, "blocks_per_sm", o->l.occ.blocks_per_sm);
+            gc_jw_kint(w, "warps_per_block", o->l.occ.warps_per_block);
+            knum(w, "occupancy", o->l.occ.occupancy);
+            gc_jw_kstr(w, "limiter", o->l.occ.limiter);
+            knum(w, "active_sms", o->l.active_sms);
+            knum(w, "warps_per_sm", o->l.warps_per_sm);
+            knum(w, "rep", o->l.rep);
+            gc_jw_close(w, "}");
+        } else {
+            gc_jw_knull(w, "launch");
+        }
+        for (int k = 0; k < GC_NMODELS; k++) {
+            gc_jw_key(w, gc_model_names[k]);
+            gc_jw_open(w, "{");
+            if (o->ok[k]) {
+                knum(w, "ns", o->ns[k]);
+                knum(w, "calibrated_ns", o->cal_ns[k]);
+                knum(w, "lambda", c->lambda[k]);
+                knum(w, "launch_overhead_ns", c->hw.v[HW_LAUNCH_NS]);
+                if (k == GC_M_MWP)
+                    json_mwp(w, &o->mwp);
+                else
+                    json_little(w, &o->lit);
+            } else {
+                gc_jw_kstr(w, "error", o->error[k]);
+            }
+            gc_jw_close(w, "}");
+        }
+        gc_jw_close(w, "}");
+    }
+    gc_jw_close(w, "]");
+    gc_jw_close(w, "}");
+}
+
+/* ---- transfers -------------------------------------------------------------------- */
+
+static int has_model(const gc_cat_link *l)
+{
+    return isfinite(l->alpha_s) && isfinite(l->beta_bps) && l->beta_bps > 0;
+}
+
+static void table_bytes(const gc_cat_models *cat, const char *path, double n)
+{
+    printf("transfer of %.0f bytes on every link of %s (backend %s): t = alpha + n / beta\n", n,
+           path, cat->backend);
+    printf("%-10s %-5s %-6s %-8s %-4s %-24s %-24s %10s %10s %12s %10s\n", "kind", "bench", "dir",
+           "memory", "eng", "src", "dst", "alpha_us", "beta_GB/s", "time_us", "GB/s");
+    for (size_t i = 0; i < cat->nlinks; i++) {
+        const gc_cat_link *l = &cat->links[i];
+        printf("%-10s %-5s %-6s %-8s %-4s %-24.24s %-24.24s", l->kind, l->benchmark, l->direction,
+               l->memory, l->engine, l->src, l->dst);
+        if (has_model(l)) {
+            double t = l->alpha_s + n / l->beta_bps;
+            printf(" %10.3f %10.3f %12.3f %10.3f%s\n", l->alpha_s * 1e6, l->beta_bps / 1e9, t * 1e6,
+                   n / t / 1e9, l->concurrent ? "  (all GPUs at once)" : "");
+        } else {
+            printf(" %10s %10s %12s %10s  (no fitted model)\n", "-", "-", "-", "-");
+        }
+    }
+    if (!cat->nlinks)
+        printf("(the catalogue has no links)\n");
+}
+
+static void json_bytes(gc_jw *w, const gc_cat_models *cat, const char *path, double n)
+{
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "catalogue", path);
+    gc_jw_kstr(w, "backend", cat->backend);
+    gc_jw_kreal(w, "bytes", n);
+    gc_jw_key(w, "links");
+    gc_jw_open(w, "[");
+    for (size_t i = 0; i < cat->nlinks; i++) {
+        const gc_cat_link *l = &cat->links[i];
+        gc_jw_next(w);
+        gc_jw_open(w, "{");
+        gc_jw_kint(w, "index", (long long)i);
+        gc_jw_kstr(w, "kind", l->kind);
+        gc_jw_kstr(w, "benchmark", l->benchmark);
+        gc_jw_kstr(w, "direction", l->direction);
+        gc_jw_kstr(w, "memory", l->memory);
+        gc_jw_kstr(w, "engine", l->engine);
+        gc_jw_kstr(w, "src", l->src);
+        gc_jw_kstr(w, "dst", l->dst);
+        gc_jw_key(w, "concurrent");
+        gc_jw_puts(w, l->concurrent ? "true" : "false");
+        int ok = has_model(l);
+        knum(w, "alpha_s", ok ? l->alpha_s : NAN);
+        knum(w, "beta_bps", ok ? l->beta_bps : NAN);
+        double t = ok ? l->alpha_s + n / l->beta_bps : NAN;
+        knum(w, "time_s", t);
+        knum(w, "bandwidth_bps", ok ? n / t : NAN);
+        gc_jw_close(w, "}");
+    }
+    gc_jw_close(w, "]");
+    gc_jw_close(w, "}");
+}
+
+/* ---- main -------------------------------------------------------------------------- */
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: gpucensus predict CATALOGUE KERNEL.cfg [--json]\n"
+                    "       gpucensus predict CATALOGUE --bytes N [--json]\n");
+    return 2;
+}
+
+int gc_predict_main(int argc, char **argv)
+{
+    const char *cat_path = NULL, *kpath = NULL;
+    int json = 0, have_bytes = 0;
+    double bytes = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if (strcmp(argv[i], "--bytes") == 0 && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            bytes = strtod(argv[++i], &end);
+            if (*end || errno || !(bytes >= 0 && bytes <= 1e15))
+                return fprintf(stderr, "gpucensus predict: --bytes: a size in bytes, 0..1e15\n"), 2;
+            have_bytes = 1;
+        } else if (argv[i][0] != '-' && !cat_path) {
+            cat_path = argv[i];
+        } else if (argv[i][0] != '-' && !kpath) {
+            kpath = argv[i];
+        } else {
+            fprintf(stderr, "gpucensus predict: unexpected argument '%s'\n", argv[i]);
+            return usage();
+        }
+    }
+    if (!cat_path || (!kpath) == !have_bytes)
+        return usage();
+    gc_err e = { 0 };
+    gc_kdesc d;
+    if (kpath && gc_kdesc_load(kpath, &d, &e))
+        return fprintf(stderr, "gpucensus predict: %s\n", e.msg), 2;
+    gc_cat_models cat;
+    if (gc_catread_models(cat_path, &cat, &e))
+        return fprintf(stderr, "gpucensus predict: %s\n", e.msg), 3;
+    gpu_pred *p = kpath ? calloc(cat.ngpus ? cat.ngpus : 1, sizeof *p) : NULL;
+    char *buf = json ? malloc(GC_JW_BUF) : NULL;
+    if ((kpath && !p) || (json && !buf)) {
+        free(p);
+        free(buf);
+        gc_cat_models_free(&cat);
+        return fprintf(stderr, "gpucensus predict: out of memory\n"), 1;
+    }
+    for (size_t i = 0; kpath && i < cat.ngpus; i++)
+        predict_gpu(&cat.gpus[i], &d, &p[i]);
+    int rc = 0;
+    if (json) {
+        gc_jw w;
+        gc_jw_init(&w, stdout, buf, 0);
+        if (kpath)
+            json_kernel(&w, &cat, cat_path, &d, p);
+        else
+            json_bytes(&w, &cat, cat_path, bytes);
+        gc_jw_put(&w, "\n", 1);
+        rc = gc_jw_finish(&w, "stdout", &e) ? 1 : 0;
+    } else if (kpath) {
+        table_kernel(&cat, cat_path, &d, p);
+    } else {
+        table_bytes(&cat, cat_path, bytes);
+    }
+    free(p);
+    free(buf);
+    gc_cat_models_free(&cat);
+    return rc;
+}
