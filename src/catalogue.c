@@ -13,6 +13,7 @@
 #include "fsutil.h"
 #include "jsonw.h"
 #include "links.h"
+#include "model_json.h"
 #include "verdicts.h"
 
 /* ---- documents ------------------------------------------------------- */
@@ -263,11 +264,15 @@ static void gpu_head_json(gc_jw *w, const gc_gpu *g)
     gc_jw_close(w, "]");
 }
 
-/* One GPU object; sums holds the summary of each of its points. */
-static int gpu_json(gc_jw *w, const gc_gpu *g, const gc_summary *sums, int with_hist, gc_err *err)
+/* One GPU object; sums holds the summary of each of its points, m its
+ * models (NULL: none). */
+static int gpu_json(gc_jw *w, const gc_gpu *g, const gc_summary *sums, const gc_models *m,
+                    int with_hist, gc_err *err)
 {
     gc_jw_open(w, "{");
     gpu_head_json(w, g);
+    if (m)
+        gc_models_json(w, m);
     gc_jw_key(w, "results");
     gc_jw_open(w, "[");
     for (size_t i = 0; i < g->npoints; i++) {
@@ -356,7 +361,8 @@ static void doc_head(gc_jw *w, FILE *f, char *buf, const char *kind, const gc_ru
 }
 
 static int write_node(const char *out_dir, const gc_run_meta *run, const char *node,
-                      gc_gpu *gpus, gc_summary *const *sums, size_t n, char *buf, gc_err *err)
+                      gc_gpu *gpus, gc_summary *const *sums, const gc_models *models, size_t n,
+                      char *buf, gc_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/nodes/%s.json", out_dir, node);
@@ -371,7 +377,7 @@ static int write_node(const char *out_dir, const gc_run_meta *run, const char *n
     gc_jw_open(&w, "[");
     for (size_t i = 0; i < n && !rc; i++) {
         gc_jw_next(&w);
-        rc = gpu_json(&w, &gpus[i], sums[i], 1, err);
+        rc = gpu_json(&w, &gpus[i], sums[i], models[i].present ? &models[i] : NULL, 1, err);
     }
     if (!rc) {
         gc_jw_close(&w, "]");
@@ -439,6 +445,7 @@ typedef struct node_job {
     gc_gpu *gpus;
     size_t n;
     gc_summary **sums;
+    gc_models *models;       /* per GPU (validate.c) */
     void **owned;            /* shard buffers the points borrow from */
     char *text;              /* this node's GPU objects for catalogue.json */
     size_t text_len;
@@ -454,6 +461,7 @@ typedef struct pipeline {
     size_t nranks;
     const char **nodes;
     size_t nnodes;
+    const gc_kdesc_set *descs;   /* the validation kernels' descriptions */
     gc_blob_fetch fetch;
     void *fctx;
     node_job *jobs;
@@ -469,7 +477,10 @@ static void job_free(node_job *j)
         gc_gpu_free(&j->gpus[i]);
         free(j->sums ? j->sums[i] : NULL);
         free(j->owned ? j->owned[i] : NULL);
+        if (j->models)
+            gc_models_free(&j->models[i]);
     }
+    free(j->models);
     free(j->gpus);
     free(j->sums);
     free(j->owned);
@@ -516,7 +527,16 @@ static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
         for (size_t p = 0; p < j->gpus[i].npoints; p++)
             gc_point_summary(&j->gpus[i].points[p], &j->sums[i][p]);
     }
-    j->rc = write_node(pl->out_dir, pl->run, pl->nodes[k], j->gpus, j->sums, j->n, bufs, &j->err);
+    j->models = calloc(j->n ? j->n : 1, sizeof *j->models);
+    for (size_t i = 0; j->models && i < j->n; i++)
+        if (j->gpus[i].nparams && gc_models_compute(&j->gpus[i], pl->descs, &j->models[i]) == 0)
+            j->models[i].present = 1;
+    if (!j->models) {
+        j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
+        return;
+    }
+    j->rc = write_node(pl->out_dir, pl->run, pl->nodes[k], j->gpus, j->sums, j->models, j->n, bufs,
+                       &j->err);
     if (j->rc)
         return;
     FILE *mf = open_memstream(&j->text, &j->text_len);
@@ -529,7 +549,8 @@ static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
     for (size_t i = 0; i < j->n && !j->rc; i++) {
         if (i)
             gc_jw_puts(&w, ",\n");
-        j->rc = gpu_json(&w, &j->gpus[i], j->sums[i], 0, &j->err);
+        j->rc = gpu_json(&w, &j->gpus[i], j->sums[i],
+                         j->models[i].present ? &j->models[i] : NULL, 0, &j->err);
     }
     if (!j->rc)
         j->rc = gc_jw_finish(&w, "catalogue.json", &j->err);
@@ -590,6 +611,10 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     stats->briefs = calloc(nranks ? nranks : 1, sizeof *stats->briefs);
     gc_links *links = gc_links_new(roster, nranks);
     gc_verdicts *verdicts = gc_verdicts_new();   /* detect.c, fed as GPUs stream */
+    gc_kdesc_set descs;
+    gc_kdesc_set_embedded(&descs);
+    gc_models_pool pool;
+    gc_models_pool_init(&pool, &descs);
     if (!nodes || !rows || !bufs || !stats->briefs || !links) {
         rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
         goto out;
@@ -607,7 +632,8 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     w.depth = 0;
 
     pipeline pl = { .out_dir = out_dir, .run = run, .roster = roster, .nranks = nranks,
-                    .nodes = nodes, .nnodes = nnodes, .fetch = fetch, .fctx = ctx };
+                    .nodes = nodes, .nnodes = nnodes, .descs = &descs, .fetch = fetch,
+                    .fctx = ctx };
     int nthreads = usable_cpus();
     pl.window = (size_t)nthreads * WINDOW_PER_THREAD;
     pl.jobs = calloc(nnodes ? nnodes : 1, sizeof *pl.jobs);
@@ -643,6 +669,8 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         for (size_t i = 0; i < j->n && !rc; i++) {
             brief_of(&j->gpus[i], &stats->briefs[stats->gpus++]);
             gc_verdicts_gpu(verdicts, &j->gpus[i], j->sums[i]);
+            if (j->models[i].present)
+                gc_models_pool_add(&pool, &j->models[i]);
             stats->ok += j->gpus[i].status == GC_GPU_OK;
             stats->partial += j->gpus[i].status == GC_GPU_PARTIAL;
             stats->failed += j->gpus[i].status == GC_GPU_FAILED;
@@ -689,7 +717,9 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         w.depth0 = 1;   /* a member of the top-level object */
         char *vt = gc_verdicts_finish(verdicts, links, &w);   /* writes the links */
         verdicts = NULL;
-        gc_jw_puts(&w, ",\n \"models\": {},\n \"verdicts\": ");
+        gc_jw_puts(&w, ",\n \"models\": ");
+        gc_models_pool_json(&w, &pool);
+        gc_jw_puts(&w, ",\n \"verdicts\": ");
         gc_jw_puts(&w, vt ? vt : "[]");
         gc_jw_puts(&w, "\n}\n");
         free(vt);
@@ -703,6 +733,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     }
 out:
     gc_verdicts_free(verdicts);   /* NULL once judged */
+    gc_kdesc_set_free(&descs);
     gc_links_free(links);
     free(rows);
     free(bufs);
