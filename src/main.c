@@ -10,6 +10,7 @@
 #include "kernels.h"
 #include "merge.h"
 #include "plan.h"
+#include "predict_cmd.h"
 #include "report.h"
 #include "run.h"
 #include "schedule.h"
@@ -34,6 +35,9 @@ static void usage(FILE *f)
             "  report CATALOGUE [-o REPORT.html]\n"
             "        a table per node (latencies, HBM, host links, P2P, verdict), or one\n"
             "        self-contained HTML page with the plots; exit 3: unreadable catalogue\n"
+            "  predict CATALOGUE KERNEL.cfg [--json] | predict CATALOGUE --bytes N [--json]\n"
+            "        a kernel's time on every GPU of a catalogue with both models (MWP-CWP,\n"
+            "        Little's law), or a transfer's time on every link; exit 3: unreadable catalogue\n"
             "  gpus  print the number of GPUs this process can see\n"
             "  version\n"
             "exit codes: 0 done, 1 failure, 2 bad plan or arguments\n");
@@ -249,6 +253,8 @@ int main(int argc, char **argv)
         return cmd_check(argc - 2, argv + 2);
     if (strcmp(cmd, "report") == 0)
         return cmd_report(argc - 2, argv + 2);
+    if (strcmp(cmd, "predict") == 0)
+        return gc_predict_main(argc - 2, argv + 2);
     if (strcmp(cmd, "gpus") == 0)
         return cmd_gpus();
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
