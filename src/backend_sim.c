@@ -34,6 +34,7 @@
 #include "sim_faults.h"
 #include "sim_profile.h"
 #include "sim_rng.h"
+#include "sim_valid.h"
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
@@ -661,6 +662,17 @@ static int setup_net(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     return rc ? rc : ctx_num(j, "peer_rank", t->peer_rank, err);
 }
 
+/* Validation kernels: the ground truth of sim_valid.c, with time noise. */
+static int setup_valid(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    j->u.t.slow = 0;   /* no bimodal samples */
+    j->draw = draw_time;
+    j->metrics = M_TIME;
+    j->nmetrics = 1;
+    return gc_sim_valid(&b->prof, pstr(t->item, "kernel"), b->f.scale[F_SM_CLOCK],
+                        b->f.scale[F_HBM_BW], &j->u.t.ns, &j->ctx, err);
+}
+
 typedef int (*setup_fn)(const gc_backend *, const gc_task *, job *, gc_err *);
 
 static const struct { const char *name; setup_fn setup; } setups[] = {
@@ -668,7 +680,7 @@ static const struct { const char *name; setup_fn setup; } setups[] = {
     { "departure", setup_departure }, { "inst", setup_inst },
     { "hbm_bw", setup_hbm }, { "l2_bw", setup_l2 }, { "smem_bw", setup_smem },
     { "launch", setup_launch }, { "xfer", setup_xfer }, { "p2p", setup_p2p },
-    { "net", setup_net },
+    { "net", setup_net }, { "valid", setup_valid },
 };
 
 /* ---- the sampling loop ----------------------------------------------- */
