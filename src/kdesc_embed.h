@@ -1,6 +1,6 @@
 /* The validation kernels' descriptions compiled into the binary
  * (build/gen/valid_desc.c, made by the Makefile from tools/kdesc.py's
- * output or from the committed configs/kernels/valid/*.cfg), so a run
+ * output or from the committed configs/kernels/valid/ files), so a run
  * predicts exactly the kernels this build measures. Texts are libconfig
  * in the format of docs/kernel-description.md. */
 #ifndef GC_KDESC_EMBED_H
