@@ -758,6 +758,14 @@ static int sim_net_real(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *er
     double lat = p->pcie_latency_us * 1e-6;
     double stage = 2 * lat + bytes / (p->d2h_pinned_gb_per_s * 1e9) +
                    bytes / (p->h2d_pinned_gb_per_s * 1e9);
+    /* a slow NIC (fault net_bw x f < 1 on either node): what the NIC at f
+     * of the profile's rate takes more than a healthy one, on top of the
+     * real MPI time */
+    faultset peer;
+    sim_faults_for(b->plan, t->peer_node ? t->peer_node : "", 0, &peer);
+    double nic = fmin(b->f.scale[F_NET_BW], peer.scale[F_NET_BW]);
+    if (nic < 1 && p->net_gb_per_s > 0)
+        stage += bytes / (p->net_gb_per_s * 1e9 * nic) - bytes / (p->net_gb_per_s * 1e9);
     const gc_peer_io *io = b->peer;
     uint32_t total = it->spec->samples ? it->spec->samples : 1;
     gc_point *pt[2] = { NULL, NULL };

@@ -444,6 +444,37 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
 
 /* ---- nodes ------------------------------------------------------------ */
 
+/* A slow network link between two nodes names the side to blame: the end
+ * with no ok network link to anyone (its NIC, port or cable), or the pair
+ * (the path between them) when both ends are good with other nodes; both
+ * ends when neither is good with anyone (nothing tells them apart). */
+static int blame_net(gc_detect *d, strtab *nodes, size_t first, const uint8_t *net_ok,
+                     const gc_verdict *s, const char *names[2])
+{
+    long id[2] = { det_strtab_id(nodes, names[0], 0), det_strtab_id(nodes, names[1], 0) };
+    int good[2] = { id[0] >= 0 && net_ok[id[0]], id[1] >= 0 && net_ok[id[1]] };
+    const gc_reason *w = gc_verdict_worst_reason(s);
+    int rc = 0;
+    for (int k = 0; k < 2 && !rc; k++) {
+        if (id[k] < 0)
+            continue;
+        gc_verdict *v = &d->v[first + id[k]];
+        if (good[0] && good[1])
+            rc = det_add_reason(v, "net_pair", s->subject, NAN, NAN, NAN, "", s->level,
+                                "slow between %.60s and %.60s while both are good with other "
+                                "nodes: the path between them (cables, switch ports)", names[0], names[1]);
+        else if (!good[k] && good[1 - k])
+            rc = det_add_reason(v, "net_side", s->subject, NAN, NAN, NAN, "", s->level,
+                                "%.60s is the slow side: slow with %.60s, which is good with other "
+                                "nodes, and good with none (its NIC, port or cable)", names[k], names[1 - k]);
+        else if (!good[k])
+            rc = det_add_reason(v, "link", s->subject, NAN, NAN, NAN, "", s->level,
+                                "%.60s: %.130s (neither end is good with another node: the side is "
+                                "not known)", w ? w->metric : "", w ? w->detail : "");
+    }
+    return rc;
+}
+
 int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
 {
     strtab nodes = { 0 };
@@ -475,6 +506,23 @@ int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
             snprintf(v->group, sizeof v->group, "node");
         }
     }
+    /* network links: a node is good with others when one of its network
+     * links is ok (the net phase re-measures both sides of a slow pair
+     * against a good node, run.c) */
+    size_t nn = d->nv - first;
+    uint8_t *net_ok = calloc(nn ? nn : 1, 1);
+    if (!net_ok)
+        rc = GC_ENOMEM;
+    for (size_t i = 0; !rc && i < d->nl; i++) {
+        const lrec *l = &d->l[i];
+        if (strcmp(l->kind, "network") || d->v[d->ng + i].level != GC_V_OK)
+            continue;
+        long a = det_strtab_id(&nodes, l->src_node, 0), b = det_strtab_id(&nodes, l->dst_node, 0);
+        if (a >= 0)
+            net_ok[a] = 1;
+        if (b >= 0)
+            net_ok[b] = 1;
+    }
     for (size_t i = 0; i < d->ng + d->nl && !rc; i++) {
         const gc_verdict *s = &d->v[i];
         const char *names[2] = { s->node, NULL };
@@ -486,6 +534,10 @@ int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
         }
         if (s->level == GC_V_OK)
             continue;
+        if (i >= d->ng && names[1] && !strcmp(d->l[i - d->ng].kind, "network")) {
+            rc = blame_net(d, &nodes, first, net_ok, s, names);
+            continue;
+        }
         for (int k = 0; k < 2 && !rc; k++) {
             if (!names[k] || !names[k][0])
                 continue;
@@ -527,6 +579,7 @@ int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
                                     cnt, k);
         }
     }
+    free(net_ok);
     det_strtab_free(&nodes);
     return rc;
 }

@@ -283,6 +283,105 @@ static double budget_of(const gc_step_task *tasks, size_t ntasks, size_t k)
     return k < ntasks ? tasks[k].budget_s : 0;
 }
 
+/* ---- net checks: a slow pair's sides against a good node -------------- */
+
+#define NET_MINE 4           /* pairs a rank reports (it initiates NET_ROUNDS) */
+
+/* This rank's net pairs as initiator: peer rank and the bandwidth median
+ * at the largest size. */
+static void net_mine(const runner *r, double out[2 * NET_MINE])
+{
+    double size[NET_MINE] = { 0 };
+    for (int k = 0; k < NET_MINE; k++)
+        out[2 * k] = -1, out[2 * k + 1] = 0;
+    for (size_t i = 0; i < r->gpu.npoints; i++) {
+        const gc_point *p = &r->gpu.points[i];
+        if (strcmp(p->bench, "net") || strcmp(p->metric, "bandwidth") || p->status != GC_PT_OK ||
+            gc_ctx_get(&p->ctx, "net_check"))
+            continue;
+        double peer = gc_ctx_num(&p->ctx, "peer_rank", -1), sz = gc_ctx_num(&p->ctx, "size_bytes", 0);
+        int k = 0;
+        while (k < NET_MINE && out[2 * k] >= 0 && out[2 * k] != peer)
+            k++;
+        if (peer < 0 || k == NET_MINE || sz < size[k])
+            continue;
+        gc_summary sm;
+        gc_point_summary(p, &sm);
+        if (!sm.count)
+            continue;
+        out[2 * k] = peer;
+        out[2 * k + 1] = sm.p50;
+        size[k] = sz;
+    }
+}
+
+/* Collective over the world: rank 0 picks the checks (gc_net_checks), all
+ * learn them, the two ranks of each run every net item again, one check
+ * per step. */
+static void net_checks(runner *r, const gc_step_task *tasks, size_t ntasks, const gc_geom *g,
+                       double deadline)
+{
+    size_t cap = 2 * (size_t)g->nodes;
+    double mine[2 * NET_MINE], *all = NULL;
+    int *chk = calloc(2 * cap + 1, sizeof *chk);
+    if (r->cl.rank == 0)
+        all = calloc((size_t)g->size * 2 * NET_MINE, sizeof *all);
+    net_mine(r, mine);
+    MPI_Request rq;
+    MPI_Igather(mine, 2 * NET_MINE, MPI_DOUBLE, all, 2 * NET_MINE, MPI_DOUBLE, 0, r->cl.world, &rq);
+    if (gc_watch_wait(r->watch, &rq))
+        r->abandoned = 1;
+    if (r->cl.rank == 0 && all && chk && !r->abandoned) {
+        gc_net_pair *p = calloc((size_t)g->size * NET_MINE + cap, sizeof *p);
+        size_t n = 0;
+        for (int q = 0; p && q < g->size; q++)
+            for (int k = 0; k < NET_MINE; k++)
+                if (all[(size_t)q * 2 * NET_MINE + 2 * k] >= 0)
+                    p[n++] = (gc_net_pair){ q, (int)all[(size_t)q * 2 * NET_MINE + 2 * k],
+                                            all[(size_t)q * 2 * NET_MINE + 2 * k + 1] };
+        gc_rules rules;
+        gc_rules_default(&rules);
+        size_t m = p ? gc_net_checks(p, n, &rules, p + n, cap) : 0;
+        chk[0] = (int)m;
+        for (size_t k = 0; k < m; k++)
+            chk[1 + 2 * k] = p[n + k].src, chk[2 + 2 * k] = p[n + k].dst;
+        if (m && !r->opts->quiet)
+            fprintf(stderr, "gpucensus: %zu slow network pair side(s) measured again against a "
+                            "node with good results\n", m);
+        free(p);
+    }
+    free(all);
+    if (!chk || r->abandoned) {
+        free(chk);
+        return;
+    }
+    MPI_Ibcast(chk, (int)(2 * cap + 1), MPI_INT, 0, r->cl.world, &rq);
+    if (gc_watch_wait(r->watch, &rq))
+        r->abandoned = 1;
+    for (int k = 0; k < chk[0] && !r->abandoned; k++) {
+        int src = chk[1 + 2 * k], dst = chk[2 + 2 * k];
+        int me = r->cl.rank == src ? 1 : r->cl.rank == dst ? 2 : 0;
+        for (size_t i = 0; me && i < ntasks; i++) {
+            const gc_item *it = tasks[i].task.item;
+            int seen = it->phase != GC_PHASE_NET;
+            for (size_t j = 0; !seen && j < i; j++)
+                seen = tasks[j].task.item == it;
+            if (seen)
+                continue;
+            gc_task t = { .item = it, .peer_local_index = -1, .peer_rank = me == 1 ? dst : src,
+                          .initiator = me == 1 };
+            t.peer_node = r->cl.roster[t.peer_rank].node;
+            size_t first = r->gpu.npoints;
+            r->gpu.items_total++;
+            run_task(r, &t, it->spec->budget_s, deadline);
+            for (size_t q = first; q < r->gpu.npoints; q++)
+                gc_ctx_set_str(&r->gpu.points[q].ctx, "net_check", "remeasure");
+        }
+        barrier(r, r->cl.world);
+    }
+    free(chk);
+}
+
 static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_geom *geom)
 {
     double deadline = r->plan.budget_s > 0 ? gc_now_s() + r->plan.budget_s : 0;
@@ -309,6 +408,8 @@ static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_g
             if (ph != GC_PHASE_GPU && ph != GC_PHASE_CONCURRENT)
                 barrier(r, comm);
         }
+        if (ph == GC_PHASE_NET && geom->nodes > 2 && !r->abandoned)
+            net_checks(r, tasks, ntasks, geom, deadline);
         /* A phase ends on the whole node before the next begins, so
          * isolated measurements never overlap another GPU's work. */
         barrier(r, r->cl.node);

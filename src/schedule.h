@@ -23,6 +23,7 @@
 
 #include "backend.h"
 #include "plan.h"
+#include "rules.h"
 #include "shard.h"
 
 typedef struct gc_geom {
@@ -47,6 +48,20 @@ int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, double pa
 /* Sum of the budgets of the tasks a rank drives (alone, or as a pair's or
  * net pair's initiator), per phase: its measuring time at most. */
 void gc_schedule_budgets(const gc_step_task *t, size_t n, double out[GC_NPHASES]);
+/* Net checks. After the net phase every slow pair (the peers rule of
+ * detect on the bandwidth at the largest size: robust z >= z_suspect and
+ * >= rel_suspect below the median, with >= min_peers pairs) has each of its
+ * sides, once, measured again against a rank of a node with good results
+ * (an end of a pair that is not slow, neither end of that slow pair), so
+ * that the verdict can name the slow side. pairs: src, dst ranks, bps;
+ * out: (side, good partner) as (src, dst). Returns the count (<= cap). */
+typedef struct gc_net_pair {
+    int src, dst;
+    double bps;
+} gc_net_pair;
+size_t gc_net_checks(const gc_net_pair *pairs, size_t n, const gc_rules *r, gc_net_pair *out,
+                     size_t cap);
+
 /* Build a geometry (and roster) for `ranks` ranks spread over `nodes`
  * simulated nodes in contiguous blocks, as a sim run places them; for
  * `gpucensus plan`. */

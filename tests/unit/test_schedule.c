@@ -1,0 +1,123 @@
+/* The transfer parts of the schedule: p2p both ways once per pair of GPUs
+ * (balanced), pair budgets under pair_budget_s, and the net checks that
+ * measure a slow pair's sides against a node with good results. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "../../src/schedule.h"
+
+static gc_plan plan;
+
+static void load(const char *text)
+{
+    gc_err e = { 0 };
+    int rc = gc_plan_load_mem("t.cfg", text, strlen(text), &plan, &e);
+    CHECK(rc == 0, "plan: %s", e.msg);
+}
+
+static const char *P2P =
+    "name = \"t\"; pair_budget_s = 10.0;\n"
+    "benchmarks = ( { name = \"p2p\"; budget_s = 0.5;\n"
+    "  sweep = { direction = [\"oneway\", \"bidir\"]; size_bytes = [4096, 1048576]; }; },\n"
+    "  { name = \"p2p\"; label = \"c\"; budget_s = 0.25; sweep = { mode = \"chase\"; }; } );\n";
+
+/* Tasks of local rank `lr` on a node of L GPUs. */
+static size_t tasks_of(const gc_item *items, size_t n, int L, int lr, double pb, double *pair_s,
+                       int *bidir_driven)
+{
+    gc_geom g;
+    gc_roster_entry *ro = NULL;
+    gc_step_task *t = NULL;
+    size_t nt = 0;
+    gc_err e = { 0 };
+    CHECK(gc_geom_simulated(L, 1, lr, &g, &ro, &e) == 0, "geom");
+    CHECK(gc_schedule(items, n, &g, pb, &t, &nt, &e) == 0, "schedule");
+    double b[GC_NPHASES];
+    gc_schedule_budgets(t, nt, b);
+    *pair_s = b[GC_PHASE_PAIR];
+    *bidir_driven = 0;
+    for (size_t k = 0; k < nt; k++)
+        if (t[k].task.initiator &&
+            !strcmp(gc_ctx_str(&t[k].task.item->params, "direction", ""), "bidir"))
+            (*bidir_driven)++;
+    free(t);
+    free(ro);
+    return nt;
+}
+
+static void test_pairs(void)
+{
+    load(P2P);
+    gc_item *items = NULL;
+    size_t n = 0;
+    gc_err e = { 0 };
+    CHECK(gc_plan_expand(&plan, &items, &n, &e) == 0, "expand");
+    CHECK(n == 5, "items %zu", n);
+    /* 8 GPUs: 7 peers oneway (1.0 s + chase 0.25 each), bidir with 3 or 4
+     * of them (1.0 s each): GPU 0 drives 7 x 1.25 + 4 = 12.75 s > 10 */
+    int total_bidir = 0, most_bidir = 0;
+    double most = 0;
+    for (int lr = 0; lr < 8; lr++) {
+        double s;
+        int bd;
+        tasks_of(items, n, 8, lr, plan.pair_budget_s, &s, &bd);
+        total_bidir += bd;
+        most_bidir = bd > most_bidir ? bd : most_bidir;
+        most = s > most ? s : most;
+        CHECK(bd == 3 * 2 || bd == 4 * 2, "gpu %d drives %d bidir items", lr, bd);
+    }
+    CHECK(total_bidir == 28 * 2, "bidir items on the node %d (28 pairs x 2 sizes)", total_bidir);
+    CHECK(fabs(most - 10.0) < 1e-9, "pair budget of the busiest GPU %.3f", most);
+    /* without the cap: 12.75 s */
+    double s;
+    int bd;
+    tasks_of(items, n, 8, 0, 0, &s, &bd);
+    CHECK(fabs(s - 12.75) < 1e-9, "uncapped %.3f", s);
+    /* 2 GPUs: GPU 0 owns the pair's bidir; no scaling (2.25 s < 10) */
+    tasks_of(items, n, 2, 0, plan.pair_budget_s, &s, &bd);
+    CHECK(bd == 2 && fabs(s - 2.25) < 1e-9, "2 GPUs, gpu 0: %d bidir, %.3f s", bd, s);
+    tasks_of(items, n, 2, 1, plan.pair_budget_s, &s, &bd);
+    CHECK(bd == 0 && fabs(s - 1.25) < 1e-9, "2 GPUs, gpu 1: %d bidir, %.3f s", bd, s);
+    free(items);
+    gc_plan_free(&plan);
+}
+
+static void test_net_checks(void)
+{
+    gc_rules r;
+    gc_rules_default(&r);
+    /* 5 nodes (ranks 0..4), two rounds; rank 2's NIC is slow */
+    gc_net_pair p[10];
+    size_t n = 0;
+    for (int s = 0; s < 5; s++)
+        for (int k = 1; k <= 2; k++) {
+            int d = (s + k) % 5;
+            p[n++] = (gc_net_pair){ s, d, (s == 2 || d == 2) ? 2e9 : 20e9 * (1 + 0.01 * s) };
+        }
+    gc_net_pair out[10];
+    size_t m = gc_net_checks(p, n, &r, out, 10);
+    /* slow pairs: (0,2) (1,2) (2,3) (2,4): sides 0, 2, 1, 3, 4 once each */
+    CHECK(m == 5, "checks %zu", m);
+    int seen[5] = { 0 };
+    for (size_t k = 0; k < m; k++) {
+        CHECK(out[k].dst != 2 && out[k].dst != out[k].src, "check %d -> %d", out[k].src, out[k].dst);
+        seen[out[k].src]++;
+    }
+    for (int q = 0; q < 5; q++)
+        CHECK(seen[q] == 1, "side %d checked %d times", q, seen[q]);
+    /* healthy: nothing to check; too few pairs: nothing */
+    for (size_t i = 0; i < n; i++)
+        p[i].bps = 20e9 * (1 + 0.01 * (double)i);
+    CHECK(gc_net_checks(p, n, &r, out, 10) == 0, "healthy");
+    p[0].bps = 1e9;
+    CHECK(gc_net_checks(p, 2, &r, out, 10) == 0, "2 pairs");
+}
+
+int main(void)
+{
+    test_pairs();
+    test_net_checks();
+    CHECK_DONE();
+}
