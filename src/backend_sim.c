@@ -591,10 +591,10 @@ static int setup_xfer(const gc_backend *b, const gc_task *t, job *j, gc_err *err
 
 /* One load across the link into the peer's memory (p2p mode chase): the
  * peer's L2 or DRAM by footprint (no local L1: remote lines are not kept
- * near), plus the link's round trip. Round trips per link kind: NVLink 4
- * ~ 0.75 us, PCIe peer ~ 1.6 us (order of magnitude of published remote
- * load latencies; the real one is what the cuda backend measures). */
-#define SIM_NVLINK_HOP_NS 750.0
+ * near), plus the link's round trip. Round trips per link kind: NVLink
+ * 855 ns (2 H200 over 18 NVLinks: 995 ns per load at 4 MiB, the peer's L2
+ * included), PCIe peer ~ 1.6 us (an estimate, not measured here). */
+#define SIM_NVLINK_HOP_NS 855.0
 #define SIM_PCIE_HOP_NS 1600.0
 static int setup_p2p_chase(const gc_backend *b, const gc_task *t, job *j, int nvlink,
                            gc_err *err)
