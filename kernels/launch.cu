@@ -1,6 +1,9 @@
 // Launch overhead: an empty kernel launched back to back (events around a
 // batch: the device-side launch rate), and launch + synchronize timed with
-// the host's monotonic clock (what a host loop pays per kernel).
+// the host's monotonic clock (what a host loop pays per kernel), and the
+// block scheduler's cost: one launch of very many empty blocks, so the
+// time is the rate at which SMs retire and receive blocks (the "block
+// replacement" latency of the Little's-law model, source document 001).
 #include "kernels.h"
 #include "bench_util.cuh"
 
@@ -13,6 +16,42 @@ static double host_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+extern "C" int gck_block_churn_run(uint32_t nsamples, uint32_t grid, int threads, double *ns,
+                                   char *err, size_t errlen)
+{
+    if (grid < 1 || threads < 1 || threads > 1024) {
+        snprintf(err, errlen, "launch: bad block-churn launch %u x %d", grid, threads);
+        return 1;
+    }
+    gck_empty_kernel<<<grid, threads>>>();   // warm-up
+    CKL();
+    CK(cudaDeviceSynchronize());
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    int rc = 0;
+    for (uint32_t s = 0; s < nsamples && !rc; s++) {
+        cudaEventRecord(e0);
+        gck_empty_kernel<<<grid, threads>>>();
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = cudaEventRecord(e1);
+        if (e == cudaSuccess)
+            e = cudaEventSynchronize(e1);
+        float ms = 0;
+        if (e == cudaSuccess)
+            e = cudaEventElapsedTime(&ms, e0, e1);
+        if (e != cudaSuccess) {
+            snprintf(err, errlen, "launch: %s", cudaGetErrorString(e));
+            rc = 1;
+        }
+        ns[s] = ms * 1e6;
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return rc;
 }
 
 extern "C" int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, double *ns,

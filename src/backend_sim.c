@@ -185,6 +185,7 @@ static const metric_def M_INST_LAT[] = { { "latency", "cycles", 100 },
 static const metric_def M_INST_THR[] = { { "throughput", "ops_per_cycle_per_sm", 1000 } };
 static const metric_def M_BW[] = { { "bandwidth", "bytes_per_s", 1 } };
 static const metric_def M_TIME[] = { { "time", "ns", 1000 } };
+static const metric_def M_BLOCKS[] = { { "block_interval", "ns", 1000 } };
 static const metric_def M_XFER[] = { { "time", "ns", 1000 },
     { "bandwidth", "bytes_per_s", 1 }, { "bandwidth_to_peer", "bytes_per_s", 1 },
     { "bandwidth_from_peer", "bytes_per_s", 1 } };
@@ -538,12 +539,14 @@ static int setup_launch(const gc_backend *b, const gc_task *t, job *j, gc_err *e
 {
     (void)err;
     const gc_sim_profile *p = &b->prof;
-    double us = !strcmp(pstr(t->item, "mode"), "launch_sync") ? p->launch_sync_us
-                                                               : p->launch_back_to_back_us;
+    const char *mode = pstr(t->item, "mode");
+    int blocks = !strcmp(mode, "blocks");
+    double us = blocks ? p->block_interval_ns / 1000
+                : !strcmp(mode, "launch_sync") ? p->launch_sync_us : p->launch_back_to_back_us;
     j->u.t.ns = us * 1000 * b->f.scale[F_LAUNCH];
     j->u.t.slow = b->f.bimodal[F_LAUNCH];
     j->draw = draw_time;
-    j->metrics = M_TIME;
+    j->metrics = blocks ? M_BLOCKS : M_TIME;
     j->nmetrics = 1;
     return 0;
 }

@@ -259,6 +259,21 @@ static void inst_params(gc_gpu *g)
     }
 }
 
+/* The SM clock the latency kernels ran at (median over the chase points
+ * that measured it), else the maximum clock from the properties. */
+static double sm_clock_measured_mhz(const gc_gpu *g)
+{
+    double v[MAX_FIT];
+    size_t n = 0;
+    for (size_t i = 0; i < g->npoints && n < MAX_FIT; i++) {
+        const gc_point *p = &g->points[i];
+        double mhz = gc_ctx_num(&p->ctx, "sm_clock_mhz_measured", 0);
+        if (usable(p) && mhz > 0)
+            v[n++] = mhz;
+    }
+    return n ? gc_median(v, n) : g->info.sm_clock_mhz;
+}
+
 static void misc_params(gc_gpu *g)
 {
     double v[MAX_FIT], x[MAX_FIT];
@@ -295,6 +310,19 @@ static void misc_params(gc_gpu *g)
     const gc_point *p = gc_gpu_find_point(g, "launch", "time", &sync);
     if (p && usable(p))
         add_from(g, "launch_sync_ns", p50(p), "ns", p);
+    /* Block scheduler: the interval at which an SM retires a block and gets
+     * the next; in cycles at the clock the chase measured (else maximum). */
+    for (size_t i = 0; i < g->npoints; i++) {
+        const gc_point *b = &g->points[i];
+        if (!usable(b) || strcmp(b->bench, "launch") != 0 ||
+            strcmp(b->metric, "block_interval") != 0)
+            continue;
+        add_from(g, "block_interval_ns", p50(b), "ns", b);
+        double mhz = sm_clock_measured_mhz(g);
+        if (mhz > 0)
+            add_from(g, "block_interval_cycles", p50(b) * mhz / 1e3, "cycles", b);
+        break;
+    }
 }
 
 int gc_derive_params(gc_gpu *g)

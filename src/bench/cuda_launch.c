@@ -1,14 +1,51 @@
 /* Launch overhead: back_to_back = event time of a batch of empty launches
  * / batch (device-side rate); launch_sync = host clock around one launch +
- * stream synchronize. One sample per batch or per launch, in ns. */
+ * stream synchronize. One sample per batch or per launch, in ns.
+ * blocks = the block scheduler: one launch of BLOCKS_PER_SM empty blocks
+ * per SM; sample = launch time / blocks per SM, the interval at which one
+ * SM retires a block and receives the next (metric block_interval). */
 #include "cuda.h"
 
 #include <string.h>
 
 #define BATCH 100
+#define BLOCKS_PER_SM 4096   /* ~0.3 ms per launch at ~80 ns per block: launch cost < 2% */
+
+static int block_churn(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
+{
+    uint32_t total = gc_cuda_samples(t, 50);
+    int threads = (int)gc_cuda_num(t, "block_threads");
+    uint32_t grid = BLOCKS_PER_SM * (uint32_t)c->dev.sm_count;
+    double *ns = gc_cuda_host(c, total, err);
+    if (!ns)
+        return GC_ENOMEM;
+    size_t ip = g->npoints;
+    gc_point *p = gc_cuda_point(c, t, g, "block_interval", "ns", 1000, err);
+    if (!p)
+        return GC_ENOMEM;
+    char msg[256] = "";
+    uint32_t done = 0;
+    while (done < total) {
+        uint32_t n = total - done < 10 ? total - done : 10;
+        if (gck_block_churn_run(n, grid, threads, ns, msg, sizeof msg))
+            return gc_fail(err, GC_EDEVICE, "%s", msg);
+        for (uint32_t i = 0; i < n; i++)
+            gc_cuda_record(&g->points[ip], ns[i] / BLOCKS_PER_SM);
+        done += n;
+        if (gc_cuda_over(c))
+            break;
+    }
+    gc_ctx *x = &g->points[ip].ctx;
+    gc_ctx_set_num(x, "grid_blocks", grid);
+    gc_ctx_set_num(x, "block_threads", threads);
+    gc_ctx_set_num(x, "blocks_per_sm", BLOCKS_PER_SM);
+    return 0;
+}
 
 int gc_cuda_launch(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
+    if (strcmp(gc_cuda_str(t, "mode"), "blocks") == 0)
+        return block_churn(c, t, g, err);
     int mode = strcmp(gc_cuda_str(t, "mode"), "launch_sync") == 0;
     uint32_t total = gc_cuda_samples(t, mode ? 1000 : 200);
     double *ns = gc_cuda_host(c, total, err);
