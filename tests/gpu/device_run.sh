@@ -31,7 +31,7 @@ tests/run.sh gpu/ ; cp build/test-logs/gpu_t_gpu.sh.log "$OUT/log/" 2>/dev/null
 tests/run.sh sass/ ; cp build/test-logs/sass_t_sass.sh.log "$OUT/log/" 2>/dev/null
 n=$(build/gpucensus gpus)
 echo "GPUs: $n"
-for i in 1 2 3 4 5; do
+for i in $(seq 1 "${QUICK_RUNS:-5}"); do
     s=$(date +%s.%N)
     mpirun -np "$n" build/gpucensus run configs/quick.cfg --backend cuda -o "$OUT/res/quick$i" --quiet \
         > "$OUT/log/quick$i.log" 2>&1
@@ -43,5 +43,6 @@ mpirun -np "$n" build/gpucensus run configs/default.cfg --backend cuda -o "$OUT/
 echo "default run: exit $? wall $(elapsed "$s") s"
 tail -8 "$OUT/log/default.log"
 python3 tests/gpu/summarize.py "$OUT"/res/quick* "$OUT/res/default" | tee "$OUT/log/summary.txt"
+python3 tests/gpu/models_summary.py "$OUT/res/default/catalogue.json" | tee "$OUT/log/models.txt"
 tar czf "$OUT/results.tgz" -C "$OUT" res && rm -rf "$OUT/res"
 tar czf "$OUT/logs.tgz" -C "$OUT" log
