@@ -66,6 +66,22 @@ __global__ void k_triad(float4 *__restrict__ a, const float4 *__restrict__ b,
         a[i] = tri(b[i], c[i], s);
 }
 
+// Sparse read: one 4-byte word per 128-byte line, so every warp load asks
+// for 32 isolated sectors. Its sector rate against the dense read's byte
+// rate gives the bytes DRAM really moves per isolated sector (the fetch
+// granularity the models need for uncoalesced access).
+__global__ void k_sparse(const float *__restrict__ a, size_t lines, float *out)
+{
+    size_t st = (size_t)gridDim.x * blockDim.x, i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    float s = 0;
+    for (; i + 3 * st < lines; i += 4 * st)
+        s += (a[i * 32] + a[(i + st) * 32]) + (a[(i + 2 * st) * 32] + a[(i + 3 * st) * 32]);
+    for (; i < lines; i += st)
+        s += a[i * 32];
+    if (s == MAGIC)
+        out[0] = s;
+}
+
 // The out pointer for k_read's impossible store: the last 16 bytes of aux.
 static float *g_dummy;
 
@@ -79,17 +95,18 @@ static int dummy(char *err, size_t errlen)
 extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int blocks, int threads,
                               uint32_t launches, float *ms, uint64_t *bytes, char *err, size_t errlen)
 {
-    if (kind < 0 || kind > 3 || blocks < 1 || threads < 32 || footprint < 4096) {
+    if (kind < 0 || kind > 4 || blocks < 1 || threads < 32 || footprint < 4096) {
         snprintf(err, errlen, "stream: bad kernel %d / launch %d x %d / footprint %zu",
                  kind, blocks, threads, footprint);
         return 1;
     }
     if (dummy(err, errlen))
         return 1;
-    int arrays = kind < 2 ? 1 : kind == 2 ? 2 : 3;
+    int arrays = kind < 2 || kind == 4 ? 1 : kind == 2 ? 2 : 3;
     size_t n = footprint / arrays / sizeof(float4);   // float4 elements per array
     float4 *a = (float4 *)buf, *b = a + n, *c = b + n;
-    *bytes = (uint64_t)n * sizeof(float4) * arrays;
+    size_t lines = footprint / 128;
+    *bytes = kind == 4 ? (uint64_t)lines * 32 : (uint64_t)n * sizeof(float4) * arrays;
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
@@ -101,6 +118,7 @@ extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int blocks,
         case 1: k_write<<<blocks, threads>>>(a, n, 1.5f); break;
         case 2: k_copy<<<blocks, threads>>>(a, b, n); break;
         case 3: k_triad<<<blocks, threads>>>(a, b, c, n, 0.5f); break;
+        case 4: k_sparse<<<blocks, threads>>>((const float *)buf, lines, g_dummy); break;
         }
         cudaError_t e = cudaGetLastError();
         if (e == cudaSuccess) {

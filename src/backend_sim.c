@@ -473,7 +473,9 @@ static double hbm_bps(const gc_backend *b, const char *kernel, double blocks_per
     const gc_sim_profile *p = &b->prof;
     double kf = !strcmp(kernel, "read") ? p->hbm_read_factor
               : !strcmp(kernel, "write") ? p->hbm_write_factor
-              : !strcmp(kernel, "copy") ? p->hbm_copy_factor : p->hbm_triad_factor;
+              : !strcmp(kernel, "copy") ? p->hbm_copy_factor
+              : !strcmp(kernel, "sparse") ? p->hbm_read_factor * 32 / p->dram_fetch_bytes
+              : p->hbm_triad_factor;
     double occ = 1 - exp(-blocks_per_sm / p->hbm_blocks_per_sm_scale);
     return p->hbm_achieved_tb_per_s * 1e12 * kf * occ * b->f.scale[F_HBM_BW];
 }

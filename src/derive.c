@@ -355,6 +355,15 @@ int gc_derive_params(gc_gpu *g)
     }
     double v;
     const gc_point *p;
+    /* DRAM fetch granularity: the sparse read asks for isolated 32-byte
+     * sectors; DRAM moves G bytes for each, so G = 32 x dense read rate /
+     * sector rate. */
+    double rd = gc_param_value(g, "hbm_read_bps", 0);
+    if ((p = best_point(g, "hbm_bw", "bandwidth", "kernel", "sparse", &v))) {
+        add_from(g, "hbm_sparse_sector_bps", v, "bytes_per_s", p);
+        if (rd > 0)
+            add_from(g, "dram_fetch_granularity_bytes", 32 * rd / v, "bytes", p);
+    }
     if ((p = best_point(g, "l2_bw", "bandwidth", NULL, NULL, &v)))
         add_from(g, "l2_bw_bps", v, "bytes_per_s", p);
     gc_ctx one = { 0 };

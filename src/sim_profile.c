@@ -64,6 +64,7 @@ static const key_def keys[] = {
     D("bandwidth.hbm_kernel_factor.write", hbm_write_factor, 0.1, 2),
     D("bandwidth.hbm_kernel_factor.copy", hbm_copy_factor, 0.1, 2),
     D("bandwidth.hbm_kernel_factor.triad", hbm_triad_factor, 0.1, 2),
+    D("bandwidth.dram_fetch_bytes", dram_fetch_bytes, 32, 128),
     D("bandwidth.hbm_blocks_per_sm_scale", hbm_blocks_per_sm_scale, 0.01, 32),
     D("bandwidth.l2_tb_per_s", l2_tb_per_s, 0.001, 1000),
     D("bandwidth.smem_bytes_per_cycle_per_sm", smem_bytes_per_cycle_per_sm, 1, 4096),

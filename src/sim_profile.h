@@ -46,6 +46,7 @@ typedef struct gc_sim_profile {
     /* bandwidth */
     double hbm_theoretical_tb_per_s, hbm_achieved_tb_per_s;
     double hbm_read_factor, hbm_write_factor, hbm_copy_factor, hbm_triad_factor;
+    double dram_fetch_bytes;   /* bytes DRAM moves for one isolated 32-byte sector */
     double hbm_blocks_per_sm_scale;
     double l2_tb_per_s;
     double smem_bytes_per_cycle_per_sm, smem_efficiency;

@@ -14,7 +14,7 @@ static double theoretical_bps(const gc_cuda *c)
     return c->dev.mem_clock_khz * 1e3 * (c->dev.bus_width_bits / 8.0) * 2.0;
 }
 
-static const char *const kinds[] = { "read", "write", "copy", "triad" };
+static const char *const kinds[] = { "read", "write", "copy", "triad", "sparse" };
 
 /* Records launches' samples; returns the number recorded. */
 static void record_ms(gc_point *p, const float *ms, uint32_t n, uint64_t bytes)
@@ -28,7 +28,7 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     const char *kn = gc_cuda_str(t, "kernel");
     int kind = -1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (strcmp(kn, kinds[i]) == 0)
             kind = i;
     if (kind < 0)

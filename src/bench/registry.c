@@ -18,7 +18,7 @@ static const char *const inst_ops[] = {
     "i32_add", "i32_mul", "i32_div",
     "sfu_sin", "sfu_exp", "smem_ld", NULL };
 static const char *const inst_modes[] = { "latency", "throughput", NULL };
-static const char *const stream_kernels[] = { "read", "write", "copy", "triad", NULL };
+static const char *const stream_kernels[] = { "read", "write", "copy", "triad", "sparse", NULL };
 static const char *const launch_modes[] = { "back_to_back", "launch_sync", "blocks", NULL };
 static const char *const access_kinds[] = { "coalesced", "uncoalesced", NULL };
 static const char *const xfer_dirs[] = { "h2d", "d2h", "bidir", NULL };
