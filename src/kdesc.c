@@ -23,7 +23,8 @@ static const char *const kernel_keys[] = {
     "name", "origin", "arch", "source_sha256", "tool", "grid_blocks", "block_threads",
     "registers_per_thread", "smem_static_bytes", "smem_dynamic_bytes", "insts", "mem",
     "syncs", "critical_path", NULL };
-static const char *const mem_keys[] = { "op", "count", "bytes_per_thread", "sectors_per_inst", NULL };
+static const char *const mem_keys[] = { "op", "count", "bytes_per_thread", "sectors_per_inst",
+                                        "lines_per_inst", NULL };
 
 typedef struct kd_ctx {
     const char *file;
@@ -77,7 +78,7 @@ static double num_of(const config_setting_t *s)
 
 static void join(char *out, size_t cap, const char *base, const char *key)
 {
-    snprintf(out, cap, "%s.%s", base, key);
+    snprintf(out, cap, "%.44s.%.44s", base, key);
 }
 
 static int check_keys(const kd_ctx *c, const config_setting_t *g, const char *path,
@@ -208,6 +209,17 @@ static int get_mem(const kd_ctx *c, const config_setting_t *k, gc_kdesc *d)
             rc = fail_at(c, config_setting_get_member(e, "sectors_per_inst"), q,
                          "%g: a warp moving %g bytes per thread touches at least %g sectors",
                          m->sectors_per_inst, b, gc_kdesc_min_sectors(m));
+        }
+        m->lines_per_inst = ceil(m->sectors_per_inst / 4.0);
+        if (!rc)
+            rc = get_num(c, e, p, "lines_per_inst", 0, 0, 1, 64, &m->lines_per_inst);
+        if (!rc && (m->lines_per_inst < ceil(m->sectors_per_inst / 4.0) ||
+                    m->lines_per_inst > m->sectors_per_inst)) {
+            char q[PATHN];
+            join(q, sizeof q, p, "lines_per_inst");
+            rc = fail_at(c, config_setting_get_member(e, "lines_per_inst"), q,
+                         "%g: %g sectors lie in %g to %g lines of 128 bytes", m->lines_per_inst,
+                         m->sectors_per_inst, ceil(m->sectors_per_inst / 4.0), m->sectors_per_inst);
         }
         if (rc)
             return rc;
@@ -351,6 +363,30 @@ double gc_kdesc_total_insts(const gc_kdesc *d)
     for (int i = 0; i < GC_KD_NCLASS; i++)
         n += d->insts[i];
     return n;
+}
+
+double gc_kdesc_dram_traffic(const gc_kdesc *d, double fetch_bytes, double *load_bytes,
+                             double *store_bytes)
+{
+    if (!(fetch_bytes > GC_KD_SECTOR_BYTES))
+        return gc_kdesc_dram_bytes(d, load_bytes, store_bytes);
+    double l = 0, s = 0;
+    for (int i = 0; i < d->nmem; i++) {
+        const gc_kdesc_mem *m = &d->mem[i];
+        double lines = m->lines_per_inst > 0 ? m->lines_per_inst : ceil(m->sectors_per_inst / 4.0);
+        double per_line = m->sectors_per_inst / lines * GC_KD_SECTOR_BYTES;
+        double b = m->count * lines * ceil(per_line / fetch_bytes - 1e-9) * fetch_bytes;
+        b = fmax(b, m->count * m->sectors_per_inst * GC_KD_SECTOR_BYTES);
+        if (m->is_store)
+            s += b;
+        else
+            l += b;
+    }
+    if (load_bytes)
+        *load_bytes = l;
+    if (store_bytes)
+        *store_bytes = s;
+    return l + s;
 }
 
 double gc_kdesc_dram_bytes(const gc_kdesc *d, double *load_bytes, double *store_bytes)

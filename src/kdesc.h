@@ -31,6 +31,8 @@ typedef struct gc_kdesc_mem {
     double count;              /* warp instructions per warp */
     double bytes_per_thread;   /* 1, 2, 4, 8 or 16 */
     double sectors_per_inst;   /* 32-byte sectors one warp instruction touches */
+    double lines_per_inst;     /* 128-byte lines they lie in (optional key; default
+                                  ceil(sectors / 4): contiguous sectors) */
 } gc_kdesc_mem;
 
 typedef struct gc_kdesc {
@@ -59,5 +61,11 @@ double gc_kdesc_mem_insts(const gc_kdesc *d);          /* global memory instruct
 double gc_kdesc_total_insts(const gc_kdesc *d);        /* all classes + global memory */
 /* DRAM bytes moved per warp (sectors x 32), loads and stores. */
 double gc_kdesc_dram_bytes(const gc_kdesc *d, double *load_bytes, double *store_bytes);
+/* The same when DRAM moves fetch_bytes (> 32) for a sector alone in its
+ * fetch unit: per line, its sectors' bytes rounded up to fetch_bytes
+ * (isolated sectors cost fetch_bytes each). fetch_bytes <= 32 or NAN: as
+ * gc_kdesc_dram_bytes. */
+double gc_kdesc_dram_traffic(const gc_kdesc *d, double fetch_bytes, double *load_bytes,
+                             double *store_bytes);
 
 #endif

@@ -11,6 +11,7 @@
 #include "model_hw.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,8 @@ const gc_hw_def gc_hw_defs[HW_N] = {
     [HW_GMEM_BPC_THEO] = { "gmem_bytes_per_cycle_per_sm_theoretical", "GMem_bandwidth (eq. 4.7)",
                            "bytes/cycle/SM" },
     [HW_LAUNCH_NS] = { "launch_overhead_ns", "launch floor", "ns" },
+    [HW_BLOCK_CYCLES] = { "block_replacement_cycles", "block replacement latency", "cycles" },
+    [HW_FETCH_BYTES] = { "dram_fetch_bytes", "DRAM fetch granularity", "bytes" },
 };
 
 int gc_hwp_index(const char *name)
@@ -69,6 +72,16 @@ int gc_hwp_missing(const gc_hwp *h, const int *ids, int n)
         if (!(isfinite(h->v[ids[i]]) && h->v[ids[i]] > 0))
             return ids[i];
     return -1;
+}
+
+/* h->source[id] from a format, cut to its size (sources are long). */
+static void srcf(gc_hwp *h, int id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void srcf(gc_hwp *h, int id, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->source[id], sizeof h->source[id], fmt, ap);
+    va_end(ap);
 }
 
 static const gc_param *param_of(const gc_gpu *g, const char *name)
@@ -98,7 +111,7 @@ static int take(gc_hwp *h, int id, const gc_gpu *g, const char *name, double sca
     else if (scale != 1)
         snprintf(how, sizeof how, "%g x ", scale);
     h->v[id] = v;
-    snprintf(h->source[id], sizeof h->source[id], "%s%s (%s)", how, name, p->source);
+    srcf(h, id, "%s%s (%s)", how, name, p->source);
     return 0;
 }
 
@@ -151,7 +164,7 @@ static void lanes_and_issue(gc_hwp *h, const gc_gpu *g, int lanes_id, int issue_
     if (!best)
         return;
     h->v[lanes_id] = best->value;
-    snprintf(h->source[lanes_id], sizeof h->source[lanes_id], "%s (%s)", best->name, best->source);
+    srcf(h, lanes_id, "%s (%s)", best->name, best->source);
     double ws = h->v[HW_WARP_SIZE];
     h->v[issue_id] = ws / best->value;
     snprintf(h->source[issue_id], sizeof h->source[issue_id], "warp_size / %s", best->name);
@@ -169,7 +182,7 @@ static void latency(gc_hwp *h, const gc_gpu *g, int id, const char *const *ops, 
     }
     if (best) {
         h->v[id] = best->value;
-        snprintf(h->source[id], sizeof h->source[id], "%s (%s)", best->name, best->source);
+        srcf(h, id, "%s (%s)", best->name, best->source);
     }
 }
 
@@ -232,6 +245,8 @@ void gc_hwp_from_gpu(const gc_gpu *g, gc_hwp *h)
         set(h, HW_GMEM_BPC_THEO, h->v[HW_BW_THEO] / cyc,
             "mem_bandwidth_theoretical_bps / (sm_count x freq_hz)%s%s", "", NULL);
     take(h, HW_LAUNCH_NS, g, "launch_ns", 1, 0);
+    take(h, HW_BLOCK_CYCLES, g, "block_interval_cycles", 1, 0);
+    take(h, HW_FETCH_BYTES, g, "dram_fetch_granularity_bytes", 1, 0);
 }
 
 double gc_hwp_bw_for(const gc_hwp *h, double load_bytes, double store_bytes)

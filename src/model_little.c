@@ -22,8 +22,13 @@
  *     (critical_path counts, each class at its measured latency, global
  *     loads at the unloaded DRAM latency), but never less than issuing the
  *     warp's instructions one per cycle (Volkov's ILP latency, 1 cycle);
- *     the seed's "terminated block replacement" latency is not measured and
- *     not modelled;
+ *     plus the seed's "terminated block replacement" latency (its Table
+ *     4.1: 150 cycles on Maxwell), here the measured block interval (launch
+ *     of many empty blocks), when the GPU has it: a warp's slot is held
+ *     until its block is replaced;
+ *   - DRAM bytes count an isolated sector at the measured DRAM fetch
+ *     granularity (dram_fetch_granularity_bytes) when the description says
+ *     the sectors' 128-byte lines (lines_per_inst);
  *   - SMs is the number of SMs the grid occupies (min(SMs, grid));
  *   - the launch floor (measured back-to-back launch time) is added to
  *     T_k, as for MWP-CWP (model_mwp.c). */
@@ -37,7 +42,7 @@ const int gc_little_params[] = {
     HW_LANES_SFU, HW_LANES_SMEM, HW_SCHEDULERS, HW_GMEM_BPC, HW_GMEM_BPC_THEO,
     HW_BW_READ, HW_BW_WRITE, HW_BW_COPY, HW_BW_TRIAD, HW_BW_THEO,
     HW_LAT_FP32, HW_LAT_FP64, HW_LAT_INT, HW_LAT_SFU, HW_LAT_SMEM, HW_LAT_GMEM,
-    HW_ISSUE_INTERVAL, HW_LAUNCH_NS };
+    HW_ISSUE_INTERVAL, HW_BLOCK_CYCLES, HW_FETCH_BYTES, HW_LAUNCH_NS };
 const int gc_little_nparams = (int)(sizeof gc_little_params / sizeof gc_little_params[0]);
 
 const char *const gc_little_term_names[LT_NTERMS] = {
@@ -71,10 +76,12 @@ int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
         o->cp_cycles += d->critical_path[c] * val(h, lat_id[c], HW_LAT_FP32);
     double interval = val(h, HW_ISSUE_INTERVAL, HW_ISSUE_INTERVAL);
     o->issue_cycles = gc_kdesc_total_insts(d) * (isfinite(interval) ? interval : 1.0);
-    o->latency_bound_cycles = fmax(o->cp_cycles, o->issue_cycles);
+    double blk = h->v[HW_BLOCK_CYCLES];
+    o->block_cycles = isfinite(blk) && blk > 0 ? blk : 0;
+    o->latency_bound_cycles = fmax(o->cp_cycles, o->issue_cycles) + o->block_cycles;
     /* throughput bound */
     double lb, sb;
-    o->gmem_bytes_per_warp = gc_kdesc_dram_bytes(d, &lb, &sb);
+    o->gmem_bytes_per_warp = gc_kdesc_dram_traffic(d, h->v[HW_FETCH_BYTES], &lb, &sb);
     double bw = gc_hwp_bw_for(h, lb, sb);
     if (o->gmem_bytes_per_warp > 0 && !(bw > 0))
         return gc_fail(err, GC_EINVAL, "Little's law: the GPU has no measured memory bandwidth "

@@ -38,7 +38,7 @@
 const int gc_mwp_params[] = {
     HW_FREQ_HZ, HW_SM_COUNT, HW_WARP_SIZE, HW_SIMD_WIDTH, HW_MEM_LD, HW_DEP_COAL, HW_DEP_UNCOAL,
     HW_ISSUE_FP32, HW_ISSUE_FP64, HW_ISSUE_INT, HW_ISSUE_SFU, HW_ISSUE_SMEM,
-    HW_BW_READ, HW_BW_WRITE, HW_BW_COPY, HW_BW_TRIAD, HW_BW_THEO, HW_LAUNCH_NS };
+    HW_BW_READ, HW_BW_WRITE, HW_BW_COPY, HW_BW_TRIAD, HW_BW_THEO, HW_FETCH_BYTES, HW_LAUNCH_NS };
 const int gc_mwp_nparams = (int)(sizeof gc_mwp_params / sizeof gc_mwp_params[0]);
 
 /* Inputs without which the model cannot run. */
@@ -122,7 +122,7 @@ int gc_mwp_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d, gc_m
                        gc_hw_defs[miss].symbol);
     double freq = h->v[HW_FREQ_HZ];
     double lb, sb;
-    gc_kdesc_dram_bytes(d, &lb, &sb);
+    double traffic = gc_kdesc_dram_traffic(d, h->v[HW_FETCH_BYTES], &lb, &sb);
     o->mem_bandwidth_bps = gc_hwp_bw_for(h, lb, sb);
     double n = l->warps_per_sm;   /* N: active warps per SM */
     o->n = n;
@@ -141,8 +141,9 @@ int gc_mwp_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d, gc_m
         o->mwp = o->cwp = o->cwp_full = 1;
         o->exec_cycles_app = o->comp_cycles * n * o->rep;
     } else {
-        /* Load_bytes_per_warp: DRAM bytes one memory warp instruction moves */
-        o->load_bytes_per_warp = gc_kdesc_dram_bytes(d, NULL, NULL) / o->mem_insts;
+        /* Load_bytes_per_warp: DRAM bytes one memory warp instruction moves
+         * (isolated sectors at the DRAM fetch granularity, as Little's law) */
+        o->load_bytes_per_warp = traffic / o->mem_insts;
         o->mwp_without_bw_full = o->mem_l / o->departure_delay;               /* eq. 16 */
         o->bw_per_warp_bps = freq * o->load_bytes_per_warp / o->mem_l;        /* eq. 7 */
         o->mwp_peak_bw = o->mem_bandwidth_bps / (o->bw_per_warp_bps * o->active_sms); /* eq. 6 */

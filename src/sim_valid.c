@@ -17,9 +17,12 @@
  *     latency;
  *   - latency hiding: warps per cycle = smooth minimum (4-norm) of
  *     resident warps / latency and 1 / throughput time;
+ *   - DRAM bytes: an isolated sector (lines_per_inst) costs the profile's
+ *     dram_fetch_bytes;
  *   - blocks run in waves of the resident capacity (the last one partial,
- *     with fewer warps to hide latency), each wave paying a block launch
- *     of 200 cycles; the kernel pays the profile's kernel overhead.
+ *     with fewer warps to hide latency), each wave paying one block
+ *     interval (launch.block_interval_ns); the kernel pays the profile's
+ *     kernel overhead.
  * Noise comes from the backend (draw_time: lognormal time_sigma). */
 #include "sim_valid.h"
 
@@ -30,7 +33,6 @@
 #include "occupancy.h"
 
 #define SCHEDULERS 4.0
-#define WAVE_LAUNCH_CYCLES 200.0
 #define OFF_PATH_ISSUE 0.6
 
 static double pnorm(const double *v, int n, double p)
@@ -81,7 +83,7 @@ static void warp_costs(const gc_sim_profile *p, const gc_kdesc *d, double hbm_sc
 {
     double ws = p->warp_size;
     double lb, sb;
-    double bytes = gc_kdesc_dram_bytes(d, &lb, &sb);
+    double bytes = gc_kdesc_dram_traffic(d, p->dram_fetch_bytes, &lb, &sb);
     double sectors = 0;
     for (int i = 0; i < d->nmem; i++)
         sectors += d->mem[i].count * d->mem[i].sectors_per_inst;
@@ -114,7 +116,7 @@ static void warp_costs(const gc_sim_profile *p, const gc_kdesc *d, double hbm_sc
 }
 
 /* Cycles for one SM to run w resident warps to completion. */
-static double wave_cycles(const gc_sim_profile *p, const warp_cost *c, double w)
+static double wave_cycles(const gc_sim_profile *p, const warp_cost *c, double w, double clk_hz)
 {
     double dram = p->dram_latency_cycles +
                   p->dram_slope_cycles_per_warp * fmax(0.0, w - p->dram_knee_warps_per_sm) * c->util;
@@ -122,7 +124,7 @@ static double wave_cycles(const gc_sim_profile *p, const warp_cost *c, double w)
     double r_lat = lat > 0 ? w / lat : INFINITY;
     double r_thr = c->thr > 0 ? 1.0 / c->thr : INFINITY;
     double rate = pow(pow(r_lat, -4.0) + pow(r_thr, -4.0), -0.25);
-    return w / rate + WAVE_LAUNCH_CYCLES;
+    return w / rate + p->block_interval_ns * 1e-9 * clk_hz;
 }
 
 int gc_sim_valid_desc(const gc_sim_profile *p, const gc_kdesc *d, double clock_scale,
@@ -151,7 +153,8 @@ int gc_sim_valid_desc(const gc_sim_profile *p, const gc_kdesc *d, double clock_s
     double full = floor(grid / cap), rem = grid - full * cap;
     double w_full = (double)o.warps_per_sm;
     double w_last = fmin(o.blocks_per_sm, ceil(rem / sms)) * o.warps_per_block;
-    double cycles = full * wave_cycles(p, &c, w_full) + (rem > 0 ? wave_cycles(p, &c, w_last) : 0);
+    double cycles = full * wave_cycles(p, &c, w_full, clk) +
+                    (rem > 0 ? wave_cycles(p, &c, w_last, clk) : 0);
     *ns = cycles / clk * 1e9 + p->kernel_overhead_us * 1000;
     double resident = full > 0 ? w_full : w_last;
     if (ctx && (gc_ctx_set_num(ctx, "grid_blocks", grid) ||

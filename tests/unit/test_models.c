@@ -93,6 +93,20 @@ static void test_kdesc(void)
     double lb, sb;
     CHECK(gc_kdesc_dram_bytes(&d, &lb, &sb) == 384 && lb == 256 && sb == 128, "bytes");
     CHECK(gc_kdesc_mem_coalesced(&d.mem[0]), "coalesced");
+    CHECK(d.mem[0].lines_per_inst == 1, "lines default: contiguous");
+    /* DRAM traffic with a 64-byte fetch unit: 32 sectors in 8 lines (a
+     * stride of 8 words) move 1024 bytes, in 32 lines (stride 32) 2048 */
+    gc_kdesc t = d;
+    t.nmem = 1;
+    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 32, 8 };
+    CHECK(gc_kdesc_dram_traffic(&t, 64, NULL, NULL) == 1024, "contiguous sectors %g",
+          gc_kdesc_dram_traffic(&t, 64, NULL, NULL));
+    t.mem[0].lines_per_inst = 32;
+    CHECK(gc_kdesc_dram_traffic(&t, 64, NULL, NULL) == 2048, "isolated sectors %g",
+          gc_kdesc_dram_traffic(&t, 64, NULL, NULL));
+    CHECK(gc_kdesc_dram_traffic(&t, NAN, NULL, NULL) == 1024, "no fetch granularity: sectors");
+    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 4, 1 };
+    CHECK(gc_kdesc_dram_traffic(&t, 64, NULL, NULL) == 128, "a coalesced line");
 
     static const struct { const char *key, *line, *want; } bad[] = {
         { "block_threads", "  block_threads = 2048;", "t.cfg:6: kernel.block_threads: 2048 out of range" },
@@ -112,6 +126,8 @@ static void test_kdesc(void)
         { "mem", "  mem = ( { op = \"load\"; count = 1; sectors_per_inst = 4; } );",
           "t.cfg:9: kernel.mem.[0].bytes_per_thread: missing required key" },
         { "critical_path", "  critical_path = 3;", "t.cfg:13: kernel.critical_path: expected a group" },
+        { "mem", "  mem = ( { op = \"load\"; count = 1; bytes_per_thread = 4; sectors_per_inst = 32; lines_per_inst = 4; } );",
+          "t.cfg:9: kernel.mem.[0].lines_per_inst: 4: 32 sectors lie in 8 to 32 lines of 128 bytes" },
         { "name", "  name = \"a b\";", "t.cfg:3: kernel.name: \"a b\": letters, digits" },
         { "name", "  name = = 5;", "t.cfg:3: syntax error" },
     };
@@ -236,6 +252,13 @@ static void synthetic_gpu(gc_gpu *g)
     gc_ctx l = { 0 };
     gc_ctx_set_str(&l, "mode", "back_to_back");
     pt(g, "launch", "time", "ns", &l, 3000);
+    gc_ctx b = { 0 };
+    gc_ctx_set_str(&b, "mode", "blocks");
+    pt(g, "launch", "block_interval", "ns", &b, 80);
+    gc_ctx sp = { 0 };
+    gc_ctx_set_str(&sp, "kernel", "sparse");
+    gc_point *p = gc_gpu_add_point(g, (uint32_t)g->npoints, "hbm_bw", &sp, "bandwidth", "bytes_per_s", 1, 12);
+    gc_hist_record_n(&p->hist, (uint64_t)2.2e12, 5);   /* 4.4e12 / 2: 64-byte fetches */
     gc_derive_params(g);
 }
 
@@ -258,6 +281,8 @@ static void test_params(void)
     CHECK(rel(h.v[HW_BW_READ], 4.4e12) < 2e-3 && rel(h.v[HW_BW_TRIAD], 3.6e12) < 2e-3, "bandwidth");
     CHECK(rel(h.v[HW_GMEM_BPC], 4.4e12 / (132 * 1755e6)) < 3e-3, "GMem bytes/cycle/SM %g", h.v[HW_GMEM_BPC]);
     CHECK(rel(h.v[HW_LAUNCH_NS], 3000) < 2e-3, "launch floor %g", h.v[HW_LAUNCH_NS]);
+    CHECK(rel(h.v[HW_BLOCK_CYCLES], 80 * 1.755) < 3e-3, "block replacement %g cycles", h.v[HW_BLOCK_CYCLES]);
+    CHECK(rel(h.v[HW_FETCH_BYTES], 64) < 3e-3, "DRAM fetch granularity %g", h.v[HW_FETCH_BYTES]);
     CHECK(strstr(h.source[HW_DEP_UNCOAL], "departure_uncoal_slope") != NULL, "source: %s",
           h.source[HW_DEP_UNCOAL]);
     /* bandwidth for a mix: read, triad at 1/3 stores, copy at 1/2, write */
@@ -299,7 +324,7 @@ static gc_kdesc paper_kernel(long long grid, double comp, double mem, double sec
     d.registers_per_thread = 8;
     d.insts[GC_KD_FP32] = comp;
     d.nmem = 1;
-    d.mem[0] = (gc_kdesc_mem){ 0, mem, 4, sectors };
+    d.mem[0] = (gc_kdesc_mem){ 0, mem, 4, sectors, ceil(sectors / 4) };
     d.syncs = syncs;
     d.critical_path[GC_CP_FP32] = comp;
     d.critical_path[GC_CP_GMEM] = 1;
@@ -420,6 +445,7 @@ static void test_little(void)
     double cpw_fp32 = 32 * 87 / 128.0, cpw_issue = 90 / 4.0, cpw_gmem = 384 / 13.78;
     double tb = 1 / fmax(cpw_fp32, fmax(cpw_issue, cpw_gmem));
     double lat = fmax(16 * 6 + 2 * 6 + 350, 90);   /* critical path: 16 fp32, 2 int, 1 load */
+    CHECK(o.block_cycles == 0, "no block replacement measured");
     double wt = fmin(64 / lat, tb);
     double cycles = 1024 * 8 / (wt * 13);
     CHECK(rel(o.cpw[LT_GMEM], cpw_gmem) < 1e-9 && rel(o.cpw[LT_FP32], cpw_fp32) < 1e-12 &&
@@ -435,6 +461,11 @@ static void test_little(void)
     CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && o.latency_limited &&
               gc_regime_of(&o) == GC_REG_LATENCY && rel(o.cycles, 26 / (2 / lat * 13)) < 1e-9,
           "latency-bound: %g cycles", o.cycles);
+    /* + block replacement (document 001 Table 4.1's latency, measured) */
+    h.v[HW_BLOCK_CYCLES] = 150;
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.latency_bound_cycles, lat + 150) < 1e-12 &&
+              rel(o.cycles, 26 / (2 / (lat + 150) * 13)) < 1e-9, "block replacement: %g", o.latency_bound_cycles);
+    h.v[HW_BLOCK_CYCLES] = NAN;
     /* all arithmetic: compute-bound */
     d.grid_blocks = 1024;
     d.block_threads = 256;
