@@ -21,7 +21,10 @@
  *   mem           per warp: "op COUNTxBYTES SECTORSsec; ..." for each group
  *                 of global memory instructions: op load|store, COUNT
  *                 instructions, BYTES per thread each, SECTORS 32-byte
- *                 sectors one warp instruction touches. kdesc.py checks the
+ *                 sectors one warp instruction touches, optionally followed
+ *                 by "Llines": the 128-byte lines they lie in, when they are
+ *                 isolated (default: contiguous, ceil(SECTORS / 4)); DRAM
+ *                 moves more than 32 bytes for an isolated sector. kdesc.py checks the
  *                 counts per (op, bytes) against the SASS.
  *
  * Dynamic shared memory of GCV_OCC rows (the only ones that have it):
@@ -66,7 +69,7 @@ GCV("stride_s1",   gcv_stride_s1,   GCV_STRIDE, 1,    256, 128 << 20, 0, 0, "loa
 GCV("stride_s2",   gcv_stride_s2,   GCV_STRIDE, 2,    256, 128 << 20, 0, 0, "load 1x4B 8sec; store 1x4B 4sec") \
 GCV("stride_s4",   gcv_stride_s4,   GCV_STRIDE, 4,    256, 64 << 20,  0, 0, "load 1x4B 16sec; store 1x4B 4sec") \
 GCV("stride_s8",   gcv_stride_s8,   GCV_STRIDE, 8,    256, 32 << 20,  0, 0, "load 1x4B 32sec; store 1x4B 4sec") \
-GCV("stride_s32",  gcv_stride_s32,  GCV_STRIDE, 32,   256, 32 << 20,  0, 0, "load 1x4B 32sec; store 1x4B 4sec") \
-GCV("chase_dram",  gcv_chase_dram,  GCV_CHASE,  GCV_CHASE_LOADS, 32,  0,         1, 0, "load 1x8B 8sec; load 1024x8B 32sec; store 1x8B 8sec")
+GCV("stride_s32",  gcv_stride_s32,  GCV_STRIDE, 32,   256, 32 << 20,  0, 0, "load 1x4B 32sec 32lines; store 1x4B 4sec") \
+GCV("chase_dram",  gcv_chase_dram,  GCV_CHASE,  GCV_CHASE_LOADS, 32,  0,         1, 0, "load 1x8B 8sec; load 1024x8B 32sec 32lines; store 1x8B 8sec")
 
 #endif

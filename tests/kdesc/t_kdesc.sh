@@ -59,6 +59,10 @@ want stride_s32 insts.fp32 1
 want stride_s32 registers_per_thread 12
 grep -q 'op = "load"; count = 1; bytes_per_thread = 4; sectors_per_inst = 32;' "$TMP/out/stride_s32.cfg" \
     || die "stride_s32: 32 sectors per load"
+# isolated sectors: stride_s32's lie in 32 lines, stride_s8's in 8 (default)
+grep -q 'sectors_per_inst = 32; lines_per_inst = 32;' "$TMP/out/stride_s32.cfg" \
+    || die "stride_s32: 32 lines per load"
+grep -q 'lines_per_inst' "$TMP/out/stride_s8.cfg" && die "stride_s8: contiguous sectors, no lines_per_inst"
 # chase: 1 cursor load + 1024 dependent loads, all on the chain
 want chase_dram critical_path.gmem 1025
 want chase_dram grid_blocks 132
