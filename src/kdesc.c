@@ -375,8 +375,9 @@ double gc_kdesc_dram_traffic(const gc_kdesc *d, double fetch_bytes, double *load
         const gc_kdesc_mem *m = &d->mem[i];
         double lines = m->lines_per_inst > 0 ? m->lines_per_inst : ceil(m->sectors_per_inst / 4.0);
         double per_line = m->sectors_per_inst / lines * GC_KD_SECTOR_BYTES;
-        double b = m->count * lines * ceil(per_line / fetch_bytes - 1e-9) * fetch_bytes;
-        b = fmax(b, m->count * m->sectors_per_inst * GC_KD_SECTOR_BYTES);
+        /* a line's contiguous sectors cost their bytes; a lone sector costs
+         * at least one DRAM fetch (the measured cost of an isolated sector) */
+        double b = m->count * lines * fmax(per_line, fetch_bytes);
         if (m->is_store)
             s += b;
         else

@@ -29,6 +29,11 @@
  *   - DRAM bytes count an isolated sector at the measured DRAM fetch
  *     granularity (dram_fetch_granularity_bytes) when the description says
  *     the sectors' 128-byte lines (lines_per_inst);
+ *   - one more throughput term, the block scheduler: an SM receives at
+ *     most one block per measured block interval, so a warp costs at least
+ *     block interval / warps per block cycles (kernels of many small, short
+ *     blocks are bound by it: on an H200, 2M blocks of 64 threads take
+ *     1.27 ms whatever their occupancy);
  *   - SMs is the number of SMs the grid occupies (min(SMs, grid));
  *   - the launch floor (measured back-to-back launch time) is added to
  *     T_k, as for MWP-CWP (model_mwp.c). */
@@ -46,7 +51,7 @@ const int gc_little_params[] = {
 const int gc_little_nparams = (int)(sizeof gc_little_params / sizeof gc_little_params[0]);
 
 const char *const gc_little_term_names[LT_NTERMS] = {
-    "fp32", "fp64", "int", "sfu", "smem", "issue", "gmem" };
+    "fp32", "fp64", "int", "sfu", "smem", "issue", "gmem", "block" };
 
 static const int required[] = { HW_FREQ_HZ, HW_SM_COUNT, HW_WARP_SIZE, HW_LANES_FP32,
                                 HW_SCHEDULERS, HW_LAT_FP32, HW_LAT_GMEM };
@@ -95,6 +100,9 @@ int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
     o->cpw[LT_ISSUE] = gc_kdesc_total_insts(d) / h->v[HW_SCHEDULERS];
     o->cpw[LT_GMEM] = o->gmem_bytes_per_warp > 0 ? o->gmem_bytes_per_warp /
                                                      o->gmem_bytes_per_cycle_per_sm : 0;
+    /* An SM takes a new block once per block interval at best (measured
+     * with many empty blocks): a throughput bound per warp of the block. */
+    o->cpw[LT_BLOCK] = o->block_cycles / ceil(d->block_threads / ws);
     o->cpw_max = 0;
     for (int t = 1; t < LT_NTERMS; t++)
         if (o->cpw[t] > o->cpw[o->cpw_max])

@@ -38,7 +38,7 @@
 const int gc_mwp_params[] = {
     HW_FREQ_HZ, HW_SM_COUNT, HW_WARP_SIZE, HW_SIMD_WIDTH, HW_MEM_LD, HW_DEP_COAL, HW_DEP_UNCOAL,
     HW_ISSUE_FP32, HW_ISSUE_FP64, HW_ISSUE_INT, HW_ISSUE_SFU, HW_ISSUE_SMEM,
-    HW_BW_READ, HW_BW_WRITE, HW_BW_COPY, HW_BW_TRIAD, HW_BW_THEO, HW_FETCH_BYTES, HW_LAUNCH_NS };
+    HW_BW_READ, HW_BW_WRITE, HW_BW_COPY, HW_BW_TRIAD, HW_BW_THEO, HW_FETCH_BYTES, HW_BLOCK_CYCLES, HW_LAUNCH_NS };
 const int gc_mwp_nparams = (int)(sizeof gc_mwp_params / sizeof gc_mwp_params[0]);
 
 /* Inputs without which the model cannot run. */
@@ -168,6 +168,13 @@ int gc_mwp_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d, gc_m
                                              o->active_blocks_per_sm * o->rep
                                        : 0;
     o->cycles = o->exec_cycles_app + o->synch_cycles;
+    /* Not in the paper: an SM receives at most one block per measured block
+     * interval, so the kernel takes at least its blocks per SM times it. */
+    double blk = h->v[HW_BLOCK_CYCLES];
+    o->block_floor_cycles = isfinite(blk) && blk > 0 && o->active_sms > 0
+                                ? (double)d->grid_blocks / o->active_sms * blk : 0;
+    if (o->block_floor_cycles > o->cycles)
+        o->cycles = o->block_floor_cycles;
     o->exec_ns = o->cycles / freq * 1e9;
     double floor_ns = isfinite(h->v[HW_LAUNCH_NS]) ? h->v[HW_LAUNCH_NS] : 0;
     o->ns = o->exec_ns + floor_ns;

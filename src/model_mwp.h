@@ -22,6 +22,7 @@ typedef struct gc_mwp_pred {
     double mem_l, mem_l_coal, mem_l_uncoal, departure_delay, bw_per_warp_bps;
     double load_bytes_per_warp, mem_bandwidth_bps;
     double comp_cycles, mem_cycles, synch_cycles, exec_cycles_app;
+    double block_floor_cycles;   /* grid / active SMs x block interval (0: not measured) */
     double mem_insts, coal_mem_insts, uncoal_mem_insts, uncoal_per_mw, coal_per_mw;
     double rep, active_sms, active_blocks_per_sm;
 } gc_mwp_pred;

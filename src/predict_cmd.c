@@ -134,6 +134,7 @@ static void json_mwp(gc_jw *w, const gc_mwp_pred *m)
     knum(w, "comp_cycles", m->comp_cycles);
     knum(w, "mem_cycles", m->mem_cycles);
     knum(w, "synch_cycles", m->synch_cycles);
+    knum(w, "block_floor_cycles", m->block_floor_cycles);
     knum(w, "rep", m->rep);
 }
 

@@ -16,7 +16,9 @@ const char *const gc_regime_names[GC_NREG] = { "all", "compute", "memory", "late
 
 int gc_regime_of(const gc_little_pred *p)
 {
-    if (p->latency_limited)
+    /* The block scheduler's term is the block-replacement latency paid at
+     * its rate: a latency, not a compute or memory throughput. */
+    if (p->latency_limited || p->cpw_max == LT_BLOCK)
         return GC_REG_LATENCY;
     return p->cpw_max == LT_GMEM ? GC_REG_MEMORY : GC_REG_COMPUTE;
 }

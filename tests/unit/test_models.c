@@ -107,6 +107,11 @@ static void test_kdesc(void)
     CHECK(gc_kdesc_dram_traffic(&t, NAN, NULL, NULL) == 1024, "no fetch granularity: sectors");
     t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 4, 1 };
     CHECK(gc_kdesc_dram_traffic(&t, 64, NULL, NULL) == 128, "a coalesced line");
+    CHECK(gc_kdesc_dram_traffic(&t, 77, NULL, NULL) == 128,
+          "a coalesced line costs its bytes, whatever an isolated sector costs");
+    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 32, 32 };
+    CHECK(rel(gc_kdesc_dram_traffic(&t, 76.7, NULL, NULL), 32 * 76.7) < 1e-12,
+          "isolated sectors at a measured 76.7 bytes each");
 
     static const struct { const char *key, *line, *want; } bad[] = {
         { "block_threads", "  block_threads = 2048;", "t.cfg:6: kernel.block_threads: 2048 out of range" },
@@ -403,6 +408,17 @@ static void test_mwp(void)
     gc_mlaunch_of(&lim, &h, &d, &l, &e);
     CHECK(gc_mwp_predict(&h, &l, &d, &o, &e) == 0 && rel(o.comp_cycles, 0.25 * 33 + 0.5 * 10) < 1e-12,
           "per-class Comp_cycles %g", o.comp_cycles);
+    /* the block scheduler's floor (not in the paper): 80 blocks on 16 SMs
+     * at 1e5 cycles per block take at least 5 x 1e5 cycles */
+    double free_cycles = o.cycles;
+    h.v[HW_BLOCK_CYCLES] = 1e5;
+    CHECK(gc_mwp_predict(&h, &l, &d, &o, &e) == 0 && rel(o.cycles, 5e5) < 1e-12 &&
+              rel(o.exec_cycles_app + o.synch_cycles, free_cycles) < 1e-12,
+          "block floor: %g cycles", o.cycles);
+    h.v[HW_BLOCK_CYCLES] = 1;
+    CHECK(gc_mwp_predict(&h, &l, &d, &o, &e) == 0 && rel(o.cycles, free_cycles) < 1e-12,
+          "a short block interval changes nothing");
+    h.v[HW_BLOCK_CYCLES] = NAN;
     /* a missing parameter is an error naming it */
     h.v[HW_DEP_UNCOAL] = NAN;
     CHECK(gc_mwp_predict(&h, &l, &d, &o, &e) == GC_EINVAL && strstr(e.msg, "departure_del_uncoal_cycles"),
@@ -465,6 +481,14 @@ static void test_little(void)
     h.v[HW_BLOCK_CYCLES] = 150;
     CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.latency_bound_cycles, lat + 150) < 1e-12 &&
               rel(o.cycles, 26 / (2 / (lat + 150) * 13)) < 1e-9, "block replacement: %g", o.latency_bound_cycles);
+    /* many one-warp blocks of little work: the block scheduler bounds it,
+     * blocks per SM x interval, and the regime is latency (block replacement) */
+    d.grid_blocks = 13 * 1000;
+    d.block_threads = 32;
+    gc_mlaunch_of(&lim, &h, &d, &l, &e);
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && o.cpw_max == LT_BLOCK &&
+              rel(o.cycles, 1000 * 150.0) < 1e-9 && gc_regime_of(&o) == GC_REG_LATENCY,
+          "block scheduler: %g cycles, term %d", o.cycles, o.cpw_max);
     h.v[HW_BLOCK_CYCLES] = NAN;
     /* all arithmetic: compute-bound */
     d.grid_blocks = 1024;
@@ -481,7 +505,7 @@ static void test_little(void)
 static const char *const vk[] = {
     "kernel = { name = \"k_mem\"; origin = \"hand\"; grid_blocks = 65536L; block_threads = 256;\n"
     "  registers_per_thread = 16; insts = { fp32 = 2; int = 4; };\n"
-    "  mem = ( { op = \"load\"; count = 2; bytes_per_thread = 4; sectors_per_inst = 4; } );\n"
+    "  mem = ( { op = \"load\"; count = 4; bytes_per_thread = 4; sectors_per_inst = 4; } );\n"
     "  critical_path = { fp32 = 2; gmem = 1; }; };\n",
     "kernel = { name = \"k_comp\"; origin = \"hand\"; grid_blocks = 8192L; block_threads = 256;\n"
     "  registers_per_thread = 16; insts = { fp32 = 2048; int = 4; };\n"
