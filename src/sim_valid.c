@@ -79,7 +79,7 @@ typedef struct warp_cost {
 } warp_cost;
 
 static void warp_costs(const gc_sim_profile *p, const gc_kdesc *d, double hbm_scale,
-                       double clk_hz, warp_cost *c)
+                       double clk_hz, double warps_per_block, warp_cost *c)
 {
     double ws = p->warp_size;
     double lb, sb;
@@ -88,7 +88,10 @@ static void warp_costs(const gc_sim_profile *p, const gc_kdesc *d, double hbm_sc
     for (int i = 0; i < d->nmem; i++)
         sectors += d->mem[i].count * d->mem[i].sectors_per_inst;
     double f = bytes > 0 ? sb / bytes : 0;
-    double t[9] = {
+    /* the block scheduler hands an SM one block per interval (an H200
+     * takes 1.27 ms for 2M blocks of 64 threads, whatever the occupancy) */
+    double block = p->block_interval_ns * 1e-9 * clk_hz / fmax(1.0, warps_per_block);
+    double t[10] = {
         ws * d->insts[GC_KD_FP32] / op_rate(p, "f32_fma", "f32_add", 128),
         ws * d->insts[GC_KD_FP64] / op_rate(p, "f64_fma", "f64_add", 64),
         ws * d->insts[GC_KD_INT] / op_rate(p, "i32_add", NULL, 64),
@@ -98,8 +101,9 @@ static void warp_costs(const gc_sim_profile *p, const gc_kdesc *d, double hbm_sc
         gc_kdesc_total_insts(d) / SCHEDULERS,
         sectors * p->departure_uncoalesced_cycles / 32.0,
         bytes > 0 ? bytes / dram_bytes_per_cycle(p, f, hbm_scale, clk_hz) : 0,
+        block,
     };
-    c->thr = pnorm(t, 9, 6.0);
+    c->thr = pnorm(t, 10, 6.0);
     c->util = c->thr > 0 ? t[8] / c->thr : 0;
     static const char *const lat_ops[GC_CP_NCLASS] = { "f32_fma", "f64_fma", "i32_add", "sfu_sin",
                                                        "smem_ld", NULL };
@@ -147,7 +151,7 @@ int gc_sim_valid_desc(const gc_sim_profile *p, const gc_kdesc *d, double clock_s
         return gc_fail(err, GC_EINVAL, "sim: kernel %s cannot launch: %s", d->name, e.msg);
     double clk = p->sm_clock_mhz * 1e6 * clock_scale;
     warp_cost c;
-    warp_costs(p, d, hbm_scale, clk, &c);
+    warp_costs(p, d, hbm_scale, clk, o.warps_per_block, &c);
     double sms = p->sm_count, grid = (double)d->grid_blocks;
     double cap = (double)o.blocks_per_sm * sms;
     double full = floor(grid / cap), rem = grid - full * cap;
