@@ -60,9 +60,10 @@ all: $(BUILD)/gpucensus
 
 $(BUILD)/gen/gen_version.h: FORCE
 	@mkdir -p $(@D)
-	@# Outside a git checkout (a copied tree) .gitcommit may say the commit.
-	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD || c=$$c-dirty; } \
-	    || c=$$(cat .gitcommit 2>/dev/null || echo unknown); \
+	@# Outside a git checkout (a copied tree) .gitcommit may say the commit;
+	@# GIT_COMMIT=... overrides both (a copied tree can hold a stale .git).
+	@c='$(GIT_COMMIT)'; [ -n "$$c" ] || { c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && \
+	    { git diff --quiet HEAD || c=$$c-dirty; } || c=$$(cat .gitcommit 2>/dev/null || echo unknown); }; \
 	 v='#define GC_GIT_COMMIT "'"$$c"'"'; \
 	 [ -f $@ ] && [ "$$(cat $@)" = "$$v" ] || echo "$$v" > $@
 

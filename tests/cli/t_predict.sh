@@ -71,6 +71,14 @@ for k in "$ROOT"/configs/kernels/*.cfg; do
     [ "$(grep -c 'NVIDIA H200 (sim).*catalogue models' "$TMP/table.txt")" = 2 ] || { cat "$TMP/table.txt"; die "table rows $k"; }
     "$GC" predict "$cat" "$k" --json > "$TMP/$(basename "$k").json" || die "predict --json $k"
 done
+# the run's output directory works as well as its catalogue.json
+"$GC" predict "$(dirname "$cat")" "$ROOT/configs/kernels/vector_add.cfg" --json > "$TMP/dir.json" || die "predict DIR"
+/usr/bin/python3 - "$TMP/dir.json" "$TMP/vector_add.cfg.json" <<'EOF' || die "predict DIR differs from predict DIR/catalogue.json"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+a.pop("catalogue", None), b.pop("catalogue", None)
+assert a == b and len(a["gpus"]) == 2
+EOF
 cat "$TMP/table.txt"
 /usr/bin/python3 - "$TMP/vector_add.cfg.json" <<'EOF' || die "predict --json values"
 import json, sys

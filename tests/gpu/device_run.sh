@@ -17,9 +17,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 GC_SKIP_DEPS=1
 nvidia-smi -q > "$OUT/log/nvidia-smi-q.txt" 2>&1
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw --format=csv
 # Kernel objects may come prebuilt (carried build/kernels): keep them.
+# the copied tree may hold a stale .git: .gitcommit names the commit that runs
+GITC=$(cat .gitcommit 2>/dev/null)
 [ -d build/kernels ] && touch build/kernels/*.o
 t0=$(date +%s)
-make -j16 LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all tests > "$OUT/log/build.log" 2>&1 \
+make -j16 ${GITC:+GIT_COMMIT=$GITC} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all tests > "$OUT/log/build.log" 2>&1 \
     || { tail -40 "$OUT/log/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 # the validation kernels' SASS, ptxas log and descriptions (tools/kdesc.py)

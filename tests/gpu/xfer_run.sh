@@ -17,9 +17,11 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 nvidia-smi -q > "$OUT/log/nvidia-smi-q.txt" 2>&1
 nvidia-smi topo -m > "$OUT/log/topo.txt" 2>&1
 nvidia-smi nvlink -s > "$OUT/log/nvlink.txt" 2>&1
+# the copied tree may hold a stale .git: .gitcommit names the commit that runs
+GITC=$(cat .gitcommit 2>/dev/null)
 [ -d build/kernels ] && touch build/kernels/*.o
 t0=$(date +%s)
-make -j16 LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all > "$OUT/log/build.log" 2>&1 \
+make -j16 ${GITC:+GIT_COMMIT=$GITC} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all > "$OUT/log/build.log" 2>&1 \
     || { tail -40 "$OUT/log/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 ngpu=$(nvidia-smi -L | grep -c '^GPU')
