@@ -31,27 +31,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim_faults.h"
-#include "sim_profile.h"
-#include "sim_rng.h"
+#include "sim_int.h"
 #include "sim_valid.h"
 
-#define KIB 1024.0
-#define MIB (1024.0 * 1024.0)
 #define THROTTLE_HW_SLOWDOWN 0x8ull   /* nvmlClocksEventReasonHwSlowdown */
-
-struct gc_backend {
-    gc_sim_profile prof;
-    const gc_plan *plan;
-    char node[GC_NODE_MAX];
-    int node_index, local_index, rank;
-    uint32_t sub_bits;
-    faultset f;
-    uint64_t cond_calls;
-    const gc_peer_io *peer;   /* real ranks: net items move real bytes */
-    char *net_buf;
-    size_t net_cap;
-};
 
 /* ---- open / conditions / close --------------------------------------- */
 
@@ -171,12 +154,7 @@ static void sim_close(gc_backend *b)
 
 /* ---- sampling: one job per work item --------------------------------- */
 
-typedef struct metric_def {
-    const char *metric, *unit;
-    double scale;
-} metric_def;
-
-static const metric_def M_CHASE[] = { { "latency", "cycles", 100 },
+const metric_def M_CHASE[] = { { "latency", "cycles", 100 },
     { "latency_ns", "ns", 1000 }, { "timer_cost", "cycles", 100 } };
 static const metric_def M_LAT[] = { { "latency", "cycles", 100 } };
 static const metric_def M_DEPART[] = { { "completion", "cycles", 100 } };
@@ -186,57 +164,16 @@ static const metric_def M_INST_THR[] = { { "throughput", "ops_per_cycle_per_sm",
 static const metric_def M_BW[] = { { "bandwidth", "bytes_per_s", 1 } };
 static const metric_def M_TIME[] = { { "time", "ns", 1000 } };
 static const metric_def M_BLOCKS[] = { { "block_interval", "ns", 1000 } };
-static const metric_def M_XFER[] = { { "time", "ns", 1000 },
+const metric_def M_XFER[] = { { "time", "ns", 1000 },
     { "bandwidth", "bytes_per_s", 1 }, { "bandwidth_to_peer", "bytes_per_s", 1 },
     { "bandwidth_from_peer", "bytes_per_s", 1 } };
-#define METRICS(m) m, (int)(sizeof(m) / sizeof(m[0]))
-#define MAXV 4
-
-/* Latency as a mixture of levels (L1, L2 near, L2 far, DRAM): one sample
- * averages n_acc accesses, so its spread comes from the mixture's variance
- * over n_acc plus measurement noise. Single-level uses (inst, departure)
- * set p[0] = 1. */
-typedef struct lat_m {
-    double p[4], lat[4], slow[4];
-    double extra_cycles, n_acc, sd_abs, rel_sigma;
-    double cyc_to_ns, timer_cycles;
-    int ns_slot, timer_slot;        /* output index, -1: none */
-} lat_m;
-
-/* Work of `bytes` at rate `bps` after a fixed overhead (kernels, inst
- * throughput with bytes = 1, overhead 0). Output: bytes / time. */
-typedef struct bw_m {
-    double bytes, overhead_s, bps, slow, sigma;
-} bw_m;
-
-/* A copy: latency + bytes / rate, one or two directions at once. */
-typedef struct xfer_m {
-    double lat_s, bytes, rate[2], slow[2], loss;
-    int ndir;
-} xfer_m;
-
-typedef struct time_m {
-    double ns, slow;
-} time_m;
-
-typedef struct job job;
-typedef void (*draw_fn)(const job *j, sim_rng *r, double launch, double *v);
-
-struct job {
-    const gc_sim_profile *p;
-    const metric_def *metrics;
-    int nmetrics;
-    draw_fn draw;
-    gc_ctx ctx;                     /* item params + added context */
-    union { lat_m lat; bw_m bw; xfer_m x; time_m t; } u;
-};
 
 static double hit(double footprint, double capacity, double k)
 {
     return 1.0 / (1.0 + pow(footprint / capacity, k));
 }
 
-static void draw_latency(const job *j, sim_rng *r, double launch, double *v)
+void sim_draw_latency(const job *j, sim_rng *r, double launch, double *v)
 {
     const lat_m *m = &j->u.lat;
     const gc_sim_profile *p = j->p;
@@ -269,41 +206,6 @@ static void draw_bw(const job *j, sim_rng *r, double launch, double *v)
     v[0] = m->bytes / (m->overhead_s + m->bytes / bps);
 }
 
-static void draw_xfer(const job *j, sim_rng *r, double launch, double *v)
-{
-    const xfer_m *m = &j->u.x;
-    const gc_sim_profile *p = j->p;
-    double lat = m->lat_s * sim_lognorm(r, p->time_sigma);
-    double rate = 0;
-    for (int d = 0; d < m->ndir; d++)
-        rate += m->rate[d] * sim_lognorm(r, p->bw_sigma) / sim_bimodal(r, m->slow[d]);
-    rate *= (m->ndir == 2 ? 1.0 - m->loss : 1.0) /
-            sim_outlier(r, p->outlier_prob, p->outlier_max);
-    double moved = m->bytes * m->ndir;
-    double t = (lat + moved / rate) * launch;
-    v[0] = t * 1e9;
-    v[1] = moved / t;
-}
-
-/* p2p both ways, both GPUs copying at once: each direction its own copy,
- * the sample is the slower one; to / from peer are each direction's rate. */
-static void draw_p2p_bidir(const job *j, sim_rng *r, double launch, double *v)
-{
-    const xfer_m *m = &j->u.x;
-    const gc_sim_profile *p = j->p;
-    double out = sim_outlier(r, p->outlier_prob, p->outlier_max), t[2];
-    for (int d = 0; d < 2; d++) {
-        double rate = m->rate[d] * sim_lognorm(r, p->bw_sigma) / sim_bimodal(r, m->slow[d]) *
-                      (1.0 - m->loss) / out;
-        t[d] = (m->lat_s * sim_lognorm(r, p->time_sigma) + m->bytes / rate) * launch;
-    }
-    double tmax = fmax(t[0], t[1]);
-    v[0] = tmax * 1e9;
-    v[1] = 2 * m->bytes / tmax;
-    v[2] = m->bytes / t[0];
-    v[3] = m->bytes / t[1];
-}
-
 static void draw_time(const job *j, sim_rng *r, double launch, double *v)
 {
     const gc_sim_profile *p = j->p;
@@ -313,21 +215,21 @@ static void draw_time(const job *j, sim_rng *r, double launch, double *v)
 
 /* ---- setup per benchmark --------------------------------------------- */
 
-static double pnum(const gc_item *it, const char *name)
+double sim_pnum(const gc_item *it, const char *name)
 {
     const gc_bench_def *d = it->spec->def ? it->spec->def : gc_bench_find(it->spec->name);
     const gc_param_def *pd = d ? gc_bench_param(d, name) : NULL;
     return gc_ctx_num(&it->params, name, pd ? pd->dflt_num : 0);
 }
 
-static const char *pstr(const gc_item *it, const char *name)
+const char *sim_pstr(const gc_item *it, const char *name)
 {
     const gc_bench_def *d = it->spec->def ? it->spec->def : gc_bench_find(it->spec->name);
     const gc_param_def *pd = d ? gc_bench_param(d, name) : NULL;
     return gc_ctx_str(&it->params, name, pd && pd->dflt_str ? pd->dflt_str : "");
 }
 
-static int ctx_num(job *j, const char *key, double v, gc_err *err)
+int sim_ctx_num(job *j, const char *key, double v, gc_err *err)
 {
     if (gc_ctx_set_num(&j->ctx, key, v))
         return gc_fail(err, GC_EINVAL, "sim: no room in the point context for %s", key);
@@ -345,7 +247,7 @@ static void lat_common(const gc_backend *b, lat_m *m)
 }
 
 /* Fractions served by each level for a footprint walked with a stride. */
-static void chase_levels(const gc_backend *b, double footprint, double stride, lat_m *m)
+void sim_chase_levels(const gc_backend *b, double footprint, double stride, lat_m *m)
 {
     const gc_sim_profile *p = &b->prof;
     const faultset *f = &b->f;
@@ -372,19 +274,19 @@ static int setup_chase(const gc_backend *b, const gc_task *t, job *j, gc_err *er
 {
     (void)err;
     const gc_sim_profile *p = &b->prof;
-    double fp = pnum(t->item, "footprint_bytes");
+    double fp = sim_pnum(t->item, "footprint_bytes");
     lat_m *m = &j->u.lat;
-    int page = !strcmp(pstr(t->item, "order"), "page");
+    int page = !strcmp(sim_pstr(t->item, "order"), "page");
     /* page order: one access per page before reuse; page-aligned strides map
      * to the same cache sets, so no credit for sparse lines, and TLB misses
      * beyond the TLB's reach */
-    chase_levels(b, fp, page ? p->line_bytes : pnum(t->item, "line_bytes"), m);
+    sim_chase_levels(b, fp, page ? p->line_bytes : sim_pnum(t->item, "line_bytes"), m);
     if (page)
         m->extra_cycles = (1 - hit(fp, p->tlb_reach_mib * MIB, p->transition_sharpness)) *
                           p->tlb_miss_cycles;
     m->ns_slot = 1;
     m->timer_slot = 2;
-    j->draw = draw_latency;
+    j->draw = sim_draw_latency;
     j->metrics = M_CHASE;
     j->nmetrics = 3;
     return 0;
@@ -394,14 +296,14 @@ static int setup_chase_loaded(const gc_backend *b, const gc_task *t, job *j, gc_
 {
     (void)err;
     const gc_sim_profile *p = &b->prof;
-    double w = pnum(t->item, "warps_per_sm");
+    double w = sim_pnum(t->item, "warps_per_sm");
     lat_m *m = &j->u.lat;
-    chase_levels(b, pnum(t->item, "footprint_bytes"), p->line_bytes, m);
+    sim_chase_levels(b, sim_pnum(t->item, "footprint_bytes"), p->line_bytes, m);
     m->extra_cycles = m->p[3] * p->dram_slope_cycles_per_warp *
                           fmax(0.0, w - p->dram_knee_warps_per_sm) +
                       (m->p[1] + m->p[2]) * p->l2_slope_cycles_per_warp * (w - 1);
     m->rel_sigma *= 1.0 + w / 16.0;   /* contention spreads the samples */
-    j->draw = draw_latency;
+    j->draw = sim_draw_latency;
     j->metrics = M_LAT;
     j->nmetrics = 1;
     return 0;
@@ -420,15 +322,15 @@ static int setup_departure(const gc_backend *b, const gc_task *t, job *j, gc_err
 {
     (void)err;
     const gc_sim_profile *p = &b->prof;
-    int unco = !strcmp(pstr(t->item, "access"), "uncoalesced");
-    double k = pnum(t->item, "requests");
+    int unco = !strcmp(sim_pstr(t->item, "access"), "uncoalesced");
+    double k = sim_pnum(t->item, "requests");
     lat_m *m = &j->u.lat;
     single_level(b, p->dram_latency_cycles * b->f.scale[F_DRAM_LAT],
                  b->f.bimodal[F_DRAM_LAT], m);
     m->extra_cycles = (k - 1) * (unco ? p->departure_uncoalesced_cycles
                                       : p->departure_coalesced_cycles);
     m->sd_abs *= 2;   /* one warp's requests: a noisier sample than a chase */
-    j->draw = draw_latency;
+    j->draw = sim_draw_latency;
     j->metrics = M_DEPART;
     j->nmetrics = 1;
     return 0;
@@ -439,12 +341,12 @@ static int setup_departure(const gc_backend *b, const gc_task *t, job *j, gc_err
 static int setup_inst(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
 {
     const gc_sim_profile *p = &b->prof;
-    const char *opname = pstr(t->item, "op");
+    const char *opname = sim_pstr(t->item, "op");
     const gc_sim_op *op = gc_sim_profile_op(p, opname);
     if (!op)
         return gc_fail(err, GC_EUNSUPPORTED, "sim profile %s has no op \"%s\"", p->file, opname);
-    double ilp = pnum(t->item, "ilp");
-    if (!strcmp(pstr(t->item, "mode"), "throughput")) {
+    double ilp = sim_pnum(t->item, "ilp");
+    if (!strcmp(sim_pstr(t->item, "mode"), "throughput")) {
         bw_m *m = &j->u.bw;
         m->bytes = 1;
         m->bps = op->ops_per_cycle_per_sm * (0.97 - 0.1 / ilp);
@@ -462,7 +364,7 @@ static int setup_inst(const gc_backend *b, const gc_task *t, job *j, gc_err *err
     m->sd_abs = 0.02;
     m->rel_sigma = 0.001;
     m->timer_slot = 1;
-    j->draw = draw_latency;
+    j->draw = sim_draw_latency;
     j->metrics = M_INST_LAT;
     j->nmetrics = 2;
     return 0;
@@ -504,8 +406,8 @@ static void bw_job(const gc_backend *b, job *j, double bytes, double overhead_s,
 static int setup_hbm(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
 {
     (void)err;
-    double fp = pnum(t->item, "footprint_bytes");
-    double hbm = hbm_bps(b, pstr(t->item, "kernel"), pnum(t->item, "blocks_per_sm"));
+    double fp = sim_pnum(t->item, "footprint_bytes");
+    double hbm = hbm_bps(b, sim_pstr(t->item, "kernel"), sim_pnum(t->item, "blocks_per_sm"));
     bw_job(b, j, fp, b->prof.kernel_overhead_us * 1e-6, mix_bps(b, fp, hbm),
            b->f.bimodal[F_HBM_BW]);
     return 0;
@@ -514,7 +416,7 @@ static int setup_hbm(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
 static int setup_l2(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
 {
     (void)err;
-    double fp = pnum(t->item, "footprint_bytes");
+    double fp = sim_pnum(t->item, "footprint_bytes");
     double bytes = fmax(fp, 1024 * MIB);   /* passes over the footprint */
     bw_job(b, j, bytes, b->prof.kernel_overhead_us * 1e-6,
            mix_bps(b, fp, hbm_bps(b, "triad", 32)), b->f.bimodal[F_L2_BW]);
@@ -527,7 +429,7 @@ static int setup_smem(const gc_backend *b, const gc_task *t, job *j, gc_err *err
 {
     (void)err;
     const gc_sim_profile *p = &b->prof;
-    int stride = (int)pnum(t->item, "stride_words");
+    int stride = (int)sim_pnum(t->item, "stride_words");
     int ways = gcd(stride < 1 ? 1 : stride, 32);   /* bank-conflict degree */
     double bps = p->smem_bytes_per_cycle_per_sm * p->sm_count * p->sm_clock_mhz * 1e6 *
                  b->f.scale[F_SM_CLOCK] * p->smem_efficiency / ways *
@@ -541,7 +443,7 @@ static int setup_launch(const gc_backend *b, const gc_task *t, job *j, gc_err *e
 {
     (void)err;
     const gc_sim_profile *p = &b->prof;
-    const char *mode = pstr(t->item, "mode");
+    const char *mode = sim_pstr(t->item, "mode");
     int blocks = !strcmp(mode, "blocks");
     double us = blocks ? p->block_interval_ns / 1000
                 : !strcmp(mode, "launch_sync") ? p->launch_sync_us : p->launch_back_to_back_us;
@@ -553,120 +455,6 @@ static int setup_launch(const gc_backend *b, const gc_task *t, job *j, gc_err *e
     return 0;
 }
 
-static void xfer_job(job *j, double lat_s, double bytes, int ndir, double loss)
-{
-    j->u.x.lat_s = lat_s;
-    j->u.x.bytes = bytes;
-    j->u.x.ndir = ndir;
-    j->u.x.loss = loss;
-    j->draw = draw_xfer;
-    j->metrics = M_XFER;
-    j->nmetrics = 2;
-}
-
-static int pcie_ctx(const gc_backend *b, job *j, gc_err *err)
-{
-    int w = (int)lround(b->prof.pcie_width * b->f.scale[F_PCIE_WIDTH]);
-    int rc = ctx_num(j, "pcie_gen", b->prof.pcie_gen, err);
-    return rc ? rc : ctx_num(j, "pcie_width", w < 1 ? 1 : w, err);
-}
-
-static int setup_xfer(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
-{
-    const gc_sim_profile *p = &b->prof;
-    const faultset *f = &b->f;
-    const char *dir = pstr(t->item, "direction");
-    int pageable = !strcmp(pstr(t->item, "memory"), "pageable");
-    double k = (pageable ? p->pageable_factor : 1.0) *
-               (!strcmp(pstr(t->item, "engine"), "sm") ? p->sm_engine_factor : 1.0) *
-               f->scale[F_PCIE_WIDTH] * f->scale[F_NUMA] * 1e9;
-    double h2d = p->h2d_pinned_gb_per_s * k * f->scale[F_H2D_BW];
-    double d2h = p->d2h_pinned_gb_per_s * k * f->scale[F_D2H_BW];
-    int bidir = !strcmp(dir, "bidir"), is_d2h = !strcmp(dir, "d2h");
-    xfer_job(j, (p->pcie_latency_us + (pageable ? p->pageable_extra_latency_us : 0)) * 1e-6,
-             pnum(t->item, "size_bytes"), bidir ? 2 : 1, p->pcie_bidir_loss);
-    j->u.x.rate[0] = is_d2h ? d2h : h2d;
-    j->u.x.slow[0] = f->bimodal[is_d2h ? F_D2H_BW : F_H2D_BW];
-    j->u.x.rate[1] = d2h;
-    j->u.x.slow[1] = f->bimodal[F_D2H_BW];
-    if (t->item->phase == GC_PHASE_CONCURRENT && gc_ctx_set_str(&j->ctx, "phase", "concurrent"))
-        return gc_fail(err, GC_EINVAL, "sim: no room in the point context for phase");
-    return pcie_ctx(b, j, err);
-}
-
-/* One load across the link into the peer's memory (p2p mode chase): the
- * peer's L2 or DRAM by footprint (no local L1: remote lines are not kept
- * near), plus the link's round trip. Round trips per link kind: NVLink
- * 855 ns (2 H200 over 18 NVLinks: 995 ns per load at 4 MiB, the peer's L2
- * included), PCIe peer ~ 1.6 us (an estimate, not measured here). */
-#define SIM_NVLINK_HOP_NS 855.0
-#define SIM_PCIE_HOP_NS 1600.0
-static int setup_p2p_chase(const gc_backend *b, const gc_task *t, job *j, int nvlink,
-                           gc_err *err)
-{
-    if (strcmp(pstr(t->item, "peer_access"), "off") == 0)
-        return gc_fail(err, GC_EINVAL, "p2p: mode chase loads the peer's memory: it needs "
-                                       "peer_access = on");
-    lat_m *m = &j->u.lat;
-    chase_levels(b, pnum(t->item, "size_bytes"), 128, m);
-    m->p[1] += m->p[0];
-    m->p[0] = 0;
-    double mhz = b->prof.sm_clock_mhz * b->f.scale[F_SM_CLOCK];
-    m->extra_cycles = (nvlink ? SIM_NVLINK_HOP_NS : SIM_PCIE_HOP_NS) * mhz / 1000.0;
-    m->ns_slot = 1;
-    m->timer_slot = 2;
-    j->draw = draw_latency;
-    j->metrics = M_CHASE;
-    j->nmetrics = 3;
-    int rc = ctx_num(j, "peer_gpu", t->peer_local_index, err);
-    return rc ? rc : ctx_num(j, "stride_bytes", 128, err);
-}
-
-static int setup_p2p(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
-{
-    const gc_sim_profile *p = &b->prof;
-    if (t->peer_local_index < 0)
-        return gc_fail(err, GC_EINVAL, "sim: p2p item %u has no peer GPU", t->item->id);
-    faultset peer;   /* a link is as good as its worse end */
-    sim_faults_for(b->plan, b->node, t->peer_local_index, &peer);
-    double links = fmin(b->f.scale[F_NVLINK], peer.scale[F_NVLINK]);
-    double scale = fmin(b->f.scale[F_P2P_BW], peer.scale[F_P2P_BW]);
-    double slow = fmax(b->f.bimodal[F_P2P_BW], peer.bimodal[F_P2P_BW]);
-    int on = strcmp(pstr(t->item, "peer_access"), "off") != 0;
-    int nvlink = lround(p->nvlink_links * links) > 0;
-    if (!strcmp(pstr(t->item, "mode"), "chase")) {
-        int rc = setup_p2p_chase(b, t, j, nvlink, err);
-        return rc ? rc : ctx_num(j, "nvlink_links", lround(p->nvlink_links * links), err);
-    }
-    double rate = on ? p->p2p_achieved_gb_per_s * 1e9 * links * scale
-                     : p->p2p_staged_gb_per_s * 1e9 * scale * b->f.scale[F_NUMA];
-    xfer_job(j, (on ? p->p2p_latency_us : p->p2p_staged_latency_us) * 1e-6,
-             pnum(t->item, "size_bytes"),
-             !strcmp(pstr(t->item, "direction"), "bidir") ? 2 : 1, p->p2p_bidir_loss);
-    j->u.x.rate[0] = j->u.x.rate[1] = rate;
-    j->u.x.slow[0] = j->u.x.slow[1] = slow;
-    if (j->u.x.ndir == 2) {   /* both ranks copy at once (cuda_p2p.c) */
-        j->draw = draw_p2p_bidir;
-        j->nmetrics = 4;
-    }
-    int rc = ctx_num(j, "peer_gpu", t->peer_local_index, err);
-    if (!rc)
-        rc = ctx_num(j, "nvlink_links", lround(p->nvlink_links * links), err);
-    return rc ? rc : pcie_ctx(b, j, err);
-}
-
-static int setup_net(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
-{
-    const gc_sim_profile *p = &b->prof;
-    xfer_job(j, p->net_latency_us * 1e-6, pnum(t->item, "size_bytes"), 1, 0);
-    j->u.x.rate[0] = p->net_gb_per_s * 1e9 * b->f.scale[F_NET_BW];
-    j->u.x.slow[0] = b->f.bimodal[F_NET_BW];
-    int rc = 0;
-    if (t->peer_node && gc_ctx_set_str(&j->ctx, "peer_node", t->peer_node))
-        rc = gc_fail(err, GC_EINVAL, "sim: no room in the point context for peer_node");
-    return rc ? rc : ctx_num(j, "peer_rank", t->peer_rank, err);
-}
-
 /* Validation kernels: the ground truth of sim_valid.c, with time noise. */
 static int setup_valid(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
 {
@@ -674,7 +462,7 @@ static int setup_valid(const gc_backend *b, const gc_task *t, job *j, gc_err *er
     j->draw = draw_time;
     j->metrics = M_TIME;
     j->nmetrics = 1;
-    return gc_sim_valid(&b->prof, pstr(t->item, "kernel"), b->f.scale[F_SM_CLOCK],
+    return gc_sim_valid(&b->prof, sim_pstr(t->item, "kernel"), b->f.scale[F_SM_CLOCK],
                         b->f.scale[F_HBM_BW], &j->u.t.ns, &j->ctx, err);
 }
 
@@ -684,13 +472,13 @@ static const struct { const char *name; setup_fn setup; } setups[] = {
     { "chase", setup_chase }, { "chase_loaded", setup_chase_loaded },
     { "departure", setup_departure }, { "inst", setup_inst },
     { "hbm_bw", setup_hbm }, { "l2_bw", setup_l2 }, { "smem_bw", setup_smem },
-    { "launch", setup_launch }, { "xfer", setup_xfer }, { "p2p", setup_p2p },
-    { "net", setup_net }, { "valid", setup_valid },
+    { "launch", setup_launch }, { "xfer", sim_setup_xfer }, { "p2p", sim_setup_p2p },
+    { "net", sim_setup_net }, { "valid", setup_valid },
 };
 
 /* ---- the sampling loop ----------------------------------------------- */
 
-static uint64_t to_units(double v, double scale)
+uint64_t sim_to_units(double v, double scale)
 {
     double x = v * scale + 0.5;
     return x <= 0 ? 0 : x >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)x;
@@ -734,91 +522,8 @@ static int run_job(const gc_backend *b, const gc_task *t, gc_gpu *gpu, const job
             launch = sim_lognorm(&r, b->prof.launch_to_launch_sigma);
         j->draw(j, &r, launch, v);
         for (int k = 0; k < j->nmetrics; k++)
-            if (gc_hist_record(&pts[k]->hist, to_units(v[k], j->metrics[k].scale)))
+            if (gc_hist_record(&pts[k]->hist, sim_to_units(v[k], j->metrics[k].scale)))
                 return gc_fail(err, GC_ENOMEM, "sim: out of memory recording a sample");
-    }
-    return 0;
-}
-
-/* Net items between real ranks: the bytes really travel through MPI as a
- * ping-pong of host buffers (what the cuda backend does with its pinned
- * staging buffers); only the GPU side, the staging copies device -> host
- * at the sender and host -> device at the receiver, comes from the
- * profile. A sample is half a round trip plus the two staging copies. */
-static int sim_net_real(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
-{
-    const gc_item *it = t->item;
-    const gc_sim_profile *p = &b->prof;
-    if (t->peer_rank < 0)
-        return gc_fail(err, GC_EINVAL, "sim: net item %u has no peer rank", it->id);
-    size_t bytes = (size_t)pnum(it, "size_bytes");
-    if (bytes > b->net_cap) {
-        char *nb = realloc(b->net_buf, bytes);
-        if (!nb)
-            return gc_fail(err, GC_ENOMEM, "sim: no memory for a %zu-byte net buffer", bytes);
-        memset(nb, 0x5a, bytes);
-        b->net_buf = nb;
-        b->net_cap = bytes;
-    }
-    double lat = p->pcie_latency_us * 1e-6;
-    double stage = 2 * lat + bytes / (p->d2h_pinned_gb_per_s * 1e9) +
-                   bytes / (p->h2d_pinned_gb_per_s * 1e9);
-    /* a slow NIC (fault net_bw x f < 1 on either node): what the NIC at f
-     * of the profile's rate takes more than a healthy one, on top of the
-     * real MPI time */
-    faultset peer;
-    sim_faults_for(b->plan, t->peer_node ? t->peer_node : "", 0, &peer);
-    double nic = fmin(b->f.scale[F_NET_BW], peer.scale[F_NET_BW]);
-    if (nic < 1 && p->net_gb_per_s > 0)
-        stage += bytes / (p->net_gb_per_s * 1e9 * nic) - bytes / (p->net_gb_per_s * 1e9);
-    const gc_peer_io *io = b->peer;
-    uint32_t total = it->spec->samples ? it->spec->samples : 1;
-    gc_point *pt[2] = { NULL, NULL };
-    size_t first = gpu->npoints;
-    if (t->initiator) {
-        for (int k = 0; k < 2; k++)
-            if (!gc_gpu_add_point(gpu, it->id, it->spec->label, &it->params, M_XFER[k].metric,
-                                  M_XFER[k].unit, M_XFER[k].scale, b->sub_bits))
-                return gc_fail(err, GC_ENOMEM, "sim: out of memory adding a point");
-        pt[0] = &gpu->points[first];
-        pt[1] = &gpu->points[first + 1];
-    }
-    for (uint32_t i = 0;; i++) {   /* round 0 warms up */
-        int32_t go = 1;
-        if (t->initiator) {
-            go = i <= total && !(i > 1 && t->deadline_s > 0 && gc_now_s() > t->deadline_s);
-            if (!go && i <= total)
-                pt[0]->flags |= GC_FLAG_BUDGET_HIT, pt[1]->flags |= GC_FLAG_BUDGET_HIT;
-            if (io->send(io->ctx, t->peer_rank, &go, sizeof go))
-                return gc_fail(err, GC_EIO, "sim: net: send to rank %d failed", t->peer_rank);
-            if (!go)
-                break;
-            double t0 = gc_now_s();
-            if (io->send(io->ctx, t->peer_rank, b->net_buf, bytes) ||
-                io->recv(io->ctx, t->peer_rank, b->net_buf, bytes))
-                return gc_fail(err, GC_EIO, "sim: net: ping-pong with rank %d failed", t->peer_rank);
-            double one = (gc_now_s() - t0) / 2 + stage;
-            if (i == 0)
-                continue;
-            if (gc_hist_record(&pt[0]->hist, to_units(one * 1e9, M_XFER[0].scale)) ||
-                gc_hist_record(&pt[1]->hist, to_units(bytes / one, M_XFER[1].scale)))
-                return gc_fail(err, GC_ENOMEM, "sim: out of memory recording a sample");
-        } else {
-            if (io->recv(io->ctx, t->peer_rank, &go, sizeof go))
-                return gc_fail(err, GC_EIO, "sim: net: receive from rank %d failed", t->peer_rank);
-            if (!go)
-                break;
-            if (io->recv(io->ctx, t->peer_rank, b->net_buf, bytes) ||
-                io->send(io->ctx, t->peer_rank, b->net_buf, bytes))
-                return gc_fail(err, GC_EIO, "sim: net: ping-pong with rank %d failed", t->peer_rank);
-        }
-    }
-    for (size_t k = first; k < gpu->npoints; k++) {
-        gc_ctx *x = &gpu->points[k].ctx;
-        gc_ctx_set_num(x, "peer_rank", t->peer_rank);
-        if (t->peer_node)
-            gc_ctx_set_str(x, "peer_node", t->peer_node);
-        gc_ctx_set_str(x, "path", "mpi_host_staged");
     }
     return 0;
 }
