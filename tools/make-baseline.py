@@ -7,7 +7,7 @@ Takes the GPUs whose status is ok and whose identity.name is the most
 common one (over all the catalogues given), and writes the median of each judged parameter (the default
 list of configs/rules.cfg), the most NVLinks any of them had, and the
 median model bandwidth (beta) of each link class whose GPU end is of that
-SKU. `gpucensus check --baseline OUT.json` then compares a catalogue's
+SKU, pageable host copies left out (the host's memcpy sets their rate). `gpucensus check --baseline OUT.json` then compares a catalogue's
 GPUs of that name with it. Points are left out: their keys depend on the
 plan, the parameters do not."""
 import json
@@ -63,6 +63,10 @@ def main(argv):
         ends = {(g["node"], g["index"]) for g in mine}
         for l in cat.get("links", []):
             e = l["src"] if l["src"]["type"] == "gpu" else l["dst"]
+            # pageable copies go through the host's memcpy: the host, not
+            # the GPU model, sets their rate, so a SKU baseline leaves them out
+            if l.get("memory") == "pageable":
+                continue
             if (e["node"], e["gpu_index"]) in ends and l["model"] and l["model"]["beta_bps"]:
                 betas[link_class(l)].append(l["model"]["beta_bps"])
     cat = cats[0]
