@@ -18,23 +18,19 @@ static double host_ns(void)
     return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-extern "C" int gck_block_churn_run(uint32_t nsamples, uint32_t grid, int threads, double *ns,
-                                   char *err, size_t errlen)
+// nsamples event-timed samples, each of what enqueue() puts on the default
+// stream; ns[s] = the sample's time / per.
+template <typename F>
+static int event_timed(uint32_t nsamples, double per, double *ns, char *err, size_t errlen,
+                       F enqueue)
 {
-    if (grid < 1 || threads < 1 || threads > 1024) {
-        snprintf(err, errlen, "launch: bad block-churn launch %u x %d", grid, threads);
-        return 1;
-    }
-    gck_empty_kernel<<<grid, threads>>>();   // warm-up
-    CKL();
-    CK(cudaDeviceSynchronize());
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     int rc = 0;
     for (uint32_t s = 0; s < nsamples && !rc; s++) {
         cudaEventRecord(e0);
-        gck_empty_kernel<<<grid, threads>>>();
+        enqueue();
         cudaError_t e = cudaGetLastError();
         if (e == cudaSuccess)
             e = cudaEventRecord(e1);
@@ -47,11 +43,25 @@ extern "C" int gck_block_churn_run(uint32_t nsamples, uint32_t grid, int threads
             snprintf(err, errlen, "launch: %s", cudaGetErrorString(e));
             rc = 1;
         }
-        ns[s] = ms * 1e6;
+        ns[s] = ms * 1e6 / per;
     }
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     return rc;
+}
+
+extern "C" int gck_block_churn_run(uint32_t nsamples, uint32_t grid, int threads, double *ns,
+                                   char *err, size_t errlen)
+{
+    if (grid < 1 || threads < 1 || threads > 1024) {
+        snprintf(err, errlen, "launch: bad block-churn launch %u x %d", grid, threads);
+        return 1;
+    }
+    gck_empty_kernel<<<grid, threads>>>();   // warm-up
+    CKL();
+    CK(cudaDeviceSynchronize());
+    return event_timed(nsamples, 1, ns, err, errlen,
+                       [=] { gck_empty_kernel<<<grid, threads>>>(); });
 }
 
 extern "C" int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, double *ns,
@@ -63,33 +73,11 @@ extern "C" int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, doubl
         gck_empty_kernel<<<1, 32>>>();
     CKL();
     CK(cudaDeviceSynchronize());
-    if (mode == 0) {
-        cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-        int rc = 0;
-        for (uint32_t s = 0; s < nsamples && !rc; s++) {
-            cudaEventRecord(e0);
+    if (mode == 0)
+        return event_timed(nsamples, batch, ns, err, errlen, [=] {
             for (uint32_t b = 0; b < batch; b++)
                 gck_empty_kernel<<<1, 32>>>();
-            cudaError_t e = cudaGetLastError();
-            if (e == cudaSuccess)
-                e = cudaEventRecord(e1);
-            if (e == cudaSuccess)
-                e = cudaEventSynchronize(e1);
-            float ms = 0;
-            if (e == cudaSuccess)
-                e = cudaEventElapsedTime(&ms, e0, e1);
-            if (e != cudaSuccess) {
-                snprintf(err, errlen, "launch: %s", cudaGetErrorString(e));
-                rc = 1;
-            }
-            ns[s] = ms * 1e6 / batch;
-        }
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
-        return rc;
-    }
+        });
     for (uint32_t s = 0; s < nsamples; s++) {
         double t0 = host_ns();
         gck_empty_kernel<<<1, 32>>>();

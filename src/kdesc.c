@@ -368,15 +368,14 @@ double gc_kdesc_total_insts(const gc_kdesc *d)
 double gc_kdesc_dram_traffic(const gc_kdesc *d, double fetch_bytes, double *load_bytes,
                              double *store_bytes)
 {
-    if (!(fetch_bytes > GC_KD_SECTOR_BYTES))
-        return gc_kdesc_dram_bytes(d, load_bytes, store_bytes);
     double l = 0, s = 0;
     for (int i = 0; i < d->nmem; i++) {
         const gc_kdesc_mem *m = &d->mem[i];
         double lines = m->lines_per_inst > 0 ? m->lines_per_inst : ceil(m->sectors_per_inst / 4.0);
         double per_line = m->sectors_per_inst / lines * GC_KD_SECTOR_BYTES;
         /* a line's contiguous sectors cost their bytes; a lone sector costs
-         * at least one DRAM fetch (the measured cost of an isolated sector) */
+         * at least one DRAM fetch (the measured cost of an isolated sector;
+         * none given: 0 or NaN, fmax keeps per_line) */
         double b = m->count * lines * fmax(per_line, fetch_bytes);
         if (m->is_store)
             s += b;
@@ -392,17 +391,5 @@ double gc_kdesc_dram_traffic(const gc_kdesc *d, double fetch_bytes, double *load
 
 double gc_kdesc_dram_bytes(const gc_kdesc *d, double *load_bytes, double *store_bytes)
 {
-    double l = 0, s = 0;
-    for (int i = 0; i < d->nmem; i++) {
-        double b = d->mem[i].count * d->mem[i].sectors_per_inst * GC_KD_SECTOR_BYTES;
-        if (d->mem[i].is_store)
-            s += b;
-        else
-            l += b;
-    }
-    if (load_bytes)
-        *load_bytes = l;
-    if (store_bytes)
-        *store_bytes = s;
-    return l + s;
+    return gc_kdesc_dram_traffic(d, 0, load_bytes, store_bytes);
 }

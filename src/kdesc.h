@@ -61,9 +61,9 @@ double gc_kdesc_mem_insts(const gc_kdesc *d);          /* global memory instruct
 double gc_kdesc_total_insts(const gc_kdesc *d);        /* all classes + global memory */
 /* DRAM bytes moved per warp (sectors x 32), loads and stores. */
 double gc_kdesc_dram_bytes(const gc_kdesc *d, double *load_bytes, double *store_bytes);
-/* The same when DRAM moves fetch_bytes (> 32) for a sector alone in its
- * fetch unit: per line, its sectors' bytes rounded up to fetch_bytes
- * (isolated sectors cost fetch_bytes each). fetch_bytes <= 32 or NAN: as
+/* The same when an isolated sector costs fetch_bytes of DRAM traffic (the
+ * measured dram_fetch_granularity_bytes): per 128-byte line, the larger of
+ * its sectors' bytes and fetch_bytes. fetch_bytes <= 32 or NAN: as
  * gc_kdesc_dram_bytes. */
 double gc_kdesc_dram_traffic(const gc_kdesc *d, double fetch_bytes, double *load_bytes,
                              double *store_bytes);
