@@ -69,7 +69,7 @@ $(BUILD)/gen/gen_version.h: FORCE
 
 $(BUILD)/%.o: %.c | $(BUILD)/gen/gen_version.h
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(MPICC) $(CFLAGS) -MMD -MP -MT $@ -MT $(abspath $@) -c $< -o $@
 
 $(BUILD)/kernels/%.o: kernels/%.cu kernels/kernels.h
 	@mkdir -p $(@D)
@@ -181,7 +181,7 @@ san:
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_CFLAGS) -MMD -MP -MT $@ -MT $(abspath $@) -c $< -o $@
 
 $(FUZZ_BUILD)/libgcfuzz.a: $(FUZZ_LIBOBJ)
 	rm -f $@ && ar rcs $@ $^

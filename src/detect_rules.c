@@ -114,7 +114,7 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
              * budget hit) has tails that are not comparable */
             for (size_t i = 0; i < n; i++)
                 tmp[i] = d->g[members[c[i].gi]].v[c[i].vi].count;
-            cmin = R->dist_min_samples_rel * det_median_of(tmp, n);
+            cmin = fmax(R->dist_min_samples_rel * det_median_of(tmp, n), R->dist_min_samples);
             nq = 1;
             for (int q = 0; q < GC_DET_NQ; q++) {
                 for (size_t i = 0; i < n; i++)

@@ -41,6 +41,7 @@ void gc_rules_default(gc_rules *r)
     r->dist_z = 5.0;
     r->dist_sigma_floor = 0.005;
     r->dist_min_samples_rel = 0.5;
+    r->dist_min_samples = 100;
     r->base_rel_suspect = 0.05;
     r->base_rel_degraded = 0.10;
     r->hbm_ratio_floor = 0.70;
@@ -130,7 +131,8 @@ static const field f_dist[] = {
     F("enabled", 2, 0, 0, dist_enabled), F("rel_suspect", 0, 0, 10, dist_rel_suspect),
     F("rel_degraded", 0, 0, 10, dist_rel_degraded), F("z", 0, 0.5, 1e6, dist_z),
     F("sigma_floor", 0, 0, 10, dist_sigma_floor),
-    F("min_samples_rel", 0, 0, 1, dist_min_samples_rel), { 0 } };
+    F("min_samples_rel", 0, 0, 1, dist_min_samples_rel),
+    F("min_samples", 0, 0, 1e12, dist_min_samples), { 0 } };
 static const field f_base[] = {
     F("rel_suspect", 0, 0, 10, base_rel_suspect), F("rel_degraded", 0, 0, 10, base_rel_degraded),
     { 0 } };

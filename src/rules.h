@@ -35,6 +35,7 @@ typedef struct gc_rules {
     int dist_enabled;
     double dist_rel_suspect, dist_rel_degraded, dist_z, dist_sigma_floor;
     double dist_min_samples_rel;   /* points with fewer samples than this x the peers' median: not judged */
+    double dist_min_samples;       /* nor points with fewer samples than this (p95 of a few samples) */
     /* baseline: relative deviation in the bad direction */
     double base_rel_suspect, base_rel_degraded;
     /* physical limits */

@@ -244,11 +244,22 @@ int main(void)
     js = catalogue(g, N, 8);
     j = judge(js, &R, NULL);
     CHECK(gc_detect_worst(j.d) == GC_V_OK, "few samples: not judged by distribution");
-    g[5].count = 1000;
+    gc_detect_free(j.d);
+    free(js);
+    /* ... nor when every GPU has few: the p95 of 20 samples is one sample */
+    for (int i = 0; i < N; i++)
+        g[i].count = 20;
+    js = catalogue(g, N, 8);
+    j = judge(js, &R, NULL);
+    CHECK(gc_detect_worst(j.d) == GC_V_OK, "20 samples each: tails not compared");
+    for (int i = 0; i < N; i++)
+        g[i].count = 1000;
+    gc_detect_free(j.d);
+    free(js);
     /* disabled: nothing */
+    js = catalogue(g, N, 8);
     gc_rules R2 = R;
     R2.dist_enabled = 0;
-    gc_detect_free(j.d);
     j = judge(js, &R2, NULL);
     CHECK(gc_detect_worst(j.d) == GC_V_OK, "distribution rule off");
     gc_detect_free(j.d);
