@@ -137,9 +137,10 @@ int gck_smem_run(int stride_words, uint32_t iters, uint32_t launches, float *ms,
 int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, double *ns,
                    char *err, size_t errlen);
 /* Block churn: `nsamples` event-timed launches of `grid` empty blocks of
- * `threads` threads; ns[i] = one launch. */
-int gck_block_churn_run(uint32_t nsamples, uint32_t grid, int threads, double *ns,
-                        char *err, size_t errlen);
+ * `threads` threads with `smem_bytes` of (dummy) dynamic shared memory each;
+ * ns[i] = one launch; *resident_per_sm = blocks an SM holds at once. */
+int gck_block_churn_run(uint32_t nsamples, uint32_t grid, int threads, size_t smem_bytes,
+                        int *resident_per_sm, double *ns, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------
  * Validation suite (issue 5): the kernels of kernels/valid_table.h (row r

@@ -50,18 +50,23 @@ static int event_timed(uint32_t nsamples, double per, double *ns, char *err, siz
     return rc;
 }
 
-extern "C" int gck_block_churn_run(uint32_t nsamples, uint32_t grid, int threads, double *ns,
-                                   char *err, size_t errlen)
+extern "C" int gck_block_churn_run(uint32_t nsamples, uint32_t grid, int threads, size_t smem_bytes,
+                                   int *resident_per_sm, double *ns, char *err, size_t errlen)
 {
     if (grid < 1 || threads < 1 || threads > 1024) {
         snprintf(err, errlen, "launch: bad block-churn launch %u x %d", grid, threads);
         return 1;
     }
-    gck_empty_kernel<<<grid, threads>>>();   // warm-up
+    // dummy dynamic shared memory limits how many blocks an SM holds at once
+    CK(cudaFuncSetAttribute(gck_empty_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            (int)smem_bytes));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(resident_per_sm, gck_empty_kernel, threads,
+                                                     smem_bytes));
+    gck_empty_kernel<<<grid, threads, smem_bytes>>>();   // warm-up
     CKL();
     CK(cudaDeviceSynchronize());
     return event_timed(nsamples, 1, ns, err, errlen,
-                       [=] { gck_empty_kernel<<<grid, threads>>>(); });
+                       [=] { gck_empty_kernel<<<grid, threads, smem_bytes>>>(); });
 }
 
 extern "C" int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, double *ns,

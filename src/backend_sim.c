@@ -445,7 +445,8 @@ static int setup_launch(const gc_backend *b, const gc_task *t, job *j, gc_err *e
     const gc_sim_profile *p = &b->prof;
     const char *mode = sim_pstr(t->item, "mode");
     int blocks = !strcmp(mode, "blocks");
-    double us = blocks ? p->block_interval_ns / 1000
+    int one = blocks && !strcmp(sim_pstr(t->item, "resident"), "one");
+    double us = one ? p->block_replacement_ns / 1000 : blocks ? p->block_interval_ns / 1000
                 : !strcmp(mode, "launch_sync") ? p->launch_sync_us : p->launch_back_to_back_us;
     j->u.t.ns = us * 1000 * b->f.scale[F_LAUNCH];
     j->u.t.slow = b->f.bimodal[F_LAUNCH];

@@ -311,18 +311,28 @@ static void misc_params(gc_gpu *g)
     if (p && usable(p))
         add_from(g, "launch_sync_ns", p50(p), "ns", p);
     /* Block scheduler: the interval at which an SM retires a block and gets
-     * the next; in cycles at the clock the chase measured (else maximum). */
-    for (size_t i = 0; i < g->npoints; i++) {
-        const gc_point *b = &g->points[i];
-        if (!usable(b) || strcmp(b->bench, "launch") != 0 ||
-            strcmp(b->metric, "block_interval") != 0)
-            continue;
-        add_from(g, "block_interval_ns", p50(b), "ns", b);
-        double mhz = sm_clock_measured_mhz(g);
-        if (mhz > 0)
-            add_from(g, "block_interval_cycles", p50(b) * mhz / 1e3, "cycles", b);
-        break;
-    }
+     * the next, holding all the blocks that fit (block_interval: the
+     * scheduler's throughput) or one at a time (block_replacement: the
+     * latency from a block's end to the next one's start); in cycles at
+     * the clock the chase measured (else maximum). */
+    static const char *const kinds[2][2] = { { "full", "block_interval" },
+                                             { "one", "block_replacement" } };
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < g->npoints; i++) {
+            const gc_point *b = &g->points[i];
+            if (!usable(b) || strcmp(b->bench, "launch") != 0 ||
+                strcmp(b->metric, "block_interval") != 0 ||
+                strcmp(gc_ctx_str(&b->ctx, "resident", "full"), kinds[k][0]) != 0)
+                continue;
+            char name[48];
+            snprintf(name, sizeof name, "%s_ns", kinds[k][1]);
+            add_from(g, name, p50(b), "ns", b);
+            double mhz = sm_clock_measured_mhz(g);
+            snprintf(name, sizeof name, "%s_cycles", kinds[k][1]);
+            if (mhz > 0)
+                add_from(g, name, p50(b) * mhz / 1e3, "cycles", b);
+            break;
+        }
 }
 
 int gc_derive_params(gc_gpu *g)

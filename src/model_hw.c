@@ -54,7 +54,8 @@ const gc_hw_def gc_hw_defs[HW_N] = {
     [HW_GMEM_BPC_THEO] = { "gmem_bytes_per_cycle_per_sm_theoretical", "GMem_bandwidth (eq. 4.7)",
                            "bytes/cycle/SM" },
     [HW_LAUNCH_NS] = { "launch_overhead_ns", "launch floor", "ns" },
-    [HW_BLOCK_CYCLES] = { "block_replacement_cycles", "block replacement latency", "cycles" },
+    [HW_BLOCK_CYCLES] = { "block_interval_cycles", "block scheduler interval", "cycles" },
+    [HW_BLOCK_LAT] = { "block_replacement_cycles", "block replacement latency", "cycles" },
     [HW_FETCH_BYTES] = { "dram_fetch_bytes", "DRAM fetch granularity", "bytes" },
 };
 
@@ -246,6 +247,7 @@ void gc_hwp_from_gpu(const gc_gpu *g, gc_hwp *h)
             "mem_bandwidth_theoretical_bps / (sm_count x freq_hz)%s%s", "", NULL);
     take(h, HW_LAUNCH_NS, g, "launch_ns", 1, 0);
     take(h, HW_BLOCK_CYCLES, g, "block_interval_cycles", 1, 0);
+    take(h, HW_BLOCK_LAT, g, "block_replacement_cycles", 1, 0);
     take(h, HW_FETCH_BYTES, g, "dram_fetch_granularity_bytes", 1, 0);
 }
 

@@ -33,8 +33,9 @@ enum {
     HW_GMEM_BPC,         /* read bandwidth in bytes per cycle per SM (document 001 eq. 4.7) */
     HW_GMEM_BPC_THEO,
     HW_LAUNCH_NS,        /* kernel time floor: back-to-back empty launch */
-    HW_BLOCK_CYCLES,     /* block scheduler: an SM retires a block and gets the next */
+    HW_BLOCK_CYCLES,     /* block scheduler: an SM retires a block and gets the next (throughput) */
     HW_FETCH_BYTES,      /* DRAM traffic of one isolated 32-byte sector */
+    HW_BLOCK_LAT,        /* block replacement: a block's end to the next one's start, one per SM */
     HW_N
 };
 

@@ -47,7 +47,7 @@ const int gc_little_params[] = {
     HW_LANES_SFU, HW_LANES_SMEM, HW_SCHEDULERS, HW_GMEM_BPC, HW_GMEM_BPC_THEO,
     HW_BW_READ, HW_BW_WRITE, HW_BW_COPY, HW_BW_TRIAD, HW_BW_THEO,
     HW_LAT_FP32, HW_LAT_FP64, HW_LAT_INT, HW_LAT_SFU, HW_LAT_SMEM, HW_LAT_GMEM,
-    HW_ISSUE_INTERVAL, HW_BLOCK_CYCLES, HW_FETCH_BYTES, HW_LAUNCH_NS };
+    HW_ISSUE_INTERVAL, HW_BLOCK_CYCLES, HW_BLOCK_LAT, HW_FETCH_BYTES, HW_LAUNCH_NS };
 const int gc_little_nparams = (int)(sizeof gc_little_params / sizeof gc_little_params[0]);
 
 const char *const gc_little_term_names[LT_NTERMS] = {
@@ -81,8 +81,11 @@ int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
         o->cp_cycles += d->critical_path[c] * val(h, lat_id[c], HW_LAT_FP32);
     double interval = val(h, HW_ISSUE_INTERVAL, HW_ISSUE_INTERVAL);
     o->issue_cycles = gc_kdesc_total_insts(d) * (isfinite(interval) ? interval : 1.0);
-    double blk = h->v[HW_BLOCK_CYCLES];
-    o->block_cycles = isfinite(blk) && blk > 0 ? blk : 0;
+    /* block replacement: measured with one block per SM; older catalogues
+     * have only the scheduler's interval, the best stand-in */
+    double blk = h->v[HW_BLOCK_LAT], ivl = h->v[HW_BLOCK_CYCLES];
+    o->block_cycles = isfinite(blk) && blk > 0 ? blk : isfinite(ivl) && ivl > 0 ? ivl : 0;
+    o->interval_cycles = isfinite(ivl) && ivl > 0 ? ivl : 0;
     o->latency_bound_cycles = fmax(o->cp_cycles, o->issue_cycles) + o->block_cycles;
     /* throughput bound */
     double lb, sb;
@@ -102,7 +105,7 @@ int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
                                                      o->gmem_bytes_per_cycle_per_sm : 0;
     /* An SM takes a new block once per block interval at best (measured
      * with many empty blocks): a throughput bound per warp of the block. */
-    o->cpw[LT_BLOCK] = o->block_cycles / ceil(d->block_threads / ws);
+    o->cpw[LT_BLOCK] = o->interval_cycles / ceil(d->block_threads / ws);
     o->cpw_max = 0;
     for (int t = 1; t < LT_NTERMS; t++)
         if (o->cpw[t] > o->cpw[o->cpw_max])

@@ -23,7 +23,8 @@ typedef struct gc_little_pred {
     double occupancy_warps;        /* warps resident per SM */
     double cp_cycles;              /* critical path through the warp's instructions */
     double issue_cycles;           /* one warp's instructions issued back to back */
-    double block_cycles;           /* block replacement (0: not measured) */
+    double block_cycles;           /* block replacement latency (0: not measured) */
+    double interval_cycles;        /* block scheduler interval (0: not measured) */
     double latency_bound_cycles;   /* max of the two + block replacement */
     double cpw[LT_NTERMS];         /* cycles per warp, eq. 4.5 */
     int cpw_max;                   /* the largest term */

@@ -147,6 +147,7 @@ static void json_little(gc_jw *w, const gc_little_pred *m)
     knum(w, "latency_bound_cycles", m->latency_bound_cycles);
     knum(w, "critical_path_cycles", m->cp_cycles);
     knum(w, "block_replacement_cycles", m->block_cycles);
+    knum(w, "block_interval_cycles", m->interval_cycles);
     knum(w, "issue_cycles", m->issue_cycles);
     gc_jw_key(w, "cpw_cycles");
     gc_jw_open(w, "{");

@@ -73,6 +73,7 @@ static const key_def keys[] = {
     D("launch.back_to_back_us", launch_back_to_back_us, 0.01, 1e4),
     D("launch.launch_sync_us", launch_sync_us, 0.01, 1e4),
     D("launch.block_interval_ns", block_interval_ns, 0.1, 1e5),
+    D("launch.block_replacement_ns", block_replacement_ns, 0.1, 1e5),
     I("pcie.gen", pcie_gen, 1, 8),
     I("pcie.width", pcie_width, 1, 32),
     D("pcie.gt_per_s_per_lane", pcie_gt_per_s_per_lane, 1, 256),

@@ -55,7 +55,7 @@ typedef struct gc_sim_profile {
     int nops;
     gc_sim_op ops[GC_SIM_MAX_OPS];
     /* launch */
-    double launch_back_to_back_us, launch_sync_us, block_interval_ns;
+    double launch_back_to_back_us, launch_sync_us, block_interval_ns, block_replacement_ns;
     /* pcie */
     int pcie_gen, pcie_width;
     double pcie_gt_per_s_per_lane;

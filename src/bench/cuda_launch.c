@@ -3,7 +3,11 @@
  * stream synchronize. One sample per batch or per launch, in ns.
  * blocks = the block scheduler: one launch of BLOCKS_PER_SM empty blocks
  * per SM; sample = launch time / blocks per SM, the interval at which one
- * SM retires a block and receives the next (metric block_interval). */
+ * SM retires a block and receives the next (metric block_interval). With
+ * resident = "full" an SM holds as many blocks as fit (the scheduler's
+ * throughput); with "one", dummy shared memory lets it hold one at a time,
+ * so the interval is the latency from a block's end to the next one's
+ * start (the block-replacement latency of the Little's-law model). */
 #include "cuda.h"
 
 #include <string.h>
@@ -15,6 +19,10 @@ static int block_churn(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     uint32_t total = gc_cuda_samples(t, 50);
     int threads = (int)gc_cuda_num(t, "block_threads");
+    int one = strcmp(gc_cuda_str(t, "resident"), "one") == 0;
+    /* more than half an SM's shared memory: one block per SM */
+    size_t smem = one ? (size_t)c->dev.smem_per_block_optin_bytes : 0;
+    int resident = 0;
     uint32_t grid = BLOCKS_PER_SM * (uint32_t)c->dev.sm_count;
     double *ns = gc_cuda_host(c, total, err);
     if (!ns)
@@ -27,8 +35,11 @@ static int block_churn(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     uint32_t done = 0;
     while (done < total) {
         uint32_t n = total - done < 10 ? total - done : 10;
-        if (gck_block_churn_run(n, grid, threads, ns, msg, sizeof msg))
+        if (gck_block_churn_run(n, grid, threads, smem, &resident, ns, msg, sizeof msg))
             return gc_fail(err, GC_EDEVICE, "%s", msg);
+        if (one && resident != 1)
+            return gc_fail(err, GC_EDEVICE, "launch blocks: %zu bytes of shared memory leave %d "
+                           "blocks per SM, not one", smem, resident);
         for (uint32_t i = 0; i < n; i++)
             gc_cuda_record(&g->points[ip], ns[i] / BLOCKS_PER_SM);
         done += n;
@@ -39,6 +50,8 @@ static int block_churn(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     gc_ctx_set_num(x, "grid_blocks", grid);
     gc_ctx_set_num(x, "block_threads", threads);
     gc_ctx_set_num(x, "blocks_per_sm", BLOCKS_PER_SM);
+    gc_ctx_set_num(x, "resident_blocks_per_sm", resident);
+    gc_ctx_set_num(x, "smem_dynamic_bytes", (double)smem);
     return 0;
 }
 

@@ -19,6 +19,7 @@ static const char *const inst_ops[] = {
     "sfu_sin", "sfu_exp", "smem_ld", NULL };
 static const char *const inst_modes[] = { "latency", "throughput", NULL };
 static const char *const stream_kernels[] = { "read", "write", "copy", "triad", "sparse", NULL };
+static const char *const residents[] = { "full", "one", NULL };
 static const char *const launch_modes[] = { "back_to_back", "launch_sync", "blocks", NULL };
 static const char *const access_kinds[] = { "coalesced", "uncoalesced", NULL };
 static const char *const xfer_dirs[] = { "h2d", "d2h", "bidir", NULL };
@@ -61,6 +62,7 @@ static const gc_param_def smem_p[] = {
 static const gc_param_def launch_p[] = {
     STR("mode", launch_modes, "back_to_back"),
     NUM("block_threads", 32, 1024, 64),   /* mode blocks: threads of each empty block */
+    STR("resident", residents, "full"),   /* mode blocks: blocks an SM may hold, all or one */
 };
 static const gc_param_def xfer_p[] = {
     STR("direction", xfer_dirs, "h2d"),

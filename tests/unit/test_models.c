@@ -489,6 +489,17 @@ static void test_little(void)
     CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && o.cpw_max == LT_BLOCK &&
               rel(o.cycles, 1000 * 150.0) < 1e-9 && gc_regime_of(&o) == GC_REG_LATENCY,
           "block scheduler: %g cycles, term %d", o.cycles, o.cpw_max);
+    /* measured with one block per SM, the replacement latency is the latency
+     * term; the scheduler's interval stays the throughput term */
+    h.v[HW_BLOCK_LAT] = 400;
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && o.block_cycles == 400 &&
+              o.interval_cycles == 150 && rel(o.cycles, 1000 * 150.0) < 1e-9,
+          "replacement latency %g, interval %g", o.block_cycles, o.interval_cycles);
+    d.grid_blocks = 13;
+    gc_mlaunch_of(&lim, &h, &d, &l, &e);
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.latency_bound_cycles, lat + 400) < 1e-12,
+          "latency bound with the replacement latency: %g", o.latency_bound_cycles);
+    h.v[HW_BLOCK_LAT] = NAN;
     h.v[HW_BLOCK_CYCLES] = NAN;
     /* all arithmetic: compute-bound */
     d.grid_blocks = 1024;
