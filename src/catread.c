@@ -35,6 +35,15 @@ int cr_bad(rd *r, const char *fmt, ...)
                    r->where[0] ? ": " : "", m);
 }
 
+int cr_kind_catalogue(rd *r, json_t *v, const char *cmd)
+{
+    if (json_is_string(v) && !strcmp(json_string_value(v), "catalogue"))
+        return 0;
+    int node = json_is_string(v) && !strcmp(json_string_value(v), "node");
+    return cr_bad(r, "kind must be \"catalogue\"%s%s%s", node ? " (this is a per-node file; " : "",
+                  node ? cmd : "", node ? " reads OUT/catalogue.json)" : "");
+}
+
 /* ---- typed access with schema errors ---------------------------------- */
 
 static json_t *req(rd *r, json_t *o, const char *k, const char *path, int *rc)
@@ -516,10 +525,9 @@ static int cat_top(sink *s, rd *r, const char *key, json_t *v)
         return cr_bad(r, "'%s' must be an array", key);
     if (!strcmp(key, "kind")) {
         s->seen_kind = 1;
-        if (!json_is_string(v) || strcmp(json_string_value(v), "catalogue"))
-            return cr_bad(r, "kind must be \"catalogue\"%s",
-                       json_is_string(v) && !strcmp(json_string_value(v), "node")
-                           ? " (this is a per-node file; check reads OUT/catalogue.json)" : "");
+        int bad = cr_kind_catalogue(r, v, "check");
+        if (bad)
+            return bad;
     } else if (!strcmp(key, "run")) {
         if (!json_is_object(v))
             return cr_bad(r, "'run' must be an object");

@@ -41,6 +41,9 @@ typedef struct sink {
 int cr_line_of(const rd *r, size_t pos);
 /* A schema error at r's position: GC_ECORRUPT "FILE:LINE: WHERE: message". */
 int cr_bad(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 0 when v is "catalogue"; else the error, with a hint naming cmd for a
+ * per-node file. */
+int cr_kind_catalogue(rd *r, json_t *v, const char *cmd);
 size_t cr_skip_ws(const rd *r, size_t p);
 /* A GPU object of the catalogue -> g (values in b). all: every parameter
  * and point (baselines); otherwise those the rules judge. */

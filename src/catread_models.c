@@ -245,10 +245,9 @@ static int m_top(sink *s, rd *r, const char *key, json_t *v)
         return cr_bad(r, "'%s' must be an array", key);
     if (!strcmp(key, "kind")) {
         s->seen_kind = 1;
-        if (!json_is_string(v) || strcmp(json_string_value(v), "catalogue"))
-            return cr_bad(r, "kind must be \"catalogue\"%s",
-                          json_is_string(v) && !strcmp(json_string_value(v), "node")
-                              ? " (this is a per-node file; predict reads OUT/catalogue.json)" : "");
+        int bad = cr_kind_catalogue(r, v, "predict");
+        if (bad)
+            return bad;
     } else if (!strcmp(key, "run")) {
         json_t *b = json_is_object(v) ? json_object_get(v, "backend") : NULL;
         if (!json_is_string(b))
