@@ -1,9 +1,10 @@
 #!/bin/sh
 # tools/kdesc.py on a fixture captured on an H200 machine (tests/kdesc/
 # fixture/: cuobjdump -sass of build/kernels/valid.o, its ptxas -v log, and
-# the valid.cu / valid_table.h they were built from): the counts the SASS
-# really holds, refusal of loops and of wrong access annotations, the
-# committed descriptions, and tools/embed_desc.sh (committed / stale / none).
+# sources.sha256, the sha256 of the kernels/valid.cu + valid_table.h they
+# were built from): the counts the SASS really holds, refusal of loops and
+# of wrong access annotations, the committed descriptions, and
+# tools/embed_desc.sh (committed / stale / none).
 # Needs python3 only (no GPU, no cuobjdump).
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null || skip "no python3"
@@ -12,7 +13,7 @@ KD="python3 $ROOT/tools/kdesc.py"
 gzip -dc "$FX/valid.sass.gz" > "$TMP/valid.sass" || die "fixture SASS"
 
 kdesc() {   # kdesc SASS TABLE OUTDIR
-    $KD --sass "$1" --ptxas "$FX/valid.ptxas.log" --table "$2" --source "$FX/valid.cu" \
+    $KD --sass "$1" --ptxas "$FX/valid.ptxas.log" --table "$2" --source "$ROOT/kernels/valid.cu" \
         --tool "$(cat "$FX/tool.txt")" -o "$3"
 }
 val() {     # val FILE KEY: the first `KEY = N` in FILE (dotted: group.key)
@@ -26,7 +27,8 @@ want() {    # want KERNEL KEY VALUE
     [ "$got" = "$3" ] || die "$1: $2 = '$got', expected $3"
 }
 
-kdesc "$TMP/valid.sass" "$FX/valid_table.h" "$TMP/out" || die "kdesc.py refused the fixture"
+TABLE=$ROOT/kernels/valid_table.h
+kdesc "$TMP/valid.sass" "$TABLE" "$TMP/out" || die "kdesc.py refused the fixture"
 [ "$(ls "$TMP/out"/*.cfg | wc -l)" -eq 19 ] || die "expected 19 descriptions"
 
 # saxpy_a16 (SASS: 16 FFMA, IMAD + 2 IMAD.WIDE.U32, 2 LDG, 1 STG, EXIT,
@@ -69,23 +71,23 @@ want chase_dram grid_blocks 132
 want chase_dram registers_per_thread 20
 grep -q 'count = 1024; bytes_per_thread = 8; sectors_per_inst = 32;' "$TMP/out/chase_dram.cfg" \
     || die "chase_dram: load group"
-sha=$(cat "$FX/valid.cu" "$FX/valid_table.h" | sha256sum | cut -d' ' -f1)
-want saxpy_a4 source_sha256 "$sha"
+cur=$(cat "$ROOT/kernels/valid.cu" "$TABLE" | sha256sum | cut -d' ' -f1)
+want saxpy_a4 source_sha256 "$cur"
 echo "fixture counts ok"
 
 # refused: a loop (a backward branch in saxpy_a16), a wrong annotation
 sed '/Function : gcv_saxpy_a16$/,/EXIT/ s|/\*0100\*/ *FFMA R7, R7, UR6, R4 ;|/*0100*/ @P0 BRA 0xd0 ;|' \
     "$TMP/valid.sass" > "$TMP/loop.sass"
 cmp -s "$TMP/valid.sass" "$TMP/loop.sass" && die "loop injection did not apply"
-kdesc "$TMP/loop.sass" "$FX/valid_table.h" "$TMP/o2" 2> "$TMP/err" && die "a loop was accepted"
+kdesc "$TMP/loop.sass" "$TABLE" "$TMP/o2" 2> "$TMP/err" && die "a loop was accepted"
 grep -q "saxpy_a16: backward branch" "$TMP/err" || die "loop refusal: $(cat "$TMP/err")"
-sed '/^GCV("saxpy_a4",/ s/load 2x4B/load 3x4B/' "$FX/valid_table.h" > "$TMP/bad.h"
+sed '/^GCV("saxpy_a4",/ s/load 2x4B/load 3x4B/' "$TABLE" > "$TMP/bad.h"
 kdesc "$TMP/valid.sass" "$TMP/bad.h" "$TMP/o3" 2> "$TMP/err" && die "a wrong annotation was accepted"
 grep -q "saxpy_a4: .*2 load x 4B.*3 load x 4B" "$TMP/err" || die "annotation refusal: $(cat "$TMP/err")"
 # an annotated loop is unrolled: the same saxpy_a4 loop body (3 FFMA + BRA) twice
 sed '/Function : gcv_saxpy_a4$/,/EXIT/ s|/\*0100\*/ *FFMA R7, R7, UR6, R2 ;|/*0100*/ @P0 BRA 0xd0 ;|' \
     "$TMP/valid.sass" > "$TMP/loop4.sass"
-sed '/^GCV("saxpy_a4",/ s/ 0, 0, "load/ 0, 2, "load/' "$FX/valid_table.h" > "$TMP/trips.h"
+sed '/^GCV("saxpy_a4",/ s/ 0, 0, "load/ 0, 2, "load/' "$TABLE" > "$TMP/trips.h"
 kdesc "$TMP/loop4.sass" "$TMP/trips.h" "$TMP/o4" || die "annotated loop refused"
 [ "$(val "$TMP/o4/saxpy_a4.cfg" insts.fp32)" = 6 ] || die "trips: fp32 != 6"
 [ "$(val "$TMP/o4/saxpy_a4.cfg" insts.control)" = 3 ] || die "trips: control != 3"
@@ -100,8 +102,8 @@ tab=$(grep -o '^GCV("[a-z0-9_]*"' "$ROOT/kernels/valid_table.h" | sed 's/GCV("//
 [ "$names" = "$tab" ] || die "registry's valid_kernels differ from kernels/valid_table.h"
 com=$(for f in "$ROOT"/configs/kernels/valid/*.cfg; do val "$f" name; done | sort)
 [ "$names" = "$com" ] || die "configs/kernels/valid/ does not describe every registry kernel"
-cur=$(cat "$ROOT/kernels/valid.cu" "$ROOT/kernels/valid_table.h" | sha256sum | cut -d' ' -f1)
-if [ "$(val "$ROOT/configs/kernels/valid/saxpy_a1.cfg" source_sha256)" = "$sha" ]; then
+sha=$(cat "$FX/sources.sha256")   # the sources the fixture's SASS came from
+if [ "$sha" = "$cur" ] && [ "$(val "$ROOT/configs/kernels/valid/saxpy_a1.cfg" source_sha256)" = "$sha" ]; then
     for f in "$ROOT"/configs/kernels/valid/*.cfg; do
         cmp -s "$f" "$TMP/out/$(basename "$f")" || die "$f is not kdesc.py's output for the fixture"
     done
