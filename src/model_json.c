@@ -11,14 +11,6 @@ static const char *const references[GC_NMODELS] = {
     "Little's law after V. Volkov, Understanding Latency Hiding on GPUs (2016), as formulated in "
     "source document 001 (Gajger 2017), eq. 4.1-4.7" };
 
-static void knum(gc_jw *w, const char *k, double v)
-{
-    if (isfinite(v))
-        gc_jw_kreal(w, k, v);
-    else
-        gc_jw_knull(w, k);
-}
-
 static void stats_json(gc_jw *w, const char *k, const gc_err_stats *s)
 {
     gc_jw_key(w, k);
@@ -27,8 +19,8 @@ static void stats_json(gc_jw *w, const char *k, const gc_err_stats *s)
         gc_jw_key(w, gc_regime_names[r]);
         gc_jw_open(w, "{");
         gc_jw_kint(w, "n", s[r].n);
-        knum(w, "mape", s[r].n ? s[r].mape : NAN);
-        knum(w, "max_ape", s[r].n ? s[r].max_ape : NAN);
+        gc_jw_kreal(w, "mape", s[r].n ? s[r].mape : NAN);
+        gc_jw_kreal(w, "max_ape", s[r].n ? s[r].max_ape : NAN);
         gc_jw_close(w, "}");
     }
     gc_jw_close(w, "}");
@@ -56,13 +48,13 @@ static void model_json(gc_jw *w, const gc_models *m, int k, const int *ids, int 
         gc_jw_open(w, "{");
         gc_jw_kstr(w, "name", d->name);
         gc_jw_kstr(w, "symbol", d->symbol);
-        knum(w, "value", m->hw.v[ids[i]]);
+        gc_jw_kreal(w, "value", m->hw.v[ids[i]]);
         gc_jw_kstr(w, "unit", d->unit);
         gc_jw_kstr(w, "source", m->hw.source[ids[i]]);
         gc_jw_close(w, "}");
     }
     gc_jw_close(w, "]");
-    knum(w, "lambda", m->lambda[k]);
+    gc_jw_kreal(w, "lambda", m->lambda[k]);
     gc_jw_kint(w, "lambda_kernels", m->lambda_n[k]);
     errors_json(w, m->raw[k], m->cal[k]);
     gc_jw_close(w, "}");
@@ -77,19 +69,19 @@ static void row_json(gc_jw *w, const gc_vrow *r)
         gc_jw_knull(w, "regime");
     else
         gc_jw_kstr(w, "regime", gc_regime_names[r->regime]);
-    knum(w, "measured_ns", r->measured_ns);
-    knum(w, "sm_clock_mhz", r->sm_clock_mhz);
+    gc_jw_kreal(w, "measured_ns", r->measured_ns);
+    gc_jw_kreal(w, "sm_clock_mhz", r->sm_clock_mhz);
     gc_jw_kint(w, "grid_blocks", r->grid_blocks);
     gc_jw_kint(w, "block_threads", r->block_threads);
-    knum(w, "warps_per_sm", r->warps_per_sm > 0 ? r->warps_per_sm : NAN);
+    gc_jw_kreal(w, "warps_per_sm", r->warps_per_sm > 0 ? r->warps_per_sm : NAN);
     for (int k = 0; k < GC_NMODELS; k++) {
         char key[48];
         snprintf(key, sizeof key, "%s_ns", gc_model_names[k]);
-        knum(w, key, r->ok[k] ? r->pred_ns[k] : NAN);
+        gc_jw_kreal(w, key, r->ok[k] ? r->pred_ns[k] : NAN);
         snprintf(key, sizeof key, "%s_calibrated_ns", gc_model_names[k]);
-        knum(w, key, r->ok[k] ? r->cal_ns[k] : NAN);
+        gc_jw_kreal(w, key, r->ok[k] ? r->cal_ns[k] : NAN);
         snprintf(key, sizeof key, "%s_loo_lambda", gc_model_names[k]);
-        knum(w, key, r->ok[k] ? r->loo_lambda[k] : NAN);
+        gc_jw_kreal(w, key, r->ok[k] ? r->loo_lambda[k] : NAN);
     }
     if (r->ok[GC_M_MWP])
         gc_jw_kint(w, "mwp_cwp_case", r->mwp_case);

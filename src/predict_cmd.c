@@ -109,57 +109,49 @@ static void table_kernel(const gc_cat_models *cat, const char *path, const gc_kd
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-static void knum(gc_jw *w, const char *k, double v)
-{
-    if (isfinite(v))
-        gc_jw_kreal(w, k, v);
-    else
-        gc_jw_knull(w, k);
-}
-
 static void json_mwp(gc_jw *w, const gc_mwp_pred *m)
 {
     gc_jw_kint(w, "case", m->case_no);
-    knum(w, "cycles", m->cycles);
-    knum(w, "n", m->n);
-    knum(w, "mwp", m->mwp);
-    knum(w, "cwp", m->cwp);
-    knum(w, "cwp_full", m->cwp_full);
-    knum(w, "mwp_without_bw_full", m->mwp_without_bw_full);
-    knum(w, "mwp_peak_bw", m->mwp_peak_bw);
-    knum(w, "mem_l_cycles", m->mem_l);
-    knum(w, "departure_delay_cycles", m->departure_delay);
-    knum(w, "bw_per_warp_bps", m->bw_per_warp_bps);
-    knum(w, "load_bytes_per_warp", m->load_bytes_per_warp);
-    knum(w, "mem_bandwidth_bps", m->mem_bandwidth_bps);
-    knum(w, "comp_cycles", m->comp_cycles);
-    knum(w, "mem_cycles", m->mem_cycles);
-    knum(w, "synch_cycles", m->synch_cycles);
-    knum(w, "block_floor_cycles", m->block_floor_cycles);
-    knum(w, "rep", m->rep);
+    gc_jw_kreal(w, "cycles", m->cycles);
+    gc_jw_kreal(w, "n", m->n);
+    gc_jw_kreal(w, "mwp", m->mwp);
+    gc_jw_kreal(w, "cwp", m->cwp);
+    gc_jw_kreal(w, "cwp_full", m->cwp_full);
+    gc_jw_kreal(w, "mwp_without_bw_full", m->mwp_without_bw_full);
+    gc_jw_kreal(w, "mwp_peak_bw", m->mwp_peak_bw);
+    gc_jw_kreal(w, "mem_l_cycles", m->mem_l);
+    gc_jw_kreal(w, "departure_delay_cycles", m->departure_delay);
+    gc_jw_kreal(w, "bw_per_warp_bps", m->bw_per_warp_bps);
+    gc_jw_kreal(w, "load_bytes_per_warp", m->load_bytes_per_warp);
+    gc_jw_kreal(w, "mem_bandwidth_bps", m->mem_bandwidth_bps);
+    gc_jw_kreal(w, "comp_cycles", m->comp_cycles);
+    gc_jw_kreal(w, "mem_cycles", m->mem_cycles);
+    gc_jw_kreal(w, "synch_cycles", m->synch_cycles);
+    gc_jw_kreal(w, "block_floor_cycles", m->block_floor_cycles);
+    gc_jw_kreal(w, "rep", m->rep);
 }
 
 static void json_little(gc_jw *w, const gc_little_pred *m)
 {
-    knum(w, "cycles", m->cycles);
-    knum(w, "warps_launched", m->warps_launched);
-    knum(w, "occupancy_warps", m->occupancy_warps);
-    knum(w, "latency_bound_cycles", m->latency_bound_cycles);
-    knum(w, "critical_path_cycles", m->cp_cycles);
-    knum(w, "block_replacement_cycles", m->block_cycles);
-    knum(w, "block_interval_cycles", m->interval_cycles);
-    knum(w, "issue_cycles", m->issue_cycles);
+    gc_jw_kreal(w, "cycles", m->cycles);
+    gc_jw_kreal(w, "warps_launched", m->warps_launched);
+    gc_jw_kreal(w, "occupancy_warps", m->occupancy_warps);
+    gc_jw_kreal(w, "latency_bound_cycles", m->latency_bound_cycles);
+    gc_jw_kreal(w, "critical_path_cycles", m->cp_cycles);
+    gc_jw_kreal(w, "block_replacement_cycles", m->block_cycles);
+    gc_jw_kreal(w, "block_interval_cycles", m->interval_cycles);
+    gc_jw_kreal(w, "issue_cycles", m->issue_cycles);
     gc_jw_key(w, "cpw_cycles");
     gc_jw_open(w, "{");
     for (int t = 0; t < LT_NTERMS; t++)
-        knum(w, gc_little_term_names[t], m->cpw[t]);
+        gc_jw_kreal(w, gc_little_term_names[t], m->cpw[t]);
     gc_jw_close(w, "}");
     gc_jw_kstr(w, "cpw_max", gc_little_term_names[m->cpw_max]);
-    knum(w, "throughput_bound_warps_per_cycle", m->throughput_bound);
-    knum(w, "latency_rate_warps_per_cycle", m->latency_rate);
-    knum(w, "warp_throughput_per_cycle", m->warp_throughput);
-    knum(w, "gmem_bytes_per_warp", m->gmem_bytes_per_warp);
-    knum(w, "gmem_bytes_per_cycle_per_sm", m->gmem_bytes_per_cycle_per_sm);
+    gc_jw_kreal(w, "throughput_bound_warps_per_cycle", m->throughput_bound);
+    gc_jw_kreal(w, "latency_rate_warps_per_cycle", m->latency_rate);
+    gc_jw_kreal(w, "warp_throughput_per_cycle", m->warp_throughput);
+    gc_jw_kreal(w, "gmem_bytes_per_warp", m->gmem_bytes_per_warp);
+    gc_jw_kreal(w, "gmem_bytes_per_cycle_per_sm", m->gmem_bytes_per_cycle_per_sm);
 }
 
 static void json_kernel(gc_jw *w, const gc_cat_models *cat, const char *path, const gc_kdesc *d,
@@ -199,11 +191,11 @@ static void json_kernel(gc_jw *w, const gc_cat_models *cat, const char *path, co
             gc_jw_open(w, "{");
             gc_jw_kint(w, "blocks_per_sm", o->l.occ.blocks_per_sm);
             gc_jw_kint(w, "warps_per_block", o->l.occ.warps_per_block);
-            knum(w, "occupancy", o->l.occ.occupancy);
+            gc_jw_kreal(w, "occupancy", o->l.occ.occupancy);
             gc_jw_kstr(w, "limiter", o->l.occ.limiter);
-            knum(w, "active_sms", o->l.active_sms);
-            knum(w, "warps_per_sm", o->l.warps_per_sm);
-            knum(w, "rep", o->l.rep);
+            gc_jw_kreal(w, "active_sms", o->l.active_sms);
+            gc_jw_kreal(w, "warps_per_sm", o->l.warps_per_sm);
+            gc_jw_kreal(w, "rep", o->l.rep);
             gc_jw_close(w, "}");
         } else {
             gc_jw_knull(w, "launch");
@@ -212,10 +204,10 @@ static void json_kernel(gc_jw *w, const gc_cat_models *cat, const char *path, co
             gc_jw_key(w, gc_model_names[k]);
             gc_jw_open(w, "{");
             if (o->ok[k]) {
-                knum(w, "ns", o->ns[k]);
-                knum(w, "calibrated_ns", o->cal_ns[k]);
-                knum(w, "lambda", c->lambda[k]);
-                knum(w, "launch_overhead_ns", c->hw.v[HW_LAUNCH_NS]);
+                gc_jw_kreal(w, "ns", o->ns[k]);
+                gc_jw_kreal(w, "calibrated_ns", o->cal_ns[k]);
+                gc_jw_kreal(w, "lambda", c->lambda[k]);
+                gc_jw_kreal(w, "launch_overhead_ns", c->hw.v[HW_LAUNCH_NS]);
                 if (k == GC_M_MWP)
                     json_mwp(w, &o->mwp);
                 else
@@ -283,11 +275,11 @@ static void json_bytes(gc_jw *w, const gc_cat_models *cat, const char *path, dou
         gc_jw_key(w, "concurrent");
         gc_jw_puts(w, l->concurrent ? "true" : "false");
         int ok = has_model(l);
-        knum(w, "alpha_s", ok ? l->alpha_s : NAN);
-        knum(w, "beta_bps", ok ? l->beta_bps : NAN);
+        gc_jw_kreal(w, "alpha_s", ok ? l->alpha_s : NAN);
+        gc_jw_kreal(w, "beta_bps", ok ? l->beta_bps : NAN);
         double t = ok ? l->alpha_s + n / l->beta_bps : NAN;
-        knum(w, "time_s", t);
-        knum(w, "bandwidth_bps", ok ? n / t : NAN);
+        gc_jw_kreal(w, "time_s", t);
+        gc_jw_kreal(w, "bandwidth_bps", ok ? n / t : NAN);
         gc_jw_close(w, "}");
     }
     gc_jw_close(w, "]");
