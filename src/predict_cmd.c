@@ -33,8 +33,7 @@ typedef struct gpu_pred {
 
 static double calibrated(const gc_cat_gpu *c, int k, double exec_ns)
 {
-    double f = c->hw.v[HW_LAUNCH_NS], lam = c->lambda[k];
-    return (isfinite(f) ? f : 0) + exec_ns / (isfinite(lam) && lam > 0 ? lam : 1.0);
+    return gc_calibrated_ns(&c->hw, exec_ns, c->lambda[k]);
 }
 
 static void predict_gpu(const gc_cat_gpu *c, const gc_kdesc *d, gpu_pred *o)

@@ -23,10 +23,20 @@ int gc_regime_of(const gc_little_pred *p)
     return p->cpw_max == LT_GMEM ? GC_REG_MEMORY : GC_REG_COMPUTE;
 }
 
+static double hw_floor_ns(const gc_hwp *h)
+{
+    double f = h->v[HW_LAUNCH_NS];
+    return isfinite(f) && f > 0 ? f : 0;
+}
+
 static double floor_ns(const gc_models *m)
 {
-    double f = m->hw.v[HW_LAUNCH_NS];
-    return isfinite(f) && f > 0 ? f : 0;
+    return hw_floor_ns(&m->hw);
+}
+
+double gc_calibrated_ns(const gc_hwp *h, double exec_ns, double lambda)
+{
+    return hw_floor_ns(h) + exec_ns / (isfinite(lambda) && lambda > 0 ? lambda : 1.0);
 }
 
 /* The ratio model / measured of a row, both without the floor; NAN when
@@ -145,7 +155,6 @@ int gc_models_compute(const gc_gpu *g, const gc_kdesc_set *s, gc_models *m)
         else
             predict_row(g, m, p, d, r);
     }
-    double f = floor_ns(m);
     for (int k = 0; k < GC_NMODELS; k++) {
         m->lambda[k] = gc_models_lambda(m, k, NULL, &m->lambda_n[k]);
         for (size_t i = 0; i < m->nrows; i++) {
@@ -154,7 +163,7 @@ int gc_models_compute(const gc_gpu *g, const gc_kdesc_set *s, gc_models *m)
                 continue;
             double lam = gc_models_lambda(m, k, r->kernel, NULL);
             r->loo_lambda[k] = lam;
-            r->cal_ns[k] = f + r->exec_ns[k] / (isfinite(lam) && lam > 0 ? lam : 1.0);
+            r->cal_ns[k] = gc_calibrated_ns(&m->hw, r->exec_ns[k], lam);
             double raw = fabs(r->pred_ns[k] - r->measured_ns) / r->measured_ns;
             double cal = fabs(r->cal_ns[k] - r->measured_ns) / r->measured_ns;
             add_err(&m->raw[k][GC_REG_ALL], raw);

@@ -72,6 +72,9 @@ void gc_models_free(gc_models *m);
 int gc_regime_of(const gc_little_pred *p);
 /* lambda for kernel `skip` (NULL: all kernels) from rows' ratios. */
 double gc_models_lambda(const gc_models *m, int model, const char *skip, int *n);
+/* A calibrated time: the launch floor (h's launch_ns, 0 when missing) plus
+ * the model's execution time / lambda (1 when lambda is missing). */
+double gc_calibrated_ns(const gc_hwp *h, double exec_ns, double lambda);
 /* "mwp_cwp" / "littles_law" with the lower calibrated error over all
  * kernels, or NULL. */
 const char *gc_models_better(const gc_models *m);
