@@ -37,6 +37,41 @@ __global__ void k_spin(volatile int *flag, int *timed_out)
         }
 }
 
+// The spin-kernel protocol: hold stream s until the host releases it (or
+// SPIN_TIMEOUT_NS passes); the host releases whatever happened while it
+// queued, so the stream always drains.
+static void spin_hold(gck_xfer *x, cudaStream_t s)
+{
+    x->flag[0] = 0;
+    x->flag[1] = 0;
+    __sync_synchronize();
+    k_spin<<<1, 1, 0, s>>>(x->flag_dev, x->flag_dev + 1);
+}
+
+static void spin_release(gck_xfer *x)
+{
+    __sync_synchronize();
+    ((volatile int *)x->flag)[0] = 1;
+}
+
+// After the stream drained: did the spin kernel give up waiting?
+static int spin_timed_out(const gck_xfer *x)
+{
+    return ((volatile int *)x->flag)[1] != 0;
+}
+
+// ns[i] = event time of sample i's batch / batch (events 2i and 2i + 1).
+static int batch_times(const gck_xfer_rt *rt, uint32_t nsamples, uint32_t batch, double *ns,
+                       char *err, size_t errlen)
+{
+    for (uint32_t i = 0; i < nsamples; i++) {
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, rt->ev[2 * i], rt->ev[2 * i + 1]));
+        ns[i] = ms * 1e6 / batch;
+    }
+    return 0;
+}
+
 // Byte-exact copy with 16-byte accesses where both ends are aligned.
 __global__ void k_copy_bytes(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, size_t n)
 {
@@ -204,39 +239,32 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
         return 0;
     }
     // Hold stream 0 (and 1 behind it) while everything is queued.
-    x->flag[0] = 0;
-    x->flag[1] = 0;
-    __sync_synchronize();
-    k_spin<<<1, 1, 0, rt->s[0]>>>(x->flag_dev, x->flag_dev + 1);
-    CKL();
-    for (uint32_t i = 0; i < nsamples; i++) {
-        CK(cudaEventRecord(rt->ev[2 * i], rt->s[0]));
-        if (both)
-            CK(cudaStreamWaitEvent(rt->s[1], rt->ev[2 * i], 0));
-        for (uint32_t b = 0; b < batch; b++) {
-            CK(one_op(x, both ? 0 : dir, sm, pageable, bytes, rt->s[0]));
-            if (both)
-                CK(one_op(x, 1, sm, pageable, bytes, rt->s[1]));
+    spin_hold(x, rt->s[0]);
+    cudaError_t e = cudaGetLastError();
+    for (uint32_t i = 0; e == cudaSuccess && i < nsamples; i++) {
+        e = cudaEventRecord(rt->ev[2 * i], rt->s[0]);
+        if (both && e == cudaSuccess)
+            e = cudaStreamWaitEvent(rt->s[1], rt->ev[2 * i], 0);
+        for (uint32_t b = 0; e == cudaSuccess && b < batch; b++) {
+            e = one_op(x, both ? 0 : dir, sm, pageable, bytes, rt->s[0]);
+            if (both && e == cudaSuccess)
+                e = one_op(x, 1, sm, pageable, bytes, rt->s[1]);
         }
-        if (both) {
-            CK(cudaEventRecord(rt->ev2[i], rt->s[1]));
-            CK(cudaStreamWaitEvent(rt->s[0], rt->ev2[i], 0));
-        }
-        CK(cudaEventRecord(rt->ev[2 * i + 1], rt->s[0]));
+        if (both && e == cudaSuccess)
+            e = cudaEventRecord(rt->ev2[i], rt->s[1]);
+        if (both && e == cudaSuccess)
+            e = cudaStreamWaitEvent(rt->s[0], rt->ev2[i], 0);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(rt->ev[2 * i + 1], rt->s[0]);
     }
-    __sync_synchronize();
-    ((volatile int *)x->flag)[0] = 1;
+    spin_release(x);   // whatever happened: drain the streams
     CK(cudaStreamSynchronize(rt->s[0]));
     if (both)
         CK(cudaStreamSynchronize(rt->s[1]));
+    CK(e);
     if (spin_timeouts)
-        *spin_timeouts += ((volatile int *)x->flag)[1] != 0;
-    for (uint32_t i = 0; i < nsamples; i++) {
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, rt->ev[2 * i], rt->ev[2 * i + 1]));
-        ns[i] = ms * 1e6 / batch;
-    }
-    return 0;
+        *spin_timeouts += spin_timed_out(x);
+    return batch_times(rt, nsamples, batch, ns, err, errlen);
 }
 
 extern "C" int gck_xfer_busy_begin(gck_xfer *x, size_t bytes, uint32_t copies, char *err,
@@ -393,10 +421,7 @@ extern "C" int gck_p2p_run(gck_xfer *x, int peer_dev, int peer_access, size_t by
         }
         return 0;
     }
-    x->flag[0] = 0;
-    x->flag[1] = 0;
-    __sync_synchronize();
-    k_spin<<<1, 1, 0, rt->s[0]>>>(x->flag_dev, x->flag_dev + 1);
+    spin_hold(x, rt->s[0]);
     cudaError_t e = cudaGetLastError();
     for (uint32_t i = 0; e == cudaSuccess && i < nsamples; i++) {
         e = cudaEventRecord(rt->ev[2 * i], rt->s[0]);
@@ -406,8 +431,7 @@ extern "C" int gck_p2p_run(gck_xfer *x, int peer_dev, int peer_access, size_t by
             e = cudaEventRecord(rt->ev[2 * i + 1], rt->s[0]);
     }
     int peer_failed = hold ? hold(hold_ctx, e == cudaSuccess) : 0;
-    __sync_synchronize();
-    ((volatile int *)x->flag)[0] = 1;   // release, whatever happened: drain the stream
+    spin_release(x);   // whatever happened: drain the stream
     CK(cudaStreamSynchronize(rt->s[0]));
     CK(e);
     if (peer_failed) {
@@ -415,13 +439,8 @@ extern "C" int gck_p2p_run(gck_xfer *x, int peer_dev, int peer_access, size_t by
         return 1;
     }
     if (spin_timeouts)
-        *spin_timeouts += ((volatile int *)x->flag)[1] != 0;
-    for (uint32_t i = 0; i < nsamples; i++) {
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, rt->ev[2 * i], rt->ev[2 * i + 1]));
-        ns[i] = ms * 1e6 / batch;
-    }
-    return 0;
+        *spin_timeouts += spin_timed_out(x);
+    return batch_times(rt, nsamples, batch, ns, err, errlen);
 }
 
 // ---- network staging ------------------------------------------------------
