@@ -4,15 +4,14 @@
  * wrong", so a typo in a hand-written description points at its line. */
 #include "kdesc.h"
 
-#include <libconfig.h>
+#include "cfgread.h"
+
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define KD_MAX_FILE (1u << 20)
-#define PATHN 96
 
 const char *const gc_kd_class_names[GC_KD_NCLASS] = {
     "fp32", "fp64", "int", "sfu", "conv", "smem", "control", "other" };
@@ -26,167 +25,85 @@ static const char *const kernel_keys[] = {
 static const char *const mem_keys[] = { "op", "count", "bytes_per_thread", "sectors_per_inst",
                                         "lines_per_inst", NULL };
 
-typedef struct kd_ctx {
-    const char *file;
-    gc_err *err;
-} kd_ctx;
-
-static int line_of(const config_setting_t *s)
-{
-    int l = s ? (int)config_setting_source_line(s) : 0;
-    return l > 0 ? l : 1;
-}
-
-static int fail_at(const kd_ctx *c, const config_setting_t *s, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail_at(const kd_ctx *c, const config_setting_t *s, const char *path, const char *fmt, ...)
-{
-    char msg[300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return gc_fail(c->err, GC_EINVAL, "%s:%d: %s: %s", c->file, line_of(s), path, msg);
-}
-
-static const char *type_name(const config_setting_t *s)
-{
-    switch (config_setting_type(s)) {
-    case CONFIG_TYPE_INT: case CONFIG_TYPE_INT64: return "an integer";
-    case CONFIG_TYPE_FLOAT: return "a number";
-    case CONFIG_TYPE_STRING: return "a string";
-    case CONFIG_TYPE_BOOL: return "a boolean";
-    case CONFIG_TYPE_GROUP: return "a group";
-    case CONFIG_TYPE_ARRAY: return "an array";
-    case CONFIG_TYPE_LIST: return "a list";
-    default: return "something else";
-    }
-}
-
-static int is_number(const config_setting_t *s)
-{
-    int t = config_setting_type(s);
-    return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
-}
-
-static double num_of(const config_setting_t *s)
-{
-    int t = config_setting_type(s);
-    return t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
-                                  : (double)config_setting_get_int64(s);
-}
-
-static void join(char *out, size_t cap, const char *base, const char *key)
-{
-    snprintf(out, cap, "%.44s.%.44s", base, key);
-}
-
-static int check_keys(const kd_ctx *c, const config_setting_t *g, const char *path,
-                      const char *const *allowed)
-{
-    for (int i = 0; i < config_setting_length(g); i++) {
-        const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
-        const char *k = config_setting_name(m);
-        int ok = 0;
-        for (const char *const *a = allowed; *a && !ok; a++)
-            ok = k && strcmp(k, *a) == 0;
-        if (!ok) {
-            char p[PATHN], words[300];
-            size_t used = 0;
-            words[0] = '\0';
-            for (const char *const *a = allowed; *a && used < sizeof words; a++)
-                used += (size_t)snprintf(words + used, sizeof words - used, "%s%s",
-                                         a == allowed ? "" : ", ", *a);
-            join(p, sizeof p, path, k ? k : "?");
-            return fail_at(c, m, p, "unknown key (expected one of: %s)", words);
-        }
-    }
-    return 0;
-}
+/* Errors through cfgread (the plan loader's "FILE:LINE: key.path: message"). */
+#define fail_at(c, s, path, ...) gc_cfg_fail_at((c), gc_cfg_line_of(s), (path), __VA_ARGS__)
 
 /* A number in [lo, hi]; integral when asked. Missing: required -> error,
  * otherwise *out keeps its default. */
-static int get_num(const kd_ctx *c, const config_setting_t *g, const char *path, const char *key,
+static int get_num(const gc_cfg *c, const config_setting_t *g, const char *path, const char *key,
                    int required, int integral, double lo, double hi, double *out)
 {
-    char p[PATHN];
-    join(p, sizeof p, path, key);
+    char p[GC_CFG_PATH];
+    gc_cfg_path_key(p, path, key);
     const config_setting_t *s = config_setting_get_member(g, key);
     if (!s)
-        return required ? fail_at(c, g, p, "missing required key") : 0;
-    if (!is_number(s))
-        return fail_at(c, s, p, "expected a number, got %s", type_name(s));
-    double v = num_of(s);
-    if (!isfinite(v) || v < lo || v > hi)
-        return fail_at(c, s, p, "%g out of range [%g, %g]", v, lo, hi);
-    if (integral && v != floor(v))
-        return fail_at(c, s, p, "%g: expected a whole number", v);
-    *out = v;
-    return 0;
+        return required ? gc_cfg_fail_missing(c, g, p) : 0;
+    int rc = gc_cfg_get_num(c, s, p, lo, hi, 0, out);
+    if (!rc && integral && *out != floor(*out))
+        return fail_at(c, s, p, "%g: expected a whole number", *out);
+    return rc;
 }
 
-static int get_str(const kd_ctx *c, const config_setting_t *g, const char *path, const char *key,
+static int get_str(const gc_cfg *c, const config_setting_t *g, const char *path, const char *key,
                    int required, char *out, size_t cap)
 {
-    char p[PATHN];
-    join(p, sizeof p, path, key);
+    char p[GC_CFG_PATH];
+    gc_cfg_path_key(p, path, key);
     const config_setting_t *s = config_setting_get_member(g, key);
     if (!s)
-        return required ? fail_at(c, g, p, "missing required key") : 0;
-    if (config_setting_type(s) != CONFIG_TYPE_STRING)
-        return fail_at(c, s, p, "expected a string, got %s", type_name(s));
-    const char *v = config_setting_get_string(s);
-    if (strlen(v) >= cap)
-        return fail_at(c, s, p, "longer than %zu characters", cap - 1);
-    snprintf(out, cap, "%s", v);
-    return 0;
+        return required ? gc_cfg_fail_missing(c, g, p) : 0;
+    const char *v;
+    int rc = gc_cfg_get_str(c, s, p, cap, &v);
+    if (!rc)
+        snprintf(out, cap, "%s", v);
+    return rc;
 }
 
 /* A group of per-class counts; classes not given are 0. */
-static int get_classes(const kd_ctx *c, const config_setting_t *k, const char *key,
+static int get_classes(const gc_cfg *c, const config_setting_t *k, const char *key,
                        const char *const *names, int n, double *out)
 {
-    char p[PATHN];
-    join(p, sizeof p, "kernel", key);
+    char p[GC_CFG_PATH];
+    gc_cfg_path_key(p, "kernel", key);
     const config_setting_t *g = config_setting_get_member(k, key);
     if (!g)
-        return fail_at(c, k, p, "missing required key");
+        return gc_cfg_fail_missing(c, k, p);
     if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-        return fail_at(c, g, p, "expected a group { class = count; ... }, got %s", type_name(g));
+        return fail_at(c, g, p, "expected a group { class = count; ... }, got %s", gc_cfg_type_name(g));
     const char *allowed[GC_KD_NCLASS + 1];
     for (int i = 0; i < n; i++)
         allowed[i] = names[i];
     allowed[n] = NULL;
-    int rc = check_keys(c, g, p, allowed);
+    int rc = gc_cfg_check_keys(c, g, p, allowed);
     for (int i = 0; i < n && !rc; i++)
         rc = get_num(c, g, p, names[i], 0, 0, 0, 1e12, &out[i]);
     return rc;
 }
 
-static int get_mem(const kd_ctx *c, const config_setting_t *k, gc_kdesc *d)
+static int get_mem(const gc_cfg *c, const config_setting_t *k, gc_kdesc *d)
 {
     const config_setting_t *l = config_setting_get_member(k, "mem");
     if (!l)
-        return fail_at(c, k, "kernel.mem", "missing required key (an empty list () if none)");
+        return fail_at(c, k, "kernel.mem", "missing required setting (an empty list () if none)");
     if (config_setting_type(l) != CONFIG_TYPE_LIST)
         return fail_at(c, l, "kernel.mem", "expected a list ( { op = ...; ... }, ... ), got %s",
-                       type_name(l));
+                       gc_cfg_type_name(l));
     int n = config_setting_length(l);
     if (n > GC_KD_MAX_MEM)
         return fail_at(c, l, "kernel.mem", "%d entries, at most %d", n, GC_KD_MAX_MEM);
     for (int i = 0; i < n; i++) {
         const config_setting_t *e = config_setting_get_elem(l, (unsigned)i);
-        char p[PATHN], op[16] = "";
+        char p[GC_CFG_PATH], op[16] = "";
         snprintf(p, sizeof p, "kernel.mem.[%d]", i);
         if (config_setting_type(e) != CONFIG_TYPE_GROUP)
-            return fail_at(c, e, p, "expected a group { op = ...; ... }, got %s", type_name(e));
+            return fail_at(c, e, p, "expected a group { op = ...; ... }, got %s", gc_cfg_type_name(e));
         gc_kdesc_mem *m = &d->mem[i];
-        int rc = check_keys(c, e, p, mem_keys);
+        int rc = gc_cfg_check_keys(c, e, p, mem_keys);
         if (!rc)
             rc = get_str(c, e, p, "op", 1, op, sizeof op);
         if (!rc && strcmp(op, "load") && strcmp(op, "store")) {
-            char q[PATHN];
-            join(q, sizeof q, p, "op");
+            char q[GC_CFG_PATH];
+            gc_cfg_path_key(q, p, "op");
             rc = fail_at(c, config_setting_get_member(e, "op"), q,
                          "\"%s\": expected \"load\" or \"store\"", op);
         }
@@ -196,16 +113,16 @@ static int get_mem(const kd_ctx *c, const config_setting_t *k, gc_kdesc *d)
             rc = get_num(c, e, p, "bytes_per_thread", 1, 1, 1, 16, &m->bytes_per_thread);
         double b = m->bytes_per_thread;
         if (!rc && b != 1 && b != 2 && b != 4 && b != 8 && b != 16) {
-            char q[PATHN];
-            join(q, sizeof q, p, "bytes_per_thread");
+            char q[GC_CFG_PATH];
+            gc_cfg_path_key(q, p, "bytes_per_thread");
             rc = fail_at(c, config_setting_get_member(e, "bytes_per_thread"), q,
                          "%g: expected 1, 2, 4, 8 or 16", b);
         }
         if (!rc)
             rc = get_num(c, e, p, "sectors_per_inst", 1, 0, 1, 64, &m->sectors_per_inst);
         if (!rc && m->sectors_per_inst < gc_kdesc_min_sectors(m)) {
-            char q[PATHN];
-            join(q, sizeof q, p, "sectors_per_inst");
+            char q[GC_CFG_PATH];
+            gc_cfg_path_key(q, p, "sectors_per_inst");
             rc = fail_at(c, config_setting_get_member(e, "sectors_per_inst"), q,
                          "%g: a warp moving %g bytes per thread touches at least %g sectors",
                          m->sectors_per_inst, b, gc_kdesc_min_sectors(m));
@@ -215,8 +132,8 @@ static int get_mem(const kd_ctx *c, const config_setting_t *k, gc_kdesc *d)
             rc = get_num(c, e, p, "lines_per_inst", 0, 0, 1, 64, &m->lines_per_inst);
         if (!rc && (m->lines_per_inst < ceil(m->sectors_per_inst / 4.0) ||
                     m->lines_per_inst > m->sectors_per_inst)) {
-            char q[PATHN];
-            join(q, sizeof q, p, "lines_per_inst");
+            char q[GC_CFG_PATH];
+            gc_cfg_path_key(q, p, "lines_per_inst");
             rc = fail_at(c, config_setting_get_member(e, "lines_per_inst"), q,
                          "%g: %g sectors lie in %g to %g lines of 128 bytes", m->lines_per_inst,
                          m->sectors_per_inst, ceil(m->sectors_per_inst / 4.0), m->sectors_per_inst);
@@ -229,18 +146,7 @@ static int get_mem(const kd_ctx *c, const config_setting_t *k, gc_kdesc *d)
     return 0;
 }
 
-static int valid_name(const char *s)
-{
-    if (!*s)
-        return 0;
-    for (const char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '_' || *p == '-' || *p == '.'))
-            return 0;
-    return 1;
-}
-
-static int load_kernel(const kd_ctx *c, const config_t *cfg, gc_kdesc *d)
+static int load_kernel(const gc_cfg *c, const config_t *cfg, gc_kdesc *d)
 {
     const config_setting_t *root = config_root_setting(cfg);
     static const char *const top[] = { "kernel", NULL };
@@ -248,20 +154,20 @@ static int load_kernel(const kd_ctx *c, const config_t *cfg, gc_kdesc *d)
     for (int i = 0; i < config_setting_length(root); i++) {
         const config_setting_t *m = config_setting_get_elem(root, (unsigned)i);
         if (strcmp(config_setting_name(m), top[0]))
-            return fail_at(c, m, config_setting_name(m), "unknown key (a description holds one "
-                                                         "group: kernel = { ... })");
+            return fail_at(c, m, config_setting_name(m), "unknown setting (a description holds "
+                                                         "one group: kernel = { ... })");
     }
     const config_setting_t *k = config_setting_get_member(root, "kernel");
     if (!k)
         return gc_fail(c->err, GC_EINVAL, "%s:1: kernel: missing (a description is one group "
                                           "kernel = { ... }, docs/kernel-description.md)", c->file);
     if (config_setting_type(k) != CONFIG_TYPE_GROUP)
-        return fail_at(c, k, "kernel", "expected a group, got %s", type_name(k));
-    if ((rc = check_keys(c, k, "kernel", kernel_keys)))
+        return fail_at(c, k, "kernel", "expected a group, got %s", gc_cfg_type_name(k));
+    if ((rc = gc_cfg_check_keys(c, k, "kernel", kernel_keys)))
         return rc;
     if ((rc = get_str(c, k, "kernel", "name", 1, d->name, sizeof d->name)))
         return rc;
-    if (!valid_name(d->name))
+    if (!gc_cfg_valid_name(d->name))
         return fail_at(c, config_setting_get_member(k, "name"), "kernel.name",
                        "\"%s\": letters, digits, '_', '-' and '.' only", d->name);
     if ((rc = get_str(c, k, "kernel", "origin", 1, d->origin, sizeof d->origin)))
@@ -300,7 +206,7 @@ int gc_kdesc_parse(const char *file, const char *text, gc_kdesc *d, gc_err *err)
 {
     memset(d, 0, sizeof *d);
     snprintf(d->file, sizeof d->file, "%s", file);
-    kd_ctx c = { file, err };
+    gc_cfg c = { file, err };
     config_t cfg;
     config_init(&cfg);
     int rc = 0;

@@ -49,16 +49,16 @@ static int phase_allowed(const gc_bench_def *d, gc_phase p)
     return p == GC_PHASE_GPU || p == GC_PHASE_ISOLATED || p == GC_PHASE_CONCURRENT;
 }
 
-static int bench_name(const loader *L, const config_setting_t *g, const char *path,
+static int bench_name(const gc_cfg *L, const config_setting_t *g, const char *path,
                       gc_bench_spec *b)
 {
-    char p[PATH_CHARS], words[400];
+    char p[GC_CFG_PATH], words[400];
     const char *name;
     const config_setting_t *s = config_setting_get_member(g, "name");
-    pl_path_key(p, path, "name");
+    gc_cfg_path_key(p, path, "name");
     if (!s)
-        return pl_fail_missing(L, g, p);
-    int rc = pl_get_str(L, s, p, GC_KEY_MAX, &name);
+        return gc_cfg_fail_missing(L, g, p);
+    int rc = gc_cfg_get_str(L, s, p, GC_KEY_MAX, &name);
     if (rc)
         return rc;
     b->def = gc_bench_find(name);
@@ -68,51 +68,51 @@ static int bench_name(const loader *L, const config_setting_t *g, const char *pa
         for (size_t i = 0; i < gc_bench_ndefs && used < sizeof words; i++)
             used += (size_t)snprintf(words + used, sizeof words - used, "%s%s",
                                      i ? ", " : "", gc_bench_defs[i].name);
-        return pl_fail_at(L, pl_line_of(s), p, "unknown benchmark '%s' (known: %s)", name, words);
+        return gc_cfg_fail_at(L, gc_cfg_line_of(s), p, "unknown benchmark '%s' (known: %s)", name, words);
     }
     snprintf(b->name, sizeof b->name, "%s", name);
     snprintf(b->label, sizeof b->label, "%s", name);
     return 0;
 }
 
-static int bench_label_phase(const loader *L, const config_setting_t *g, const char *path,
+static int bench_label_phase(const gc_cfg *L, const config_setting_t *g, const char *path,
                              gc_bench_spec *b)
 {
-    char p[PATH_CHARS], words[128];
+    char p[GC_CFG_PATH], words[128];
     const char *v;
     int rc;
     const config_setting_t *s = config_setting_get_member(g, "label");
     if (s) {
-        pl_path_key(p, path, "label");
-        if ((rc = pl_get_name(L, s, p, GC_KEY_MAX, &v)))
+        gc_cfg_path_key(p, path, "label");
+        if ((rc = gc_cfg_get_name(L, s, p, GC_KEY_MAX, &v)))
             return rc;
         snprintf(b->label, sizeof b->label, "%s", v);
     }
     b->phase = b->def->phase;
     s = config_setting_get_member(g, "phase");
     if (s) {
-        pl_path_key(p, path, "phase");
-        if ((rc = pl_get_str(L, s, p, 32, &v)))
+        gc_cfg_path_key(p, path, "phase");
+        if ((rc = gc_cfg_get_str(L, s, p, 32, &v)))
             return rc;
         if (gc_phase_parse(v, &b->phase))
-            return pl_fail_at(L, pl_line_of(s), p, "unknown phase '%s' (choices: %s)", v,
-                              pl_join_words(words, sizeof words, phase_choices));
+            return gc_cfg_fail_at(L, gc_cfg_line_of(s), p, "unknown phase '%s' (choices: %s)", v,
+                              gc_cfg_join_words(words, sizeof words, phase_choices));
         if (!phase_allowed(b->def, b->phase))
-            return pl_fail_at(L, pl_line_of(s), p, "benchmark '%s' cannot run in phase '%s'",
+            return gc_cfg_fail_at(L, gc_cfg_line_of(s), p, "benchmark '%s' cannot run in phase '%s'",
                               b->name, v);
     }
     return 0;
 }
 
-static int bench_counts(const loader *L, const config_setting_t *g, const char *path,
+static int bench_counts(const gc_cfg *L, const config_setting_t *g, const char *path,
                         gc_bench_spec *b)
 {
     int64_t samples = 1000, reps = 1;
     double budget = 10.0;
     int rc;
-    if ((rc = pl_opt_int(L, g, path, "samples", 1, 10000000, &samples)) ||
-        (rc = pl_opt_int(L, g, path, "repetitions", 1, 100000, &reps)) ||
-        (rc = pl_opt_num(L, g, path, "budget_s", 0.0, 3600.0, 1, &budget)))
+    if ((rc = gc_cfg_opt_int(L, g, path, "samples", 1, 10000000, &samples)) ||
+        (rc = gc_cfg_opt_int(L, g, path, "repetitions", 1, 100000, &reps)) ||
+        (rc = gc_cfg_opt_num(L, g, path, "budget_s", 0.0, 3600.0, 1, &budget)))
         return rc;
     b->samples = (uint32_t)samples;
     b->repetitions = (uint32_t)reps;
@@ -120,55 +120,55 @@ static int bench_counts(const loader *L, const config_setting_t *g, const char *
     return 0;
 }
 
-static int load_bench(const loader *L, const config_setting_t *g, unsigned idx,
+static int load_bench(const gc_cfg *L, const config_setting_t *g, unsigned idx,
                       gc_bench_spec *b, size_t *points)
 {
-    char path[PATH_CHARS], p[PATH_CHARS];
+    char path[GC_CFG_PATH], p[GC_CFG_PATH];
     int rc;
-    pl_path_index(path, "benchmarks", idx);
+    gc_cfg_path_index(path, "benchmarks", idx);
     *points = 1;
     if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-        return pl_fail_at(L, pl_line_of(g), path, "expected a group { name = ...; }, got %s",
-                          pl_type_name(g));
-    b->line = pl_line_of(g);
-    if ((rc = pl_check_keys(L, g, path, bench_keys)) || (rc = bench_name(L, g, path, b)) ||
+        return gc_cfg_fail_at(L, gc_cfg_line_of(g), path, "expected a group { name = ...; }, got %s",
+                          gc_cfg_type_name(g));
+    b->line = gc_cfg_line_of(g);
+    if ((rc = gc_cfg_check_keys(L, g, path, bench_keys)) || (rc = bench_name(L, g, path, b)) ||
         (rc = bench_label_phase(L, g, path, b)) || (rc = bench_counts(L, g, path, b)))
         return rc;
     const config_setting_t *sw = config_setting_get_member(g, "sweep");
     if (!sw)
         return 0;
-    pl_path_key(p, path, "sweep");
+    gc_cfg_path_key(p, path, "sweep");
     return pl_load_sweep(L, sw, p, b, points);
 }
 
-static int check_label_unique(const loader *L, const gc_plan *plan, size_t i,
+static int check_label_unique(const gc_cfg *L, const gc_plan *plan, size_t i,
                               const config_setting_t *g)
 {
     for (size_t j = 0; j < i; j++)
         if (strcmp(plan->bench[j].label, plan->bench[i].label) == 0) {
-            char p[PATH_CHARS];
-            pl_path_index(p, "benchmarks", (unsigned)i);
+            char p[GC_CFG_PATH];
+            gc_cfg_path_index(p, "benchmarks", (unsigned)i);
             const config_setting_t *s = config_setting_get_member(g, "label");
-            return pl_fail_at(L, pl_line_of(s ? s : g), p,
+            return gc_cfg_fail_at(L, gc_cfg_line_of(s ? s : g), p,
                               "duplicate benchmark label '%s' (also at line %d); give each a unique label",
                               plan->bench[i].label, plan->bench[j].line);
         }
     return 0;
 }
 
-static int load_benchmarks(const loader *L, const config_setting_t *root, gc_plan *plan)
+static int load_benchmarks(const gc_cfg *L, const config_setting_t *root, gc_plan *plan)
 {
     const config_setting_t *s = config_setting_get_member(root, "benchmarks");
     if (!s)
-        return pl_fail_missing(L, root, "benchmarks");
+        return gc_cfg_fail_missing(L, root, "benchmarks");
     if (config_setting_type(s) != CONFIG_TYPE_LIST)
-        return pl_fail_at(L, pl_line_of(s), "benchmarks",
-                          "expected a list of groups ( { name = ...; }, ... ), got %s", pl_type_name(s));
+        return gc_cfg_fail_at(L, gc_cfg_line_of(s), "benchmarks",
+                          "expected a list of groups ( { name = ...; }, ... ), got %s", gc_cfg_type_name(s));
     int n = config_setting_length(s);
     if (n == 0)
-        return pl_fail_at(L, pl_line_of(s), "benchmarks", "at least one benchmark is needed");
+        return gc_cfg_fail_at(L, gc_cfg_line_of(s), "benchmarks", "at least one benchmark is needed");
     if (n > GC_MAX_BENCH)
-        return pl_fail_at(L, pl_line_of(s), "benchmarks", "more than %d benchmarks", GC_MAX_BENCH);
+        return gc_cfg_fail_at(L, gc_cfg_line_of(s), "benchmarks", "more than %d benchmarks", GC_MAX_BENCH);
     plan->bench = calloc((size_t)n, sizeof *plan->bench);
     if (!plan->bench)
         return gc_fail(L->err, GC_ENOMEM, "%s: out of memory", L->file);
@@ -184,9 +184,9 @@ static int load_benchmarks(const loader *L, const config_setting_t *root, gc_pla
             return rc;
         total += points;
         if (total > GC_MAX_ITEMS) {
-            char p[PATH_CHARS];
-            pl_path_index(p, "benchmarks", (unsigned)i);
-            return pl_fail_at(L, pl_line_of(g), p, "plan has more than %d work items", GC_MAX_ITEMS);
+            char p[GC_CFG_PATH];
+            gc_cfg_path_index(p, "benchmarks", (unsigned)i);
+            return gc_cfg_fail_at(L, gc_cfg_line_of(g), p, "plan has more than %d work items", GC_MAX_ITEMS);
         }
     }
     return 0;
@@ -196,37 +196,37 @@ static int load_benchmarks(const loader *L, const config_setting_t *root, gc_pla
 /* ---- top level ---------------------------------------------------------- */
 
 /* Only %t (UTC timestamp), %j (Slurm job id) and %% may appear. */
-static int check_output(const loader *L, const config_setting_t *s, const char *out)
+static int check_output(const gc_cfg *L, const config_setting_t *s, const char *out)
 {
     if (!out[0])
-        return pl_fail_at(L, pl_line_of(s), "output", "empty path");
+        return gc_cfg_fail_at(L, gc_cfg_line_of(s), "output", "empty path");
     for (const char *c = out; *c; c++) {
         if (*c != '%')
             continue;
         c++;
         if (*c != 't' && *c != 'j' && *c != '%')
-            return pl_fail_at(L, pl_line_of(s), "output",
+            return gc_cfg_fail_at(L, gc_cfg_line_of(s), "output",
                               "unknown escape '%%%c' (use %%t timestamp, %%j job id, %%%% percent)",
                               *c ? *c : ' ');
     }
     return 0;
 }
 
-static int load_top(const loader *L, const config_setting_t *root, gc_plan *plan)
+static int load_top(const gc_cfg *L, const config_setting_t *root, gc_plan *plan)
 {
     const char *v;
     int rc;
-    if ((rc = pl_check_keys(L, root, "", top_keys)))
+    if ((rc = gc_cfg_check_keys(L, root, "", top_keys)))
         return rc;
     const config_setting_t *s = config_setting_get_member(root, "name");
     if (!s)
-        return pl_fail_missing(L, root, "name");
-    if ((rc = pl_get_name(L, s, "name", sizeof plan->name, &v)))
+        return gc_cfg_fail_missing(L, root, "name");
+    if ((rc = gc_cfg_get_name(L, s, "name", sizeof plan->name, &v)))
         return rc;
     snprintf(plan->name, sizeof plan->name, "%s", v);
     snprintf(plan->output, sizeof plan->output, "results/%%t");
     if ((s = config_setting_get_member(root, "output"))) {
-        if ((rc = pl_get_str(L, s, "output", sizeof plan->output, &v)) ||
+        if ((rc = gc_cfg_get_str(L, s, "output", sizeof plan->output, &v)) ||
             (rc = check_output(L, s, v)))
             return rc;
         snprintf(plan->output, sizeof plan->output, "%s", v);
@@ -235,10 +235,10 @@ static int load_top(const loader *L, const config_setting_t *root, gc_plan *plan
     plan->budget_s = 0.0;
     plan->pair_budget_s = 0.0;
     plan->shard_interval_s = 1.0;
-    if ((rc = pl_opt_num(L, root, "", "precision", 0.0001, 0.1, 0, &plan->precision)) ||
-        (rc = pl_opt_num(L, root, "", "budget_s", 0.0, 1e7, 0, &plan->budget_s)) ||
-        (rc = pl_opt_num(L, root, "", "pair_budget_s", 0.0, 1e7, 0, &plan->pair_budget_s)) ||
-        (rc = pl_opt_num(L, root, "", "shard_interval_s", 0.0, 3600.0, 0, &plan->shard_interval_s)) ||
+    if ((rc = gc_cfg_opt_num(L, root, "", "precision", 0.0001, 0.1, 0, &plan->precision)) ||
+        (rc = gc_cfg_opt_num(L, root, "", "budget_s", 0.0, 1e7, 0, &plan->budget_s)) ||
+        (rc = gc_cfg_opt_num(L, root, "", "pair_budget_s", 0.0, 1e7, 0, &plan->pair_budget_s)) ||
+        (rc = gc_cfg_opt_num(L, root, "", "shard_interval_s", 0.0, 3600.0, 0, &plan->shard_interval_s)) ||
         (rc = load_benchmarks(L, root, plan)))
         return rc;
     if ((s = config_setting_get_member(root, "sim")))
@@ -287,7 +287,7 @@ static int read_all(const char *path, char **buf, size_t *len, gc_err *err)
 }
 
 
-static int parse_plan(const loader *L, const char *text, gc_plan *plan)
+static int parse_plan(const gc_cfg *L, const char *text, gc_plan *plan)
 {
     config_t cfg;
     config_init(&cfg);
@@ -304,7 +304,7 @@ static int parse_plan(const loader *L, const char *text, gc_plan *plan)
 /* buf holds len bytes and a NUL after them. */
 static int load_text(const char *name, const char *buf, size_t len, gc_plan *plan, gc_err *err)
 {
-    loader L = { name, err };
+    gc_cfg L = { name, err };
     snprintf(plan->file, sizeof plan->file, "%s", name);
     gc_sha256_hex(buf, len, plan->sha256);
     int rc = pl_check_bytes(&L, buf, len);

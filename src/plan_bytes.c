@@ -10,16 +10,16 @@
 /* Refuse bytes libconfig would not parse as we hashed them: a NUL ends the
  * string early, an @include pulls in a file the hash does not cover (and
  * could name any path). */
-int pl_check_bytes(const loader *L, const char *buf, size_t len)
+int pl_check_bytes(const gc_cfg *L, const char *buf, size_t len)
 {
     int line = 1;
     int bol = 1;     /* only blanks so far on this line */
     for (size_t i = 0; i < len; i++) {
         char c = buf[i];
         if (c == '\0')
-            return pl_fail_at(L, line, "plan", "NUL byte in the file");
+            return gc_cfg_fail_at(L, line, "plan", "NUL byte in the file");
         if (bol && c == '@' && strncmp(buf + i, "@include", 8) == 0)
-            return pl_fail_at(L, line, "@include", "not supported in plans (the plan's hash covers one file)");
+            return gc_cfg_fail_at(L, line, "@include", "not supported in plans (the plan's hash covers one file)");
         if (c == '\n') {
             line++;
             bol = 1;
@@ -96,7 +96,7 @@ static int int_literal_truncated(const char *b, size_t i, size_t len, int negati
     return overflow || v > (negative ? 1ull << 31 : (1ull << 31) - 1);
 }
 
-int pl_check_int_literals(const loader *L, const char *b, size_t len)
+int pl_check_int_literals(const gc_cfg *L, const char *b, size_t len)
 {
     int line = 1;
     for (size_t i = 0; i < len;) {
@@ -113,7 +113,7 @@ int pl_check_int_literals(const loader *L, const char *b, size_t len)
         } else if (is_digit(c)) {
             int neg = i > 0 && b[i - 1] == '-';
             if (int_literal_truncated(b, i, len, neg, &end))
-                return pl_fail_at(L, line, "number", "integer literal '%.*s%s' does not fit; "
+                return gc_cfg_fail_at(L, line, "number", "integer literal '%.*s%s' does not fit; "
                                   "write integers beyond 32 bits with an L suffix (e.g. 4294967296L)",
                                   (int)(end - i < 40 ? end - i : 40), b + i,
                                   end - i < 40 ? "" : "...");

@@ -118,8 +118,8 @@ static void test_kdesc(void)
         { "registers_per_thread", "  registers_per_thread = \"16\";",
           "t.cfg:7: kernel.registers_per_thread: expected a number, got a string" },
         { "origin", "  origin = \"guess\";", "t.cfg:4: kernel.origin: \"guess\": expected \"sass\" or \"hand\"" },
-        { "zzz", "  threads = 5;", "t.cfg:14: kernel.threads: unknown key" },
-        { "insts", "  insts = { fp32 = 16; fp16 = 2; };", "t.cfg:8: kernel.insts.fp16: unknown key" },
+        { "zzz", "  threads = 5;", "t.cfg:14: kernel.threads: unknown setting" },
+        { "insts", "  insts = { fp32 = 16; fp16 = 2; };", "t.cfg:8: kernel.insts.fp16: unknown setting" },
         { "insts", "  insts = { fp32 = -1; };", "t.cfg:8: kernel.insts.fp32: -1 out of range" },
         { "grid_blocks", "  grid_blocks = 1.5;", "t.cfg:5: kernel.grid_blocks: 1.5: expected a whole number" },
         { "mem", "  mem = ( { op = \"load\"; count = 1; bytes_per_thread = 4; sectors_per_inst = 2; } );",
@@ -129,7 +129,7 @@ static void test_kdesc(void)
         { "mem", "  mem = ( { op = \"load\"; count = 1; bytes_per_thread = 3; sectors_per_inst = 4; } );",
           "t.cfg:9: kernel.mem.[0].bytes_per_thread: 3: expected 1, 2, 4, 8 or 16" },
         { "mem", "  mem = ( { op = \"load\"; count = 1; sectors_per_inst = 4; } );",
-          "t.cfg:9: kernel.mem.[0].bytes_per_thread: missing required key" },
+          "t.cfg:9: kernel.mem.[0].bytes_per_thread: missing required setting" },
         { "critical_path", "  critical_path = 3;", "t.cfg:13: kernel.critical_path: expected a group" },
         { "mem", "  mem = ( { op = \"load\"; count = 1; bytes_per_thread = 4; sectors_per_inst = 32; lines_per_inst = 4; } );",
           "t.cfg:9: kernel.mem.[0].lines_per_inst: 4: 32 sectors lie in 8 to 32 lines of 128 bytes" },
@@ -142,9 +142,9 @@ static void test_kdesc(void)
               "case %zu: got \"%s\", want \"%s...\"", i, e.msg, bad[i].want);
     }
     CHECK(gc_kdesc_parse("e.cfg", "kernel = { name = \"x\"; };", &d, &e) == GC_EINVAL &&
-              strstr(e.msg, "e.cfg:1: kernel.origin: missing required key"), "missing: %s", e.msg);
+              strstr(e.msg, "e.cfg:1: kernel.origin: missing required setting"), "missing: %s", e.msg);
     CHECK(gc_kdesc_parse("e.cfg", "other = 1;", &d, &e) == GC_EINVAL &&
-              strstr(e.msg, "e.cfg:1: other: unknown key"), "top: %s", e.msg);
+              strstr(e.msg, "e.cfg:1: other: unknown setting"), "top: %s", e.msg);
     CHECK(gc_kdesc_load("/nonexistent/k.cfg", &d, &e) == GC_EIO &&
               strstr(e.msg, "/nonexistent/k.cfg: cannot open"), "open: %s", e.msg);
 }
