@@ -2,6 +2,8 @@
  * which documents every setting; the defaults below are the same values. */
 #include "rules.h"
 
+#include "cfgread.h"
+
 #include <libconfig.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -70,46 +72,34 @@ int gc_rules_skips(const gc_rules *r, const char *bench)
 
 /* ---- loading ---------------------------------------------------------- */
 
-typedef struct ld {
-    const char *file;
-    gc_err *err;
-} ld;
+typedef gc_cfg ld;
+
+/* A rules setting's path: parent.name (rules files are two levels deep). */
+static void path_of(const config_setting_t *s, char out[GC_CFG_PATH])
+{
+    const config_setting_t *p = config_setting_parent(s);
+    const char *pn = p ? config_setting_name(p) : NULL, *n = config_setting_name(s);
+    gc_cfg_path_key(out, pn ? pn : "", n ? n : "(element)");
+}
 
 static int bad(ld *l, const config_setting_t *s, const char *what)
 {
-    char path[128] = "";
-    /* the setting's path: parent.name */
-    const config_setting_t *p = config_setting_parent(s);
-    const char *pn = p ? config_setting_name(p) : NULL;
-    const char *n = config_setting_name(s);
-    snprintf(path, sizeof path, "%s%s%s", pn ? pn : "", pn ? "." : "", n ? n : "(element)");
-    return gc_fail(l->err, GC_EINVAL, "%s:%d: %s: %s", l->file,
-                   (int)config_setting_source_line(s), path, what);
+    char path[GC_CFG_PATH];
+    path_of(s, path);
+    return gc_cfg_fail_at(l, gc_cfg_line_of(s), path, "%s", what);
 }
 
 static int num(ld *l, const config_setting_t *s, double lo, double hi, double *out)
 {
-    int t = config_setting_type(s);
-    double v;
-    if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
-        v = (double)config_setting_get_int64(s);
-    else if (t == CONFIG_TYPE_FLOAT)
-        v = config_setting_get_float(s);
-    else
-        return bad(l, s, "a number");
-    if (!(v >= lo && v <= hi)) {
-        char m[96];
-        snprintf(m, sizeof m, "%g is outside [%g, %g]", v, lo, hi);
-        return bad(l, s, m);
-    }
-    *out = v;
-    return 0;
+    char path[GC_CFG_PATH];
+    path_of(s, path);
+    return gc_cfg_get_num(l, s, path, lo, hi, 0, out);
 }
 
 static int boolean(ld *l, const config_setting_t *s, int *out)
 {
     if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-        return bad(l, s, "true or false");
+        return bad(l, s, "expected true or false");
     *out = config_setting_get_bool(s);
     return 0;
 }
@@ -164,7 +154,7 @@ static int skip_list(ld *l, const config_setting_t *s, gc_rules *r)
 static int group(ld *l, const config_setting_t *g, const field *fs, gc_rules *r)
 {
     if (!config_setting_is_group(g))
-        return bad(l, g, "a group { ... }");
+        return bad(l, g, "expected a group { ... }");
     int n = config_setting_length(g);
     for (int i = 0; i < n; i++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
@@ -181,14 +171,14 @@ static int group(ld *l, const config_setting_t *g, const field *fs, gc_rules *r)
         case 0: rc = num(l, s, f->lo, f->hi, (double *)base); break;
         case 1:
             if (config_setting_type(s) != CONFIG_TYPE_INT)
-                return bad(l, s, "an integer");
+                return bad(l, s, "expected an integer");
             if (!(rc = num(l, s, f->lo, f->hi, &v)))
                 *(int *)base = (int)v;
             break;
         case 2: rc = boolean(l, s, (int *)base); break;
         case 3:
             if (config_setting_type(s) != CONFIG_TYPE_INT && config_setting_type(s) != CONFIG_TYPE_INT64)
-                return bad(l, s, "an integer");
+                return bad(l, s, "expected an integer");
             if (!(rc = num(l, s, f->lo, f->hi, &v)))
                 *(long long *)base = (long long)v;
             break;

@@ -68,7 +68,7 @@ printf 'peers = { rel_suspect = 0.10; rel_degraded = 0.20; };\ndistribution = { 
 expect 0 lax "$TMP/suspect.json" --rules "$TMP/lax.cfg"
 printf 'peers = { rel_suspect = "x"; };\n' > "$TMP/bad.cfg"
 expect 3 badrules "$TMP/healthy.json" --rules "$TMP/bad.cfg"
-grep -q "bad.cfg:1: peers.rel_suspect: a number" "$TMP/badrules.err" || die "rules message"
+grep -q "bad.cfg:1: peers.rel_suspect: expected a number, got a string" "$TMP/badrules.err" || die "rules message"
 expect 0 defaultrules "$TMP/healthy.json" --rules configs/rules.cfg
 
 # a lone GPU: limits alone, or the SKU's baseline file

@@ -424,7 +424,7 @@ int main(void)
               r.throttle_bad_mask == 8 && gc_rules_param(&r, "hbm_bw_bps") == GC_BETTER_HIGHER &&
               !gc_rules_param(&r, "l2_latency_cycles"), "rules read");
     struct { const char *text, *msg; } rb[] = {
-        { "peers = { min_peers = 1; };", "r.cfg:1: peers.min_peers: 1 is outside" },
+        { "peers = { min_peers = 1; };", "r.cfg:1: peers.min_peers: 1 out of range [2, 1000000]" },
         { "peers = { nope = 1; };", "r.cfg:1: peers.nope: unknown setting" },
         { "x = 1;", "r.cfg:1: x: unknown setting" },
         { "\n\npeers = { z_suspect = ; };", "r.cfg:3:" },
