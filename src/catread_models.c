@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "catread_int.h"
-#include "fit.h"
 
 typedef struct msink {
     sink s;                  /* first: the walk's callbacks get &s */
@@ -149,23 +148,6 @@ static void recompute(rd *r, json_t *o, gc_cat_gpu *c, int *rc)
     if (!*rc)
         gc_hwp_from_gpu(&g, &c->hw);
     gc_gpu_free(&g);
-    /* the measured clock, as model_hw.c takes it from the points */
-    json_t *res = json_object_get(o, "results");
-    size_t n = json_is_array(res) ? json_array_size(res) : 0, k = 0;
-    double *v = n ? malloc(n * sizeof *v) : NULL;
-    json_array_foreach(res, i, e) {
-        json_t *ctx = json_object_get(e, "context"), *st = json_object_get(e, "status");
-        json_t *x = json_is_object(ctx) ? json_object_get(ctx, "sm_clock_mhz_measured") : NULL;
-        if (v && json_is_number(x) && json_number_value(x) > 0 && json_is_string(st) &&
-            !strcmp(json_string_value(st), "ok"))
-            v[k++] = json_number_value(x);
-    }
-    if (k && !*rc) {
-        c->hw.v[HW_FREQ_HZ] = gc_median(v, k) * 1e6;
-        snprintf(c->hw.source[HW_FREQ_HZ], sizeof c->hw.source[HW_FREQ_HZ],
-                 "median sm_clock_mhz_measured of %zu points", k);
-    }
-    free(v);
     c->lambda[GC_M_MWP] = c->lambda[GC_M_LITTLE] = NAN;
 }
 

@@ -259,19 +259,25 @@ static void inst_params(gc_gpu *g)
     }
 }
 
-/* The SM clock the latency kernels ran at (median over the chase points
- * that measured it), else the maximum clock from the properties. */
-static double sm_clock_measured_mhz(const gc_gpu *g)
+/* The SM clock during the measurements: the median of what the kernels
+ * that time themselves measured (clock64 against globaltimer), the clock
+ * every cycle count of this GPU converts with (here and in model_hw.c). */
+static void clock_param(gc_gpu *g)
 {
-    double v[MAX_FIT];
-    size_t n = 0;
-    for (size_t i = 0; i < g->npoints && n < MAX_FIT; i++) {
+    size_t n = 0, cap = g->npoints < 65536 ? g->npoints : 65536;
+    double *v = malloc((cap ? cap : 1) * sizeof *v);
+    for (size_t i = 0; v && i < g->npoints && n < cap; i++) {
         const gc_point *p = &g->points[i];
         double mhz = gc_ctx_num(&p->ctx, "sm_clock_mhz_measured", 0);
         if (usable(p) && mhz > 0)
             v[n++] = mhz;
     }
-    return n ? gc_median(v, n) : g->info.sm_clock_mhz;
+    if (n) {
+        char src[96];
+        snprintf(src, sizeof src, "median sm_clock_mhz_measured of %zu points", n);
+        gc_gpu_add_param(g, "sm_clock_measured_mhz", gc_median(v, n), "MHz", src);
+    }
+    free(v);
 }
 
 static void misc_params(gc_gpu *g)
@@ -327,7 +333,7 @@ static void misc_params(gc_gpu *g)
             char name[48];
             snprintf(name, sizeof name, "%s_ns", kinds[k][1]);
             add_from(g, name, p50(b), "ns", b);
-            double mhz = sm_clock_measured_mhz(g);
+            double mhz = gc_param_value(g, "sm_clock_measured_mhz", g->info.sm_clock_mhz);
             snprintf(name, sizeof name, "%s_cycles", kinds[k][1]);
             if (mhz > 0)
                 add_from(g, name, p50(b) * mhz / 1e3, "cycles", b);
@@ -384,6 +390,7 @@ int gc_derive_params(gc_gpu *g)
     gc_ctx_set_str(&b2b, "mode", "back_to_back");
     if ((p = gc_gpu_find_point(g, "launch", "time", &b2b)) && usable(p))
         add_from(g, "launch_ns", p50(p), "ns", p);
+    clock_param(g);
     chase_params(g);
     loaded_params(g);
     departure_params(g);

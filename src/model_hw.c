@@ -116,30 +116,19 @@ static int take(gc_hwp *h, int id, const gc_gpu *g, const char *name, double sca
     return 0;
 }
 
-/* The SM clock during the measurements: median of the points' context. */
+/* The SM clock during the measurements (derive.c's sm_clock_measured_mhz),
+ * else what NVML or the properties say. */
 static void measured_clock(const gc_gpu *g, gc_hwp *h)
 {
-    size_t n = 0, cap = g->npoints < 65536 ? g->npoints : 65536;
-    double *v = malloc((cap ? cap : 1) * sizeof *v);
-    for (size_t i = 0; v && i < g->npoints && n < cap; i++) {
-        const gc_point *p = &g->points[i];
-        double c = gc_ctx_num(&p->ctx, "sm_clock_mhz_measured", NAN);
-        if (p->status == GC_PT_OK && isfinite(c) && c > 0)
-            v[n++] = c;
-    }
-    if (n) {
-        char cnt[32];
-        snprintf(cnt, sizeof cnt, "%zu", n);
-        set(h, HW_FREQ_HZ, gc_median(v, n) * 1e6,
-            "median sm_clock_mhz_measured of %s points%s", cnt, NULL);
-    } else if (g->start.valid && g->start.sm_clock_mhz > 0) {
+    if (take(h, HW_FREQ_HZ, g, "sm_clock_measured_mhz", 1e6, 0) == 0)
+        return;
+    if (g->start.valid && g->start.sm_clock_mhz > 0) {
         set(h, HW_FREQ_HZ, g->start.sm_clock_mhz * 1e6, "conditions.start.sm_clock_mhz (NVML)%s%s",
             "", NULL);
     } else if (g->info.sm_clock_mhz > 0) {
         set(h, HW_FREQ_HZ, g->info.sm_clock_mhz * 1e6,
             "properties.sm_clock_max_mhz (nothing measured the clock)%s%s", "", NULL);
     }
-    free(v);
 }
 
 /* Warp schedulers per SM by architecture (CUDA C Programming Guide,
