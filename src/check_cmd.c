@@ -4,10 +4,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "catread.h"
+#include "fsutil.h"
 #include "rules.h"
 
 #define MAX_SHOWN_REASONS 4
@@ -164,11 +164,7 @@ int gc_check_main(int argc, char **argv)
     if (!cat)
         return usage();
     char path[4200];
-    struct stat st;
-    if (stat(cat, &st) == 0 && S_ISDIR(st.st_mode))
-        snprintf(path, sizeof path, "%s/catalogue.json", cat);
-    else
-        snprintf(path, sizeof path, "%s", cat);
+    gc_catalogue_path(cat, path, sizeof path);
     gc_rules rules;
     gc_err e = { 0 };
     gc_baseline *base = NULL;

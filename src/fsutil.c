@@ -144,3 +144,12 @@ int gc_mkdir_p(const char *path, gc_err *err)
     }
     return 0;
 }
+
+void gc_catalogue_path(const char *arg, char *out, size_t cap)
+{
+    struct stat st;
+    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(out, cap, "%s/catalogue.json", arg);
+    else
+        snprintf(out, cap, "%s", arg);
+}

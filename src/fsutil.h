@@ -29,5 +29,8 @@ void gc_afile_abort(gc_afile *a);
 /* mkdir -p with mode 0777 & ~umask; an existing symlink component is
  * followed only if it points to a directory. */
 int gc_mkdir_p(const char *path, gc_err *err);
+/* A catalogue named on the command line: a run's output directory means its
+ * catalogue.json, anything else is the file itself. */
+void gc_catalogue_path(const char *arg, char *out, size_t cap);
 
 #endif

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "catread_models.h"
+#include "fsutil.h"
 #include "jsonw.h"
 #include "kdesc.h"
 #include "model_little.h"
@@ -320,13 +320,9 @@ int gc_predict_main(int argc, char **argv)
     }
     if (!cat_path || (!kpath) == !have_bytes)
         return usage();
-    /* a run's output directory, like check and report */
-    char dir_cat[4096];
-    struct stat st;
-    if (stat(cat_path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(dir_cat, sizeof dir_cat, "%s/catalogue.json", cat_path);
-        cat_path = dir_cat;
-    }
+    char path[4200];
+    gc_catalogue_path(cat_path, path, sizeof path);
+    cat_path = path;
     gc_err e = { 0 };
     gc_kdesc d;
     if (kpath && gc_kdesc_load(kpath, &d, &e))

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "catread.h"
 #include "fsutil.h"
@@ -357,11 +356,7 @@ static void attach_verdicts(rp_cat *c)
 int rp_load(const char *arg, rp_cat *c, gc_err *err)
 {
     memset(c, 0, sizeof *c);
-    struct stat st;
-    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
-        snprintf(c->path, sizeof c->path, "%s/catalogue.json", arg);
-    else
-        snprintf(c->path, sizeof c->path, "%s", arg);
+    gc_catalogue_path(arg, c->path, sizeof c->path);
     snprintf(c->dir, sizeof c->dir, "%s", c->path);
     char *slash = strrchr(c->dir, '/');
     if (slash)
