@@ -5,7 +5,10 @@ usage: check.py OUT PLAN_LISTING [--failed RANK ...]
 Every rank's GPU must be in the catalogue under the node and index the
 listing gives; ranks not named --failed must be ok with items_done ==
 items_total == their task count, and hold exactly one or more ok results
-for each item they initiate. Ranks named --failed must be 'failed'."""
+for each item they initiate. Ranks named --failed must be 'failed'.
+When the run measured slow network pairs again (points with context
+net_check), a rank may have done more items than the plan lists: the
+re-measures; then items_done == items_total >= the task count."""
 import json
 import os
 import re
@@ -41,6 +44,7 @@ def main(argv):
     gpus = {g["rank"]: g for g in cat["gpus"]}
     if len(cat["gpus"]) != len(want) or set(gpus) != set(want):
         errors.append("GPUs of ranks %s, expected %s" % (sorted(gpus), sorted(want)))
+    remeasured = any("net_check" in res["context"] for g in cat["gpus"] for res in g["results"])
     nodes = {w["node"] for w in want.values()}
     if {n["name"] for n in cat["nodes"]} != nodes or cat["run"]["nodes"] != len(nodes):
         errors.append("nodes %s, expected %s" % ([n["name"] for n in cat["nodes"]], sorted(nodes)))
@@ -56,7 +60,8 @@ def main(argv):
             continue
         if g["status"] != "ok":
             errors.append("rank %d: status %s (%s)" % (r, g["status"], g["status_reason"]))
-        if not (g["items_total"] == g["items_done"] == w["tasks"]):
+        if not (g["items_total"] == g["items_done"] and
+                (g["items_total"] == w["tasks"] or (remeasured and g["items_total"] > w["tasks"]))):
             errors.append("rank %d: items %d/%d, plan gives %d" % (r, g["items_done"], g["items_total"], w["tasks"]))
         items = {}
         for res in g["results"]:

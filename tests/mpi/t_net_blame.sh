@@ -13,6 +13,10 @@ $MPIRUN -np 5 "$GC" run "$ROOT/tests/mpi/net_blame.cfg" --backend sim -o "$out" 
 rc=$?
 [ $rc -le 2 ] || { cat "$TMP/run.log"; die "run exit $rc"; }
 $VALIDATE "$out" >/dev/null || { $VALIDATE "$out"; die "schema"; }
+# every rank did its plan's items and its re-measures (check.py allows those
+# only when points say net_check)
+"$GC" plan "$ROOT/tests/mpi/net_blame.cfg" --ranks 5 --nodes 5 > "$TMP/plan.txt" || die "plan listing"
+/usr/bin/python3 "$ROOT/tests/mpi/check.py" "$out" "$TMP/plan.txt" || die "catalogue vs plan"
 /usr/bin/python3 - "$out" <<'PY' || die "blame"
 import json, sys, glob, statistics
 out = sys.argv[1]
