@@ -106,8 +106,9 @@ kdesc-update: $(BUILD)/gen/valid_desc.c
 $(BUILD)/libgck.a: $(CU_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
+# -rdynamic: a crash report's backtrace (src/crash.c) names our functions.
 $(BUILD)/gpucensus: $(BUILD)/src/main.o $(BUILD)/libgc.a $(BUILD)/libgck.a
-	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(MPICC) $(LDFLAGS) -rdynamic -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgc.a $(BUILD)/libgck.a
 	@mkdir -p $(@D)

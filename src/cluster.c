@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "crash.h"
+
 static void own_node_name(char *out, size_t cap)
 {
     const char *e = getenv("GPUCENSUS_NODE_NAME");
@@ -123,6 +125,7 @@ int gc_cluster_init(gc_cluster *c, int sim_nodes, gc_err *err)
         return gc_fail(err, GC_EINVAL,
                        "node name '%s' is used by ranks on different hosts; set GPUCENSUS_NODE_NAME",
                        c->node_name);
+    gc_crash_identity(c->rank, c->node_name, c->local_rank);
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "catalogue.h"
 #include "cluster.h"
+#include "crash.h"
 #include "fsutil.h"
 #include "report.h"
 #include "resume.h"
@@ -224,7 +225,9 @@ static void run_task(runner *r, gc_task *t, double budget_s, double plan_deadlin
     } else {
         t->deadline_s = now + budget_s;
         gc_err e = { 0 };
+        gc_crash_item(it->id, it->spec->label, gc_phase_name(it->phase));
         int rc = r->ops->measure(r->be, t, &r->gpu, &e);
+        gc_crash_stage("between work items");
         double took = gc_now_s() - now;
         if (!rc && budget_s > 0 && took > budget_s + overrun_grace_s(budget_s)) {
             rc = 1;
@@ -547,6 +550,7 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     size_t *lens = NULL;
     int *lost = NULL;
     gc_err e = { 0 };
+    gc_crash_stage("gather and catalogue");
     int nlost = gc_watch_gather(r->watch, mine->data, mine->len, &blobs, &lens, &lost, &e);
     *lost_ranks = nlost > 0 ? nlost : 0;
     if (r->cl.rank != 0 || nlost < 0) {
