@@ -106,12 +106,12 @@ static int cmd_run(int argc, char **argv)
     /* Ours before MPI_Init, so that Open MPI keeps it (it installs its own
      * only where none is set) and a crash inside MPI_Init is reported too;
      * again after it, in case a library took a signal over. */
-    gc_stop_install(0);
+    gc_stop_install(1);
     gc_crash_identity(launcher_rank(), NULL, -1);
     gc_crash_stage("MPI_Init");
     MPI_Init(NULL, NULL);
     gc_crash_install();
-    gc_stop_install(0);
+    gc_stop_install(1);
     int world_rank = -1;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     gc_crash_identity(world_rank, NULL, -1);
