@@ -55,6 +55,18 @@ int gc_mpi_fail(gc_err *err, int mpi_rc, const char *what)
     return gc_fail(err, GC_EIO, "MPI error in %s: %s", what, s[0] ? s : "unknown");
 }
 
+/* A simulated node is a block of consecutive ranks; it must not span two
+ * hosts (two shared-memory domains), or two GPUs of different machines
+ * would be one node's. host_of[r]: an id of rank r's host. */
+static int sim_fits_hosts(const int *host_of, int size, int sim_nodes)
+{
+    int per = (size + sim_nodes - 1) / sim_nodes;
+    for (int r = 1; r < size; r++)
+        if (r % per && host_of[r] != host_of[r - 1])
+            return 0;
+    return 1;
+}
+
 /* Every rank's host (the lowest world rank sharing its memory) and its
  * shared-memory communicator. */
 static int find_hosts(gc_cluster *c, MPI_Comm *host, int **host_of, gc_err *err)
@@ -70,6 +82,14 @@ static int find_hosts(gc_cluster *c, MPI_Comm *host, int **host_of, gc_err *err)
         (rc = MPI_Allgather(&id, 1, MPI_INT, *host_of, 1, MPI_INT, c->world)))
         return gc_mpi_fail(err, rc, "finding the hosts");
     return 0;
+}
+
+static int hosts_count(const int *host_of, int size)
+{
+    int n = 0;
+    for (int r = 0; r < size; r++)
+        n += host_of[r] == r;
+    return n;
 }
 
 /* Node names and numbers, the roster, the node communicator. */
@@ -159,6 +179,16 @@ int gc_cluster_init(gc_cluster *c, int sim_nodes, gc_err *err)
     MPI_Comm host = MPI_COMM_NULL;
     int *host_of = NULL;
     rc = find_hosts(c, &host, &host_of, err);
+    if (!rc && sim_nodes > 0 && !sim_fits_hosts(host_of, c->size, sim_nodes)) {
+        /* The plan's layout (e.g. sim.nodes = 1 over a 3-node allocation)
+         * would make one node of several machines: follow the allocation. */
+        if (c->rank == 0)
+            fprintf(stderr, "gpucensus: the sim layout of %d node%s (sim.nodes or --sim-nodes) "
+                            "would put ranks of different hosts in one node; the ranks run on "
+                            "%d hosts: using their node names instead\n",
+                    sim_nodes, sim_nodes > 1 ? "s" : "", hosts_count(host_of, c->size));
+        sim_nodes = 0;
+    }
     if (!rc) {
         if (sim_nodes > 0) {
             int per = (c->size + sim_nodes - 1) / sim_nodes;

@@ -26,8 +26,10 @@ typedef struct gc_cluster {
 } gc_cluster;
 
 /* sim_nodes > 0: simulate that many nodes named n1..nN, ranks spread over
- * them in contiguous blocks. Otherwise the real topology: the node name is
- * $GPUCENSUS_NODE_NAME, else $SLURMD_NODENAME, else the host name. Both
+ * them in contiguous blocks, as long as no block spans two hosts (else
+ * rank 0 says so and the real names are used: a simulated node is never
+ * made of two machines' GPUs). Otherwise the real topology: the node name
+ * is $GPUCENSUS_NODE_NAME, else $SLURMD_NODENAME, else the host name. Both
  * communicators return MPI errors as values. */
 int gc_cluster_init(gc_cluster *c, int sim_nodes, gc_err *err);
 void gc_cluster_free(gc_cluster *c);
