@@ -386,7 +386,6 @@ static int send_blob(gc_watch *w, const void *data, size_t len, gc_err *err)
 {
     long long n = (long long)len;
     MPI_Request rq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-    w->done = w->total;
     int rc = MPI_Isend(&n, 1, MPI_LONG_LONG, 0, TAG_LEN, w->comm, &rq[0]);
     if (!rc && len)
         rc = MPI_Isend(data, (int)len, MPI_BYTE, 0, TAG_DATA, w->comm, &rq[1]);
@@ -419,7 +418,6 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
     }
     for (size_t r = 0; r < n; r++)
         dreq[r] = MPI_REQUEST_NULL;
-    w->done = w->total;
     if (len) {
         (*blobs)[0] = malloc(len);
         if (!(*blobs)[0]) {
