@@ -13,16 +13,9 @@ stop_run() {   # stop_run NAME WHO: WHO = all | one
     name=$1 who=$2 out=$TMP/$1
     $MPIRUN -np 4 "$GC" run "$plan" --backend sim -o "$out" --progress=json > "$TMP/$name.log" 2>&1 &
     mp=$!
-    i=0
     # every rank is in item 3 once every shard holds 3 items done
-    until [ -e "$out/shards/roster.gcr" ] && "$GC" merge "$out/shards" -o "$TMP/$name-m" > /dev/null 2>&1 &&
-          /usr/bin/python3 -c 'import json, sys
-g = json.load(open(sys.argv[1]))["gpus"]
-sys.exit(not (len(g) == 4 and all(x["items_done"] == 3 for x in g)))' "$TMP/$name-m/catalogue.json"; do
-        i=$((i + 1))
-        [ $i -gt 300 ] && { kill -TERM $mp; cat "$TMP/$name.log"; die "$name: never reached item 3"; }
-        sleep 0.2
-    done
+    GC=$GC "$ROOT/tests/mpi/wait_items.sh" "$out" 4 3 || {
+        kill -TERM $mp; cat "$TMP/$name.log"; die "$name: never reached item 3"; }
     ranks=$(pgrep -P $mp | tr '\n' ' ')
     [ "$(echo $ranks | wc -w)" = 4 ] || die "$name: ranks of mpirun: '$ranks'"
     t0=$(date +%s)

@@ -33,19 +33,7 @@ set -u
 JOBS=${SOAK_JOBS:-50}
 SEED=${SOAK_SEED:-1}
 W=${SOAK_KEEP:-$TMP/jobs}
-SC_DIR=$TMP/slurm
-trap 'sc_down; rm -rf "$TMP"' EXIT
-trap 'exit 1' INT TERM
-
-why=$(sc_check) || skip "$why"
-exec 9>/tmp/gpucensus-slurm-test.lock
-flock -w 1800 9 || skip "another Slurm test held the lock for 30 minutes"
-chmod 755 "$TMP"
-if ! sc_up > "$TMP/up.log" 2>&1; then
-    cat "$TMP/up.log"
-    skip "Slurm daemons do not start here: $(head -n 1 "$TMP/up.log")"
-fi
-cat "$TMP/up.log"
+sc_begin 1800
 ulimit -c unlimited 2>/dev/null || true
 mkdir -p "$W"
 cd "$ROOT" || die "cd"

@@ -8,33 +8,15 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/slurm/cluster.sh"
 set -u
-SC_DIR=$TMP/slurm
-trap 'sc_down; rm -rf "$TMP"' EXIT
-trap 'exit 1' INT TERM
-
-why=$(sc_check) || skip "$why"
-exec 9>/tmp/gpucensus-slurm-test.lock
-flock -w 600 9 || skip "another Slurm test held the lock for 10 minutes"
-chmod 755 "$TMP"
-if ! sc_up > "$TMP/up.log" 2>&1; then
-    cat "$TMP/up.log"
-    skip "Slurm daemons do not start here: $(head -n 1 "$TMP/up.log")"
-fi
+sc_begin
 cd "$ROOT" || die "cd"
 out=$TMP/out
 job=$(GPUCENSUS=$GC GPUCENSUS_BACKEND=sim GPUCENSUS_OUT=$out \
     sbatch --parsable -N 3 --ntasks-per-node=2 -t 5 -J gc-cancel -o "$TMP/job.out" \
     slurm/census.sbatch tests/slurm/slow.cfg --quiet) || die "sbatch"
 # every rank is in item 2 once every shard holds 2 items done
-i=0
-until [ -e "$out/shards/roster.gcr" ] && "$GC" merge "$out/shards" -o "$TMP/m" > /dev/null 2>&1 &&
-      /usr/bin/python3 -c 'import json, sys
-g = json.load(open(sys.argv[1]))["gpus"]
-sys.exit(not (len(g) == 6 and all(x["items_done"] == 2 for x in g)))' "$TMP/m/catalogue.json"; do
-    i=$((i + 1))
-    [ $i -gt 300 ] && { scancel "$job"; cat "$TMP/job.out"; die "the ranks never reached item 2"; }
-    sleep 0.2
-done
+GC=$GC "$ROOT/tests/mpi/wait_items.sh" "$out" 6 2 || {
+    scancel "$job"; cat "$TMP/job.out"; die "the ranks never reached item 2"; }
 t0=$(date +%s)
 scancel "$job" || die "scancel"
 sc_wait_job "$job" 60

@@ -13,22 +13,8 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/slurm/cluster.sh"
 set -u
-SC_DIR=$TMP/slurm
-trap 'sc_down; rm -rf "$TMP"' EXIT
-trap 'exit 1' INT TERM
-
-why=$(sc_check) || skip "$why"
-# One Slurm test at a time on a machine (the daemons' ports and the CPUs).
-exec 9>/tmp/gpucensus-slurm-test.lock
-flock -w 600 9 || skip "another Slurm test held the lock for 10 minutes"
 t0=$(date +%s.%N)
-chmod 755 "$TMP"    # munged wants every folder above its socket searchable
-# In this shell (not in $(...)), so that sc_down can stop what it started.
-if ! sc_up > "$TMP/up.log" 2>&1; then
-    cat "$TMP/up.log"
-    skip "Slurm daemons do not start here: $(head -n 1 "$TMP/up.log")"
-fi
-cat "$TMP/up.log"
+sc_begin
 t1=$(date +%s.%N)
 
 cd "$ROOT" || die "cd"
@@ -151,5 +137,5 @@ fi
 sc_down
 t6=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" -v f="$t5" -v g="$t6" 'BEGIN {
-    printf "bring-up %.1fs, census job %.1fs, bad-plan job %.1fs, hung-rank, dead-rank and one-node jobs %.1fs, health checks %.1fs, teardown %.1fs\n", b-a, c-b, d-c, e-d, f-e, g-f }'
+    printf "lock and bring-up %.1fs, census job %.1fs, bad-plan job %.1fs, hung-rank, dead-rank and one-node jobs %.1fs, health checks %.1fs, teardown %.1fs\n", b-a, c-b, d-c, e-d, f-e, g-f }'
 echo "ok: census over 3 Slurm nodes x 2 tasks; exit codes 0, 2, 1 for a lost and a crashed rank, sim layout, health check through sbatch"
