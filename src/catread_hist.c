@@ -151,7 +151,10 @@ static int verdict_of(rd *r, json_t *o, size_t i, gc_hc_verdict *out)
             continue;
         best = sev;
         const char *rule = str_of(x, "rule"), *metric = str_of(x, "metric");
-        if (!strcmp(rule, metric) || !*metric)
+        if (!strcmp(rule, "gpu") || !strcmp(rule, "link"))   /* a node's member, as check prints it */
+            snprintf(out->reason, sizeof out->reason, "%.120s %s: %s", metric, str_of(x, "severity"),
+                     str_of(x, "detail"));
+        else if (!strcmp(rule, metric) || !*metric)
             snprintf(out->reason, sizeof out->reason, "%s: %s", rule, str_of(x, "detail"));
         else
             snprintf(out->reason, sizeof out->reason, "%s: %.100s: %s", rule, metric,
