@@ -33,7 +33,7 @@ static void usage(FILE *f)
             "        rebuild OUT/catalogue.json and OUT/nodes/ from the shards alone\n"
             "  check CATALOGUE [--baseline B] [--rules R.cfg] [--json]\n"
             "        verdicts per GPU, link and node; exit 0 ok, 1 suspects, 2 degraded, 3 could not judge\n"
-            "  report CATALOGUE [-o REPORT.html]\n"
+            "  report CATALOGUE [-o REPORT.html [--history DB]]\n"
             "        a table per node (latencies, HBM, host links, P2P, verdict), or one\n"
             "        self-contained HTML page with the plots; exit 3: unreadable catalogue\n"
             "  predict CATALOGUE KERNEL.cfg [--json] | predict CATALOGUE --bytes N [--json]\n"

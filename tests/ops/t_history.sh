@@ -143,6 +143,34 @@ print("history: drift on all 4 GPUs (%.1f%%/month), step on n2/gpu1 (%.1f%%)"
 PY
 echo "ok: check --baseline DB: drift on every GPU, a step on n2/gpu1"
 
+# the report's history view: each GPU's main parameters over its 5 stored
+# runs, against its SKU's band
+"$GC" report "$TMP/r6" -o "$TMP/page.html" --history "$DB" || die "report --history"
+"$GC" report "$TMP/r6" --history "$DB" > /dev/null 2>&1 && die "report --history without -o"
+$PY - "$TMP/page.html" <<'PY' || die "history view"
+import re, sys
+from html.parser import HTMLParser
+page = open(sys.argv[1]).read()
+assert '<a href="#history">history</a>' in page
+sec = page[page.index("<h2 id=history>"):page.index("<h2 id=nodes>")]
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.gpus = []; self.svg = None
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "details": self.gpus.append([])
+        elif tag == "svg" and "history" in (a.get("class") or ""): self.svg = {"pts": 0, "band": 0}; self.gpus[-1].append(self.svg)
+        elif tag == "circle" and self.svg is not None: self.svg["pts"] += 1
+        elif tag == "rect" and "band" in (a.get("class") or "") and self.svg is not None: self.svg["band"] += 1
+p = P(); p.feed(sec)
+assert len(p.gpus) == 4, len(p.gpus)
+for g in p.gpus:
+    assert len(g) == 5, g                      # HBM, L2, DRAM and L2 latency, launch
+    assert all(s["pts"] == 5 + 1 and s["band"] == 1 for s in g), g   # + this run
+print("history view: 4 GPUs x 5 plots, 5 stored runs and this one each, with the SKU's band")
+PY
+echo "ok: report --history"
+
 # locked past the timeout: a clear error, nothing lost, then retried
 sum=$(sha256sum "$TMP/r6/catalogue.json")
 $PY - "$DB" "$TMP/locked" <<'PY' &
