@@ -231,8 +231,8 @@ static int add_rows(gc_history *h, const gc_hcat *c, const char *source, const c
                     gc_err *err)
 {
     static const char *const sql[] = {
-        "INSERT INTO runs (run_key, start_time, start_s, end_time, plan_name, plan_sha256, "
-        "git_commit, backend, source, added_time) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        ("INSERT INTO runs (run_key, start_time, start_s, end_time, plan_name, plan_sha256, "
+         "git_commit, backend, source, added_time) VALUES (?,?,?,?,?,?,?,?,?,?)"),
         "INSERT INTO gpus VALUES (?,?,?,?,?,?,?,?)",
         "INSERT OR REPLACE INTO params VALUES (?,?,?,?,?)",
         "INSERT INTO links VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -274,6 +274,11 @@ static int add_rows(gc_history *h, const gc_hcat *c, const char *source, const c
         sqlite3_bind_int(st[1], 7, g->v.level);
         bind_text(st[1], 8, g->v.reason);
         rc = step(st[1]);
+        if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+            for (int k = 0; k < 5; k++)
+                sqlite3_finalize(st[k]);
+            return gc_fail(err, GC_EINVAL, "%s: two GPUs with UUID %s: not added", source, g->uuid);
+        }
         for (size_t k = 0; k < g->nparams && rc == SQLITE_OK; k++) {
             const gc_hc_param *p = &c->params[g->first + k];
             bind_text(st[2], 1, g->uuid);

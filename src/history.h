@@ -35,7 +35,8 @@ void gc_history_close(gc_history *h);
 const char *gc_history_path(const gc_history *h);
 
 /* Stores the run of c (source: where it was read from). GC_EEXIST: the
- * run is already there; GC_ETIMEOUT: another writer held the database
+ * run is already there; GC_EINVAL: a start time that is not one, or two
+ * GPUs with one UUID; GC_ETIMEOUT: another writer held the database
  * past the timeout; GC_ECORRUPT: not a (gpucensus) SQLite database or a
  * damaged one; GC_EIO: cannot open or write. Nothing is added on error. */
 int gc_history_add(gc_history *h, const gc_hcat *c, const char *source, gc_err *err);

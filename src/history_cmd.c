@@ -29,11 +29,6 @@ static int usage(void)
     return GC_HIST_USAGE;
 }
 
-static int db_code(int rc)
-{
-    return rc == GC_EEXIST ? GC_HIST_DUP : GC_HIST_DB;
-}
-
 int gc_history_add_path(const char *db, const char *out, double timeout_s, gc_err *err)
 {
     char path[4200];
@@ -42,13 +37,18 @@ int gc_history_add_path(const char *db, const char *out, double timeout_s, gc_er
     if (gc_catread_hist(path, &c, err))
         return GC_HIST_CATALOGUE;
     gc_history *h;
-    int rc = gc_history_open(db, 1, timeout_s, &h, err);
-    if (!rc) {
-        rc = gc_history_add(h, &c, path, err);
+    int code = GC_HIST_OK;
+    if (gc_history_open(db, 1, timeout_s, &h, err))
+        code = GC_HIST_DB;
+    else {
+        int rc = gc_history_add(h, &c, path, err);
+        /* refused for what the catalogue says (a bad start time, a UUID twice) */
+        code = !rc ? GC_HIST_OK : rc == GC_EEXIST ? GC_HIST_DUP : rc == GC_EINVAL ? GC_HIST_CATALOGUE
+                                                                                : GC_HIST_DB;
         gc_history_close(h);
     }
     gc_hcat_free(&c);
-    return rc ? db_code(rc) : GC_HIST_OK;
+    return code;
 }
 
 static int seconds_arg(const char *s, double *out)
