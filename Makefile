@@ -1,8 +1,9 @@
 # gpucensus build.
 #
 # Dependencies: an MPI (mpicc), the CUDA toolkit (nvcc + static runtime),
-# libconfig, jansson, zlib. Each can be given a prefix (see INSTALL):
-#   MPI_PREFIX, CUDA_HOME, LIBCONFIG_PREFIX, JANSSON_PREFIX, ZLIB_PREFIX
+# libconfig, jansson, zlib, SQLite (the history database). Each can be given
+# a prefix (see INSTALL):
+#   MPI_PREFIX, CUDA_HOME, LIBCONFIG_PREFIX, JANSSON_PREFIX, ZLIB_PREFIX, SQLITE_PREFIX
 # otherwise pkg-config is asked, otherwise the compiler's default paths.
 #
 #   make            build build/gpucensus
@@ -32,9 +33,9 @@ dep_cflags = $(if $($(1)_PREFIX),-I$($(1)_PREFIX)/include,$(call pc,--cflags,$(2
 dep_libs = $(if $($(1)_PREFIX),$(foreach d,$($(1)_PREFIX)/lib $($(1)_PREFIX)/lib/$(MULTIARCH),-L$(d) -Wl,-rpath,$(d)) $(3),$(or $(call pc,--libs,$(2)),$(3)))
 
 DEP_CFLAGS := $(call dep_cflags,LIBCONFIG,libconfig) $(call dep_cflags,JANSSON,jansson) \
-              $(call dep_cflags,ZLIB,zlib)
+              $(call dep_cflags,ZLIB,zlib) $(call dep_cflags,SQLITE,sqlite3)
 DEP_LIBS   := $(call dep_libs,LIBCONFIG,libconfig,-lconfig) $(call dep_libs,JANSSON,jansson,-ljansson) \
-              $(call dep_libs,ZLIB,zlib,-lz)
+              $(call dep_libs,ZLIB,zlib,-lz) $(call dep_libs,SQLITE,sqlite3,-lsqlite3)
 # The CUDA runtime is linked statically so the binary starts on a machine
 # without a GPU driver (and reports no GPU instead of failing to load).
 CUDA_LIBS  := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcudart_static -lstdc++ -ldl -lrt -lpthread

@@ -43,16 +43,21 @@
 static void fill_info(const gc_backend *b, const gc_backend_args *a, gc_gpu_info *in)
 {
     const gc_sim_profile *p = &b->prof;
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a of the profile name */
+    /* A GPU's UUID is the GPU's, not the job's: from the profile, the node's
+     * name and the index on it (FNV-1a), the same in every run that has
+     * that node, so its history follows it (history.c keys on UUIDs). */
+    uint64_t h = 1469598103934665603ull, hn = h;
     for (const char *c = p->name; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    for (const char *c = b->node; *c; c++)
+        hn = (hn ^ (unsigned char)*c) * 1099511628211ull;
     memset(in, 0, sizeof *in);
     snprintf(in->node, sizeof in->node, "%s", b->node);
     in->local_index = a->local_index;
     in->rank = a->rank;
     snprintf(in->uuid, sizeof in->uuid, "GPU-51d0%04x-%04x-5100-8000-%012llx",
-             (unsigned)a->node_index & 0xffff, (unsigned)a->local_index & 0xffff,
-             (unsigned long long)(h & 0xffffffffffffull));
+             (unsigned)(hn >> 48), (unsigned)a->local_index & 0xffff,
+             (unsigned long long)((h ^ hn) & 0xffffffffffffull));
     if (a->local_index >= 0 && a->local_index < p->nbus_ids)
         snprintf(in->pci_bus_id, sizeof in->pci_bus_id, "%s", p->bus_ids[a->local_index]);
     else

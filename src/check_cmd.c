@@ -8,6 +8,8 @@
 
 #include "catread.h"
 #include "fsutil.h"
+#include "history.h"
+#include "prom.h"
 #include "rules.h"
 
 #define MAX_SHOWN_REASONS 4
@@ -136,16 +138,19 @@ void gc_check_print(FILE *f, const gc_detect *d)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: gpucensus check CATALOGUE|OUT_DIR [--baseline B.json|DIR] [--rules R.cfg] [--json]\n"
+    fprintf(stderr, "usage: gpucensus check CATALOGUE|OUT_DIR [--baseline B.json|DIR|DB] [--rules R.cfg] [--json]\n"
+                    "                       [--prometheus FILE.prom]\n"
                     "  --baseline: an earlier catalogue, a reference file, or a directory of them\n"
-                    "              (configs/baselines: one per SKU)\n"
+                    "              (configs/baselines: one per SKU), or a history database (each\n"
+                    "              GPU against its own last good runs: steps and drift)\n"
+                    "  --prometheus: the verdicts and main parameters for node_exporter's textfile collector\n"
                     "exit codes: 0 all ok, 1 suspects only, 2 degraded or failed, 3 could not judge\n");
     return GC_CHECK_ERROR;
 }
 
 int gc_check_main(int argc, char **argv)
 {
-    const char *cat = NULL, *base_path = NULL, *rules_path = NULL;
+    const char *cat = NULL, *base_path = NULL, *rules_path = NULL, *prom_path = NULL;
     int json = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--baseline") && i + 1 < argc)
@@ -154,6 +159,8 @@ int gc_check_main(int argc, char **argv)
             rules_path = argv[++i];
         else if (!strcmp(argv[i], "--json"))
             json = 1;
+        else if (!strcmp(argv[i], "--prometheus") && i + 1 < argc)
+            prom_path = argv[++i];
         else if (argv[i][0] != '-' && !cat)
             cat = argv[i];
         else {
@@ -173,10 +180,17 @@ int gc_check_main(int argc, char **argv)
         rc = gc_rules_load(rules_path, &rules, &e);
     else
         gc_rules_default(&rules);
+    /* the history database and the metrics need the run, parameters and links */
+    gc_hcat hc = { 0 };
+    int history = base_path && gc_history_is_db(base_path);
+    if (!rc && (history || prom_path))
+        rc = gc_catread_hist(path, &hc, &e);
     if (!rc && base_path)
-        rc = gc_catread_baseline(base_path, &base, &e);
+        rc = history ? gc_history_baseline_path(base_path, &hc, &rules, &base, &e)
+                     : gc_catread_baseline(base_path, &base, &e);
     if (rc) {
         fprintf(stderr, "gpucensus check: %s\n", e.msg);
+        gc_hcat_free(&hc);
         return GC_CHECK_ERROR;
     }
     gc_detect *d = gc_detect_new(&rules, base);
@@ -189,6 +203,9 @@ int gc_check_main(int argc, char **argv)
         rc = gc_fail(&e, GC_EINVAL, "%s: no GPU in this catalogue: nothing to judge", path);
     if (!rc)
         rc = gc_detect_finish(d, &e);
+    if (!rc && prom_path)
+        rc = gc_prom_write(prom_path, &hc, d, &e);
+    gc_hcat_free(&hc);
     if (rc) {
         fprintf(stderr, "gpucensus check: %s\n", e.msg);
         gc_detect_free(d);

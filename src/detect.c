@@ -125,6 +125,16 @@ int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const cha
     return det_strtab_id(&b->keys, k, 1) < 0 ? GC_ENOMEM : 0;
 }
 
+int gc_baseline_add_reason(gc_baseline *b, const char *uuid, const gc_reason *r)
+{
+    if (gc_grow((void **)&b->found, &b->capfound, b->nfound + 1, sizeof *b->found))
+        return GC_ENOMEM;
+    struct bfinding *f = &b->found[b->nfound++];
+    snprintf(f->uuid, sizeof f->uuid, "%s", uuid);
+    f->r = *r;
+    return 0;
+}
+
 /* The baseline has values for this SKU or this GPU. */
 int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid)
 {
@@ -143,6 +153,7 @@ void gc_baseline_free(gc_baseline *b)
     det_strtab_free(&b->keys);
     free(b->e);
     free(b->val);
+    free(b->found);
     free(b);
 }
 

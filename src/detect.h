@@ -159,6 +159,11 @@ typedef struct gc_verdict {
 int gc_reason_cmp(const gc_reason *a, const gc_reason *b);
 const gc_reason *gc_verdict_worst_reason(const gc_verdict *v);   /* NULL: none */
 
+/* A finding the baseline's source made itself about one GPU (the history's
+ * drift, history_base.c): added as it is to the verdict of the GPU with
+ * that UUID when the baseline judges it. */
+int gc_baseline_add_reason(gc_baseline *b, const char *uuid, const gc_reason *r);
+
 size_t gc_detect_count(const gc_detect *d);
 const gc_verdict *gc_detect_verdict(const gc_detect *d, size_t i);
 /* Worst level over all subjects. */

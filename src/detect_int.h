@@ -35,6 +35,8 @@ struct gc_baseline {
     bentry *e;
     int sorted;
     double *val;       /* per key id: median, after gc_baseline_seal */
+    struct bfinding { char uuid[48]; gc_reason r; } *found;   /* gc_baseline_add_reason */
+    size_t nfound, capfound;
 };
 
 double det_median_of(double *v, size_t n);   /* sorts v */

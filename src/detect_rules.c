@@ -188,6 +188,12 @@ int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
                                 100 * (x->v - ref) / fabs(ref));
         }
     }
+    for (size_t i = 0; i < d->base->nfound && !rc; i++) {
+        const gc_reason *r = &d->base->found[i].r;
+        if (!strcmp(d->base->found[i].uuid, g->uuid))
+            rc = det_add_reason(v, r->rule, r->metric, r->value, r->reference, r->deviation,
+                                r->deviation_unit, r->severity, "%s", r->detail);
+    }
     return rc;
 }
 

@@ -16,6 +16,7 @@ enum {
     GC_EMPI = 6,
     GC_EUNSUPPORTED = 7,
     GC_ETIMEOUT = 8,
+    GC_EEXIST = 9,   /* already there (a run added twice): nothing changed */
 };
 
 typedef struct gc_err {

@@ -8,6 +8,7 @@
 
 #include "check_cmd.h"
 #include "crash.h"
+#include "history_cmd.h"
 #include "kernels.h"
 #include "merge.h"
 #include "plan.h"
@@ -23,23 +24,27 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpucensus COMMAND [ARGS]\n"
             "  run PLAN.cfg [--backend cuda|sim] [-o OUT] [--sim-nodes N] [--quiet]\n"
-            "      [--progress=text|json|off] [--gather-timeout S] [--resume OUT]\n"
+            "      [--progress=text|json|off] [--gather-timeout S] [--resume OUT] [--history DB]\n"
             "        measure every GPU of the job (one MPI rank per GPU); writes OUT/catalogue.json;\n"
             "        progress on stderr once a second; a rank silent S s (default 60) past its\n"
             "        item's budget is lost: partial catalogue, exit 1; --resume measures only\n"
-            "        what OUT's shards lack\n"
+            "        what OUT's shards lack; --history adds the catalogue to a history database\n"
             "  plan PLAN.cfg [--ranks N] [--nodes M]\n"
             "        validate a plan and print the work list of every rank\n"
             "  merge SHARDS_DIR -o OUT\n"
             "        rebuild OUT/catalogue.json and OUT/nodes/ from the shards alone\n"
             "  check CATALOGUE [--baseline B] [--rules R.cfg] [--json]\n"
             "        verdicts per GPU, link and node; exit 0 ok, 1 suspects, 2 degraded, 3 could not judge\n"
-            "  report CATALOGUE [-o REPORT.html]\n"
+            "  report CATALOGUE [-o REPORT.html [--history DB]]\n"
             "        a table per node (latencies, HBM, host links, P2P, verdict), or one\n"
             "        self-contained HTML page with the plots; exit 3: unreadable catalogue\n"
             "  predict CATALOGUE KERNEL.cfg [--json] | predict CATALOGUE --bytes N [--json]\n"
             "        a kernel's time on every GPU of a catalogue with both models (MWP-CWP,\n"
             "        Little's law), or a transfer's time on every link; exit 3: unreadable catalogue\n"
+            "  history add DB OUT... | history show DB [UUID|NODE] [--param NAME] |\n"
+            "  history last DB|CATALOGUE NODE [--max-age S]\n"
+            "        each GPU's runs over time in an SQLite database; check --baseline DB\n"
+            "        judges a run against them (steps and drift)\n"
             "  gpus  print the number of GPUs this process can see\n"
             "  version\n"
             "exit codes: 0 done, 1 failure, 2 bad plan or arguments\n");
@@ -96,6 +101,8 @@ static int cmd_run(int argc, char **argv)
                 return fprintf(stderr, "gpucensus: --gather-timeout: seconds, > 0\n"), 2;
         } else if (strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
             o.resume = argv[++i];
+        else if (strcmp(argv[i], "--history") == 0 && i + 1 < argc)
+            o.history = argv[++i];
         else if (argv[i][0] != '-' && !o.plan_path)
             o.plan_path = argv[i];
         else
@@ -287,6 +294,8 @@ int main(int argc, char **argv)
         return cmd_report(argc - 2, argv + 2);
     if (strcmp(cmd, "predict") == 0)
         return gc_predict_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "history") == 0)
+        return gc_history_main(argc - 2, argv + 2);
     if (strcmp(cmd, "gpus") == 0)
         return cmd_gpus();
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

@@ -157,7 +157,9 @@ void rp_table(FILE *f, const rp_cat *c, int colour)
 
 static int report_usage(void)
 {
-    fprintf(stderr, "usage: gpucensus report CATALOGUE|OUT_DIR [-o REPORT.html]\n"
+    fprintf(stderr, "usage: gpucensus report CATALOGUE|OUT_DIR [-o REPORT.html [--history DB]]\n"
+                    "  --history: the page shows each GPU's main parameters over its runs in the\n"
+                    "             history database, against its SKU's band\n"
                     "exit codes: 0 done, 1 could not write the report, 2 bad arguments,\n"
                     "            3 unreadable, malformed or schema-invalid catalogue\n");
     return 2;
@@ -165,10 +167,12 @@ static int report_usage(void)
 
 int gc_report_main(int argc, char **argv)
 {
-    const char *cat = NULL, *out = NULL;
+    const char *cat = NULL, *out = NULL, *history = NULL;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
+        else if (!strcmp(argv[i], "--history") && i + 1 < argc)
+            history = argv[++i];
         else if (argv[i][0] != '-' && !cat)
             cat = argv[i];
         else {
@@ -176,7 +180,7 @@ int gc_report_main(int argc, char **argv)
             return report_usage();
         }
     }
-    if (!cat)
+    if (!cat || (history && !out))
         return report_usage();
     rp_cat c;
     gc_err e = { 0 };
@@ -187,7 +191,7 @@ int gc_report_main(int argc, char **argv)
     }
     int rc = 0;
     if (out) {
-        if (rp_html(&c, out, &e)) {
+        if (rp_html(&c, out, history, &e)) {
             fprintf(stderr, "gpucensus report: %s\n", e.msg);
             rc = 1;
         } else {

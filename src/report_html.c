@@ -307,7 +307,7 @@ static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int 
 }
 
 static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_len,
-                 rp_hist3 *agg, double *tmp)
+                 const char *hist_html, size_t hist_len, rp_hist3 *agg, double *tmp)
 {
     fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
           "<meta name=viewport content=\"width=device-width\"><title>gpucensus report: ", f);
@@ -330,9 +330,9 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
     rh_esc(f, c->tool_version);
     fputs(" (", f);
     rh_esc(f, c->commit);
-    fputs(")</p>\n<nav><a href=\"#cluster\">cluster</a><a href=\"#latency\">latency</a>"
-          "<a href=\"#transfers\">transfers</a><a href=\"#p2p\">P2P</a><a href=\"#verdicts\">verdicts</a>"
-          "<a href=\"#nodes\">nodes</a></nav>\n", f);
+    fprintf(f, ")</p>\n<nav><a href=\"#cluster\">cluster</a><a href=\"#latency\">latency</a>"
+               "<a href=\"#transfers\">transfers</a><a href=\"#p2p\">P2P</a><a href=\"#verdicts\">verdicts</a>"
+               "%s<a href=\"#nodes\">nodes</a></nav>\n", hist_len ? "<a href=\"#history\">history</a>" : "");
 
     fputs("<h2 id=cluster>Cluster: each GPU against its peers</h2>\n", f);
     rh_cluster_view(f, c);
@@ -375,6 +375,7 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
 
     fputs("<h2 id=verdicts>Verdicts</h2>\n", f);
     verdict_table(f, c);
+    fwrite(hist_html, 1, hist_len, f);
 
     fputs("<h2 id=nodes>Nodes</h2>\n<p><input id=filter placeholder=\"filter nodes "
           "(name, verdict, SKU)\"> <button onclick=\"setAll(true)\">open all</button> "
@@ -383,16 +384,28 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
     fprintf(f, "<script>%s</script>\n</body></html>\n", JS);
 }
 
-int rp_html(const rp_cat *c, const char *out, gc_err *err)
+int rp_html(const rp_cat *c, const char *out, const char *history_db, gc_err *err)
 {
-    char *nodes_html = NULL;
-    size_t nodes_len = 0;
+    char *nodes_html = NULL, *hist_html = NULL;
+    size_t nodes_len = 0, hist_len = 0;
+    if (history_db) {
+        FILE *hf = open_memstream(&hist_html, &hist_len);
+        if (!hf)
+            return gc_fail(err, GC_ENOMEM, "out of memory");
+        int rc = rh_history_view(hf, c, history_db, err);
+        fclose(hf);
+        if (rc) {
+            free(hist_html);
+            return rc;
+        }
+    }
     FILE *nf = open_memstream(&nodes_html, &nodes_len);
     double *tmp = malloc((c->ngpus + 16) * sizeof *tmp);
     if (!nf || !tmp) {
         if (nf)
             fclose(nf);
         free(nodes_html);
+        free(hist_html);
         free(tmp);
         return gc_fail(err, GC_ENOMEM, "out of memory");
     }
@@ -414,7 +427,7 @@ int rp_html(const rp_cat *c, const char *out, gc_err *err)
     if (!f)
         rc = gc_fail(err, GC_EIO, "%s: cannot create", tmpname);
     else {
-        page(f, c, nodes_html, nodes_len, &agg, tmp);
+        page(f, c, nodes_html, nodes_len, hist_html, hist_len, &agg, tmp);
         int bad = ferror(f);
         if (fclose(f) || bad)
             rc = gc_fail(err, GC_EIO, "%s: write error", tmpname);
@@ -425,6 +438,7 @@ int rp_html(const rp_cat *c, const char *out, gc_err *err)
     }
     rh_free_h3(&agg, 1);
     free(nodes_html);
+    free(hist_html);
     free(tmp);
     return rc;
 }

@@ -78,7 +78,8 @@ void rp_node_gpus(const rp_cat *c, size_t k, size_t *first, size_t *n);
 
 int rp_tty(FILE *f);
 void rp_table(FILE *f, const rp_cat *c, int colour);
-int rp_html(const rp_cat *c, const char *out, gc_err *err);
+/* history_db: a history database for the history view (NULL: none). */
+int rp_html(const rp_cat *c, const char *out, const char *history_db, gc_err *err);
 
 
 /* ---- inside the HTML page (report_html.c, report_lat.c, report_xfer.c) ---- */
@@ -106,6 +107,9 @@ void rh_free_h3(rp_hist3 *h, size_t n);
 void rh_load_hists(const rp_cat *c, size_t node, size_t first, size_t n, rp_hist3 *hs,
                    char *why, size_t whycap);
 void rh_hist_row(FILE *f, rp_hist3 *hs, size_t n, const char *who);
+
+/* report_hist.c: the history view of the catalogue's GPUs from db */
+int rh_history_view(FILE *f, const rp_cat *c, const char *db, gc_err *err);
 
 /* report_xfer.c */
 void rh_cluster_view(FILE *f, const rp_cat *c);

@@ -52,6 +52,11 @@ void gc_rules_default(gc_rules *r)
     r->ecc_corrected_suspect = 100;
     r->pcie_lambda_floor = 0.60;
     r->nvlink_lambda_floor = 0.50;
+    r->hist_runs = 10;
+    r->hist_drift_min_runs = 5;
+    r->hist_drift_min_days = 7;
+    r->hist_drift_rel_per_month = 0.01;
+    r->hist_drift_z = 3.0;
 }
 
 int gc_rules_param(const gc_rules *r, const char *name)
@@ -132,6 +137,11 @@ static const field f_limits[] = {
     F("ecc_corrected_suspect", 3, 0, 1e15, ecc_corrected_suspect),
     F("pcie_lambda_floor", 0, 0, 2, pcie_lambda_floor),
     F("nvlink_lambda_floor", 0, 0, 2, nvlink_lambda_floor), { 0 } };
+static const field f_hist[] = {
+    F("runs", 1, 1, 100000, hist_runs), F("drift_min_runs", 1, 3, 100000, hist_drift_min_runs),
+    F("drift_min_days", 0, 0, 36500, hist_drift_min_days),
+    F("drift_rel_per_month", 0, 0, 10, hist_drift_rel_per_month),
+    F("drift_z", 0, 0, 1e6, hist_drift_z), { 0 } };
 #undef F
 
 static int skip_list(ld *l, const config_setting_t *s, gc_rules *r)
@@ -237,10 +247,12 @@ static int load(config_t *c, int read_rc, const char *name, gc_rules *r, gc_err 
             rc = group(&l, s, f_base, r);
         else if (strcmp(k, "limits") == 0)
             rc = group(&l, s, f_limits, r);
+        else if (strcmp(k, "history") == 0)
+            rc = group(&l, s, f_hist, r);
         else if (strcmp(k, "parameters") == 0)
             rc = params(&l, s, r);
         else
-            rc = bad(&l, s, "unknown setting (peers, parameters, distribution, baseline, limits)");
+            rc = bad(&l, s, "unknown setting (peers, parameters, distribution, baseline, limits, history)");
         if (rc)
             return rc;
     }

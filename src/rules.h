@@ -44,6 +44,12 @@ typedef struct gc_rules {
     long long throttle_bad_mask;   /* NVML clocks-event reasons that count */
     long long ecc_corrected_suspect;  /* corrected errors above: suspect */
     double pcie_lambda_floor, nvlink_lambda_floor;  /* link beta / nominal below: suspect */
+    /* history (check --baseline DB): each GPU against its own past */
+    int hist_runs;                 /* its last N good runs of the same plan */
+    int hist_drift_min_runs;       /* a slope needs this many runs (the current one included) */
+    double hist_drift_min_days;    /* spread over at least this many days */
+    double hist_drift_rel_per_month;  /* Theil-Sen slope / median in the bad direction: suspect */
+    double hist_drift_z;           /* and slope x span >= z x the residuals' robust sigma */
 } gc_rules;
 
 void gc_rules_default(gc_rules *r);

@@ -10,6 +10,8 @@
 
 #include "backend.h"
 #include "catalogue.h"
+#include "history.h"
+#include "history_cmd.h"
 #include "cluster.h"
 #include "crash.h"
 #include "fsutil.h"
@@ -588,6 +590,11 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
                         "`gpucensus merge` can rebuild it)\n", e.msg, r->out);
     else if (!r->opts->quiet)
         gc_report_summary(stdout, &r->meta, &st, r->out, gc_now_s() - t0);
+    if (!rc && r->opts->history && gc_history_add_path(r->opts->history, r->out, GC_HISTORY_TIMEOUT_S, &e)) {
+        fprintf(stderr, "gpucensus: history: %s (the catalogue is in %s: `gpucensus history add %s %s` "
+                        "adds it later)\n", e.msg, r->out, r->opts->history, r->out);
+        rc = 1;
+    }
     if (nlost > 0)
         fprintf(stderr, "gpucensus: %d rank%s lost: the catalogue in %s is partial; `gpucensus "
                         "merge %s/shards` later gives the whole picture from the shards\n",

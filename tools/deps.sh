@@ -6,11 +6,15 @@
 # for the tools and trusts the *_PREFIX variables (see INSTALL).
 set -eu
 what=${1:-build}
-pkgs="pkg-config make gcc openmpi-bin libopenmpi-dev libconfig-dev libjansson-dev zlib1g-dev"
+pkgs="pkg-config make gcc openmpi-bin libopenmpi-dev libconfig-dev libjansson-dev zlib1g-dev libsqlite3-dev"
 if [ "$what" = test ]; then
     # slurm-wlm + munge: tests/slurm runs a private Slurm cluster on this machine
     # chromium: tests/report renders the HTML report headless
+    # prometheus (promtool) + python3-prometheus-client: tests/ops parse the metrics file;
+    # prometheus-node-exporter: tests/slurm/t_daily.sh serves it as the README says
+    # sqlite3: tests/ops corrupts and inspects a history database
     pkgs="$pkgs python3 python3-jsonschema clang libclang-rt-14-dev slurm-wlm munge chromium"
+    pkgs="$pkgs prometheus python3-prometheus-client prometheus-node-exporter sqlite3"
 fi
 [ -n "${GC_SKIP_DEPS:-}" ] && exit 0
 

@@ -6,7 +6,9 @@
 #                        time (lock, waits WAIT_S, default 600), sc_down at
 #                        exit; skips (77) where Slurm cannot run (lib.sh first)
 #   sc_check             why Slurm cannot run here (prints it, returns 1), or 0
-#   sc_up                start the daemons; call in the shell that calls sc_down
+#   sc_up [--prolog P]   start the daemons; call in the shell that calls sc_down;
+#                        --prolog: slurm.conf gets Prolog=P (run by slurmd before
+#                        each job on each of its nodes; non-zero drains the node)
 #   sc_wait_job ID [S]   poll scontrol until the job ends; prints its state, sets
 #                        SC_STATE and SC_EXIT ("0:0" = exit 0, no signal)
 #   sc_down              stop what sc_up started (safe twice, safe under set -e)
@@ -50,7 +52,13 @@ _sc_ports() {
 }
 
 sc_up() {
-    local d=$SC_DIR i n base uts
+    local d=$SC_DIR i n base uts prolog=""
+    while [ $# -gt 0 ]; do
+        case "$1" in
+        --prolog) prolog=$2; shift 2 ;;
+        *) echo "sc_up: unknown option $1"; return 1 ;;
+        esac
+    done
     mkdir -p "$d"/{etc,state,log,munge}
     chmod 755 "$d" "$d/munge"       # munged wants its socket's folder world-searchable
     export SLURM_CONF=$d/etc/slurm.conf
@@ -99,6 +107,7 @@ MinJobAge=300
 NodeName=n[1-$SC_NODES] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + 1))-$((base + SC_NODES)) CPUs=$SC_CPUS RealMemory=1000 State=UNKNOWN
 PartitionName=debug Nodes=n[1-$SC_NODES] Default=YES MaxTime=10 State=UP
 CONF
+    [ -n "$prolog" ] && echo "Prolog=$prolog" >> "$SLURM_CONF"
     /usr/sbin/slurmctld -D -i >"$d/log/slurmctld.out" 2>&1 &
     SC_PIDS+=($!)
     _sc_poll 30 sh -c 'scontrol ping | grep -q UP' ||
