@@ -600,8 +600,8 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
                         "merge %s/shards` later gives the whole picture from the shards\n",
                 nlost, nlost > 1 ? "s" : "", r->out, r->out);
     else if (r->abandoned)
-        fprintf(stderr, "gpucensus: the run was stopped (%s): the catalogue in %s is partial; "
-                        "`gpucensus run PLAN --resume %s` measures what it lacks\n",
+        fprintf(stderr, "gpucensus: %s: the catalogue in %s is partial; `gpucensus run PLAN "
+                        "--resume %s` measures what it lacks\n",
                 gc_watch_reason(r->watch), r->out, r->out);
     for (int i = 0; i < r->cl.size; i++) {
         free(blobs[i]);
