@@ -8,6 +8,7 @@
 #define GC_NVML_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "results.h"
 
@@ -33,6 +34,20 @@ typedef struct gc_nvml_link {
     int nvlink_links, nvlink_version;
 } gc_nvml_link;
 void gc_nvml_links(gc_nvml *n, gc_nvml_link *l);
+
+/* Foreign load. The job's processes on this host (every rank may hold a
+ * context on every GPU of the node, for P2P) are ours; any other process
+ * with a context is foreign. */
+void gc_nvml_set_ours(gc_nvml *n, const int *pids, size_t npids);
+/* Fills c's foreign_* fields: foreign processes with a context on the GPU
+ * now, and the highest SM / memory utilisation NVML sampled for one since
+ * since_us (CLOCK_REALTIME microseconds; 0: utilisation not read). Returns
+ * 1 when a foreign process used the GPU in that window (or holds a context
+ * and the window has no samples to say it was idle), else 0. Fields stay
+ * -1 where NVML cannot tell (no process API, or NVML's pids are of another
+ * pid namespace: our own process is not among them). */
+int gc_nvml_foreign(gc_nvml *n, uint64_t since_us, gc_conditions *c);
+uint64_t gc_nvml_now_us(void);
 
 /* Clocks-event reasons that mean the GPU is slowed down (power cap, HW
  * slowdown, SW/HW thermal, power brake), as opposed to idle or app clocks. */

@@ -496,6 +496,7 @@ static int open_backend(runner *r, gc_err *e)
         .plan = &r->plan, .node = r->cl.node_name, .node_index = r->cl.node_index,
         .local_index = r->cl.local_rank, .local_size = r->cl.local_size, .rank = r->cl.rank,
         .sub_bits = r->sub_bits, .peer = &r->pio,
+        .job_pids = r->cl.host_pids, .njob_pids = r->cl.nhost_pids,
     };
     r->pio = (gc_peer_io){ .ctx = r, .sendrecv = pio_sendrecv, .send = pio_send,
                            .recv = pio_recv };
