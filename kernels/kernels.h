@@ -131,6 +131,12 @@ int gck_l2_run(void *buf, size_t footprint, uint32_t passes, int blocks, int thr
 int gck_smem_run(int stride_words, uint32_t iters, uint32_t launches, float *ms,
                  uint64_t *bytes, int *blocks, int *threads, char *err, size_t errlen);
 
+/* Sustained load: f32 FMA chains at full occupancy, `iters` x 128 FMAs per
+ * thread; `launches` back to back, ms[i] each (events); *flops per launch
+ * (an FMA counts 2). The HBM-heavy load is gck_stream_run's triad. */
+int gck_fma_burn_run(uint32_t iters, uint32_t launches, float *ms, uint64_t *flops,
+                     char *err, size_t errlen);
+
 /* Launch overhead. mode 0: batch back-to-back launches of an empty kernel,
  * events around the batch, ns[i] = batch time / batch. mode 1: host clock
  * around launch + cudaStreamSynchronize, ns[i] one launch. */

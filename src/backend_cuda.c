@@ -54,6 +54,7 @@ static int cuda_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *in
     char why[256] = "";
     b->nvml = gc_nvml_open(d->uuid, d->pci_bus_id, why, sizeof why);
     gc_nvml_set_ours(b->nvml, a->job_pids, a->njob_pids);
+    b->c.nvml = b->nvml;
     b->window_us = gc_nvml_now_us();
     memset(info, 0, sizeof *info);
     snprintf(info->node, sizeof info->node, "%s", a->node ? a->node : "");
@@ -125,6 +126,7 @@ static const struct { const char *name; driver_fn fn; } drivers[] = {
     { "xfer", gc_cuda_xfer },
     { "p2p", gc_cuda_p2p },
     { "net", gc_cuda_net },
+    { "sustain", gc_cuda_sustain },
 };
 
 /* Nominal NVLink rate per link and direction: by architecture (NVML's

@@ -341,6 +341,59 @@ static void misc_params(gc_gpu *g)
         }
 }
 
+/* Sustained load: the SM clock it held (the lowest median over the
+ * loads), how still it held it (p5 / median, coefficient of variation),
+ * when a fault slowdown first came (INFINITY: never; written null), which
+ * slowdown reasons were seen, the share of samples throttled, the power
+ * and the hottest reading. */
+static void sustain_params(gc_gpu *g)
+{
+    double clk = INFINITY, p5r = INFINITY, cv = 0, onset = INFINITY, frac = 0, watts = 0;
+    double temp = 0, xid = -1;
+    long long reasons = 0;
+    const gc_point *cp = NULL;
+    for (size_t i = 0; i < g->npoints; i++) {
+        const gc_point *p = &g->points[i];
+        if (!usable(p) || strcmp(p->bench, "sustain") != 0)
+            continue;
+        gc_summary s;
+        gc_point_summary(p, &s);
+        if (!strcmp(p->metric, "sm_clock")) {
+            if (s.p50 < clk)
+                clk = s.p50, cp = p;
+            if (s.p50 > 0)
+                p5r = fmin(p5r, s.p5 / s.p50);
+            if (s.mean > 0)
+                cv = fmax(cv, s.stddev / s.mean);
+            onset = fmin(onset, gc_ctx_num(&p->ctx, "first_slowdown_s", INFINITY));
+            reasons |= (long long)gc_ctx_num(&p->ctx, "slowdown_reasons", 0);
+            double x = gc_ctx_num(&p->ctx, "xid_events", -1);
+            if (x >= 0)
+                xid = (xid < 0 ? 0 : xid) + x;
+        } else if (!strcmp(p->metric, "throttled")) {
+            frac = fmax(frac, s.mean);
+        } else if (!strcmp(p->metric, "power")) {
+            watts = fmax(watts, s.p50);
+        } else if (!strcmp(p->metric, "temperature")) {
+            temp = fmax(temp, s.max);
+        }
+    }
+    if (!cp)
+        return;
+    add_from(g, "sustained_sm_clock_mhz", clk, "MHz", cp);
+    if (g->info.sm_clock_mhz > 0)
+        add_from(g, "sustained_clock_ratio", clk / g->info.sm_clock_mhz, "ratio", cp);
+    add_from(g, "sm_clock_p5_ratio", p5r, "ratio", cp);
+    add_from(g, "sm_clock_cv", cv, "ratio", cp);
+    add_from(g, "time_to_first_throttle_s", onset, "s", cp);
+    add_from(g, "sustain_throttled_fraction", frac, "ratio", cp);
+    add_from(g, "sustain_slowdown_reasons", (double)reasons, "mask", cp);
+    add_from(g, "sustain_power_w", watts, "W", cp);
+    add_from(g, "sustain_temperature_max_c", temp, "C", cp);
+    if (xid >= 0)
+        add_from(g, "sustain_xid_events", xid, "count", cp);
+}
+
 int gc_derive_params(gc_gpu *g)
 {
     const gc_gpu_info *in = &g->info;
@@ -396,6 +449,7 @@ int gc_derive_params(gc_gpu *g)
     departure_params(g);
     inst_params(g);
     misc_params(g);
+    sustain_params(g);
     return 0;
 }
 

@@ -14,7 +14,7 @@
 
 typedef struct nvml_dev_st *nvml_dev;
 
-enum { NVML_OK = 0, NVML_ERROR_NOT_FOUND = 6, NVML_ERROR_INSUFFICIENT_SIZE = 7, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMP_GPU = 0,
+enum { NVML_OK = 0, NVML_ERROR_NOT_FOUND = 6, NVML_EVENT_XID = 8, NVML_ERROR_INSUFFICIENT_SIZE = 7, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMP_GPU = 0,
        NVML_ECC_CORRECTED = 0, NVML_ECC_UNCORRECTED = 1, NVML_ECC_VOLATILE = 0 };
 
 /* nvmlProcessInfo_t of the _v2 and _v3 calls */
@@ -50,6 +50,12 @@ struct gc_nvml {
     int (*graphics_procs)(nvml_dev, unsigned *, nvml_proc *);
     int (*proc_util)(nvml_dev, nvml_util *, unsigned *, unsigned long long);
     int (*proc_name)(unsigned, char *, unsigned);
+    int (*remapped)(nvml_dev, unsigned *, unsigned *, unsigned *, unsigned *);
+    int (*evset_create)(void **);
+    int (*evset_free)(void *);
+    int (*ev_register)(nvml_dev, unsigned long long, void *);
+    int (*ev_wait)(void *, void *, unsigned);
+    void *evset;               /* XID events while a sustained load runs */
     uint32_t *ours;            /* the job's pids on this host */
     size_t nours;
     nvml_proc *procs;          /* scratch */
@@ -123,6 +129,13 @@ gc_nvml *gc_nvml_open(const char *uuid, const char *pci_bus_id, char *why, size_
     n->proc_util = (int (*)(nvml_dev, nvml_util *, unsigned *, unsigned long long))sym(
         lib, "nvmlDeviceGetProcessUtilization", NULL);
     n->proc_name = (int (*)(unsigned, char *, unsigned))sym(lib, "nvmlSystemGetProcessName", NULL);
+    n->remapped = (int (*)(nvml_dev, unsigned *, unsigned *, unsigned *, unsigned *))sym(
+        lib, "nvmlDeviceGetRemappedRows", NULL);
+    n->evset_create = (int (*)(void **))sym(lib, "nvmlEventSetCreate", NULL);
+    n->evset_free = (int (*)(void *))sym(lib, "nvmlEventSetFree", NULL);
+    n->ev_register = (int (*)(nvml_dev, unsigned long long, void *))sym(
+        lib, "nvmlDeviceRegisterEvents", NULL);
+    n->ev_wait = (int (*)(void *, void *, unsigned))sym(lib, "nvmlEventSetWait_v2", "nvmlEventSetWait");
     return n;
 }
 
@@ -343,10 +356,69 @@ int gc_nvml_foreign(gc_nvml *n, uint64_t since_us, gc_conditions *c)
     return used;
 }
 
+/* ---- health under sustained load ------------------------------------ */
+
+static void read_remapped(gc_nvml *n, gc_nvml_health *h)
+{
+    unsigned corr, unc, pend, fail;
+    h->remapped_corr = h->remapped_unc = h->remap_pending = h->remap_failed = -1;
+    if (n && n->remapped && n->remapped(n->dev, &corr, &unc, &pend, &fail) == NVML_OK) {
+        h->remapped_corr = corr;
+        h->remapped_unc = unc;
+        h->remap_pending = pend;
+        h->remap_failed = fail;
+    }
+}
+
+void gc_nvml_watch_begin(gc_nvml *n, gc_nvml_health *h)
+{
+    h->xid_events = -1;
+    h->last_xid = 0;
+    read_remapped(n, h);
+    if (!n || n->evset || !n->evset_create || !n->ev_register || !n->ev_wait)
+        return;
+    if (n->evset_create(&n->evset) != NVML_OK) {
+        n->evset = NULL;
+        return;
+    }
+    if (n->ev_register(n->dev, NVML_EVENT_XID, n->evset) != NVML_OK) {
+        if (n->evset_free)
+            n->evset_free(n->evset);
+        n->evset = NULL;
+        return;
+    }
+    h->xid_events = 0;
+}
+
+void gc_nvml_watch_poll(gc_nvml *n, gc_nvml_health *h)
+{
+    if (!n || !n->evset || h->xid_events < 0)
+        return;
+    /* nvmlEventData_t (device, type, data, instance ids), room to spare */
+    struct { void *dev; unsigned long long type, data; unsigned gi, ci; char spare[64]; } ev;
+    for (int k = 0; k < 1024 && n->ev_wait(n->evset, &ev, 0) == NVML_OK; k++)
+        if (ev.type & NVML_EVENT_XID) {
+            h->xid_events++;
+            h->last_xid = (long long)ev.data;
+        }
+}
+
+void gc_nvml_watch_end(gc_nvml *n, gc_nvml_health *h)
+{
+    gc_nvml_watch_poll(n, h);
+    read_remapped(n, h);
+    if (n && n->evset && n->evset_free)
+        n->evset_free(n->evset);
+    if (n)
+        n->evset = NULL;
+}
+
 void gc_nvml_close(gc_nvml *n)
 {
     if (!n)
         return;
+    if (n->evset && n->evset_free)
+        n->evset_free(n->evset);
     free(n->ours);
     free(n->procs);
     free(n->utils);

@@ -49,9 +49,28 @@ void gc_nvml_set_ours(gc_nvml *n, const int *pids, size_t npids);
 int gc_nvml_foreign(gc_nvml *n, uint64_t since_us, gc_conditions *c);
 uint64_t gc_nvml_now_us(void);
 
+/* Health counters a sustained load watches: XID (critical error) events
+ * and remapped memory rows. -1: unknown (not supported, no permission). */
+typedef struct gc_nvml_health {
+    long long xid_events;       /* since gc_nvml_watch_begin */
+    long long last_xid;         /* the last one's code, 0 none */
+    long long remapped_corr, remapped_unc, remap_pending, remap_failed;
+} gc_nvml_health;
+/* Starts counting XID events (and reads the remapped rows). */
+void gc_nvml_watch_begin(gc_nvml *n, gc_nvml_health *h);
+/* Drains the XID events seen since the last call into h (never blocks);
+ * call it now and then while the load runs, from one thread at a time. */
+void gc_nvml_watch_poll(gc_nvml *n, gc_nvml_health *h);
+/* A last poll, the remapped rows again, and the event set released. */
+void gc_nvml_watch_end(gc_nvml *n, gc_nvml_health *h);
+
 /* Clocks-event reasons that mean the GPU is slowed down (power cap, HW
  * slowdown, SW/HW thermal, power brake), as opposed to idle or app clocks. */
 #define GC_NVML_SLOWDOWN_MASK 0xECull   /* 0x4 | 0x8 | 0x20 | 0x40 | 0x80 */
 #define GC_NVML_REASON_IDLE 0x1ull
+#define GC_NVML_REASON_POWER_CAP 0x4ull
+/* The slowdowns a healthy GPU under a steady load does not show: HW
+ * slowdown, SW and HW thermal, HW power brake (rules.cfg throttle_bad_mask) */
+#define GC_NVML_FAULT_MASK 0xE8ull
 
 #endif

@@ -18,6 +18,7 @@ static const gc_rule_param default_params[] = {
     { "l2_latency_cycles", GC_BETTER_LOWER },   { "l2_far_latency_cycles", GC_BETTER_LOWER },
     { "dram_latency_cycles", GC_BETTER_LOWER }, { "page_chase_latency_cycles", GC_BETTER_LOWER },
     { "launch_ns", GC_BETTER_LOWER },           { "launch_sync_ns", GC_BETTER_LOWER },
+    { "sustained_sm_clock_mhz", GC_BETTER_HIGHER },
 };
 
 void gc_rules_default(gc_rules *r)
@@ -52,6 +53,7 @@ void gc_rules_default(gc_rules *r)
     r->ecc_corrected_suspect = 100;
     r->pcie_lambda_floor = 0.60;
     r->nvlink_lambda_floor = 0.50;
+    r->sustain_p5_floor = 0.95;
 }
 
 int gc_rules_param(const gc_rules *r, const char *name)
@@ -131,7 +133,8 @@ static const field f_limits[] = {
     F("throttle_bad_mask", 3, 0, 4294967295.0, throttle_bad_mask),
     F("ecc_corrected_suspect", 3, 0, 1e15, ecc_corrected_suspect),
     F("pcie_lambda_floor", 0, 0, 2, pcie_lambda_floor),
-    F("nvlink_lambda_floor", 0, 0, 2, nvlink_lambda_floor), { 0 } };
+    F("nvlink_lambda_floor", 0, 0, 2, nvlink_lambda_floor),
+    F("sustain_p5_floor", 0, 0, 1, sustain_p5_floor), { 0 } };
 #undef F
 
 static int skip_list(ld *l, const config_setting_t *s, gc_rules *r)

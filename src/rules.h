@@ -44,6 +44,7 @@ typedef struct gc_rules {
     long long throttle_bad_mask;   /* NVML clocks-event reasons that count */
     long long ecc_corrected_suspect;  /* corrected errors above: suspect */
     double pcie_lambda_floor, nvlink_lambda_floor;  /* link beta / nominal below: suspect */
+    double sustain_p5_floor;       /* SM clock p5 / median under sustained load below: suspect */
 } gc_rules;
 
 void gc_rules_default(gc_rules *r);

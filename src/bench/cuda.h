@@ -11,6 +11,7 @@
 
 #include "../../kernels/kernels.h"
 #include "../backend.h"
+#include "../nvml.h"
 
 typedef struct gc_cuda {
     gck_device dev;
@@ -34,6 +35,7 @@ typedef struct gc_cuda {
     const gc_peer_io *peer;    /* pair and net items talk to the peer rank */
     int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;   /* 0: unknown */
     int nvlink_links;
+    gc_nvml *nvml;             /* NULL: no NVML (sustain needs it) */
 } gc_cuda;
 
 /* Per item: budget, flags. */
@@ -69,5 +71,6 @@ int gc_cuda_valid(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_p2p(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_net(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
+int gc_cuda_sustain(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 
 #endif

@@ -86,6 +86,11 @@ static const char *const valid_kernels[] = {
 static const gc_param_def valid_p[] = {
     STR("kernel", valid_kernels, "saxpy_a1"),
 };
+static const char *const sustain_loads[] = { "hbm", "fma", NULL };
+static const gc_param_def sustain_p[] = {
+    STR("load", sustain_loads, "hbm"),
+    FNUM("duration_s", 0.5, 3600, 30),
+};
 static const gc_param_def net_p[] = {
     NUM("size_bytes", 1, 4 * GiB, 1 * MiB),
 };
@@ -103,6 +108,8 @@ const gc_bench_def gc_bench_defs[] = {
     DEF("p2p", "peer-to-peer copy between two GPUs of a node", GC_PHASE_PAIR, p2p_p),
     DEF("valid", "validation kernels: measured time, predicted by the models", GC_PHASE_GPU, valid_p),
     DEF("net", "GPU buffer to GPU buffer between nodes through MPI", GC_PHASE_NET, net_p),
+    DEF("sustain", "sustained HBM or FMA load: clocks, power, temperature, throttling over time",
+        GC_PHASE_CONCURRENT, sustain_p),
 };
 const size_t gc_bench_ndefs = sizeof(gc_bench_defs) / sizeof(gc_bench_defs[0]);
 
