@@ -189,10 +189,9 @@ static int cuda_measure(gc_backend *b, const gc_task *task, gc_gpu *gpu, gc_err 
     size_t from = gpu->npoints;
     int rc = fn(&b->c, task, gpu, err);
     gc_nvml_read(b->nvml, &after);   /* right after the last kernel: still busy */
-    /* Shared: another process used the GPU during the item, or one held
-     * it before and NVML has no samples to say it stayed idle. */
-    if (gc_nvml_foreign(b->nvml, b->window_us, &after) ||
-        (there && after.foreign_sm_util_pct < 0))
+    /* Shared: another process held the GPU before or after the item, or
+     * used it in between (drivers of long items also look meanwhile). */
+    if (gc_nvml_foreign(b->nvml, b->window_us, &after) || there)
         b->c.flags |= GC_FLAG_SHARED;
     if (after.valid) {
         if (after.throttle_reasons & GC_NVML_SLOWDOWN_MASK)

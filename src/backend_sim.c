@@ -410,7 +410,8 @@ static int setup_hbm(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
 {
     (void)err;
     double fp = sim_pnum(t->item, "footprint_bytes");
-    double hbm = sim_hbm_bps(b, sim_pstr(t->item, "kernel"), sim_pnum(t->item, "blocks_per_sm"));
+    int full = !strcmp(sim_pstr(t->item, "grid"), "full");   /* as many blocks as fit */
+    double hbm = sim_hbm_bps(b, sim_pstr(t->item, "kernel"), full ? 32 : sim_pnum(t->item, "blocks_per_sm"));
     bw_job(b, j, fp, b->prof.kernel_overhead_us * 1e-6, mix_bps(b, fp, hbm),
            b->f.bimodal[F_HBM_BW]);
     return 0;

@@ -353,7 +353,7 @@ int gc_nvml_foreign(gc_nvml *n, uint64_t since_us, gc_conditions *c)
     }
     c->foreign_sm_util_pct = sm;
     c->foreign_mem_util_pct = mem;
-    return used;
+    return used || foreign > 0;
 }
 
 /* ---- health under sustained load ------------------------------------ */

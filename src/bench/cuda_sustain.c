@@ -12,7 +12,9 @@
  * first_slowdown_s (seconds from the start of the load to the first fault
  * slowdown; absent when none), slowdown_reasons (every reason seen but
  * idle), and where NVML can tell, xid_events, remapped_rows_new,
- * ecc_corrected_new, ecc_uncorrected_new. */
+ * ecc_corrected_new, ecc_uncorrected_new. The sampling thread also looks
+ * for other processes on the GPU every second: a long item must not miss
+ * one that came and went (gpu_shared). */
 #include "cuda.h"
 
 #include <math.h>
@@ -23,6 +25,7 @@
 #include <time.h>
 
 #define SAMPLE_PERIOD_S 0.1
+#define FOREIGN_EVERY 10        /* samples between two looks for other processes */
 #define SLICE_S 0.05            /* work between two budget checks */
 #define FMA_LAUNCH_S 0.01       /* one FMA launch, calibrated */
 #define HBM_FOOTPRINT (2ull << 30)
@@ -38,6 +41,7 @@ typedef struct sampler {
     gc_nvml *nvml;
     double t0;
     atomic_int stop;
+    int shared;                 /* another process held or used the GPU meanwhile */
     sample *s;
     size_t n, cap;
     gc_conditions first, last;
@@ -47,7 +51,13 @@ typedef struct sampler {
 static void *sample_loop(void *arg)
 {
     sampler *sp = arg;
-    while (!atomic_load(&sp->stop) && sp->n < sp->cap) {
+    uint64_t since_us = gc_nvml_now_us();
+    for (unsigned k = 1; !atomic_load(&sp->stop) && sp->n < sp->cap; k++) {
+        if (k % FOREIGN_EVERY == 0) {
+            gc_conditions fc;
+            sp->shared |= gc_nvml_foreign(sp->nvml, since_us, &fc);
+            since_us = gc_nvml_now_us();
+        }
         gc_conditions c;
         gc_nvml_read(sp->nvml, &c);
         if (c.valid) {
@@ -74,9 +84,10 @@ typedef struct load {
 static int run_slice(gc_cuda *c, load *l, float *ms, char *msg, size_t cap)
 {
     uint64_t work = 0;
+    int blocks = HBM_BLOCKS_PER_SM * c->dev.sm_count;
     int rc = l->fma ? gck_fma_burn_run(l->iters, l->launches, ms, &work, msg, cap)
-                    : gck_stream_run(3, c->big, HBM_FOOTPRINT, HBM_BLOCKS_PER_SM * c->dev.sm_count,
-                                     HBM_THREADS, l->launches, ms, &work, msg, cap);
+                    : gck_stream_run(3, c->big, HBM_FOOTPRINT, &blocks, HBM_THREADS, l->launches, ms,
+                                     &work, msg, cap);
     l->work = (double)work;
     return rc;
 }
@@ -189,6 +200,8 @@ int gc_cuda_sustain(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     double loaded_s = gc_now_s() - sp.t0;
     atomic_store(&sp.stop, 1);
     pthread_join(th, NULL);
+    if (sp.shared)
+        c->flags |= GC_FLAG_SHARED;
     gc_nvml_watch_end(c->nvml, &sp.health);
     rc = rc ? gc_fail(err, GC_EDEVICE, "sustain: %s", msg)
             : sample_points(c, t, g, &sp, &h0, &l, loaded_s, err);

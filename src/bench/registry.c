@@ -20,6 +20,7 @@ static const char *const inst_ops[] = {
 static const char *const inst_modes[] = { "latency", "throughput", NULL };
 static const char *const stream_kernels[] = { "read", "write", "copy", "triad", "sparse", NULL };
 static const char *const residents[] = { "full", "one", NULL };
+static const char *const stream_grids[] = { "stride", "full", NULL };
 static const char *const launch_modes[] = { "back_to_back", "launch_sync", "blocks", NULL };
 static const char *const access_kinds[] = { "coalesced", "uncoalesced", NULL };
 static const char *const xfer_dirs[] = { "h2d", "d2h", "bidir", NULL };
@@ -51,7 +52,8 @@ static const gc_param_def inst_p[] = {
 static const gc_param_def hbm_p[] = {
     STR("kernel", stream_kernels, "triad"),
     NUM("footprint_bytes", 1 * MiB, 64 * GiB, 2 * GiB),
-    NUM("blocks_per_sm", 1, 32, 4),
+    NUM("blocks_per_sm", 1, 32, 4),           /* grid stride: the grid, blocks_per_sm x SMs */
+    STR("grid", stream_grids, "stride"),     /* full: one pass, a block per contiguous run */
 };
 static const gc_param_def l2_p[] = {
     NUM("footprint_bytes", 64 * KiB, 1 * GiB, 16 * MiB),
@@ -68,7 +70,8 @@ static const gc_param_def xfer_p[] = {
     STR("direction", xfer_dirs, "h2d"),
     STR("memory", host_mem, "pinned"),
     STR("engine", engines, "ce"),
-    NUM("size_bytes", 1, 4 * GiB, 1 * MiB),
+    NUM("size_bytes", 1, 4 * GiB, 1 * MiB),   /* mode chase: the chased footprint */
+    STR("mode", p2p_modes, "copy"),           /* chase: GPU load latency from host memory */
 };
 static const gc_param_def p2p_p[] = {
     STR("direction", p2p_dirs, "oneway"),

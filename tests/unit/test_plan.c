@@ -500,7 +500,7 @@ int main(int argc, char **argv)
     test_load_mem();
     test_sha_and_determinism();
     test_config("quick.cfg", 15.0, 15.0, 3.0, 17.5, 1);
-    test_config("default.cfg", 60.0, 30.0, 60.0, 130.0, 1);
+    test_config("default.cfg", 65.0, 30.0, 60.0, 130.0, 1);
     test_config("demo.cfg", 15.0, 15.0, 3.0, 17.5, 4);
     test_demo_fault();
     CHECK_DONE();

@@ -1,0 +1,60 @@
+#!/bin/bash
+# One call on the GPU machine for issue 18 (truer numbers) and the foreign
+# load of long items: build; the quick and default plans alone; a second
+# job (tests/gpu/hog.cfg, 45 s of HBM triad) with a quick census beside
+# it; then, where $PEERS holds a copy of the peer suite gpu-benches (never
+# committed: an ignored folder beside the checkout), its gpu-l2-cache and
+# gpu-stream on the same GPU. Changes no clock, power or other setting.
+# Catalogues and logs under $OUT (tarballs); the end of the output is the
+# side by side (tests/gpu/summarize.py, foreign_summary.py, the peers' best).
+#   OUT=/some/dir GIT_COMMIT=abc PEERS=../peers/gpu-benches tests/gpu/truer_run.sh
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/gpucensus-truer}
+mkdir -p "$OUT/log" "$OUT/res"
+exec > >(tee "$OUT/log/truer_run.log") 2>&1
+DEPS=${DEPS:-../.deps}
+mkdir -p /opt/deps && for f in "$DEPS"/*.deb; do dpkg -x "$f" /opt/deps; done
+export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw,power.limit --format=csv
+[ -d build/kernels ] && touch build/kernels/*.o
+t0=$(date +%s)
+make -j16 ${GIT_COMMIT:+GIT_COMMIT=$GIT_COMMIT} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all \
+    > "$OUT/log/build.log" 2>&1 || { tail -40 "$OUT/log/build.log"; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s"
+GC=build/gpucensus
+run() {   # name plan: one rank per GPU
+    local s=$(date +%s.%N)
+    mpirun -np "$($GC gpus)" $GC run "$2" --backend cuda -o "$OUT/res/$1" --quiet > "$OUT/log/$1.log" 2>&1
+    echo "$1: exit $? wall $(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+}
+run quick configs/quick.cfg
+run default configs/default.cfg
+mpirun -np 1 $GC run tests/gpu/hog.cfg --backend cuda -o "$OUT/res/hog" --quiet > "$OUT/log/hog.log" 2>&1 &
+hog=$!
+sleep 4
+run quick_shared configs/quick.cfg
+wait $hog
+echo "hog: exit $?"
+if [ -n "${PEERS:-}" ] && [ -d "$PEERS" ]; then
+    ( cd "$PEERS/gpu-stream" && make > "$OUT/log/peer-stream-build.log" 2>&1 && ./cuda-stream ) \
+        > "$OUT/log/peer-stream.txt" 2>&1
+    echo "gpu-stream: exit $?"
+    # gpu-l2-cache links CUPTI for counters it does not print by default;
+    # without those libraries, build it with that include left out
+    ( cd "$PEERS/gpu-l2-cache" && { make > "$OUT/log/peer-l2-build.log" 2>&1 ||
+        { sed -i -e '/gpu-metrics/d' -e '/initMeasureMetric/d' main.cu &&
+          nvcc -std=c++17 -O3 -arch=sm_90 -o cuda-l2-cache main.cu -lnvidia-ml >> "$OUT/log/peer-l2-build.log" 2>&1; }; } &&
+      ./cuda-l2-cache ) > "$OUT/log/peer-l2.txt" 2>&1
+    echo "gpu-l2-cache: exit $?"
+fi
+python3 tests/gpu/summarize.py "$OUT"/res/quick "$OUT"/res/default > "$OUT/log/summary.txt" 2>&1
+python3 tests/gpu/foreign_summary.py "$OUT"/res/default "$OUT"/res/quick_shared "$OUT"/res/hog \
+    > "$OUT/log/foreign.txt" 2>&1
+python3 tests/gpu/peers_best.py "$OUT"/res/default "$OUT/log/peer-stream.txt" "$OUT/log/peer-l2.txt" \
+    | tee "$OUT/log/peers.txt"
+grep -E "^(hbm|l2_|host|launch)" "$OUT/log/summary.txt"
+grep -E "gpu_shared|sustained|verdict" "$OUT/log/foreign.txt"
+tar czf "$OUT/results.tgz" -C "$OUT" res && rm -rf "$OUT/res"
+tar czf "$OUT/logs.tgz" -C "$OUT" log
