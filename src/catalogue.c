@@ -48,6 +48,14 @@ static void run_json(gc_jw *w, const gc_run_meta *m)
     gc_jw_close(w, "}");
 }
 
+static void kstr_or_null(gc_jw *w, const char *k, const char *v)
+{
+    if (v[0] && gc_jw_utf8_ok(v))
+        gc_jw_kstr(w, k, v);
+    else
+        gc_jw_knull(w, k);
+}
+
 static void kint_or_null(gc_jw *w, const char *k, long long v)
 {
     if (v >= 0)
@@ -301,6 +309,13 @@ static void gpu_head_json(gc_jw *w, const gc_gpu *g)
     else
         gc_jw_knull(w, "bps_per_link");
     gc_jw_close(w, "}");
+    gc_jw_close(w, "}");
+
+    gc_jw_key(w, "host");
+    gc_jw_open(w, "{");
+    kstr_or_null(w, "cpu_governor", in->host_governor);
+    kstr_or_null(w, "cpus_allowed", in->host_cpus);
+    kstr_or_null(w, "mems_allowed", in->host_mems);
     gc_jw_close(w, "}");
 
     gc_jw_key(w, "conditions");

@@ -121,6 +121,10 @@ typedef struct gc_gpu_info {
     int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
     int nvlink_links;              /* active NVLinks */
     double nvlink_bps_per_link;    /* nominal, per direction */
+    /* The host as the rank saw it (hostinfo.c; "" unknown): CPU frequency
+     * governor, the CPUs and NUMA nodes the rank is bound to. */
+    char host_governor[24];
+    char host_cpus[64], host_mems[32];
 } gc_gpu_info;
 
 enum { GC_GPU_OK = 0, GC_GPU_PARTIAL = 1, GC_GPU_FAILED = 2 };

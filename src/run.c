@@ -12,6 +12,7 @@
 #include "catalogue.h"
 #include "cluster.h"
 #include "fsutil.h"
+#include "hostinfo.h"
 #include "report.h"
 #include "resume.h"
 #include "schedule.h"
@@ -502,6 +503,7 @@ static int open_backend(runner *r, gc_err *e)
                            .recv = pio_recv };
     gc_gpu_init(&r->gpu);
     int rc = r->ops->open(&a, &r->be, &r->gpu.info, e);
+    gc_host_info(&r->gpu.info);
     snprintf(r->gpu.info.node, sizeof r->gpu.info.node, "%s", r->cl.node_name);
     r->gpu.info.local_index = r->cl.local_rank;
     r->gpu.info.rank = r->cl.rank;

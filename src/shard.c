@@ -136,6 +136,9 @@ static void put_info(gc_wbuf *w, const gc_gpu_info *i)
     gc_put_svarint(w, i->pcie_max_width);
     gc_put_svarint(w, i->nvlink_links);
     gc_put_f64(w, i->nvlink_bps_per_link);
+    gc_put_str(w, i->host_governor);
+    gc_put_str(w, i->host_cpus);
+    gc_put_str(w, i->host_mems);
 }
 
 static void get_info(gc_rbuf *r, gc_gpu_info *i)
@@ -168,6 +171,9 @@ static void get_info(gc_rbuf *r, gc_gpu_info *i)
     i->pcie_max_width = get_int(r, -1, 1024);
     i->nvlink_links = get_int(r, -1, 1024);
     i->nvlink_bps_per_link = gc_get_f64(r);
+    GET_STR(r, i->host_governor);
+    GET_STR(r, i->host_cpus);
+    GET_STR(r, i->host_mems);
 }
 
 /* The first byte: bit 0 the conditions were read, bit 1 a foreign-load

@@ -121,6 +121,8 @@ static void make_gpu(gc_gpu *g)
     i->ecc_enabled = 1;
     i->numa_node = -1;
     snprintf(i->driver_version, sizeof i->driver_version, "550.54.15");
+    snprintf(i->host_governor, sizeof i->host_governor, "performance");
+    fill_str(i->host_cpus, sizeof i->host_cpus - 1, '7');   /* the longest */
     g->items_total = 9;
     g->items_done = 7;
     g->complete = 0;
@@ -246,6 +248,8 @@ static void check_gpu_equal(const gc_gpu *a, const gc_gpu *b)
     CHECK(x->bus_width_bits == y->bus_width_bits && x->ecc_enabled == y->ecc_enabled &&
           x->numa_node == y->numa_node, "bus/ecc/numa");
     CHECK(strcmp(x->driver_version, y->driver_version) == 0, "driver");
+    CHECK(!strcmp(x->host_governor, y->host_governor) && !strcmp(x->host_cpus, y->host_cpus) &&
+          !strcmp(x->host_mems, y->host_mems), "host");
     CHECK(a->items_total == b->items_total && a->items_done == b->items_done, "items");
     CHECK(a->complete == b->complete, "complete");
     check_cond_equal(&a->start, &b->start, "gpu start");
@@ -630,8 +634,8 @@ static void test_roster(void)
     CHECK(bad == 0, "%d roster body truncations accepted", bad);
     reframe(&f, "GCSH", GC_SHARD_VERSION, body, blen);
     CHECK(decode_roster(f.data, f.len, &err) == GC_ECORRUPT, "shard magic on a roster");
-    reframe(&f, "GCRO", 2, body, blen);
-    CHECK(decode_roster(f.data, f.len, &err) == GC_ECORRUPT, "roster version 2");
+    reframe(&f, "GCRO", GC_SHARD_VERSION + 1, body, blen);
+    CHECK(decode_roster(f.data, f.len, &err) == GC_ECORRUPT, "roster of a later version");
 
     /* Semantic checks: ranks out of order, local index too large, empty,
      * lying counts. */
