@@ -31,12 +31,14 @@ run() {   # name plan: one rank per GPU
 }
 run quick configs/quick.cfg
 run default configs/default.cfg
-mpirun -np 1 $GC run tests/gpu/hog.cfg --backend cuda -o "$OUT/res/hog" --quiet > "$OUT/log/hog.log" 2>&1 &
-hog=$!
-sleep 4
-run quick_shared configs/quick.cfg
-wait $hog
-echo "hog: exit $?"
+if [ "${HOG:-1}" = 1 ]; then   # HOG=0: no foreign-load part
+    mpirun -np 1 $GC run tests/gpu/hog.cfg --backend cuda -o "$OUT/res/hog" --quiet > "$OUT/log/hog.log" 2>&1 &
+    hog=$!
+    sleep 4
+    run quick_shared configs/quick.cfg
+    wait $hog
+    echo "hog: exit $?"
+fi
 if [ -n "${PEERS:-}" ] && [ -d "$PEERS" ]; then
     # its Makefile asks for sm_70, which nvcc 13 no longer builds: sm_90
     ( cd "$PEERS/gpu-stream" && nvcc -std=c++17 -O3 -arch=sm_90 -o cuda-stream main.cu \
@@ -51,11 +53,11 @@ if [ -n "${PEERS:-}" ] && [ -d "$PEERS" ]; then
     echo "gpu-l2-cache: exit $?"
 fi
 python3 tests/gpu/summarize.py "$OUT"/res/quick "$OUT"/res/default > "$OUT/log/summary.txt" 2>&1
-python3 tests/gpu/foreign_summary.py "$OUT"/res/default "$OUT"/res/quick_shared "$OUT"/res/hog \
+python3 tests/gpu/foreign_summary.py "$OUT"/res/default $( [ "${HOG:-1}" = 1 ] && echo "$OUT"/res/quick_shared "$OUT"/res/hog ) \
     > "$OUT/log/foreign.txt" 2>&1
 python3 tests/gpu/peers_best.py "$OUT"/res/default "$OUT/log/peer-stream.txt" "$OUT/log/peer-l2.txt" \
     | tee "$OUT/log/peers.txt"
-grep -E "^(hbm|l2_|host|launch)" "$OUT/log/summary.txt"
+grep -E "^(hbm|l2_|l1_|dram|loaded|host|launch)" "$OUT/log/summary.txt"
 grep -E "gpu_shared|sustained|verdict" "$OUT/log/foreign.txt"
 tar czf "$OUT/results.tgz" -C "$OUT" res && rm -rf "$OUT/res"
 tar czf "$OUT/logs.tgz" -C "$OUT" log
