@@ -57,11 +57,12 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!p)
         return GC_ENOMEM;
     int blocks = full ? 0 : bps * c->dev.sm_count;
+    int threads = (int)gc_cuda_num(t, "block_threads");
     uint64_t bytes = 0;
     uint32_t done = 0, chunk = 5;
     while (done < total) {   /* chunks of launches, budget checked between */
         uint32_t n = total - done < chunk ? total - done : chunk;
-        if (gck_stream_run(kind, c->big, fp, &blocks, STREAM_THREADS, n, ms, &bytes, msg, sizeof msg))
+        if (gck_stream_run(kind, c->big, fp, &blocks, threads, n, ms, &bytes, msg, sizeof msg))
             return gc_fail(err, GC_EDEVICE, "%s", msg);
         record_ms(&g->points[ip], ms, n, bytes);
         done += n;
@@ -70,7 +71,7 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     }
     gc_ctx *x = &g->points[ip].ctx;
     gc_ctx_set_num(x, "grid_blocks", blocks);
-    gc_ctx_set_num(x, "block_threads", STREAM_THREADS);
+    gc_ctx_set_num(x, "block_threads", threads);
     gc_ctx_set_num(x, "bytes_moved", (double)bytes);
     gc_ctx_set_num(x, "theoretical_bps", theoretical_bps(c));
     return 0;

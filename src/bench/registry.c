@@ -54,6 +54,7 @@ static const gc_param_def hbm_p[] = {
     NUM("footprint_bytes", 1 * MiB, 64 * GiB, 2 * GiB),
     NUM("blocks_per_sm", 1, 32, 4),           /* grid stride: the grid, blocks_per_sm x SMs */
     STR("grid", stream_grids, "stride"),     /* full: one pass, a block per contiguous run */
+    NUM("block_threads", 32, 1024, 256),
 };
 static const gc_param_def l2_p[] = {
     NUM("footprint_bytes", 64 * KiB, 1 * GiB, 16 * MiB),
