@@ -217,21 +217,22 @@ extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks
 // 16 bytes in flight per thread: the latency of a loaded L2 needs that
 // many to fill the pipes); ld.global.cg keeps L1 out. Long-lived blocks:
 // the block scheduler's replacement latency is paid once per L2_ROUNDS
-// chunks. Block b reads chunks b x L2_ROUNDS + r, shifted by one for every
-// `sms` blocks: the blocks an SM holds at once (b, b + SMs, ...) would
-// otherwise read the same chunk at the same time wherever SMs x L2_ROUNDS
-// is a multiple of the chunk count (1.5 MiB on 132 SMs: an H100 read 16.4
-// TB/s there against 11.5 at 4 MiB). A hashed pick avoids that too but
-// loses the order: 4-8% less at every footprint on an H100.
+// chunks. Block b reads chunks b x L2_ROUNDS + r, in order. Where that
+// would make the blocks an SM holds at once (b, b + SMs, ...) read the same
+// chunk together (k x SMs x L2_ROUNDS a multiple of the chunk count: 1.5
+// and 4 MiB on 132 SMs; an H100 read 16.4 TB/s at 1.5 MiB against 11.5 at
+// 4), the order shifts by one every SMs blocks. Not elsewhere: on an H100
+// the shifted order read 0.96-0.99x gpu-l2-cache at 8-24 MiB, the plain
+// one 1.00-1.14x (runs of c6515bd and be5e160, results/fleet).
 #define L2_U 16
 #define L2_ROUNDS 8
 
-__global__ void k_l2(const float4 *__restrict__ a, size_t chunks, uint32_t sms, float *out)
+__global__ void k_l2(const float4 *__restrict__ a, size_t chunks, uint32_t stagger, float *out)
 {
     size_t chunk_elems = (size_t)blockDim.x * L2_U;
     float s = 0;
     for (int r = 0; r < L2_ROUNDS; r++) {
-        size_t ch = ((size_t)blockIdx.x * L2_ROUNDS + r + blockIdx.x / sms) % chunks;
+        size_t ch = ((size_t)blockIdx.x * L2_ROUNDS + r + (stagger ? blockIdx.x / stagger : 0)) % chunks;
         const float4 *p = a + ch * chunk_elems + threadIdx.x;
         float4 v[L2_U];
 #pragma unroll
@@ -257,9 +258,14 @@ extern "C" int gck_l2_run(void *buf, size_t footprint, size_t bytes_per_launch, 
     }
     if (dummy(err, errlen))
         return 1;
-    int dev, sms;
+    int dev, sms, resident = 0;
     CK(cudaGetDevice(&dev));
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, k_l2, threads, 0));
+    uint32_t stagger = 0;
+    for (int k = 1; k < resident; k++)
+        if ((uint64_t)k * sms * L2_ROUNDS % chunks == 0)
+            stagger = (uint32_t)sms;
     *blocks = (int)(bytes_per_launch / (chunk_bytes * L2_ROUNDS));
     *bytes = (uint64_t)*blocks * L2_ROUNDS * chunk_bytes;
     cudaEvent_t e0, e1;
@@ -268,7 +274,7 @@ extern "C" int gck_l2_run(void *buf, size_t footprint, size_t bytes_per_launch, 
     int rc = 0;
     for (uint32_t l = 0; l <= launches && !rc; l++) {   // launch 0 loads L2
         cudaEventRecord(e0);
-        k_l2<<<*blocks, threads>>>((const float4 *)buf, chunks, (uint32_t)sms, g_dummy);
+        k_l2<<<*blocks, threads>>>((const float4 *)buf, chunks, stagger, g_dummy);
         cudaError_t e = cudaGetLastError();
         if (e == cudaSuccess) {
             cudaEventRecord(e1);
