@@ -221,9 +221,9 @@ extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks
 // would make the blocks an SM holds at once (b, b + SMs, ...) read the same
 // chunk together (k x SMs x L2_ROUNDS a multiple of the chunk count: 1.5
 // and 4 MiB on 132 SMs; an H100 read 16.4 TB/s at 1.5 MiB against 11.5 at
-// 4), the order shifts by one every SMs blocks. Not elsewhere: on an H100
-// the shifted order read 0.96-0.99x gpu-l2-cache at 8-24 MiB, the plain
-// one 1.00-1.14x (runs of c6515bd and be5e160, results/fleet).
+// 4), the order shifts by one every SMs blocks. Not elsewhere: at 8-24 MiB
+// the shifted order read 0.96-0.99x gpu-l2-cache on an H100, the plain one
+// 0.97-1.14x on three (results/fleet: be5e160, c6515bd, 537d767).
 #define L2_U 16
 #define L2_ROUNDS 8
 
