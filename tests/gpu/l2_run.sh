@@ -9,18 +9,8 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gpucensus-l2}
 mkdir -p "$OUT/log" "$OUT/res"
 exec > >(tee "$OUT/log/l2_run.log") 2>&1
-DEPS=${DEPS:-../.deps}
-mkdir -p /opt/deps && for f in "$DEPS"/*.deb; do dpkg -x "$f" /opt/deps; done
-export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-[ -d build/kernels ] && touch build/kernels/*.o
-make -j16 ${GIT_COMMIT:+GIT_COMMIT=$GIT_COMMIT} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all \
-    > "$OUT/log/build.log" 2>&1 || { tail -40 "$OUT/log/build.log"; exit 1; }
-mpirun -np 1 build/gpucensus run tests/gpu/l2.cfg --backend cuda -o "$OUT/res/l2" --quiet > "$OUT/log/l2.log" 2>&1
-echo "census: exit $?"
-( cd "$PEERS/gpu-l2-cache" && sed -i -e '/gpu-metrics/d' -e '/initMeasureMetric/d' main.cu &&
-  nvcc -std=c++17 -O3 -arch=sm_90 -o cuda-l2-cache main.cu -lnvidia-ml > "$OUT/log/peer-l2-build.log" 2>&1 &&
-  ./cuda-l2-cache ) > "$OUT/log/peer-l2.txt" 2>&1
-echo "gpu-l2-cache: exit $?"
+. tests/gpu/device_lib.sh
+census l2 tests/gpu/l2.cfg
+peer_l2 "$PEERS"
 python3 tests/gpu/peers_best.py "$OUT/res/l2" /dev/null "$OUT/log/peer-l2.txt" | grep -v "^hbm" | tee "$OUT/log/peers.txt"
 tar czf "$OUT/results.tgz" -C "$OUT" res && rm -rf "$OUT/res"

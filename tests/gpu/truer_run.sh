@@ -13,29 +13,14 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gpucensus-truer}
 mkdir -p "$OUT/log" "$OUT/res"
 exec > >(tee "$OUT/log/truer_run.log") 2>&1
-DEPS=${DEPS:-../.deps}
-mkdir -p /opt/deps && for f in "$DEPS"/*.deb; do dpkg -x "$f" /opt/deps; done
-export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw,power.limit --format=csv
-[ -d build/kernels ] && touch build/kernels/*.o
-t0=$(date +%s)
-make -j16 ${GIT_COMMIT:+GIT_COMMIT=$GIT_COMMIT} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all \
-    > "$OUT/log/build.log" 2>&1 || { tail -40 "$OUT/log/build.log"; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-GC=build/gpucensus
-run() {   # name plan: one rank per GPU
-    local s=$(date +%s.%N)
-    mpirun -np "$($GC gpus)" $GC run "$2" --backend cuda -o "$OUT/res/$1" --quiet > "$OUT/log/$1.log" 2>&1
-    echo "$1: exit $? wall $(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
-}
-run quick configs/quick.cfg
-run default configs/default.cfg
+. tests/gpu/device_lib.sh
+census quick configs/quick.cfg
+census default configs/default.cfg
 if [ "${HOG:-1}" = 1 ]; then   # HOG=0: no foreign-load part
     mpirun -np 1 $GC run tests/gpu/hog.cfg --backend cuda -o "$OUT/res/hog" --quiet > "$OUT/log/hog.log" 2>&1 &
     hog=$!
     sleep 4
-    run quick_shared configs/quick.cfg
+    census quick_shared configs/quick.cfg
     wait $hog
     echo "hog: exit $?"
 fi
@@ -44,13 +29,7 @@ if [ -n "${PEERS:-}" ] && [ -d "$PEERS" ]; then
     ( cd "$PEERS/gpu-stream" && nvcc -std=c++17 -O3 -arch=sm_90 -o cuda-stream main.cu \
         > "$OUT/log/peer-stream-build.log" 2>&1 && ./cuda-stream ) > "$OUT/log/peer-stream.txt" 2>&1
     echo "gpu-stream: exit $?"
-    # gpu-l2-cache links CUPTI for counters it does not print by default;
-    # without those libraries, build it with that include left out
-    ( cd "$PEERS/gpu-l2-cache" && { make > "$OUT/log/peer-l2-build.log" 2>&1 ||
-        { sed -i -e '/gpu-metrics/d' -e '/initMeasureMetric/d' main.cu &&
-          nvcc -std=c++17 -O3 -arch=sm_90 -o cuda-l2-cache main.cu -lnvidia-ml >> "$OUT/log/peer-l2-build.log" 2>&1; }; } &&
-      ./cuda-l2-cache ) > "$OUT/log/peer-l2.txt" 2>&1
-    echo "gpu-l2-cache: exit $?"
+    peer_l2 "$PEERS"
 fi
 python3 tests/gpu/summarize.py "$OUT"/res/quick "$OUT"/res/default > "$OUT/log/summary.txt" 2>&1
 python3 tests/gpu/foreign_summary.py "$OUT"/res/default $( [ "${HOG:-1}" = 1 ] && echo "$OUT"/res/quick_shared "$OUT"/res/hog ) \
