@@ -92,6 +92,20 @@ int gc_cluster_init(gc_cluster *c, int sim_nodes, gc_err *err)
     MPI_Comm host;
     MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &host);
     MPI_Comm_split(host, c->node_index, c->rank, &c->node);
+    int host_size = 0, pid = (int)getpid();
+    MPI_Comm_size(host, &host_size);
+    /* The job's processes on this host: the cuda backend tells them from
+     * other processes on its GPU (every rank may hold a context on every
+     * GPU of the host). */
+    c->host_pids = malloc(sizeof(int) * (size_t)(host_size > 0 ? host_size : 1));
+    if (!c->host_pids) {
+        MPI_Comm_free(&host);
+        free(names);
+        free(node_of);
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    }
+    MPI_Allgather(&pid, 1, MPI_INT, c->host_pids, 1, MPI_INT, host);
+    c->nhost_pids = (size_t)host_size;
     MPI_Comm_free(&host);
     MPI_Comm_rank(c->node, &c->local_rank);
     MPI_Comm_size(c->node, &c->local_size);
@@ -129,6 +143,7 @@ int gc_cluster_init(gc_cluster *c, int sim_nodes, gc_err *err)
 void gc_cluster_free(gc_cluster *c)
 {
     free(c->roster);
+    free(c->host_pids);
     if (c->node != MPI_COMM_NULL && c->node)
         MPI_Comm_free(&c->node);
     if (c->world != MPI_COMM_NULL && c->world)
