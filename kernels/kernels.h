@@ -119,17 +119,28 @@ int gck_inst_throughput(int op, int ilp, uint32_t iters, gck_scratch *s,
                         uint64_t *ops_per_block, int *sms_seen, char *err, size_t errlen);
 
 /* STREAM kernels over `footprint` bytes of buf (split in 1/2/3 arrays for
- * copy/triad; 16-byte accesses, grid-stride). kind: 0 read, 1 write, 2 copy,
- * 3 triad. ms[i]: event time of launch i; *bytes: read + written per launch. */
-int gck_stream_run(int kind, void *buf, size_t footprint, int blocks, int threads,
+ * copy/triad, each starting on a 2 MiB boundary; 16-byte accesses). kind:
+ * 0 read, 1 write, 2 copy, 3 triad, 4 sparse. *blocks > 0: that grid,
+ * grid-stride loops; 0: the full grid (one pass, each block a contiguous
+ * run of each array; not for sparse), *blocks set to it. ms[i]: event
+ * time of launch i; *bytes: read + written per launch. */
+int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks, int threads,
                    uint32_t launches, float *ms, uint64_t *bytes, char *err, size_t errlen);
-/* L2: `passes` reads (ld.global.cg) of an L2-resident footprint per launch. */
-int gck_l2_run(void *buf, size_t footprint, uint32_t passes, int blocks, int threads,
-               uint32_t launches, float *ms, uint64_t *bytes, char *err, size_t errlen);
+/* L2: about bytes_per_launch of reads (ld.global.cg) over an L2-resident
+ * footprint per launch, in blocks of `threads` that each read several
+ * chunks with many loads in flight; *blocks: the grid. */
+int gck_l2_run(void *buf, size_t footprint, size_t bytes_per_launch, int threads,
+               uint32_t launches, float *ms, uint64_t *bytes, int *blocks, char *err, size_t errlen);
 /* Shared memory: each thread reads 32-bit words at lane * stride_words
  * (bank conflicts for even strides), full occupancy. */
 int gck_smem_run(int stride_words, uint32_t iters, uint32_t launches, float *ms,
                  uint64_t *bytes, int *blocks, int *threads, char *err, size_t errlen);
+
+/* Sustained load: f32 FMA chains at full occupancy, `iters` x 128 FMAs per
+ * thread; `launches` back to back, ms[i] each (events); *flops per launch
+ * (an FMA counts 2). The HBM-heavy load is gck_stream_run's triad. */
+int gck_fma_burn_run(uint32_t iters, uint32_t launches, float *ms, uint64_t *flops,
+                     char *err, size_t errlen);
 
 /* Launch overhead. mode 0: batch back-to-back launches of an empty kernel,
  * events around the batch, ns[i] = batch time / batch. mode 1: host clock

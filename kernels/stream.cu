@@ -82,6 +82,68 @@ __global__ void k_sparse(const float *__restrict__ a, size_t lines, float *out)
         out[0] = s;
 }
 
+// Full grid: one launch covers the arrays once, each block a contiguous
+// run of FULL_U x blockDim float4 per array (the shape of gpu-stream, with
+// 16-byte accesses); the hardware keeps as many blocks resident as fit.
+#define FULL_U 4
+
+__global__ void k_read_full(const float4 *__restrict__ a, size_t n, float *out)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x * FULL_U + threadIdx.x;
+    float s = 0;
+#pragma unroll
+    for (int u = 0; u < FULL_U; u++, i += blockDim.x)
+        if (i < n) {
+            float4 v = a[i];
+            s += (v.x + v.y) + (v.z + v.w);
+        }
+    if (s == MAGIC)
+        out[0] = s;
+}
+
+__global__ void k_write_full(float4 *__restrict__ a, size_t n, float c)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x * FULL_U + threadIdx.x;
+    float4 v = make_float4(c, c + 1, c + 2, c + 3);
+#pragma unroll
+    for (int u = 0; u < FULL_U; u++, i += blockDim.x)
+        if (i < n)
+            a[i] = v;
+}
+
+__global__ void k_copy_full(const float4 *__restrict__ a, float4 *__restrict__ b, size_t n)
+{
+    size_t i0 = (size_t)blockIdx.x * blockDim.x * FULL_U + threadIdx.x, i = i0;
+    float4 v[FULL_U];
+#pragma unroll
+    for (int u = 0; u < FULL_U; u++, i += blockDim.x)
+        if (i < n)
+            v[u] = a[i];
+    i = i0;
+#pragma unroll
+    for (int u = 0; u < FULL_U; u++, i += blockDim.x)
+        if (i < n)
+            b[i] = v[u];
+}
+
+__global__ void k_triad_full(float4 *__restrict__ a, const float4 *__restrict__ b,
+                             const float4 *__restrict__ c, size_t n, float s)
+{
+    size_t i0 = (size_t)blockIdx.x * blockDim.x * FULL_U + threadIdx.x, i = i0;
+    float4 x[FULL_U], y[FULL_U];
+#pragma unroll
+    for (int u = 0; u < FULL_U; u++, i += blockDim.x)
+        if (i < n) {
+            x[u] = b[i];
+            y[u] = c[i];
+        }
+    i = i0;
+#pragma unroll
+    for (int u = 0; u < FULL_U; u++, i += blockDim.x)
+        if (i < n)
+            a[i] = tri(x[u], y[u], s);
+}
+
 // The out pointer for k_read's impossible store: the last 16 bytes of aux.
 static float *g_dummy;
 
@@ -92,33 +154,46 @@ static int dummy(char *err, size_t errlen)
     return 0;
 }
 
-extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int blocks, int threads,
+extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks, int threads,
                               uint32_t launches, float *ms, uint64_t *bytes, char *err, size_t errlen)
 {
-    if (kind < 0 || kind > 4 || blocks < 1 || threads < 32 || footprint < 4096) {
+    int arrays = kind < 2 || kind == 4 ? 1 : kind == 2 ? 2 : 3;
+    // Arrays start on 2 MiB boundaries: a third of a power of two is not
+    // even a multiple of the 128-byte line, and a warp's 512 bytes would
+    // then span five lines of b and c instead of four.
+    size_t per = footprint / arrays / (2u << 20) * (2u << 20);
+    int full = *blocks == 0 && kind != 4;
+    if (kind < 0 || kind > 4 || *blocks < 0 || (*blocks == 0 && kind == 4) || threads < 32 ||
+        per == 0) {
         snprintf(err, errlen, "stream: bad kernel %d / launch %d x %d / footprint %zu",
-                 kind, blocks, threads, footprint);
+                 kind, *blocks, threads, footprint);
         return 1;
     }
     if (dummy(err, errlen))
         return 1;
-    int arrays = kind < 2 || kind == 4 ? 1 : kind == 2 ? 2 : 3;
-    size_t n = footprint / arrays / sizeof(float4);   // float4 elements per array
+    size_t n = per / sizeof(float4);   // float4 elements per array
     float4 *a = (float4 *)buf, *b = a + n, *c = b + n;
-    size_t lines = footprint / 128;
-    *bytes = kind == 4 ? (uint64_t)lines * 32 : (uint64_t)n * sizeof(float4) * arrays;
+    size_t lines = per / 128;
+    *bytes = kind == 4 ? (uint64_t)lines * 32 : (uint64_t)per * arrays;
+    if (full)
+        *blocks = (int)((n + (size_t)threads * FULL_U - 1) / ((size_t)threads * FULL_U));
+    int g = *blocks;
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     int rc = 0;
     for (uint32_t l = 0; l <= launches && !rc; l++) {   // launch 0: warm-up
         cudaEventRecord(e0);
-        switch (kind) {
-        case 0: k_read<<<blocks, threads>>>(a, n, g_dummy); break;
-        case 1: k_write<<<blocks, threads>>>(a, n, 1.5f); break;
-        case 2: k_copy<<<blocks, threads>>>(a, b, n); break;
-        case 3: k_triad<<<blocks, threads>>>(a, b, c, n, 0.5f); break;
-        case 4: k_sparse<<<blocks, threads>>>((const float *)buf, lines, g_dummy); break;
+        switch (kind + 5 * full) {
+        case 0: k_read<<<g, threads>>>(a, n, g_dummy); break;
+        case 1: k_write<<<g, threads>>>(a, n, 1.5f); break;
+        case 2: k_copy<<<g, threads>>>(a, b, n); break;
+        case 3: k_triad<<<g, threads>>>(a, b, c, n, 0.5f); break;
+        case 4: k_sparse<<<g, threads>>>((const float *)buf, lines, g_dummy); break;
+        case 5: k_read_full<<<g, threads>>>(a, n, g_dummy); break;
+        case 6: k_write_full<<<g, threads>>>(a, n, 1.5f); break;
+        case 7: k_copy_full<<<g, threads>>>(a, b, n); break;
+        case 8: k_triad_full<<<g, threads>>>(a, b, c, n, 0.5f); break;
         }
         cudaError_t e = cudaGetLastError();
         if (e == cudaSuccess) {
@@ -137,42 +212,69 @@ extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int blocks,
     return rc;
 }
 
-__global__ void k_l2(const float4 *__restrict__ a, size_t n, uint32_t passes, float *out)
+// L2: each block reads L2_ROUNDS chunks of L2_U x blockDim float4 (64 KiB
+// at 256 threads), every load of a chunk issued before any is used (L2_U x
+// 16 bytes in flight per thread: the latency of a loaded L2 needs that
+// many to fill the pipes); ld.global.cg keeps L1 out. Long-lived blocks:
+// the block scheduler's replacement latency is paid once per L2_ROUNDS
+// chunks. Block b reads chunks b x L2_ROUNDS + r, in order. Where that
+// would make the blocks an SM holds at once (b, b + SMs, ...) read the same
+// chunk together (k x SMs x L2_ROUNDS a multiple of the chunk count: 1.5
+// and 4 MiB on 132 SMs; an H100 read 16.4 TB/s at 1.5 MiB against 11.5 at
+// 4), the order shifts by one every SMs blocks. Not elsewhere: at 8-24 MiB
+// the shifted order read 0.96-0.99x gpu-l2-cache on an H100, the plain one
+// 0.97-1.14x on three (results/fleet: be5e160, c6515bd, 537d767).
+#define L2_U 16
+#define L2_ROUNDS 8
+
+__global__ void k_l2(const float4 *__restrict__ a, size_t chunks, uint32_t stagger, float *out)
 {
-    size_t st = (size_t)gridDim.x * blockDim.x, i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    size_t chunk_elems = (size_t)blockDim.x * L2_U;
     float s = 0;
-    for (uint32_t p = 0; p < passes; p++) {
-        size_t i = i0;
-        for (; i + 3 * st < n; i += 4 * st) {
-            float4 v0 = __ldcg(&a[i]), v1 = __ldcg(&a[i + st]);
-            float4 v2 = __ldcg(&a[i + 2 * st]), v3 = __ldcg(&a[i + 3 * st]);
-            s += (v0.x + v1.y) + (v2.z + v3.w);
-        }
-        for (; i < n; i += st)
-            s += __ldcg(&a[i]).x;
+    for (int r = 0; r < L2_ROUNDS; r++) {
+        size_t ch = ((size_t)blockIdx.x * L2_ROUNDS + r + (stagger ? blockIdx.x / stagger : 0)) % chunks;
+        const float4 *p = a + ch * chunk_elems + threadIdx.x;
+        float4 v[L2_U];
+#pragma unroll
+        for (int u = 0; u < L2_U; u++)
+            v[u] = __ldcg(p + (size_t)u * blockDim.x);
+#pragma unroll
+        for (int u = 0; u < L2_U; u++)
+            s += (v[u].x + v[u].y) + (v[u].z + v[u].w);
     }
     if (s == MAGIC)
         out[0] = s;
 }
 
-extern "C" int gck_l2_run(void *buf, size_t footprint, uint32_t passes, int blocks, int threads,
-                          uint32_t launches, float *ms, uint64_t *bytes, char *err, size_t errlen)
+extern "C" int gck_l2_run(void *buf, size_t footprint, size_t bytes_per_launch, int threads,
+                          uint32_t launches, float *ms, uint64_t *bytes, int *blocks,
+                          char *err, size_t errlen)
 {
-    if (blocks < 1 || threads < 32 || passes < 1 || footprint < 4096) {
-        snprintf(err, errlen, "l2: bad launch");
+    size_t chunk_bytes = (size_t)threads * L2_U * sizeof(float4);
+    size_t chunks = footprint / chunk_bytes;
+    if (threads < 32 || chunks < 1 || bytes_per_launch < chunk_bytes * L2_ROUNDS) {
+        snprintf(err, errlen, "l2: footprint %zu holds no chunk of %zu bytes", footprint, chunk_bytes);
         return 1;
     }
     if (dummy(err, errlen))
         return 1;
-    size_t n = footprint / sizeof(float4);
-    *bytes = (uint64_t)n * sizeof(float4) * passes;
+    int dev, sms, resident = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, k_l2, threads, 0));
+    uint32_t stagger = 0;
+    for (int k = 1; k < resident; k++)
+        if ((uint64_t)k * sms * L2_ROUNDS % chunks == 0)
+            stagger = (uint32_t)sms;
+    *blocks = (int)(bytes_per_launch / (chunk_bytes * L2_ROUNDS));
+    *bytes = (uint64_t)*blocks * L2_ROUNDS * chunk_bytes;
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     int rc = 0;
     for (uint32_t l = 0; l <= launches && !rc; l++) {   // launch 0 loads L2
         cudaEventRecord(e0);
-        k_l2<<<blocks, threads>>>((const float4 *)buf, n, passes, g_dummy);
+        k_l2<<<*blocks, threads>>>((const float4 *)buf, chunks, stagger, g_dummy);
         cudaError_t e = cudaGetLastError();
         if (e == cudaSuccess) {
             cudaEventRecord(e1);

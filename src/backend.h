@@ -31,6 +31,8 @@ typedef struct gc_backend_args {
     int rank;
     uint32_t sub_bits;      /* histogram precision for new points */
     const gc_peer_io *peer; /* NULL: no other rank to talk to (unit tests) */
+    const int *job_pids;    /* the job's processes on this host (foreign load) */
+    size_t njob_pids;
 } gc_backend_args;
 
 /* One work item as this rank runs it. For pair items the peer is another

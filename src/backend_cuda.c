@@ -3,7 +3,8 @@
  * NVML, and dispatches work items to the host drivers in src/bench/cuda_*.c.
  * Device buffers and the pointer-chase chain are cached across items. A
  * measurement during which the SM clock moved (seen by the kernels or by
- * NVML) or a slowdown reason appeared is flagged on its points. */
+ * NVML) or a slowdown reason appeared is flagged on its points, and so is
+ * one during which a process outside the job used the GPU (gpu_shared). */
 #include "backend.h"
 
 #include <math.h>
@@ -17,6 +18,7 @@
 struct gc_backend {
     gc_cuda c;
     gc_nvml *nvml;
+    uint64_t window_us;   /* foreign load: NVML's samples since then are read next */
 };
 
 static int cuda_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *info, gc_err *err)
@@ -51,6 +53,9 @@ static int cuda_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *in
     const gck_device *d = &b->c.dev;
     char why[256] = "";
     b->nvml = gc_nvml_open(d->uuid, d->pci_bus_id, why, sizeof why);
+    gc_nvml_set_ours(b->nvml, a->job_pids, a->njob_pids);
+    b->c.nvml = b->nvml;
+    b->window_us = gc_nvml_now_us();
     memset(info, 0, sizeof *info);
     snprintf(info->node, sizeof info->node, "%s", a->node ? a->node : "");
     info->local_index = a->local_index;
@@ -94,9 +99,15 @@ static int cuda_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *in
     return 0;
 }
 
+/* A reading after an item covers the item's NVML samples (the window
+ * starts where cuda_measure began it); the next one those since. */
 static int cuda_conditions(gc_backend *b, gc_conditions *c)
 {
     gc_nvml_read(b ? b->nvml : NULL, c);
+    if (b && b->nvml) {
+        gc_nvml_foreign(b->nvml, b->window_us, c);
+        b->window_us = gc_nvml_now_us();
+    }
     return 0;
 }
 
@@ -115,6 +126,7 @@ static const struct { const char *name; driver_fn fn; } drivers[] = {
     { "xfer", gc_cuda_xfer },
     { "p2p", gc_cuda_p2p },
     { "net", gc_cuda_net },
+    { "sustain", gc_cuda_sustain },
 };
 
 /* Nominal NVLink rate per link and direction: by architecture (NVML's
@@ -171,10 +183,16 @@ static int cuda_measure(gc_backend *b, const gc_task *task, gc_gpu *gpu, gc_err 
     if (!strcmp(name, "xfer") || !strcmp(name, "p2p") || !strcmp(name, "net"))
         read_links(b, gpu);
     gc_nvml_read(b->nvml, &before);
+    int there = gc_nvml_foreign(b->nvml, 0, &before);
+    b->window_us = gc_nvml_now_us();
     gc_cuda_begin(&b->c, task);
     size_t from = gpu->npoints;
     int rc = fn(&b->c, task, gpu, err);
     gc_nvml_read(b->nvml, &after);   /* right after the last kernel: still busy */
+    /* Shared: another process held the GPU before or after the item, or
+     * used it in between (drivers of long items also look meanwhile). */
+    if (gc_nvml_foreign(b->nvml, b->window_us, &after) || there)
+        b->c.flags |= GC_FLAG_SHARED;
     if (after.valid) {
         if (after.throttle_reasons & GC_NVML_SLOWDOWN_MASK)
             b->c.flags |= GC_FLAG_THROTTLED;

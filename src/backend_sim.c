@@ -21,6 +21,9 @@
  *            null pointer there (SIGSEGV, as a bug would); hang: sleep
  *            forever; slow: item at_item takes `factor` seconds more,
  *            deadline or not.
+ *   throttle, unstable (metric sustain): under sustained load, thermal
+ *            throttling after `factor` seconds, or a clock that dips by up
+ *            to `factor` (sim_sustain.c).
  *
  * The UUIDs it reports start with "GPU-51d0" ("sim"), then the node index
  * and local index in hex, then a hash of the profile name: stable across
@@ -377,7 +380,7 @@ static int setup_inst(const gc_backend *b, const gc_task *t, job *j, gc_err *err
     return 0;
 }
 
-static double hbm_bps(const gc_backend *b, const char *kernel, double blocks_per_sm)
+double sim_hbm_bps(const gc_backend *b, const char *kernel, double blocks_per_sm)
 {
     const gc_sim_profile *p = &b->prof;
     double kf = !strcmp(kernel, "read") ? p->hbm_read_factor
@@ -414,7 +417,8 @@ static int setup_hbm(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
 {
     (void)err;
     double fp = sim_pnum(t->item, "footprint_bytes");
-    double hbm = hbm_bps(b, sim_pstr(t->item, "kernel"), sim_pnum(t->item, "blocks_per_sm"));
+    int full = !strcmp(sim_pstr(t->item, "grid"), "full");   /* as many blocks as fit */
+    double hbm = sim_hbm_bps(b, sim_pstr(t->item, "kernel"), full ? 32 : sim_pnum(t->item, "blocks_per_sm"));
     bw_job(b, j, fp, b->prof.kernel_overhead_us * 1e-6, mix_bps(b, fp, hbm),
            b->f.bimodal[F_HBM_BW]);
     return 0;
@@ -426,7 +430,7 @@ static int setup_l2(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     double fp = sim_pnum(t->item, "footprint_bytes");
     double bytes = fmax(fp, 1024 * MIB);   /* passes over the footprint */
     bw_job(b, j, bytes, b->prof.kernel_overhead_us * 1e-6,
-           mix_bps(b, fp, hbm_bps(b, "triad", 32)), b->f.bimodal[F_L2_BW]);
+           mix_bps(b, fp, sim_hbm_bps(b, "triad", 32)), b->f.bimodal[F_L2_BW]);
     return 0;
 }
 
@@ -545,6 +549,8 @@ static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err
         return sim_net_real(b, t, gpu, err);
     if ((!strcmp(name, "p2p") || !strcmp(name, "net")) && !t->initiator)
         return 0;   /* the initiator records the pair */
+    if (!strcmp(name, "sustain"))
+        return sim_sustain(b, t, gpu, err);
     for (size_t i = 0; i < sizeof setups / sizeof setups[0]; i++) {
         if (strcmp(setups[i].name, name))
             continue;

@@ -48,6 +48,45 @@ static void run_json(gc_jw *w, const gc_run_meta *m)
     gc_jw_close(w, "}");
 }
 
+static void kstr_or_null(gc_jw *w, const char *k, const char *v)
+{
+    if (v[0] && gc_jw_utf8_ok(v))
+        gc_jw_kstr(w, k, v);
+    else
+        gc_jw_knull(w, k);
+}
+
+static void kint_or_null(gc_jw *w, const char *k, long long v)
+{
+    if (v >= 0)
+        gc_jw_kint(w, k, v);
+    else
+        gc_jw_knull(w, k);
+}
+
+static void procs_json(gc_jw *w, const char *k, const gc_foreign_proc *p, int n)
+{
+    gc_jw_key(w, k);
+    gc_jw_open(w, "[");
+    for (int i = 0; i < n; i++) {
+        gc_jw_next(w);
+        gc_jw_open(w, "{");
+        gc_jw_kint(w, "pid", p[i].pid);
+        gc_jw_kstr(w, "name", gc_jw_utf8_ok(p[i].name) ? p[i].name : "?");
+        gc_jw_close(w, "}");
+    }
+    gc_jw_close(w, "]");
+}
+
+/* Other processes on the GPU (null: NVML could not tell). */
+static void foreign_json(gc_jw *w, const gc_conditions *c)
+{
+    kint_or_null(w, "foreign_processes", c->foreign_procs);
+    kint_or_null(w, "foreign_sm_util_pct", c->foreign_sm_util_pct);
+    kint_or_null(w, "foreign_mem_util_pct", c->foreign_mem_util_pct);
+    procs_json(w, "foreign", c->foreign, c->nforeign < GC_FOREIGN_MAX ? c->nforeign : GC_FOREIGN_MAX);
+}
+
 static void cond_json(gc_jw *w, const char *k, const gc_conditions *c)
 {
     if (!c->valid) {
@@ -63,6 +102,7 @@ static void cond_json(gc_jw *w, const char *k, const gc_conditions *c)
     gc_jw_kint(w, "throttle_reasons", (long long)c->throttle_reasons);
     gc_jw_kint(w, "ecc_corrected_errors", c->ecc_corrected);
     gc_jw_kint(w, "ecc_uncorrected_errors", c->ecc_uncorrected);
+    foreign_json(w, c);
     gc_jw_close(w, "}");
 }
 
@@ -111,6 +151,8 @@ static void flags_json(gc_jw *w, uint32_t f)
         gc_jw_next(w), gc_jw_string(w, "budget_hit");
     if (f & GC_FLAG_OVER_NOMINAL)
         gc_jw_next(w), gc_jw_string(w, "over_nominal");
+    if (f & GC_FLAG_SHARED)
+        gc_jw_next(w), gc_jw_string(w, "gpu_shared");
     gc_jw_close(w, "]");
 }
 
@@ -175,6 +217,32 @@ static int point_json(gc_jw *w, const gc_point *p, const gc_summary *s, int with
     }
     gc_jw_close(w, "}");
     return 0;
+}
+
+/* What the run saw of other processes on the GPU: how many points were
+ * measured while one used it, and which processes were seen (the union
+ * of the points' readings, first seen first). */
+#define SEEN_MAX 16
+static void shared_json(gc_jw *w, const gc_gpu *g)
+{
+    long long shared = 0;
+    gc_foreign_proc seen[SEEN_MAX];
+    int nseen = 0;
+    for (size_t i = 0; i < g->npoints; i++) {
+        const gc_point *p = &g->points[i];
+        shared += (p->flags & GC_FLAG_SHARED) != 0;
+        const gc_conditions *cs[2] = { &p->before, &p->after };
+        for (int k = 0; k < 2; k++)
+            for (int j = 0; j < cs[k]->nforeign && j < GC_FOREIGN_MAX && nseen < SEEN_MAX; j++) {
+                int dup = 0;
+                for (int q = 0; q < nseen && !dup; q++)
+                    dup = seen[q].pid == cs[k]->foreign[j].pid;
+                if (!dup)
+                    seen[nseen++] = cs[k]->foreign[j];
+            }
+    }
+    gc_jw_kint(w, "shared_points", shared);
+    procs_json(w, "foreign_seen", seen, nseen);
 }
 
 static void gpu_head_json(gc_jw *w, const gc_gpu *g)
@@ -243,10 +311,18 @@ static void gpu_head_json(gc_jw *w, const gc_gpu *g)
     gc_jw_close(w, "}");
     gc_jw_close(w, "}");
 
+    gc_jw_key(w, "host");
+    gc_jw_open(w, "{");
+    kstr_or_null(w, "cpu_governor", in->host_governor);
+    kstr_or_null(w, "cpus_allowed", in->host_cpus);
+    kstr_or_null(w, "mems_allowed", in->host_mems);
+    gc_jw_close(w, "}");
+
     gc_jw_key(w, "conditions");
     gc_jw_open(w, "{");
     cond_json(w, "start", &g->start);
     cond_json(w, "end", &g->end);
+    shared_json(w, g);
     gc_jw_close(w, "}");
 
     gc_jw_key(w, "parameters");

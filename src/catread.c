@@ -204,6 +204,7 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
     cond_of(r, o_req(r, c, "start", "conditions.", 1, &rc), "conditions.start.", &g->start, &rc);
     cond_of(r, o_req(r, c, "end", "conditions.", 1, &rc), "conditions.end.", &g->end, &rc);
     g->hbm_ratio = NAN;
+    gc_det_sustain_init(&g->sustain);
     json_t *ps = a_req(r, o, "parameters", "", &rc);
     size_t wl = strlen(r->where), i;
     json_t *e;
@@ -219,6 +220,7 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
             break;
         if (!strcmp(name, "hbm_achieved_ratio"))
             g->hbm_ratio = v;
+        gc_det_sustain_param(&g->sustain, name, v);
         int better = gc_rules_param(rules, name);
         if ((better || all) && isfinite(v) && gbuf_add(b, name, unit, better ? better : 1, v, NULL, 0))
             return gc_fail(r->err, GC_ENOMEM, "out of memory");

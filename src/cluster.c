@@ -67,19 +67,27 @@ static int sim_fits_hosts(const int *host_of, int size, int sim_nodes)
     return 1;
 }
 
-/* Every rank's host (the lowest world rank sharing its memory) and its
- * shared-memory communicator. */
+/* Every rank's host (the lowest world rank sharing its memory), its
+ * shared-memory communicator, and the job's processes on this host (the
+ * cuda backend tells them from other processes on its GPU: every rank may
+ * hold a context on every GPU of the host). */
 static int find_hosts(gc_cluster *c, MPI_Comm *host, int **host_of, gc_err *err)
 {
-    int id = c->rank, rc;
+    int id = c->rank, pid = (int)getpid(), host_size = 0, rc;
     *host_of = malloc(sizeof(int) * (size_t)c->size);
     if (!*host_of)
         return gc_fail(err, GC_ENOMEM, "out of memory");
     if ((rc = MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, host)))
         return gc_mpi_fail(err, rc, "MPI_Comm_split_type");
     MPI_Comm_set_errhandler(*host, MPI_ERRORS_RETURN);
+    MPI_Comm_size(*host, &host_size);
+    c->host_pids = malloc(sizeof(int) * (size_t)(host_size > 0 ? host_size : 1));
+    if (!c->host_pids)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    c->nhost_pids = (size_t)host_size;
     if ((rc = MPI_Allreduce(&c->rank, &id, 1, MPI_INT, MPI_MIN, *host)) ||
-        (rc = MPI_Allgather(&id, 1, MPI_INT, *host_of, 1, MPI_INT, c->world)))
+        (rc = MPI_Allgather(&id, 1, MPI_INT, *host_of, 1, MPI_INT, c->world)) ||
+        (rc = MPI_Allgather(&pid, 1, MPI_INT, c->host_pids, 1, MPI_INT, *host)))
         return gc_mpi_fail(err, rc, "finding the hosts");
     return 0;
 }
@@ -209,6 +217,7 @@ int gc_cluster_init(gc_cluster *c, int sim_nodes, gc_err *err)
 void gc_cluster_free(gc_cluster *c)
 {
     free(c->roster);
+    free(c->host_pids);
     if (c->node != MPI_COMM_NULL && c->node)
         MPI_Comm_free(&c->node);
     if (c->world != MPI_COMM_NULL && c->world)

@@ -23,6 +23,8 @@ typedef struct gc_cluster {
     int node_index, nodes;
     char node_name[GC_NODE_MAX];
     gc_roster_entry *roster;   /* size entries, every rank has them */
+    int *host_pids;            /* process ids of the job's ranks on this host */
+    size_t nhost_pids;
 } gc_cluster;
 
 /* sim_nodes > 0: simulate that many nodes named n1..nN, ranks spread over

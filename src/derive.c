@@ -70,11 +70,41 @@ static int by_footprint(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A knee: the last footprint of c[from..n) under `level`, reported only
+ * where the next footprint is within KNEE_BRACKET of it (a coarse sweep,
+ * like the quick plan's, cannot place a knee: it says nothing). */
+#define KNEE_BRACKET 1.25
+static void add_knee(gc_gpu *g, const char *name, const curve_pt *c, size_t from, size_t n,
+                     double level)
+{
+    for (size_t i = from > 0 ? from : 1; i < n; i++)
+        if (c[i].lat > level) {
+            if (c[i].footprint <= KNEE_BRACKET * c[i - 1].footprint)
+                add_from(g, name, c[i - 1].footprint, "bytes", c[i - 1].p);
+            return;
+        }
+}
+
+static double median_lat(const curve_pt *c, size_t n, double lo, double hi, const curve_pt **last)
+{
+    double v[256];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < 256; i++)
+        if (c[i].footprint >= lo && c[i].footprint <= hi) {
+            v[k++] = c[i].lat;
+            *last = &c[i];
+        }
+    return k ? gc_median(v, k) : 0;
+}
+
 /* Latency plateaus of the random-order chase: L1 at the smallest
- * footprint, L2 over footprints well inside the L2, DRAM at the largest
- * footprint beyond twice the L2; capacities where the curve leaves a
- * plateau (L1: last footprint under 1.5x the L1 latency; L2: last one
- * under the midpoint of the L2 and DRAM latencies). */
+ * footprint; L2 near: the median over [1 MiB, L2/4]; L2 far (Hopper's L2
+ * is two partitions, a line homed in the other one crosses between them):
+ * the median over [0.6, 0.95] x L2, reported when it sits clearly between
+ * near and DRAM (H100: 271.5 / 515.5 / 675 cycles, H200: 279.8 / 509.8 /
+ * 660); DRAM at the largest footprint beyond twice the L2. Capacities
+ * where the curve crosses the midpoint between two levels: L1, the near
+ * partition (with a far level), the whole L2. */
 static void chase_params(gc_gpu *g)
 {
     curve_pt *c = calloc(g->npoints ? g->npoints : 1, sizeof *c);
@@ -91,44 +121,26 @@ static void chase_params(gc_gpu *g)
     double l2 = (double)g->info.l2_bytes;
     if (n) {
         add_from(g, "l1_latency_cycles", c[0].lat, "cycles", c[0].p);
-        for (size_t i = 1; i < n; i++)
-            if (c[i].lat > 1.5 * c[0].lat) {
-                add_from(g, "l1_capacity_bytes", c[i - 1].footprint, "bytes", c[i - 1].p);
-                break;
-            }
+        add_knee(g, "l1_capacity_bytes", c, 1, n, 1.5 * c[0].lat);
     }
-    /* L2 near: median plateau over [1 MiB, L2/4]; far: the largest
-     * footprint within L2/2, reported when it sits clearly above near
-     * (Hopper's L2 is two partitions; a far hit crosses between them). */
-    const curve_pt *drp = NULL, *farp = NULL;
-    double near[256];
-    size_t nn = 0;
-    const curve_pt *near_p = NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (l2 > 0 && c[i].footprint >= 1 * MiB && c[i].footprint <= l2 / 4 && nn < 256) {
-            near[nn++] = c[i].lat;
-            near_p = &c[i];
-        }
-        if (l2 > 0 && c[i].footprint >= 1 * MiB && c[i].footprint <= l2 / 2)
-            farp = &c[i];
+    const curve_pt *drp = NULL, *near_p = NULL, *far_p = NULL;
+    for (size_t i = 0; i < n; i++)
         if (l2 > 0 && c[i].footprint >= 2 * l2)
             drp = &c[i];
-    }
-    double l2_lat = nn ? gc_median(near, nn) : 0;
-    if (nn)
-        add_from(g, "l2_latency_cycles", l2_lat, "cycles", near_p->p);
-    if (nn && farp && farp->lat > 1.15 * l2_lat)
-        add_from(g, "l2_far_latency_cycles", farp->lat, "cycles", farp->p);
+    double near = l2 > 0 ? median_lat(c, n, 1 * MiB, l2 / 4, &near_p) : 0;
+    double far = l2 > 0 ? median_lat(c, n, 0.6 * l2, 0.95 * l2, &far_p) : 0;
+    if (near_p)
+        add_from(g, "l2_latency_cycles", near, "cycles", near_p->p);
+    int has_far = near_p && far_p && far > 1.15 * near && (!drp || far < 0.9 * drp->lat);
+    if (has_far)
+        add_from(g, "l2_far_latency_cycles", far, "cycles", far_p->p);
     if (drp)
         add_from(g, "dram_latency_cycles", drp->lat, "cycles", drp->p);
-    if (nn && drp) {
-        double mid = (l2_lat + drp->lat) / 2;
-        for (size_t i = (size_t)(near_p - c); i < n; i++)
-            if (c[i].lat > mid && i > 0) {
-                add_from(g, "l2_capacity_bytes", c[i - 1].footprint, "bytes", c[i - 1].p);
-                break;
-            }
-    }
+    if (near_p && has_far)
+        add_knee(g, "l2_near_capacity_bytes", c, (size_t)(near_p - c), n, (near + far) / 2);
+    if (near_p && drp)
+        add_knee(g, "l2_capacity_bytes", c, (size_t)((has_far ? far_p : near_p) - c), n,
+                 ((has_far ? far : near) + drp->lat) / 2);
     free(c);
 }
 
@@ -341,6 +353,59 @@ static void misc_params(gc_gpu *g)
         }
 }
 
+/* Sustained load: the SM clock it held (the lowest median over the
+ * loads), how still it held it (p5 / median, coefficient of variation),
+ * when a fault slowdown first came (INFINITY: never; written null), which
+ * slowdown reasons were seen, the share of samples throttled, the power
+ * and the hottest reading. */
+static void sustain_params(gc_gpu *g)
+{
+    double clk = INFINITY, p5r = INFINITY, cv = 0, onset = INFINITY, frac = 0, watts = 0;
+    double temp = 0, xid = -1;
+    long long reasons = 0;
+    const gc_point *cp = NULL;
+    for (size_t i = 0; i < g->npoints; i++) {
+        const gc_point *p = &g->points[i];
+        if (!usable(p) || strcmp(p->bench, "sustain") != 0)
+            continue;
+        gc_summary s;
+        gc_point_summary(p, &s);
+        if (!strcmp(p->metric, "sm_clock")) {
+            if (s.p50 < clk)
+                clk = s.p50, cp = p;
+            if (s.p50 > 0)
+                p5r = fmin(p5r, s.p5 / s.p50);
+            if (s.mean > 0)
+                cv = fmax(cv, s.stddev / s.mean);
+            onset = fmin(onset, gc_ctx_num(&p->ctx, "first_slowdown_s", INFINITY));
+            reasons |= (long long)gc_ctx_num(&p->ctx, "slowdown_reasons", 0);
+            double x = gc_ctx_num(&p->ctx, "xid_events", -1);
+            if (x >= 0)
+                xid = (xid < 0 ? 0 : xid) + x;
+        } else if (!strcmp(p->metric, "throttled")) {
+            frac = fmax(frac, s.mean);
+        } else if (!strcmp(p->metric, "power")) {
+            watts = fmax(watts, s.p50);
+        } else if (!strcmp(p->metric, "temperature")) {
+            temp = fmax(temp, s.max);
+        }
+    }
+    if (!cp)
+        return;
+    add_from(g, "sustained_sm_clock_mhz", clk, "MHz", cp);
+    if (g->info.sm_clock_mhz > 0)
+        add_from(g, "sustained_clock_ratio", clk / g->info.sm_clock_mhz, "ratio", cp);
+    add_from(g, "sm_clock_p5_ratio", p5r, "ratio", cp);
+    add_from(g, "sm_clock_cv", cv, "ratio", cp);
+    add_from(g, "time_to_first_throttle_s", onset, "s", cp);
+    add_from(g, "sustain_throttled_fraction", frac, "ratio", cp);
+    add_from(g, "sustain_slowdown_reasons", (double)reasons, "mask", cp);
+    add_from(g, "sustain_power_w", watts, "W", cp);
+    add_from(g, "sustain_temperature_max_c", temp, "C", cp);
+    if (xid >= 0)
+        add_from(g, "sustain_xid_events", xid, "count", cp);
+}
+
 int gc_derive_params(gc_gpu *g)
 {
     const gc_gpu_info *in = &g->info;
@@ -396,6 +461,7 @@ int gc_derive_params(gc_gpu *g)
     departure_params(g);
     inst_params(g);
     misc_params(g);
+    sustain_params(g);
     return 0;
 }
 

@@ -284,6 +284,7 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
     g->start = in->start;
     g->end = in->end;
     g->throttled_points = in->throttled_points;
+    g->sustain = in->sustain;
     g->v = malloc((in->nvalues ? in->nvalues : 1) * sizeof *g->v);
     if (!g->v)
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
@@ -407,6 +408,26 @@ void gc_det_point_key(char *out, size_t cap, const char *bench, const char *metr
     }
 }
 
+void gc_det_sustain_init(gc_det_sustain *s)
+{
+    *s = (gc_det_sustain){ NAN, NAN, NAN, 0, NAN };
+}
+
+void gc_det_sustain_param(gc_det_sustain *s, const char *name, double value)
+{
+    double v = gc_det_round(value);
+    if (!strcmp(name, "sustained_clock_ratio"))
+        s->clock_ratio = v;
+    else if (!strcmp(name, "sm_clock_p5_ratio"))
+        s->p5_ratio = v;
+    else if (!strcmp(name, "time_to_first_throttle_s"))
+        s->onset_s = isnan(value) ? INFINITY : v;   /* null in a catalogue: never */
+    else if (!strcmp(name, "sustain_slowdown_reasons"))
+        s->reasons = (long long)value;
+    else if (!strcmp(name, "sustain_xid_events"))
+        s->xid_events = v;
+}
+
 static void cond_of(const gc_conditions *c, gc_det_cond *o)
 {
     o->valid = c->valid;
@@ -466,6 +487,9 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
     };
     cond_of(&g->start, &r.start);
     cond_of(&g->end, &r.end);
+    gc_det_sustain_init(&r.sustain);
+    for (size_t i = 0; i < g->nparams; i++)
+        gc_det_sustain_param(&r.sustain, g->params[i].name, g->params[i].value);
     int rc = gc_detect_add_gpu(d, &r, err);
     free(v);
     free(keys);

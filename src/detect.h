@@ -57,6 +57,15 @@ typedef struct gc_det_cond {
     long long throttle_reasons, ecc_corrected, ecc_uncorrected;
 } gc_det_cond;
 
+/* What a sustained load showed (derive.c's sustain parameters). */
+typedef struct gc_det_sustain {
+    double clock_ratio;          /* sustained SM clock / maximum, NAN unknown */
+    double p5_ratio;             /* p5 / median of the SM clock, NAN unknown */
+    double onset_s;              /* first fault slowdown, INFINITY none, NAN unknown */
+    long long reasons;           /* slowdown reasons seen */
+    double xid_events;           /* NAN unknown */
+} gc_det_sustain;
+
 typedef struct gc_det_gpu {
     const char *node;
     int index, rank;
@@ -71,6 +80,7 @@ typedef struct gc_det_gpu {
     gc_det_cond start, end;
     int throttled_points;        /* points flagged throttled */
     double hbm_ratio;            /* hbm_achieved_ratio, NAN unknown */
+    gc_det_sustain sustain;
     size_t nvalues;
     const gc_det_value *values;
 } gc_det_gpu;
@@ -113,6 +123,10 @@ int gc_detect_add_link(gc_detect *d, const gc_det_link *l, gc_err *err);
 /* The record of an in-memory GPU (its parameters derived), values rounded
  * as the catalogue writes them. sums: each point's summary (as written), or
  * NULL to compute them here. */
+/* Sustain fields all unknown; gc_det_sustain_param fills the one a
+ * parameter named so gives (catalogue reader and census alike). */
+void gc_det_sustain_init(gc_det_sustain *s);
+void gc_det_sustain_param(gc_det_sustain *s, const char *name, double value);
 int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *sums,
                              const char *status_name, gc_err *err);
 int gc_detect_finish(gc_detect *d, gc_err *err);

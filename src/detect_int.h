@@ -61,6 +61,7 @@ typedef struct grec {
     int numa_node, pcie_gen, pcie_width, pcie_max_gen, pcie_max_width, nvlink_links;
     gc_det_cond start, end;
     int throttled_points;
+    gc_det_sustain sustain;
     size_t nv;
     val *v;
     uint32_t group;

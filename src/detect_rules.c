@@ -211,6 +211,33 @@ static void throttle_names(long long bits, char *out, size_t cap)
         snprintf(out, cap, "0x%llx", bits);
 }
 
+/* Sustained load: throttled by a fault slowdown (degraded when the clock
+ * it held fell below clock_floor), an unstable clock, XID events. */
+static int judge_sustain(const gc_rules *R, const gc_det_sustain *s, gc_verdict *v)
+{
+    int rc = 0;
+    long long bad = s->reasons & R->throttle_bad_mask;
+    if (isfinite(s->onset_s) && bad) {
+        char names[160];
+        throttle_names(bad, names, sizeof names);
+        int low = isfinite(s->clock_ratio) && s->clock_ratio < R->clock_floor;
+        rc = det_add_reason(v, "limit_sustain", "time_to_first_throttle_s", s->onset_s, NAN,
+                            s->clock_ratio, "ratio", low ? GC_V_DEGRADED : GC_V_SUSPECT,
+                            "throttled by %s after %.1f s of sustained load; it held %.0f%% of its "
+                            "maximum SM clock", names, s->onset_s, 100 * s->clock_ratio);
+    }
+    if (!rc && isfinite(s->p5_ratio) && s->p5_ratio < R->sustain_p5_floor)
+        rc = det_add_reason(v, "limit_sustain", "sm_clock_p5_ratio", s->p5_ratio, R->sustain_p5_floor,
+                            s->p5_ratio, "ratio", GC_V_SUSPECT,
+                            "SM clock unstable under sustained load: its p5 is %.0f%% of its median "
+                            "(floor %.0f%%)", 100 * s->p5_ratio, 100 * R->sustain_p5_floor);
+    if (!rc && s->xid_events > 0)
+        rc = det_add_reason(v, "limit_sustain", "sustain_xid_events", s->xid_events, 0, s->xid_events,
+                            "count", GC_V_DEGRADED, "%.0f XID events under sustained load",
+                            s->xid_events);
+    return rc;
+}
+
 int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v)
 {
     const gc_rules *R = d->r;
@@ -279,6 +306,8 @@ int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v
         rc = det_add_reason(v, "limit_clock", "throttled_points", g->throttled_points, 0,
                             g->throttled_points, "count", GC_V_SUSPECT,
                             "%d points measured while the GPU was throttled", g->throttled_points);
+    if (!rc)
+        rc = judge_sustain(R, &g->sustain, v);
     if (!rc && isfinite(g->hbm_ratio) && g->hbm_ratio > 0 && g->hbm_ratio < R->hbm_ratio_floor)
         rc = det_add_reason(v, "limit_ratio", "hbm_achieved_ratio", g->hbm_ratio, R->hbm_ratio_floor,
                             g->hbm_ratio, "ratio", GC_V_DEGRADED,

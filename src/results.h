@@ -35,6 +35,13 @@ const gc_ctxv *gc_ctx_get(const gc_ctx *c, const char *key);
 double gc_ctx_num(const gc_ctx *c, const char *key, double dflt);
 const char *gc_ctx_str(const gc_ctx *c, const char *key, const char *dflt);
 
+/* A process other than the job's that held the GPU (NVML). */
+#define GC_FOREIGN_MAX 4
+typedef struct gc_foreign_proc {
+    uint32_t pid;
+    char name[32];              /* "" when NVML and /proc do not say */
+} gc_foreign_proc;
+
 /* GPU state sampled around a measurement (NVML on real GPUs). */
 typedef struct gc_conditions {
     int valid;                  /* 0: not available (no NVML) */
@@ -42,6 +49,15 @@ typedef struct gc_conditions {
     double temperature_c, power_w;
     uint64_t throttle_reasons;  /* NVML clocksEventReasons bit mask */
     int64_t ecc_corrected, ecc_uncorrected; /* -1: unknown */
+    /* Foreign load: processes outside the job with a context on the GPU
+     * at this reading, and the highest SM / memory utilisation NVML
+     * sampled for any of them since the work item began (percent). -1:
+     * unknown. foreign[] lists up to GC_FOREIGN_MAX of those processes
+     * (present now or seen in the samples). */
+    int foreign_procs;
+    int foreign_sm_util_pct, foreign_mem_util_pct;
+    int nforeign;
+    gc_foreign_proc foreign[GC_FOREIGN_MAX];
 } gc_conditions;
 
 enum { GC_PT_OK = 0, GC_PT_FAILED = 1 };
@@ -51,6 +67,7 @@ enum {
     GC_FLAG_THROTTLED = 1u << 1,
     GC_FLAG_BUDGET_HIT = 1u << 2,   /* fewer samples than asked: time budget */
     GC_FLAG_OVER_NOMINAL = 1u << 3, /* a transfer sample faster than the link's nominal x 1.02 */
+    GC_FLAG_SHARED = 1u << 4,       /* another process used the GPU while it was measured */
 };
 
 /* One measured distribution: a benchmark at one point of its sweep. The
@@ -104,6 +121,10 @@ typedef struct gc_gpu_info {
     int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
     int nvlink_links;              /* active NVLinks */
     double nvlink_bps_per_link;    /* nominal, per direction */
+    /* The host as the rank saw it (hostinfo.c; "" unknown): CPU frequency
+     * governor, the CPUs and NUMA nodes the rank is bound to. */
+    char host_governor[24];
+    char host_cpus[64], host_mems[32];
 } gc_gpu_info;
 
 enum { GC_GPU_OK = 0, GC_GPU_PARTIAL = 1, GC_GPU_FAILED = 2 };

@@ -18,6 +18,7 @@ static const gc_rule_param default_params[] = {
     { "l2_latency_cycles", GC_BETTER_LOWER },   { "l2_far_latency_cycles", GC_BETTER_LOWER },
     { "dram_latency_cycles", GC_BETTER_LOWER }, { "page_chase_latency_cycles", GC_BETTER_LOWER },
     { "launch_ns", GC_BETTER_LOWER },           { "launch_sync_ns", GC_BETTER_LOWER },
+    { "sustained_sm_clock_mhz", GC_BETTER_HIGHER },
 };
 
 void gc_rules_default(gc_rules *r)
@@ -57,6 +58,7 @@ void gc_rules_default(gc_rules *r)
     r->hist_drift_min_days = 7;
     r->hist_drift_rel_per_month = 0.01;
     r->hist_drift_z = 3.0;
+    r->sustain_p5_floor = 0.95;
 }
 
 int gc_rules_param(const gc_rules *r, const char *name)
@@ -136,7 +138,8 @@ static const field f_limits[] = {
     F("throttle_bad_mask", 3, 0, 4294967295.0, throttle_bad_mask),
     F("ecc_corrected_suspect", 3, 0, 1e15, ecc_corrected_suspect),
     F("pcie_lambda_floor", 0, 0, 2, pcie_lambda_floor),
-    F("nvlink_lambda_floor", 0, 0, 2, nvlink_lambda_floor), { 0 } };
+    F("nvlink_lambda_floor", 0, 0, 2, nvlink_lambda_floor),
+    F("sustain_p5_floor", 0, 0, 1, sustain_p5_floor), { 0 } };
 static const field f_hist[] = {
     F("runs", 1, 1, 100000, hist_runs), F("drift_min_runs", 1, 3, 100000, hist_drift_min_runs),
     F("drift_min_days", 0, 0, 36500, hist_drift_min_days),

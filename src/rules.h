@@ -50,6 +50,7 @@ typedef struct gc_rules {
     double hist_drift_min_days;    /* spread over at least this many days */
     double hist_drift_rel_per_month;  /* Theil-Sen slope / median in the bad direction: suspect */
     double hist_drift_z;           /* and slope x span >= z x the residuals' robust sigma */
+    double sustain_p5_floor;       /* SM clock p5 / median under sustained load below: suspect */
 } gc_rules;
 
 void gc_rules_default(gc_rules *r);

@@ -15,6 +15,7 @@
 #include "cluster.h"
 #include "crash.h"
 #include "fsutil.h"
+#include "hostinfo.h"
 #include "report.h"
 #include "resume.h"
 #include "schedule.h"
@@ -507,11 +508,13 @@ static int open_backend(runner *r, gc_err *e)
         .plan = &r->plan, .node = r->cl.node_name, .node_index = r->cl.node_index,
         .local_index = r->cl.local_rank, .local_size = r->cl.local_size, .rank = r->cl.rank,
         .sub_bits = r->sub_bits, .peer = &r->pio,
+        .job_pids = r->cl.host_pids, .njob_pids = r->cl.nhost_pids,
     };
     r->pio = (gc_peer_io){ .ctx = r, .sendrecv = pio_sendrecv, .send = pio_send,
                            .recv = pio_recv };
     gc_gpu_init(&r->gpu);
     int rc = r->ops->open(&a, &r->be, &r->gpu.info, e);
+    gc_host_info(&r->gpu.info);
     snprintf(r->gpu.info.node, sizeof r->gpu.info.node, "%s", r->cl.node_name);
     r->gpu.info.local_index = r->cl.local_rank;
     r->gpu.info.rank = r->cl.rank;

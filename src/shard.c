@@ -136,6 +136,9 @@ static void put_info(gc_wbuf *w, const gc_gpu_info *i)
     gc_put_svarint(w, i->pcie_max_width);
     gc_put_svarint(w, i->nvlink_links);
     gc_put_f64(w, i->nvlink_bps_per_link);
+    gc_put_str(w, i->host_governor);
+    gc_put_str(w, i->host_cpus);
+    gc_put_str(w, i->host_mems);
 }
 
 static void get_info(gc_rbuf *r, gc_gpu_info *i)
@@ -168,11 +171,25 @@ static void get_info(gc_rbuf *r, gc_gpu_info *i)
     i->pcie_max_width = get_int(r, -1, 1024);
     i->nvlink_links = get_int(r, -1, 1024);
     i->nvlink_bps_per_link = gc_get_f64(r);
+    GET_STR(r, i->host_governor);
+    GET_STR(r, i->host_cpus);
+    GET_STR(r, i->host_mems);
+}
+
+/* The first byte: bit 0 the conditions were read, bit 1 a foreign-load
+ * block follows them (shards written before it existed have 0 or 1). */
+enum { COND_VALID = 1, COND_FOREIGN = 2 };
+
+static int has_foreign(const gc_conditions *c)
+{
+    return c->foreign_procs >= 0 || c->foreign_sm_util_pct >= 0 || c->foreign_mem_util_pct >= 0 ||
+           c->nforeign > 0;
 }
 
 static void put_cond(gc_wbuf *w, const gc_conditions *c)
 {
-    gc_put_u8(w, (uint8_t)(c->valid != 0));
+    int fb = c->valid && has_foreign(c);
+    gc_put_u8(w, (uint8_t)((c->valid != 0) * COND_VALID | fb * COND_FOREIGN));
     if (!c->valid)
         return;
     gc_put_f64(w, c->sm_clock_mhz);
@@ -182,16 +199,28 @@ static void put_cond(gc_wbuf *w, const gc_conditions *c)
     gc_put_varint(w, c->throttle_reasons);
     gc_put_svarint(w, c->ecc_corrected);
     gc_put_svarint(w, c->ecc_uncorrected);
+    if (!fb)
+        return;
+    gc_put_svarint(w, c->foreign_procs);
+    gc_put_svarint(w, c->foreign_sm_util_pct);
+    gc_put_svarint(w, c->foreign_mem_util_pct);
+    int n = c->nforeign < 0 ? 0 : c->nforeign > GC_FOREIGN_MAX ? GC_FOREIGN_MAX : c->nforeign;
+    gc_put_varint(w, (uint64_t)n);
+    for (int i = 0; i < n; i++) {
+        gc_put_varint(w, c->foreign[i].pid);
+        gc_put_str(w, c->foreign[i].name);
+    }
 }
 
 static void get_cond(gc_rbuf *r, gc_conditions *c)
 {
     memset(c, 0, sizeof *c);
-    uint8_t valid = gc_get_u8(r);
-    if (valid > 1)
+    uint8_t flags = gc_get_u8(r);
+    if (flags & ~(COND_VALID | COND_FOREIGN) || flags == COND_FOREIGN)
         r->bad = 1;
     c->ecc_corrected = c->ecc_uncorrected = -1;
-    if (valid != 1)
+    c->foreign_procs = c->foreign_sm_util_pct = c->foreign_mem_util_pct = -1;
+    if (!(flags & COND_VALID) || r->bad)
         return;
     c->valid = 1;
     c->sm_clock_mhz = gc_get_f64(r);
@@ -201,6 +230,24 @@ static void get_cond(gc_rbuf *r, gc_conditions *c)
     c->throttle_reasons = gc_get_varint(r);
     c->ecc_corrected = gc_get_svarint(r);
     c->ecc_uncorrected = gc_get_svarint(r);
+    if (!(flags & COND_FOREIGN))
+        return;
+    c->foreign_procs = get_int(r, -1, 1 << 20);
+    c->foreign_sm_util_pct = get_int(r, -1, 100);
+    c->foreign_mem_util_pct = get_int(r, -1, 100);
+    uint64_t n = gc_get_varint(r);
+    if (n > GC_FOREIGN_MAX) {
+        r->bad = 1;
+        return;
+    }
+    for (uint64_t i = 0; i < n && !r->bad; i++) {
+        uint64_t pid = gc_get_varint(r);
+        if (pid > UINT32_MAX)
+            r->bad = 1;
+        c->foreign[i].pid = (uint32_t)pid;
+        GET_STR(r, c->foreign[i].name);
+    }
+    c->nforeign = (int)n;
 }
 
 static void put_ctx(gc_wbuf *w, const gc_ctx *c)

@@ -19,7 +19,7 @@
 #include "results.h"
 #include "wire.h"
 
-#define GC_SHARD_VERSION 1
+#define GC_SHARD_VERSION 2   /* 2: the rank's host conditions in the GPU info */
 #define GC_SHARD_MAX_BYTES (1u << 30)
 #define GC_SHARD_MAX_POINTS (1u << 20)
 

@@ -12,7 +12,7 @@
 static const char *const fault_metrics[F_COUNT] = {
     "hbm_bw", "l2_bw", "smem_bw", "l1_latency", "l2_latency", "dram_latency",
     "inst_latency", "launch", "h2d_bw", "d2h_bw", "p2p_bw", "net_bw",
-    "sm_clock", "pcie_width", "nvlink", "numa" };
+    "sm_clock", "pcie_width", "nvlink", "numa", "sustain" };
 
 static int fault_index(const char *metric)
 {
@@ -27,9 +27,18 @@ int sim_check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err)
     int m = fault_index(f->metric);
     int is_ev = !strcmp(f->kind, "crash") || !strcmp(f->kind, "segv") || !strcmp(f->kind, "hang") ||
                 !strcmp(f->kind, "slow");
-    if (!is_ev && strcmp(f->kind, "scale") && strcmp(f->kind, "bimodal"))
+    int is_sus = !strcmp(f->kind, "throttle") || !strcmp(f->kind, "unstable");
+    if (!is_ev && !is_sus && strcmp(f->kind, "scale") && strcmp(f->kind, "bimodal"))
         return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown kind \"%s\"",
                        plan->file, f->line, f->kind);
+    if (is_sus && m != F_SUSTAIN)
+        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: %s applies to metric sustain only",
+                       plan->file, f->line, f->kind);
+    if (m == F_SUSTAIN && !is_sus && strcmp(f->kind, "scale"))
+        return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: metric sustain takes kinds throttle, "
+                       "unstable or scale", plan->file, f->line);
+    if (is_sus)
+        return 0;
     if (!is_ev && m < 0)
         return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown metric \"%s\" for the sim backend",
                        plan->file, f->line, f->metric);
@@ -54,6 +63,8 @@ void sim_faults_for(const gc_plan *plan, const char *node, int gpu, faultset *fs
         fs->scale[i] = 1.0;
         fs->bimodal[i] = 0.0;
     }
+    fs->throttle_after_s = INFINITY;
+    fs->unstable = 0.0;
     for (size_t i = 0; i < plan->sim.nfaults; i++) {
         const gc_fault *f = &plan->sim.faults[i];
         int m = fault_index(f->metric);
@@ -63,6 +74,10 @@ void sim_faults_for(const gc_plan *plan, const char *node, int gpu, faultset *fs
             fs->scale[m] *= f->factor;
         else if (!strcmp(f->kind, "bimodal"))
             fs->bimodal[m] = fmin(1.0, fs->bimodal[m] + f->factor);
+        else if (!strcmp(f->kind, "throttle"))
+            fs->throttle_after_s = fmin(fs->throttle_after_s, f->factor);
+        else if (!strcmp(f->kind, "unstable"))
+            fs->unstable = fmax(fs->unstable, f->factor);
     }
 }
 

@@ -9,12 +9,14 @@
 
 enum { F_HBM_BW, F_L2_BW, F_SMEM_BW, F_L1_LAT, F_L2_LAT, F_DRAM_LAT,
        F_INST_LAT, F_LAUNCH, F_H2D_BW, F_D2H_BW, F_P2P_BW, F_NET_BW,
-       F_SM_CLOCK, F_PCIE_WIDTH, F_NVLINK, F_NUMA, F_COUNT };
+       F_SM_CLOCK, F_PCIE_WIDTH, F_NVLINK, F_NUMA, F_SUSTAIN, F_COUNT };
 
 /* The faults in effect for one GPU, per metric. */
 typedef struct faultset {
     double scale[F_COUNT];      /* product of scale factors, 1 = none */
     double bimodal[F_COUNT];    /* fraction of slow samples, 0 = none */
+    double throttle_after_s;    /* sustained load: thermal throttling from then on; INFINITY none */
+    double unstable;            /* sustained load: the clock dips by up to this fraction; 0 none */
 } faultset;
 
 /* 0, or GC_EINVAL with a message when a fault is not one the sim knows. */

@@ -81,6 +81,11 @@ int sim_ctx_num(job *j, const char *key, double v, gc_err *err);
 void sim_chase_levels(const gc_backend *b, double footprint, double stride, lat_m *m);
 void sim_draw_latency(const job *j, sim_rng *r, double launch, double *v);
 uint64_t sim_to_units(double v, double scale);
+/* HBM bandwidth of a STREAM kernel at blocks_per_sm, faults applied. */
+double sim_hbm_bps(const gc_backend *b, const char *kernel, double blocks_per_sm);
+
+/* sim_sustain.c */
+int sim_sustain(const gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err);
 
 /* sim_xfer.c */
 int sim_setup_xfer(const gc_backend *b, const gc_task *t, job *j, gc_err *err);

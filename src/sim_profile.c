@@ -102,6 +102,14 @@ static const key_def keys[] = {
     D("noise.launch_to_launch_sigma", launch_to_launch_sigma, 0, 0.5),
     D("conditions.idle_temperature_c", idle_temperature_c, 0, 120),
     D("conditions.power_w", power_w, 0, 5000),
+    D("sustain.hbm_sm_clock_mhz", sus_hbm_sm_clock_mhz, 1, 1e5),
+    D("sustain.fma_sm_clock_mhz", sus_fma_sm_clock_mhz, 1, 1e5),
+    D("sustain.hbm_power_w", sus_hbm_power_w, 0, 5000),
+    D("sustain.fma_power_w", sus_fma_power_w, 0, 5000),
+    D("sustain.temperature_rise_c", sus_temperature_rise_c, 0, 100),
+    D("sustain.temperature_tau_s", sus_temperature_tau_s, 0.1, 1e4),
+    D("sustain.clock_jitter_rel", sus_clock_jitter_rel, 0, 0.5),
+    D("sustain.throttle_clock_ratio", sus_throttle_clock_ratio, 0.05, 1),
 };
 
 /* The nearest enclosing setting that exists, for a line number. */

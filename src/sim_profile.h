@@ -73,6 +73,12 @@ typedef struct gc_sim_profile {
     double outlier_prob, outlier_max, launch_to_launch_sigma;
     /* conditions */
     double idle_temperature_c, power_w;
+    /* sustain: a healthy GPU under a steady HBM or FMA load */
+    double sus_hbm_sm_clock_mhz, sus_fma_sm_clock_mhz;
+    double sus_hbm_power_w, sus_fma_power_w;
+    double sus_temperature_rise_c, sus_temperature_tau_s;
+    double sus_clock_jitter_rel;       /* relative sd of one clock reading */
+    double sus_throttle_clock_ratio;   /* fault throttle: clock after it / before */
 } gc_sim_profile;
 
 /* Load and validate a profile. Errors name the file, and the line for

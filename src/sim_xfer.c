@@ -64,9 +64,34 @@ static int pcie_ctx(const gc_backend *b, job *j, gc_err *err)
     return rc ? rc : sim_ctx_num(j, "pcie_width", w < 1 ? 1 : w, err);
 }
 
+/* One load from the GPU to mapped pinned host memory (xfer mode chase):
+ * the host's memory behind the PCIe round trip, whatever the footprint
+ * (an H200 over PCIe gen5: 1207.3 ns at 256 MiB); a far NUMA node (fault
+ * numa) slows it as it slows copies. */
+#define SIM_HOST_CHASE_NS 1207.0
+static int setup_host_chase(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    lat_m *m = &j->u.lat;
+    sim_chase_levels(b, sim_pnum(t->item, "size_bytes"), 128, m);
+    m->p[0] = m->p[1] = m->p[2] = 0;
+    m->p[3] = 1;
+    m->lat[3] = 0;
+    double mhz = b->prof.sm_clock_mhz * b->f.scale[F_SM_CLOCK];
+    m->extra_cycles = SIM_HOST_CHASE_NS / b->f.scale[F_NUMA] * mhz / 1000.0;
+    m->ns_slot = 1;
+    m->timer_slot = 2;
+    j->draw = sim_draw_latency;
+    j->metrics = M_CHASE;
+    j->nmetrics = 3;
+    int rc = sim_ctx_num(j, "stride_bytes", 128, err);
+    return rc ? rc : pcie_ctx(b, j, err);
+}
+
 int sim_setup_xfer(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
 {
     const gc_sim_profile *p = &b->prof;
+    if (!strcmp(sim_pstr(t->item, "mode"), "chase"))
+        return setup_host_chase(b, t, j, err);
     const faultset *f = &b->f;
     const char *dir = sim_pstr(t->item, "direction");
     int pageable = !strcmp(sim_pstr(t->item, "memory"), "pageable");

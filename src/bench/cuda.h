@@ -11,6 +11,7 @@
 
 #include "../../kernels/kernels.h"
 #include "../backend.h"
+#include "../nvml.h"
 
 typedef struct gc_cuda {
     gck_device dev;
@@ -34,6 +35,7 @@ typedef struct gc_cuda {
     const gc_peer_io *peer;    /* pair and net items talk to the peer rank */
     int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;   /* 0: unknown */
     int nvlink_links;
+    gc_nvml *nvml;             /* NULL: no NVML (sustain needs it) */
 } gc_cuda;
 
 /* Per item: budget, flags. */
@@ -58,6 +60,12 @@ void gc_cuda_flag_points(gc_cuda *c, gc_gpu *g, size_t from);
 void gc_cuda_clock_seen(gc_cuda *c, double mhz, double *lo, double *hi);
 
 int gc_cuda_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
+/* One random cycle of 128-byte lines over fp bytes of buf (a peer GPU's
+ * memory, mapped pinned host memory), chased by one thread: latency,
+ * latency_ns and timer_cost points as the chase benchmark's. what names it
+ * in errors. */
+int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, size_t fp,
+                      const char *what, gc_err *err);
 int gc_cuda_chase_loaded(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_departure(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_inst(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
@@ -69,5 +77,6 @@ int gc_cuda_valid(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_p2p(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_net(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
+int gc_cuda_sustain(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 
 #endif

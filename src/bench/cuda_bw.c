@@ -37,6 +37,9 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     int bps = (int)gc_cuda_num(t, "blocks_per_sm");
     if (bps < 1)
         bps = 1;
+    int full = strcmp(gc_cuda_str(t, "grid"), "full") == 0;
+    if (full && kind == 4)
+        return gc_fail(err, GC_EINVAL, "hbm_bw: kernel sparse has no full grid (grid = \"stride\")");
     size_t fr = 0, tot = 0;
     char msg[256] = "";
     if (gck_mem_free(&fr, &tot, msg, sizeof msg) == 0 && fp > c->big_bytes &&
@@ -53,12 +56,13 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     gc_point *p = gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err);
     if (!p)
         return GC_ENOMEM;
-    int blocks = bps * c->dev.sm_count;
+    int blocks = full ? 0 : bps * c->dev.sm_count;
+    int threads = (int)gc_cuda_num(t, "block_threads");
     uint64_t bytes = 0;
     uint32_t done = 0, chunk = 5;
     while (done < total) {   /* chunks of launches, budget checked between */
         uint32_t n = total - done < chunk ? total - done : chunk;
-        if (gck_stream_run(kind, c->big, fp, blocks, STREAM_THREADS, n, ms, &bytes, msg, sizeof msg))
+        if (gck_stream_run(kind, c->big, fp, &blocks, threads, n, ms, &bytes, msg, sizeof msg))
             return gc_fail(err, GC_EDEVICE, "%s", msg);
         record_ms(&g->points[ip], ms, n, bytes);
         done += n;
@@ -67,11 +71,15 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     }
     gc_ctx *x = &g->points[ip].ctx;
     gc_ctx_set_num(x, "grid_blocks", blocks);
-    gc_ctx_set_num(x, "block_threads", STREAM_THREADS);
+    gc_ctx_set_num(x, "block_threads", threads);
     gc_ctx_set_num(x, "bytes_moved", (double)bytes);
     gc_ctx_set_num(x, "theoretical_bps", theoretical_bps(c));
     return 0;
 }
+
+/* About L2_LAUNCH_BYTES read per launch: long enough (~200 us at 10 TB/s)
+ * that the launch and the event timer are noise. */
+#define L2_LAUNCH_BYTES (2ull << 30)
 
 int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
@@ -79,11 +87,6 @@ int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     int rc = gc_cuda_big(c, fp, err);
     if (rc)
         return rc;
-    uint32_t passes = (uint32_t)((512.0 * 1024 * 1024) / (double)fp);
-    if (passes < 1)
-        passes = 1;
-    if (passes > 4096)
-        passes = 4096;
     uint32_t total = gc_cuda_samples(t, 20);
     float *ms = (float *)gc_cuda_host(c, total, err);
     if (!ms)
@@ -92,13 +95,14 @@ int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     gc_point *p = gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err);
     if (!p)
         return GC_ENOMEM;
-    int blocks = 8 * c->dev.sm_count;   /* 2048 threads per SM */
+    int blocks = 0;
     uint64_t bytes = 0;
     char msg[256] = "";
     uint32_t done = 0, chunk = 5;
     while (done < total) {
         uint32_t n = total - done < chunk ? total - done : chunk;
-        if (gck_l2_run(c->big, fp, passes, blocks, STREAM_THREADS, n, ms, &bytes, msg, sizeof msg))
+        if (gck_l2_run(c->big, fp, L2_LAUNCH_BYTES, STREAM_THREADS, n, ms, &bytes, &blocks, msg,
+                       sizeof msg))
             return gc_fail(err, GC_EDEVICE, "%s", msg);
         record_ms(&g->points[ip], ms, n, bytes);
         done += n;
@@ -108,7 +112,6 @@ int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     gc_ctx *x = &g->points[ip].ctx;
     gc_ctx_set_num(x, "grid_blocks", blocks);
     gc_ctx_set_num(x, "block_threads", STREAM_THREADS);
-    gc_ctx_set_num(x, "passes", passes);
     gc_ctx_set_num(x, "bytes_moved", (double)bytes);
     gc_ctx_set_num(x, "l2_bytes", (double)c->dev.l2_bytes);
     return 0;

@@ -28,9 +28,6 @@
 
 #include "../model_xfer.h"
 
-#define CHASE_STRIDE 128u
-#define CHASE_WARM 1024u
-#define CHASE_PER_LAUNCH 256u
 
 typedef struct ipc_msg {
     unsigned char handle[GCK_IPC_HANDLE_BYTES];
@@ -137,70 +134,6 @@ static double path_nominal(const gc_cuda *c, const gc_gpu *g, int peer_access)
     return gc_pcie_nominal_bps(c->pcie_gen, c->pcie_width);
 }
 
-/* ---- remote pointer chase ----------------------------------------------- */
-
-static int chase_remote(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, gc_err *err)
-{
-    char msg[256] = "";
-    uint64_t n = fp / CHASE_STRIDE;
-    if (n < 2 || n > (1ull << 31))
-        return gc_fail(err, GC_EINVAL, "p2p chase: size_bytes %zu: 2 .. 2^31 lines of %u bytes", fp,
-                       CHASE_STRIDE);
-    gck_chain ch = { 0 };
-    ch.buf = c->xfer.p2p_remote;
-    ch.n = n;
-    ch.stride = CHASE_STRIDE;
-    if (gck_malloc((void **)&ch.perm, n * sizeof(uint32_t), msg, sizeof msg))
-        return gc_fail(err, GC_EDEVICE, "p2p chase: %s", msg);
-    int bad = gck_chase_build(&ch, 0x9e2d0000u + n, msg, sizeof msg);
-    gck_free(ch.perm);
-    if (bad)
-        return gc_fail(err, GC_EDEVICE, "p2p chase: building the chain in the peer's memory: %s", msg);
-    uint32_t total = gc_cuda_samples(t, 500);
-    size_t ip = g->npoints;
-    if (!gc_cuda_point(c, t, g, "latency", "cycles", 100, err) ||
-        !gc_cuda_point(c, t, g, "latency_ns", "ns", 1000, err) ||
-        !gc_cuda_point(c, t, g, "timer_cost", "cycles", 100, err))
-        return GC_ENOMEM;
-    void *cur = ch.first;
-    uint64_t cyc, ns;
-    uint32_t per = total < CHASE_PER_LAUNCH ? total : CHASE_PER_LAUNCH;
-    if (gck_chase_run(&cur, 0, per, 1, &c->scratch, &cyc, &ns, msg, sizeof msg))
-        return gc_fail(err, GC_EDEVICE, "p2p chase: %s", msg);
-    double twin = gc_cuda_median_u32(c->scratch.h_samples, per);
-    for (uint32_t i = 0; i < per; i++)
-        gc_cuda_record(&g->points[ip + 2], c->scratch.h_samples[i]);
-    double lo = 0, hi = 0, mhz_sum = 0;
-    uint32_t done = 0, launches = 0;
-    while (done < total) {
-        uint32_t k = total - done < per ? total - done : per;
-        if (gck_chase_run(&cur, launches == 0 ? CHASE_WARM : 0, k, 0, &c->scratch, &cyc, &ns, msg,
-                          sizeof msg))
-            return gc_fail(err, GC_EDEVICE, "p2p chase: %s", msg);
-        double mhz = ns ? (double)cyc / (double)ns * 1000.0 : c->dev.sm_clock_khz / 1000.0;
-        gc_cuda_clock_seen(c, mhz, &lo, &hi);
-        mhz_sum += mhz;
-        launches++;
-        for (uint32_t i = 0; i < k; i++) {
-            double v = ((double)c->scratch.h_samples[i] - twin) / GCK_WINDOW;
-            gc_cuda_record(&g->points[ip], v);
-            gc_cuda_record(&g->points[ip + 1], v * 1000.0 / mhz);
-        }
-        done += k;
-        if (done < total && gc_cuda_over(c))
-            break;
-    }
-    for (int k = 0; k < 3; k++) {
-        gc_ctx *x = &g->points[ip + k].ctx;
-        gc_ctx_set_num(x, "stride_bytes", CHASE_STRIDE);
-        gc_ctx_set_num(x, "elements", (double)n);
-        gc_ctx_set_num(x, "window_accesses", GCK_WINDOW);
-        gc_ctx_set_num(x, "timer_cost_median_cycles", twin);
-        gc_ctx_set_num(x, "sm_clock_mhz_measured", launches ? mhz_sum / launches : 0);
-    }
-    return 0;
-}
-
 /* ---- the item ------------------------------------------------------------ */
 
 int gc_cuda_p2p(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
@@ -262,7 +195,7 @@ int gc_cuda_p2p(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     size_t from = g->npoints;
     if (!rc && t->initiator) {
         if (chase) {
-            rc = chase_remote(c, t, g, j.base.bytes, err);
+            rc = gc_cuda_chase_far(c, t, g, c->xfer.p2p_remote, j.base.bytes, "p2p chase", err);
         } else {
             j.base.chunk = p2p_chunk;
             j.base.moved = (double)j.base.bytes * (j.bidir ? 2 : 1);

@@ -160,8 +160,30 @@ static void link_ctx(gc_cuda *c, gc_gpu *g, size_t from)
     }
 }
 
+/* mode chase: one thread chases a cycle over mapped pinned host memory,
+ * the latency of one load from the GPU to the host's memory. */
+static int host_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
+{
+    size_t fp = (size_t)gc_cuda_num(t, "size_bytes");
+    char msg[256] = "";
+    if (strcmp(gc_cuda_str(t, "memory"), "pinned"))
+        return gc_fail(err, GC_EINVAL, "xfer: mode chase reads mapped pinned memory (memory = \"pinned\")");
+    double t0 = gc_now_s();
+    if (gck_xfer_reserve(&c->xfer, fp, 0, msg, sizeof msg))
+        return gc_fail(err, GC_EDEVICE, "xfer chase: %s", msg);
+    if (c->stop_s > 0)
+        c->stop_s += gc_now_s() - t0;
+    size_t from = g->npoints;
+    int rc = gc_cuda_chase_far(c, t, g, c->xfer.h_pin_dev, fp, "xfer chase", err);
+    if (!rc)
+        link_ctx(c, g, from);
+    return rc;
+}
+
 int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
+    if (!strcmp(gc_cuda_str(t, "mode"), "chase"))
+        return host_chase(c, t, g, err);
     const char *d = gc_cuda_str(t, "direction");
     hx_job j = { 0 };
     j.dir = !strcmp(d, "d2h") ? 1 : !strcmp(d, "bidir") ? 2 : 0;

@@ -20,6 +20,7 @@ static const char *const inst_ops[] = {
 static const char *const inst_modes[] = { "latency", "throughput", NULL };
 static const char *const stream_kernels[] = { "read", "write", "copy", "triad", "sparse", NULL };
 static const char *const residents[] = { "full", "one", NULL };
+static const char *const stream_grids[] = { "stride", "full", NULL };
 static const char *const launch_modes[] = { "back_to_back", "launch_sync", "blocks", NULL };
 static const char *const access_kinds[] = { "coalesced", "uncoalesced", NULL };
 static const char *const xfer_dirs[] = { "h2d", "d2h", "bidir", NULL };
@@ -51,7 +52,9 @@ static const gc_param_def inst_p[] = {
 static const gc_param_def hbm_p[] = {
     STR("kernel", stream_kernels, "triad"),
     NUM("footprint_bytes", 1 * MiB, 64 * GiB, 2 * GiB),
-    NUM("blocks_per_sm", 1, 32, 4),
+    NUM("blocks_per_sm", 1, 32, 4),           /* grid stride: the grid, blocks_per_sm x SMs */
+    STR("grid", stream_grids, "stride"),     /* full: one pass, a block per contiguous run */
+    NUM("block_threads", 32, 1024, 256),
 };
 static const gc_param_def l2_p[] = {
     NUM("footprint_bytes", 64 * KiB, 1 * GiB, 16 * MiB),
@@ -68,7 +71,8 @@ static const gc_param_def xfer_p[] = {
     STR("direction", xfer_dirs, "h2d"),
     STR("memory", host_mem, "pinned"),
     STR("engine", engines, "ce"),
-    NUM("size_bytes", 1, 4 * GiB, 1 * MiB),
+    NUM("size_bytes", 1, 4 * GiB, 1 * MiB),   /* mode chase: the chased footprint */
+    STR("mode", p2p_modes, "copy"),           /* chase: GPU load latency from host memory */
 };
 static const gc_param_def p2p_p[] = {
     STR("direction", p2p_dirs, "oneway"),
@@ -85,6 +89,11 @@ static const char *const valid_kernels[] = {
     "chase_dram", NULL };
 static const gc_param_def valid_p[] = {
     STR("kernel", valid_kernels, "saxpy_a1"),
+};
+static const char *const sustain_loads[] = { "hbm", "fma", NULL };
+static const gc_param_def sustain_p[] = {
+    STR("load", sustain_loads, "hbm"),
+    FNUM("duration_s", 0.5, 3600, 30),
 };
 static const gc_param_def net_p[] = {
     NUM("size_bytes", 1, 4 * GiB, 1 * MiB),
@@ -103,6 +112,8 @@ const gc_bench_def gc_bench_defs[] = {
     DEF("p2p", "peer-to-peer copy between two GPUs of a node", GC_PHASE_PAIR, p2p_p),
     DEF("valid", "validation kernels: measured time, predicted by the models", GC_PHASE_GPU, valid_p),
     DEF("net", "GPU buffer to GPU buffer between nodes through MPI", GC_PHASE_NET, net_p),
+    DEF("sustain", "sustained HBM or FMA load: clocks, power, temperature, throttling over time",
+        GC_PHASE_CONCURRENT, sustain_p),
 };
 const size_t gc_bench_ndefs = sizeof(gc_bench_defs) / sizeof(gc_bench_defs[0]);
 

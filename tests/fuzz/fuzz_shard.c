@@ -77,6 +77,10 @@ static void check_cond(const gc_conditions *a, const gc_conditions *b)
     must(same_f64(a->temperature_c, b->temperature_c) && same_f64(a->power_w, b->power_w));
     must(a->throttle_reasons == b->throttle_reasons);
     must(a->ecc_corrected == b->ecc_corrected && a->ecc_uncorrected == b->ecc_uncorrected);
+    must(a->foreign_procs == b->foreign_procs && a->foreign_sm_util_pct == b->foreign_sm_util_pct &&
+         a->foreign_mem_util_pct == b->foreign_mem_util_pct && a->nforeign == b->nforeign);
+    for (int i = 0; i < a->nforeign && i < GC_FOREIGN_MAX; i++)
+        must(a->foreign[i].pid == b->foreign[i].pid && !strcmp(a->foreign[i].name, b->foreign[i].name));
 }
 
 static void check_gpu(const gc_gpu *a, const gc_gpu *b)
@@ -85,6 +89,8 @@ static void check_gpu(const gc_gpu *a, const gc_gpu *b)
     must(!strcmp(x->node, y->node) && x->local_index == y->local_index && x->rank == y->rank);
     must(!strcmp(x->uuid, y->uuid) && !strcmp(x->pci_bus_id, y->pci_bus_id));
     must(!strcmp(x->name, y->name) && !strcmp(x->driver_version, y->driver_version));
+    must(!strcmp(x->host_governor, y->host_governor) && !strcmp(x->host_cpus, y->host_cpus) &&
+         !strcmp(x->host_mems, y->host_mems));
     must(x->cc_major == y->cc_major && x->cc_minor == y->cc_minor && x->sm_count == y->sm_count);
     must(x->cores_per_sm == y->cores_per_sm && x->warp_size == y->warp_size);
     must(x->max_threads_per_sm == y->max_threads_per_sm && x->regs_per_sm == y->regs_per_sm);

@@ -382,21 +382,22 @@ static void test_load_mem(void)
 /* ---- shipped configs ---------------------------------------------------- */
 
 /* Seconds of budget per GPU: sum over points of the per-point budget, split
- * into on-device microbenchmarks and transfers (xfer, p2p, net). */
+ * into on-device microbenchmarks, transfers (xfer, p2p, net) and sustained
+ * load (sustain: it runs its whole duration on purpose). */
 static void plan_budget(const gc_plan *p, const gc_item *it, size_t n, double *micro_s,
-                        double *xfer_s)
+                        double *xfer_s, double *sustain_s)
 {
-    *micro_s = *xfer_s = 0;
+    *micro_s = *xfer_s = *sustain_s = 0;
     for (size_t i = 0; i < n; i++) {
         const char *b = it[i].spec->name;
         int transfer = !strcmp(b, "xfer") || !strcmp(b, "p2p") || !strcmp(b, "net");
-        *(transfer ? xfer_s : micro_s) += it[i].spec->budget_s;
+        *(transfer ? xfer_s : !strcmp(b, "sustain") ? sustain_s : micro_s) += it[i].spec->budget_s;
     }
     (void)p;
 }
 
 static void test_config(const char *name, double max_micro_s, double max_xfer_s,
-                        double max_total_s, int sim_nodes)
+                        double max_sustain_s, double max_total_s, int sim_nodes)
 {
     char path[512];
     gc_plan plan;
@@ -410,13 +411,16 @@ static void test_config(const char *name, double max_micro_s, double max_xfer_s,
         return;
     rc = gc_plan_expand(&plan, &items, &n, &err);
     CHECK(rc == 0 && n > 0, "%s expand: %s", name, err.msg);
-    double micro_s, xfer_s;
-    plan_budget(&plan, items, n, &micro_s, &xfer_s);
+    double micro_s, xfer_s, sustain_s;
+    plan_budget(&plan, items, n, &micro_s, &xfer_s, &sustain_s);
     CHECK(micro_s <= max_micro_s, "%s: microbenchmark budget %.1f s > %.1f", name, micro_s,
           max_micro_s);
     CHECK(xfer_s <= max_xfer_s, "%s: transfer budget %.1f s > %.1f", name, xfer_s, max_xfer_s);
-    CHECK(micro_s + xfer_s <= max_total_s, "%s: total budget %.1f s > %.1f", name,
-          micro_s + xfer_s, max_total_s);
+    CHECK(sustain_s <= max_sustain_s, "%s: sustained-load budget %.1f s > %.1f", name, sustain_s,
+          max_sustain_s);
+    CHECK(micro_s + xfer_s + sustain_s <= max_total_s && max_total_s <= plan.budget_s,
+          "%s: total budget %.1f s > %.1f (plan's cap %.1f s)", name, micro_s + xfer_s + sustain_s,
+          max_total_s, plan.budget_s);
     CHECK(plan.sim.present && strcmp(plan.sim.profile, "sim/h100-sxm.cfg") == 0 &&
           plan.sim.nodes == sim_nodes, "%s: sim section", name);
     /* every benchmark of the registry appears */
@@ -495,9 +499,9 @@ int main(int argc, char **argv)
     test_missing_file();
     test_load_mem();
     test_sha_and_determinism();
-    test_config("quick.cfg", 15.0, 15.0, 15.0, 1);
-    test_config("default.cfg", 60.0, 30.0, 90.0, 1);
-    test_config("demo.cfg", 15.0, 15.0, 15.0, 4);
+    test_config("quick.cfg", 15.0, 15.0, 3.0, 17.5, 1);
+    test_config("default.cfg", 65.0, 30.0, 60.0, 130.0, 1);
+    test_config("demo.cfg", 15.0, 15.0, 3.0, 17.5, 4);
     test_demo_fault();
     CHECK_DONE();
 }

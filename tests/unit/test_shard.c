@@ -79,6 +79,20 @@ static void make_cond(gc_conditions *c, int valid, double base)
     c->throttle_reasons = 0x104;
     c->ecc_corrected = valid ? 3 : -1;
     c->ecc_uncorrected = valid ? 0 : -1;
+    /* base 1: foreign load unknown; 2: none; 3: two processes, one named
+     * with the longest name */
+    c->foreign_procs = c->foreign_sm_util_pct = c->foreign_mem_util_pct = -1;
+    if (base >= 2)
+        c->foreign_procs = c->foreign_sm_util_pct = c->foreign_mem_util_pct = 0;
+    if (base >= 3) {
+        c->foreign_procs = 2;
+        c->foreign_sm_util_pct = 100;
+        c->foreign_mem_util_pct = 37;
+        c->nforeign = 2;
+        c->foreign[0].pid = 4194303;
+        fill_str(c->foreign[0].name, sizeof c->foreign[0].name - 1, 'p');
+        c->foreign[1].pid = 7;
+    }
 }
 
 static void make_gpu(gc_gpu *g)
@@ -107,6 +121,8 @@ static void make_gpu(gc_gpu *g)
     i->ecc_enabled = 1;
     i->numa_node = -1;
     snprintf(i->driver_version, sizeof i->driver_version, "550.54.15");
+    snprintf(i->host_governor, sizeof i->host_governor, "performance");
+    fill_str(i->host_cpus, sizeof i->host_cpus - 1, '7');   /* the longest */
     g->items_total = 9;
     g->items_done = 7;
     g->complete = 0;
@@ -204,6 +220,13 @@ static void check_cond_equal(const gc_conditions *a, const gc_conditions *b, con
     CHECK(a->throttle_reasons == b->throttle_reasons, "%s throttle", what);
     CHECK(a->ecc_corrected == b->ecc_corrected && a->ecc_uncorrected == b->ecc_uncorrected,
           "%s ecc", what);
+    CHECK(a->foreign_procs == b->foreign_procs && a->foreign_sm_util_pct == b->foreign_sm_util_pct &&
+          a->foreign_mem_util_pct == b->foreign_mem_util_pct, "%s foreign load %d %d %d", what,
+          b->foreign_procs, b->foreign_sm_util_pct, b->foreign_mem_util_pct);
+    CHECK(a->nforeign == b->nforeign, "%s foreign processes %d", what, b->nforeign);
+    for (int i = 0; i < a->nforeign && i < b->nforeign; i++)
+        CHECK(a->foreign[i].pid == b->foreign[i].pid && !strcmp(a->foreign[i].name, b->foreign[i].name),
+              "%s foreign process %d", what, i);
 }
 
 static void check_gpu_equal(const gc_gpu *a, const gc_gpu *b)
@@ -225,6 +248,8 @@ static void check_gpu_equal(const gc_gpu *a, const gc_gpu *b)
     CHECK(x->bus_width_bits == y->bus_width_bits && x->ecc_enabled == y->ecc_enabled &&
           x->numa_node == y->numa_node, "bus/ecc/numa");
     CHECK(strcmp(x->driver_version, y->driver_version) == 0, "driver");
+    CHECK(!strcmp(x->host_governor, y->host_governor) && !strcmp(x->host_cpus, y->host_cpus) &&
+          !strcmp(x->host_mems, y->host_mems), "host");
     CHECK(a->items_total == b->items_total && a->items_done == b->items_done, "items");
     CHECK(a->complete == b->complete, "complete");
     check_cond_equal(&a->start, &b->start, "gpu start");
@@ -609,8 +634,8 @@ static void test_roster(void)
     CHECK(bad == 0, "%d roster body truncations accepted", bad);
     reframe(&f, "GCSH", GC_SHARD_VERSION, body, blen);
     CHECK(decode_roster(f.data, f.len, &err) == GC_ECORRUPT, "shard magic on a roster");
-    reframe(&f, "GCRO", 2, body, blen);
-    CHECK(decode_roster(f.data, f.len, &err) == GC_ECORRUPT, "roster version 2");
+    reframe(&f, "GCRO", GC_SHARD_VERSION + 1, body, blen);
+    CHECK(decode_roster(f.data, f.len, &err) == GC_ECORRUPT, "roster of a later version");
 
     /* Semantic checks: ranks out of order, local index too large, empty,
      * lying counts. */

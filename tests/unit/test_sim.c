@@ -69,7 +69,7 @@ static uint32_t sub_bits(void)
 
 static gc_backend_args args_for(const gc_plan *plan, int gpu)
 {
-    gc_backend_args a = { plan, "node000", 0, gpu, 8, gpu, sub_bits(), NULL };
+    gc_backend_args a = { plan, "node000", 0, gpu, 8, gpu, sub_bits(), NULL, NULL, 0 };
     return a;
 }
 
