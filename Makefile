@@ -12,6 +12,8 @@
 #   make demo       simulated cluster: 4 nodes x 4 GPUs, 16 ranks
 #   make bench      performance benchmarks of the tool itself, then detection quality
 #   make bench-detect  recall / false positives of `check` on simulated fleets (bench/bench_detect.py)
+#   make soak       SOAK_JOBS (default 50) census jobs through the tests' private Slurm,
+#                   some with a rank killed or stopped: crashes, lost items, time per job
 #   make fuzz SECONDS=N
 #   make kdesc-update  copy this build's SASS-counted validation kernel
 #                   descriptions to configs/kernels/valid/ (needs cuobjdump)
@@ -55,7 +57,7 @@ BENCH_SRC  := $(wildcard bench/bench_*.c)
 BENCH_BIN  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 GPU_TOOLS  := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
 
-.PHONY: all test run demo bench bench-detect fuzz deps deps-test clean tests kdesc-update FORCE
+.PHONY: all test run demo bench bench-detect soak fuzz deps deps-test clean tests kdesc-update FORCE
 
 all: $(BUILD)/gpucensus
 
@@ -107,8 +109,9 @@ kdesc-update: $(BUILD)/gen/valid_desc.c
 $(BUILD)/libgck.a: $(CU_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
+# -rdynamic: a crash report's backtrace (src/crash.c) names our functions.
 $(BUILD)/gpucensus: $(BUILD)/src/main.o $(BUILD)/libgc.a $(BUILD)/libgck.a
-	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(MPICC) $(LDFLAGS) -rdynamic -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgc.a $(BUILD)/libgck.a
 	@mkdir -p $(@D)
@@ -150,6 +153,10 @@ bench: deps
 bench-detect: deps
 	$(MAKE) all $(BUILD)/bench/bench_merge
 	bench/bench_detect.py --build $(BUILD)
+
+soak: deps-test
+	$(MAKE) all
+	tests/slurm/soak.sh
 
 # --- sanitizers and fuzzing (tests/san, tests/fuzz) ---
 # make san: the host code again with AddressSanitizer + UBSan (gcc through

@@ -17,8 +17,10 @@
  *            access x factor), numa (host copies x factor)
  *   bimodal  a fraction `factor` of samples is 1.6x slower (latency x 1.6,
  *            bandwidth / 1.6)
- *   crash    SIGKILL when item at_item is measured; hang: sleep forever;
- *            slow: item at_item takes `factor` seconds more, deadline or not.
+ *   crash    SIGKILL when item at_item is measured; segv: a write through a
+ *            null pointer there (SIGSEGV, as a bug would); hang: sleep
+ *            forever; slow: item at_item takes `factor` seconds more,
+ *            deadline or not.
  *   throttle, unstable (metric sustain): under sustained load, thermal
  *            throttling after `factor` seconds, or a clock that dips by up
  *            to `factor` (sim_sustain.c).

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "crash.h"
+
 static void own_node_name(char *out, size_t cap)
 {
     const char *e = getenv("GPUCENSUS_NODE_NAME");
@@ -40,40 +42,87 @@ static int name_ok(const char *s)
 int gc_cluster_all_ok(const gc_cluster *c, int ok)
 {
     int mine = ok != 0, all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, c->world);
+    if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, c->world) != MPI_SUCCESS)
+        return 0;
     return all;
 }
 
-int gc_cluster_init(gc_cluster *c, int sim_nodes, gc_err *err)
+int gc_mpi_fail(gc_err *err, int mpi_rc, const char *what)
 {
-    memset(c, 0, sizeof *c);
-    MPI_Comm_dup(MPI_COMM_WORLD, &c->world);
-    MPI_Comm_rank(c->world, &c->rank);
-    MPI_Comm_size(c->world, &c->size);
+    char s[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(mpi_rc, s, &len);
+    return gc_fail(err, GC_EIO, "MPI error in %s: %s", what, s[0] ? s : "unknown");
+}
 
-    if (sim_nodes > 0) {
-        int per = (c->size + sim_nodes - 1) / sim_nodes;
-        snprintf(c->node_name, sizeof c->node_name, "n%d", c->rank / per + 1);
-    } else {
-        own_node_name(c->node_name, sizeof c->node_name);
-    }
-    int ok = name_ok(c->node_name);
+/* A simulated node is a block of consecutive ranks; it must not span two
+ * hosts (two shared-memory domains), or two GPUs of different machines
+ * would be one node's. host_of[r]: an id of rank r's host. */
+static int sim_fits_hosts(const int *host_of, int size, int sim_nodes)
+{
+    int per = (size + sim_nodes - 1) / sim_nodes;
+    for (int r = 1; r < size; r++)
+        if (r % per && host_of[r] != host_of[r - 1])
+            return 0;
+    return 1;
+}
+
+/* Every rank's host (the lowest world rank sharing its memory), its
+ * shared-memory communicator, and the job's processes on this host (the
+ * cuda backend tells them from other processes on its GPU: every rank may
+ * hold a context on every GPU of the host). */
+static int find_hosts(gc_cluster *c, MPI_Comm *host, int **host_of, gc_err *err)
+{
+    int id = c->rank, pid = (int)getpid(), host_size = 0, rc;
+    *host_of = malloc(sizeof(int) * (size_t)c->size);
+    if (!*host_of)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    if ((rc = MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, host)))
+        return gc_mpi_fail(err, rc, "MPI_Comm_split_type");
+    MPI_Comm_set_errhandler(*host, MPI_ERRORS_RETURN);
+    MPI_Comm_size(*host, &host_size);
+    c->host_pids = malloc(sizeof(int) * (size_t)(host_size > 0 ? host_size : 1));
+    if (!c->host_pids)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    c->nhost_pids = (size_t)host_size;
+    if ((rc = MPI_Allreduce(&c->rank, &id, 1, MPI_INT, MPI_MIN, *host)) ||
+        (rc = MPI_Allgather(&id, 1, MPI_INT, *host_of, 1, MPI_INT, c->world)) ||
+        (rc = MPI_Allgather(&pid, 1, MPI_INT, c->host_pids, 1, MPI_INT, *host)))
+        return gc_mpi_fail(err, rc, "finding the hosts");
+    return 0;
+}
+
+static int hosts_count(const int *host_of, int size)
+{
+    int n = 0;
+    for (int r = 0; r < size; r++)
+        n += host_of[r] == r;
+    return n;
+}
+
+/* Node names and numbers, the roster, the node communicator. */
+static int place(gc_cluster *c, MPI_Comm host, const int *host_of, gc_err *err)
+{
+    int ok = name_ok(c->node_name), rc;
     if (!gc_cluster_all_ok(c, ok))
         return gc_fail(err, GC_EINVAL,
                        "node name '%s' has characters other than [A-Za-z0-9._-]%s", c->node_name,
                        ok ? " (on another rank)" : "");
 
-    /* Every rank learns every rank's node name. */
+    /* Every rank learns every rank's node name; nodes are numbered in
+     * order of their lowest rank. */
     char *names = calloc((size_t)c->size, GC_NODE_MAX);
-    if (!names)
-        return gc_fail(err, GC_ENOMEM, "out of memory");
-    MPI_Allgather(c->node_name, GC_NODE_MAX, MPI_CHAR, names, GC_NODE_MAX, MPI_CHAR, c->world);
-
-    /* Nodes are numbered in order of their lowest rank. */
-    int *node_of = malloc(sizeof(int) * (size_t)c->size);
-    if (!node_of) {
-        free(names);
-        return gc_fail(err, GC_ENOMEM, "out of memory");
+    int *node_of = calloc((size_t)c->size, sizeof(int));
+    int *all = malloc(sizeof(int) * 2 * (size_t)c->size);
+    c->roster = calloc((size_t)c->size, sizeof *c->roster);
+    if (!names || !node_of || !all || !c->roster) {
+        rc = gc_fail(err, GC_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = MPI_Allgather(c->node_name, GC_NODE_MAX, MPI_CHAR, names, GC_NODE_MAX, MPI_CHAR,
+                            c->world))) {
+        rc = gc_mpi_fail(err, rc, "MPI_Allgather of the node names");
+        goto out;
     }
     c->nodes = 0;
     for (int r = 0; r < c->size; r++) {
@@ -88,56 +137,81 @@ int gc_cluster_init(gc_cluster *c, int sim_nodes, gc_err *err)
     }
     c->node_index = node_of[c->rank];
 
-    /* Same host first (shared memory), then same node name within it. */
-    MPI_Comm host;
-    MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &host);
-    MPI_Comm_split(host, c->node_index, c->rank, &c->node);
-    int host_size = 0, pid = (int)getpid();
-    MPI_Comm_size(host, &host_size);
-    /* The job's processes on this host: the cuda backend tells them from
-     * other processes on its GPU (every rank may hold a context on every
-     * GPU of the host). */
-    c->host_pids = malloc(sizeof(int) * (size_t)(host_size > 0 ? host_size : 1));
-    if (!c->host_pids) {
-        MPI_Comm_free(&host);
-        free(names);
-        free(node_of);
-        return gc_fail(err, GC_ENOMEM, "out of memory");
+    /* A node name seen on two hosts would give two GPUs the same identity. */
+    int split_ok = 1;
+    for (int r = 0; r < c->size; r++)
+        split_ok &= node_of[r] != c->node_index || host_of[r] == host_of[c->rank];
+
+    /* Same host, then same node name within it. */
+    if ((rc = MPI_Comm_split(host, c->node_index, c->rank, &c->node))) {
+        rc = gc_mpi_fail(err, rc, "MPI_Comm_split");
+        goto out;
     }
-    MPI_Allgather(&pid, 1, MPI_INT, c->host_pids, 1, MPI_INT, host);
-    c->nhost_pids = (size_t)host_size;
-    MPI_Comm_free(&host);
+    MPI_Comm_set_errhandler(c->node, MPI_ERRORS_RETURN);
     MPI_Comm_rank(c->node, &c->local_rank);
     MPI_Comm_size(c->node, &c->local_size);
-
-    /* A node name seen on two hosts would give two GPUs the same identity. */
-    int local_count = 0;
-    for (int r = 0; r < c->size; r++)
-        local_count += node_of[r] == c->node_index;
-    int split_ok = local_count == c->local_size;
-
-    int mine[2] = { c->local_rank, c->node_index }, *all = malloc(sizeof(int) * 2 * (size_t)c->size);
-    c->roster = calloc((size_t)c->size, sizeof *c->roster);
-    if (!all || !c->roster) {
-        free(all);
-        free(names);
-        free(node_of);
-        return gc_fail(err, GC_ENOMEM, "out of memory");
+    int mine[2] = { c->local_rank, c->node_index };
+    if ((rc = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, c->world))) {
+        rc = gc_mpi_fail(err, rc, "MPI_Allgather of the roster");
+        goto out;
     }
-    MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, c->world);
     for (int r = 0; r < c->size; r++) {
         c->roster[r].rank = r;
         c->roster[r].local_index = all[2 * r];
         snprintf(c->roster[r].node, GC_NODE_MAX, "%s", names + (size_t)r * GC_NODE_MAX);
     }
+    if (!gc_cluster_all_ok(c, split_ok))
+        rc = gc_fail(err, GC_EINVAL,
+                     "node name '%s' is used by ranks on different hosts; set "
+                     "GPUCENSUS_NODE_NAME", c->node_name);
+out:
     free(all);
     free(names);
     free(node_of);
-    if (!gc_cluster_all_ok(c, split_ok))
-        return gc_fail(err, GC_EINVAL,
-                       "node name '%s' is used by ranks on different hosts; set GPUCENSUS_NODE_NAME",
-                       c->node_name);
-    return 0;
+    return rc;
+}
+
+int gc_cluster_init(gc_cluster *c, int sim_nodes, gc_err *err)
+{
+    memset(c, 0, sizeof *c);
+    c->world = c->node = MPI_COMM_NULL;
+    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &c->world);
+    if (rc)
+        return gc_mpi_fail(err, rc, "MPI_Comm_dup");
+    /* Errors come back as values: a failed transfer is this rank's error
+     * to report, not a reason for the library to kill the job. */
+    MPI_Comm_set_errhandler(c->world, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(c->world, &c->rank);
+    MPI_Comm_size(c->world, &c->size);
+
+    MPI_Comm host = MPI_COMM_NULL;
+    int *host_of = NULL;
+    rc = find_hosts(c, &host, &host_of, err);
+    if (!rc && sim_nodes > 0 && !sim_fits_hosts(host_of, c->size, sim_nodes)) {
+        /* The plan's layout (e.g. sim.nodes = 1 over a 3-node allocation)
+         * would make one node of several machines: follow the allocation. */
+        if (c->rank == 0)
+            fprintf(stderr, "gpucensus: the sim layout of %d node%s (sim.nodes or --sim-nodes) "
+                            "would put ranks of different hosts in one node; the ranks run on "
+                            "%d hosts: using their node names instead\n",
+                    sim_nodes, sim_nodes > 1 ? "s" : "", hosts_count(host_of, c->size));
+        sim_nodes = 0;
+    }
+    if (!rc) {
+        if (sim_nodes > 0) {
+            int per = (c->size + sim_nodes - 1) / sim_nodes;
+            snprintf(c->node_name, sizeof c->node_name, "n%d", c->rank / per + 1);
+        } else {
+            own_node_name(c->node_name, sizeof c->node_name);
+        }
+        rc = place(c, host, host_of, err);
+    }
+    if (host != MPI_COMM_NULL)
+        MPI_Comm_free(&host);
+    free(host_of);
+    if (!rc)
+        gc_crash_identity(c->rank, c->node_name, c->local_rank);
+    return rc;
 }
 
 void gc_cluster_free(gc_cluster *c)
@@ -149,46 +223,4 @@ void gc_cluster_free(gc_cluster *c)
     if (c->world != MPI_COMM_NULL && c->world)
         MPI_Comm_free(&c->world);
     memset(c, 0, sizeof *c);
-}
-
-int gc_cluster_gather(const gc_cluster *c, const void *data, size_t len, uint8_t ***blobs,
-                      size_t **lens, gc_err *err)
-{
-    /* MPI counts are int: a blob over 2 GiB is refused (shards are capped
-     * well below that). Blobs are gathered one rank at a time so rank 0
-     * never needs one contiguous buffer for the whole cluster. */
-    long long mylen = (long long)len;
-    long long *all = NULL;
-    if (c->rank == 0) {
-        all = calloc((size_t)c->size, sizeof *all);
-        *blobs = calloc((size_t)c->size, sizeof **blobs);
-        *lens = calloc((size_t)c->size, sizeof **lens);
-        if (!all || !*blobs || !*lens)
-            return gc_fail(err, GC_ENOMEM, "gather: out of memory");
-    }
-    MPI_Gather(&mylen, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, 0, c->world);
-    if (c->rank != 0) {
-        if (len)
-            MPI_Send(data, (int)len, MPI_BYTE, 0, 77, c->world);
-        return 0;
-    }
-    for (int r = 0; r < c->size; r++) {
-        size_t n = (size_t)all[r];
-        (*lens)[r] = n;
-        if (!n)
-            continue;
-        uint8_t *b = malloc(n);
-        if (!b) {
-            /* Senders block until received: nothing sane is left to do. */
-            fprintf(stderr, "gpucensus: gather: out of memory for rank %d's %zu bytes\n", r, n);
-            MPI_Abort(c->world, 1);
-        }
-        if (r == 0)
-            memcpy(b, data, n);
-        else
-            MPI_Recv(b, (int)n, MPI_BYTE, r, 77, c->world, MPI_STATUS_IGNORE);
-        (*blobs)[r] = b;
-    }
-    free(all);
-    return 0;
 }

@@ -28,17 +28,18 @@ typedef struct gc_cluster {
 } gc_cluster;
 
 /* sim_nodes > 0: simulate that many nodes named n1..nN, ranks spread over
- * them in contiguous blocks. Otherwise the real topology: the node name is
- * $GPUCENSUS_NODE_NAME, else $SLURMD_NODENAME, else the host name. */
+ * them in contiguous blocks, as long as no block spans two hosts (else
+ * rank 0 says so and the real names are used: a simulated node is never
+ * made of two machines' GPUs). Otherwise the real topology: the node name
+ * is $GPUCENSUS_NODE_NAME, else $SLURMD_NODENAME, else the host name. Both
+ * communicators return MPI errors as values. */
 int gc_cluster_init(gc_cluster *c, int sim_nodes, gc_err *err);
 void gc_cluster_free(gc_cluster *c);
 
 /* 1 if every rank passed ok != 0; collective. */
 int gc_cluster_all_ok(const gc_cluster *c, int ok);
 
-/* Rank 0 receives every rank's bytes (NULL/0 from a rank that sent none).
- * blobs and lens are arrays of c->size owned by the caller on rank 0. */
-int gc_cluster_gather(const gc_cluster *c, const void *data, size_t len,
-                      uint8_t ***blobs, size_t **lens, gc_err *err);
+/* gc_fail with MPI's own text for mpi_rc: "MPI error in WHAT: ...". */
+int gc_mpi_fail(gc_err *err, int mpi_rc, const char *what);
 
 #endif

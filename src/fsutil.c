@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stop.h"
+
 int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err)
 {
     *data = NULL;
@@ -60,7 +62,9 @@ int gc_afile_open(gc_afile *a, const char *path, gc_err *err)
     if (snprintf(a->path, sizeof a->path, "%s", path) >= (int)sizeof a->path ||
         snprintf(a->tmp, sizeof a->tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof a->tmp)
         return gc_fail(err, GC_EINVAL, "%s: path too long", path);
-    int fd = mkostemp(a->tmp, O_CLOEXEC); /* O_CREAT|O_EXCL, mode 0600 */
+    /* mkostemp (O_CREAT|O_EXCL, mode 0600), removed if a signal ends us
+     * before the rename */
+    int fd = gc_tmp_create(a->tmp, &a->tmp_slot);
     if (fd < 0)
         return gc_fail(err, GC_EIO, "%s: cannot create a temporary file: %s", path, strerror(errno));
     mode_t um = umask(0);
@@ -69,6 +73,7 @@ int gc_afile_open(gc_afile *a, const char *path, gc_err *err)
         int e = errno;
         close(fd);
         unlink(a->tmp);
+        gc_tmp_drop(a->tmp_slot);
         return gc_fail(err, GC_EIO, "%s: %s", path, strerror(e));
     }
     return 0;
@@ -80,6 +85,7 @@ void gc_afile_abort(gc_afile *a)
         fclose(a->f);
         a->f = NULL;
         unlink(a->tmp);
+        gc_tmp_drop(a->tmp_slot);
     }
 }
 
@@ -93,11 +99,12 @@ int gc_afile_commit(gc_afile *a, gc_err *err)
     a->f = NULL;
     if (!e && rename(a->tmp, a->path) != 0)
         e = errno;
-    if (e) {
+    if (e)
         unlink(a->tmp);
+    gc_tmp_drop(a->tmp_slot);
+    if (e)
         return gc_fail(err, GC_EIO, "%s: could not be saved: %s (the previous file, if any, is intact)",
                        a->path, strerror(e));
-    }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", a->path);
     int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -21,6 +21,7 @@ typedef struct gc_afile {
     FILE *f;
     char path[4096];
     char tmp[4096];
+    int tmp_slot;   /* in stop.h's registry of temporaries; -1: untracked */
 } gc_afile;
 int gc_afile_open(gc_afile *a, const char *path, gc_err *err);
 int gc_afile_commit(gc_afile *a, gc_err *err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check_cmd.h"
+#include "crash.h"
 #include "history_cmd.h"
 #include "kernels.h"
 #include "merge.h"
@@ -15,6 +16,7 @@
 #include "report.h"
 #include "run.h"
 #include "schedule.h"
+#include "stop.h"
 #include "version.h"
 
 static void usage(FILE *f)
@@ -58,6 +60,20 @@ static int arg_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
+/* The rank the launcher gave this process, for a crash inside MPI_Init
+ * (before MPI can tell); -1 when no launcher says. */
+static int launcher_rank(void)
+{
+    static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID" };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        int r;
+        const char *v = getenv(vars[i]);
+        if (v && arg_int(v, 0, 1 << 30, &r) == 0)
+            return r;
+    }
+    return -1;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     gc_run_opts o = { .backend = "cuda", .progress = 1 /* GC_PROGRESS_TEXT */ };
@@ -94,7 +110,19 @@ static int cmd_run(int argc, char **argv)
     }
     if (!o.plan_path)
         return fprintf(stderr, "gpucensus run: which plan? (e.g. configs/quick.cfg)\n"), 2;
+    /* Ours before MPI_Init, so that Open MPI keeps it (it installs its own
+     * only where none is set) and a crash inside MPI_Init is reported too;
+     * again after it, in case a library took a signal over. */
+    gc_stop_install(1);
+    gc_crash_identity(launcher_rank(), NULL, -1);
+    gc_crash_stage("MPI_Init");
     MPI_Init(NULL, NULL);
+    gc_crash_install();
+    gc_stop_install(1);
+    int world_rank = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    gc_crash_identity(world_rank, NULL, -1);
+    gc_crash_stage("start-up");
     int rc = gc_run_main(&o);
     MPI_Finalize();
     return rc;
@@ -245,6 +273,10 @@ int main(int argc, char **argv)
 {
     /* A file-size limit must become a write error we report, not a kill. */
     signal(SIGXFSZ, SIG_IGN);
+    /* A fatal signal is reported before the process dies; SIGINT/SIGTERM
+     * leave no temporary behind (a run stops gracefully, see cmd_run). */
+    gc_crash_install();
+    gc_stop_install(0);
     if (argc < 2) {
         usage(stderr);
         return 2;

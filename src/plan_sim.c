@@ -13,7 +13,7 @@ static const char *const sim_keys[] = {
 static const char *const fault_keys[] = {
     "node", "gpu", "metric", "kind", "factor", "at_item", NULL };
 static const char *const fault_kinds[] = {
-    "scale", "bimodal", "crash", "hang", "slow", "throttle", "unstable", NULL };
+    "scale", "bimodal", "crash", "segv", "hang", "slow", "throttle", "unstable", NULL };
 static const char *const fault_metrics[] = {
     "hbm_bw", "l2_bw", "smem_bw", "l1_latency", "l2_latency", "dram_latency",
     "inst_latency", "launch", "h2d_bw", "d2h_bw", "pcie_width", "nvlink",
@@ -91,7 +91,8 @@ static int load_fault(const gc_cfg *L, const config_setting_t *g, unsigned idx, 
     if ((rc = gc_cfg_check_keys(L, g, path, fault_keys)) || (rc = fault_kind(L, g, path, f)))
         return rc;
     int slow = strcmp(f->kind, "slow") == 0;
-    int timed = strcmp(f->kind, "crash") == 0 || strcmp(f->kind, "hang") == 0 || slow;
+    int timed = strcmp(f->kind, "crash") == 0 || strcmp(f->kind, "segv") == 0 ||
+                strcmp(f->kind, "hang") == 0 || slow;
     if ((rc = fault_needs(L, g, path, "metric", !timed, f->kind)) ||
         (rc = fault_needs(L, g, path, "factor", !timed || slow, f->kind)) ||
         (rc = fault_needs(L, g, path, "at_item", timed, f->kind)) ||

@@ -13,6 +13,7 @@
 #include "history.h"
 #include "history_cmd.h"
 #include "cluster.h"
+#include "crash.h"
 #include "fsutil.h"
 #include "hostinfo.h"
 #include "report.h"
@@ -58,19 +59,19 @@ typedef struct runner {
  * when rank 0 abandons the run. */
 static int pio_xfer(runner *r, int peer, const void *s, void *d, size_t len)
 {
+    char what[64];
+    snprintf(what, sizeof what, "a transfer with rank %d", peer);
     for (size_t o = 0; o < len || o == 0; o += PEER_CHUNK) {
-        int n = (int)(len - o < PEER_CHUNK ? len - o : PEER_CHUNK);
+        int n = (int)(len - o < PEER_CHUNK ? len - o : PEER_CHUNK), rc = MPI_SUCCESS;
         MPI_Request rq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-        if (d && MPI_Irecv((char *)d + o, n, MPI_BYTE, peer, PEER_TAG, r->cl.world, &rq[0]))
-            return -1;
-        if (s && MPI_Isend((const char *)s + o, n, MPI_BYTE, peer, PEER_TAG, r->cl.world, &rq[1]))
-            return -1;
+        if (d)
+            rc = MPI_Irecv((char *)d + o, n, MPI_BYTE, peer, PEER_TAG, r->cl.world, &rq[0]);
+        if (s && !rc)
+            rc = MPI_Isend((const char *)s + o, n, MPI_BYTE, peer, PEER_TAG, r->cl.world, &rq[1]);
         for (int k = 0; k < 2; k++) {
-            if (rq[k] == MPI_REQUEST_NULL)
+            if (rq[k] == MPI_REQUEST_NULL && !rc)
                 continue;
-            if (!r->watch)
-                MPI_Wait(&rq[k], MPI_STATUS_IGNORE);
-            else if (gc_watch_wait(r->watch, &rq[k])) {
+            if (gc_watch_wait(r->watch, rc, &rq[k], what)) {
                 /* Abandoned: the receive must not land in d later. */
                 if (rq[0] != MPI_REQUEST_NULL) {
                     MPI_Cancel(&rq[0]);
@@ -227,7 +228,9 @@ static void run_task(runner *r, gc_task *t, double budget_s, double plan_deadlin
     } else {
         t->deadline_s = now + budget_s;
         gc_err e = { 0 };
+        gc_crash_item(it->id, it->spec->label, gc_phase_name(it->phase));
         int rc = r->ops->measure(r->be, t, &r->gpu, &e);
+        gc_crash_stage("between work items");
         double took = gc_now_s() - now;
         if (!rc && budget_s > 0 && took > budget_s + overrun_grace_s(budget_s)) {
             rc = 1;
@@ -259,8 +262,7 @@ static int barrier(runner *r, MPI_Comm comm)
     MPI_Request rq;
     if (r->abandoned)
         return 1;
-    MPI_Ibarrier(comm, &rq);
-    if (gc_watch_wait(r->watch, &rq))
+    if (gc_watch_wait(r->watch, MPI_Ibarrier(comm, &rq), &rq, "a barrier"))
         r->abandoned = 1;
     return r->abandoned;
 }
@@ -273,8 +275,9 @@ static int all_ok_watched(runner *r, int ok)
     if (r->abandoned)
         return -1;
     r->ok_in = ok != 0;
-    MPI_Iallreduce(&r->ok_in, &r->ok_out, 1, MPI_INT, MPI_LAND, r->cl.world, &rq);
-    if (gc_watch_wait(r->watch, &rq)) {
+    if (gc_watch_wait(r->watch,
+                      MPI_Iallreduce(&r->ok_in, &r->ok_out, 1, MPI_INT, MPI_LAND, r->cl.world, &rq),
+                      &rq, "an agreement (MPI_Iallreduce)")) {
         r->abandoned = 1;
         return -1;
     }
@@ -331,8 +334,10 @@ static void net_checks(runner *r, const gc_step_task *tasks, size_t ntasks, cons
         all = calloc((size_t)g->size * 2 * NET_MINE, sizeof *all);
     net_mine(r, mine);
     MPI_Request rq;
-    MPI_Igather(mine, 2 * NET_MINE, MPI_DOUBLE, all, 2 * NET_MINE, MPI_DOUBLE, 0, r->cl.world, &rq);
-    if (gc_watch_wait(r->watch, &rq))
+    if (gc_watch_wait(r->watch,
+                      MPI_Igather(mine, 2 * NET_MINE, MPI_DOUBLE, all, 2 * NET_MINE, MPI_DOUBLE, 0,
+                                  r->cl.world, &rq),
+                      &rq, "the net checks' gather"))
         r->abandoned = 1;
     if (r->cl.rank == 0 && all && chk && !r->abandoned) {
         gc_net_pair *p = calloc((size_t)g->size * NET_MINE + cap, sizeof *p);
@@ -358,8 +363,8 @@ static void net_checks(runner *r, const gc_step_task *tasks, size_t ntasks, cons
         free(chk);
         return;
     }
-    MPI_Ibcast(chk, (int)(2 * cap + 1), MPI_INT, 0, r->cl.world, &rq);
-    if (gc_watch_wait(r->watch, &rq))
+    if (gc_watch_wait(r->watch, MPI_Ibcast(chk, (int)(2 * cap + 1), MPI_INT, 0, r->cl.world, &rq),
+                      &rq, "the net checks' broadcast"))
         r->abandoned = 1;
     for (int k = 0; k < chk[0] && !r->abandoned; k++) {
         int src = chk[1 + 2 * k], dst = chk[2 + 2 * k];
@@ -421,9 +426,9 @@ static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_g
     }
     if (r->abandoned && r->gpu.items_done < r->gpu.items_total)
         fprintf(stderr, "gpucensus: rank %d (node %s, gpu %d): run abandoned after %u of %u "
-                        "items (another rank was lost); sending what is done\n",
+                        "items (%s); sending what is done\n",
                 r->cl.rank, r->cl.node_name, r->cl.local_rank, r->gpu.items_done,
-                r->gpu.items_total);
+                r->gpu.items_total, gc_watch_reason(r->watch));
 }
 
 static int setup(runner *r, gc_err *e)
@@ -477,7 +482,11 @@ static int make_out_dir(runner *r, const char *stamp, gc_err *e)
         if (!rc)
             rc = gc_mkdir_p(shards, e);
     }
-    MPI_Bcast(r->out, sizeof r->out, MPI_CHAR, 0, r->cl.world);
+    int brc = MPI_Bcast(r->out, sizeof r->out, MPI_CHAR, 0, r->cl.world);
+    if (brc && !rc) {
+        rc = gc_mpi_fail(e, brc, "MPI_Bcast of the output directory");
+        rank_error(r, e);
+    }
     if (!gc_cluster_all_ok(&r->cl, rc == 0))
         return rc ? rc : GC_EIO;
     char dir[4200];
@@ -552,6 +561,7 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     size_t *lens = NULL;
     int *lost = NULL;
     gc_err e = { 0 };
+    gc_crash_stage("gather and catalogue");
     int nlost = gc_watch_gather(r->watch, mine->data, mine->len, &blobs, &lens, &lost, &e);
     *lost_ranks = nlost > 0 ? nlost : 0;
     if (r->cl.rank != 0 || nlost < 0) {
@@ -592,6 +602,10 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
         fprintf(stderr, "gpucensus: %d rank%s lost: the catalogue in %s is partial; `gpucensus "
                         "merge %s/shards` later gives the whole picture from the shards\n",
                 nlost, nlost > 1 ? "s" : "", r->out, r->out);
+    else if (r->abandoned)
+        fprintf(stderr, "gpucensus: %s: the catalogue in %s is partial; `gpucensus run PLAN "
+                        "--resume %s` measures what it lacks\n",
+                gc_watch_reason(r->watch), r->out, r->out);
     for (int i = 0; i < r->cl.size; i++) {
         free(blobs[i]);
         if (owned)
@@ -603,7 +617,7 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     free(owned);
     free(bl);
     free(st.briefs);
-    return rc || nlost > 0 ? 1 : 0;
+    return rc || nlost > 0 || r->abandoned ? 1 : 0;
 }
 
 /* --resume: every rank reads its own earlier shard; the bitmaps of done
@@ -628,7 +642,11 @@ static int resume_setup(runner *r, const gc_step_task *tasks, size_t ntasks, siz
         free(all);
         return 1;
     }
-    MPI_Allgather(r->rs.done, (int)nb, MPI_BYTE, all, (int)nb, MPI_BYTE, r->cl.world);
+    int mrc = MPI_Allgather(r->rs.done, (int)nb, MPI_BYTE, all, (int)nb, MPI_BYTE, r->cl.world);
+    if (mrc) {
+        memset(all, 0, nb * (size_t)r->cl.size);   /* measure everything rather than guess */
+        rank_error(r, (gc_mpi_fail(&e, mrc, "MPI_Allgather of the items done"), &e));
+    }
     uint32_t skipped = 0;
     for (size_t k = 0; k < ntasks; k++) {
         const gc_task *t = &tasks[k].task;
@@ -643,13 +661,13 @@ static int resume_setup(runner *r, const gc_step_task *tasks, size_t ntasks, siz
     for (size_t k = 0; k < ntasks; k++)
         if (r->skip[k])
             r->rs.done[tasks[k].task.item->id >> 3] |= (uint8_t)(1u << (tasks[k].task.item->id & 7));
-    rc = gc_resume_carry(&r->rs, &r->gpu, &e);
-    if (rc)
+    rc = mrc ? GC_EIO : gc_resume_carry(&r->rs, &r->gpu, &e);
+    if (rc && !mrc)
         rank_error(r, &e);
     r->gpu.items_done = skipped;
     unsigned long long mine[2] = { skipped, ntasks }, sum[2] = { 0, 0 };
-    MPI_Reduce(mine, sum, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, r->cl.world);
-    if (r->cl.rank == 0 && !r->opts->quiet)
+    if (MPI_Reduce(mine, sum, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, r->cl.world) == MPI_SUCCESS &&
+        r->cl.rank == 0 && !r->opts->quiet)
         fprintf(stderr, "gpucensus: resuming %s: %llu of %llu work items already done, "
                         "measuring the other %llu\n", r->out, sum[0], sum[1], sum[1] - sum[0]);
     return gc_cluster_all_ok(&r->cl, rc == 0) ? 0 : 1;
@@ -692,13 +710,16 @@ int gc_run_main(const gc_run_opts *o)
         gc_plan_free(&r.plan);
         return 1;
     }
-    char stamp[32], start[32];
+    char stamp[32] = "", start[32] = "";
     if (r.cl.rank == 0) {
         gc_iso_time(stamp, sizeof stamp, 1);
         gc_iso_time(start, sizeof start, 0);
     }
-    MPI_Bcast(stamp, sizeof stamp, MPI_CHAR, 0, r.cl.world);
-    MPI_Bcast(start, sizeof start, MPI_CHAR, 0, r.cl.world);
+    int brc = MPI_Bcast(stamp, sizeof stamp, MPI_CHAR, 0, r.cl.world);
+    if (!brc)
+        brc = MPI_Bcast(start, sizeof start, MPI_CHAR, 0, r.cl.world);
+    if (brc)
+        rank_error(&r, (gc_mpi_fail(&e, brc, "MPI_Bcast of the start time"), &e));
     fill_meta(&r, start);
 
     int exit_code = 1;

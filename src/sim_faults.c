@@ -25,7 +25,8 @@ static int fault_index(const char *metric)
 int sim_check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err)
 {
     int m = fault_index(f->metric);
-    int is_ev = !strcmp(f->kind, "crash") || !strcmp(f->kind, "hang") || !strcmp(f->kind, "slow");
+    int is_ev = !strcmp(f->kind, "crash") || !strcmp(f->kind, "segv") || !strcmp(f->kind, "hang") ||
+                !strcmp(f->kind, "slow");
     int is_sus = !strcmp(f->kind, "throttle") || !strcmp(f->kind, "unstable");
     if (!is_ev && !is_sus && strcmp(f->kind, "scale") && strcmp(f->kind, "bimodal"))
         return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown kind \"%s\"",
@@ -90,6 +91,12 @@ void sim_fault_events(const gc_plan *plan, const char *node, int gpu, uint32_t i
             continue;
         if (!strcmp(f->kind, "crash"))
             raise(SIGKILL);
+        if (!strcmp(f->kind, "segv")) {
+            /* A real invalid access, as a bug would make: the crash
+             * report's fault address and backtrace are the real ones. */
+            volatile int *volatile nowhere = NULL;
+            *nowhere = 1;
+        }
         if (!strcmp(f->kind, "hang"))
             for (;;)
                 sleep(60);

@@ -23,7 +23,8 @@ typedef struct faultset {
 int sim_check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err);
 /* The faults in effect for GPU `gpu` of `node`. */
 void sim_faults_for(const gc_plan *plan, const char *node, int gpu, faultset *fs);
-/* crash / hang / slow at this item: never returns when crash or hang matches. */
+/* crash / segv / hang / slow at this item: never returns when crash, segv or
+ * hang matches. */
 void sim_fault_events(const gc_plan *plan, const char *node, int gpu, uint32_t item_id);
 
 #endif

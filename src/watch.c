@@ -1,22 +1,37 @@
 /* Progress, liveness and the gather with a deadline. See watch.h. */
 #include "watch.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "stop.h"
 #include "timeutil.h"
 
-enum { TAG_PROGRESS = 80, TAG_ABANDON = 81, TAG_RELEASE = 82, TAG_LEN = 76, TAG_DATA = 77,
-       NSLOTS = 8 };
+enum { TAG_PROGRESS = 80, TAG_ABANDON = 81, TAG_RELEASE = 82, TAG_STOP = 83, TAG_LEN = 76,
+       TAG_DATA = 77, NSLOTS = 8 };
+
+/* Why a run is abandoned (the word rank 0 sends with TAG_ABANDON). */
+enum { WHY_NONE, WHY_LOST, WHY_STOP, WHY_MPI };
+/* A rank's TAG_STOP word: the signal that stopped it, or this. */
+#define STOP_MPI_ERROR (-1)
+/* Stopped by a signal (Slurm's SIGTERM, then SIGKILL after KillWait,
+ * default 30 s): a rank silent this long past its item's budget is lost,
+ * so the partial catalogue is written in time. */
+#define STOP_LOST_AFTER_S 10.0
 
 struct gc_watch {
     MPI_Comm comm;
     int rank, size;
     gc_progress_mode mode;
     double lost_after_s, t0;
-    int abandon;
+    int abandon, why;
+    char reason[96];         /* why the run is abandoned, for messages */
+    int stop_seen;           /* gc_stop_signal() acted upon */
+    int32_t stop_msg;        /* non-root: what this rank tells rank 0 */
+    MPI_Request stop_req;    /* non-root: that send; rank 0: its receive */
     /* every rank: its own counters, sends in flight */
     uint32_t done, total;
     double budget_s, last_sent, sent_budget_s, window_start;
@@ -54,7 +69,14 @@ int gc_watch_open(gc_watch **out, MPI_Comm world, gc_progress_mode mode, double 
     gc_watch *w = calloc(1, sizeof *w);
     if (!w)
         return gc_fail(err, GC_ENOMEM, "out of memory");
-    MPI_Comm_dup(world, &w->comm);
+    int rc = MPI_Comm_dup(world, &w->comm);
+    if (rc) {
+        free(w);
+        char s[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        MPI_Error_string(rc, s, &len);
+        return gc_fail(err, GC_EIO, "MPI error in MPI_Comm_dup: %s", s);
+    }
     MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(w->comm, &w->rank);
     MPI_Comm_size(w->comm, &w->size);
@@ -65,7 +87,7 @@ int gc_watch_open(gc_watch **out, MPI_Comm world, gc_progress_mode mode, double 
     w->budget_s = first_budget_s;
     for (int i = 0; i < NSLOTS; i++)
         w->slot_req[i] = MPI_REQUEST_NULL;
-    w->abandon_req = w->prog_req = MPI_REQUEST_NULL;
+    w->abandon_req = w->prog_req = w->stop_req = MPI_REQUEST_NULL;
     if (w->rank == 0) {
         size_t n = (size_t)w->size;
         w->done_of = calloc(n, sizeof *w->done_of);
@@ -88,6 +110,7 @@ int gc_watch_open(gc_watch **out, MPI_Comm world, gc_progress_mode mode, double 
         }
         w->last_print = w->t0;
         MPI_Irecv(w->prog_buf, 3, MPI_INT32_T, MPI_ANY_SOURCE, TAG_PROGRESS, w->comm, &w->prog_req);
+        MPI_Irecv(&w->stop_msg, 1, MPI_INT32_T, MPI_ANY_SOURCE, TAG_STOP, w->comm, &w->stop_req);
     } else {
         MPI_Irecv(&w->abandon_buf, 1, MPI_INT32_T, 0, TAG_ABANDON, w->comm, &w->abandon_req);
     }
@@ -159,12 +182,20 @@ static void print_progress(gc_watch *w, double now)
         w->printed_end = 1;
 }
 
-static void start_abandon(gc_watch *w)
+static double lost_after(const gc_watch *w)
+{
+    return w->why == WHY_STOP ? fmin(w->lost_after_s, STOP_LOST_AFTER_S) : w->lost_after_s;
+}
+
+/* Rank 0 tells every rank it still waits for to stop and send. */
+static void start_abandon(gc_watch *w, int why, const char *reason)
 {
     if (w->abandon)
         return;
     w->abandon = 1;
-    w->abandon_msg = 1;
+    w->why = why;
+    snprintf(w->reason, sizeof w->reason, "%s", reason);
+    w->abandon_msg = why;
     for (int r = 1; r < w->size; r++)
         if (!w->lost[r] && !w->delivered[r])
             MPI_Isend(&w->abandon_msg, 1, MPI_INT32_T, r, TAG_ABANDON, w->comm, &w->abandon_out[r]);
@@ -187,33 +218,97 @@ static void root_poll(gc_watch *w)
         }
         MPI_Irecv(w->prog_buf, 3, MPI_INT32_T, MPI_ANY_SOURCE, TAG_PROGRESS, w->comm, &w->prog_req);
     }
+    int flag = 0;
+    MPI_Status st;
+    if (w->stop_req != MPI_REQUEST_NULL && MPI_Test(&w->stop_req, &flag, &st) == MPI_SUCCESS &&
+        flag) {
+        int r = st.MPI_SOURCE;
+        if (!w->abandon) {
+            char why[96];
+            if (w->stop_msg == STOP_MPI_ERROR)
+                snprintf(why, sizeof why, "an MPI error on rank %d", r);
+            else
+                snprintf(why, sizeof why, "rank %d was stopped by %s", r,
+                         gc_signal_name(w->stop_msg));
+            fprintf(stderr, "gpucensus: %s: the run stops; every rank ends its current work "
+                            "item and sends what it has\n", why);
+            start_abandon(w, w->stop_msg == STOP_MPI_ERROR ? WHY_MPI : WHY_STOP, why);
+        }
+        MPI_Irecv(&w->stop_msg, 1, MPI_INT32_T, MPI_ANY_SOURCE, TAG_STOP, w->comm, &w->stop_req);
+    }
     w->done_of[0] = w->done;
     w->total_of[0] = w->total;
     w->heard[0] = now;
     for (int r = 1; r < w->size; r++) {
-        if (w->lost[r] || w->delivered[r] || now - w->heard[r] <= w->lost_after_s + w->budget_of[r])
+        if (w->lost[r] || w->delivered[r] || now - w->heard[r] <= lost_after(w) + w->budget_of[r])
             continue;
         w->lost[r] = 1;
         fprintf(stderr, "gpucensus: rank %d: no word for %.0f s (more than %.0f s past its "
                         "item's budget): lost, hung or dead; the others stop and send what "
-                        "they have\n", r, now - w->heard[r], w->lost_after_s);
-        start_abandon(w);
+                        "they have\n", r, now - w->heard[r], lost_after(w));
+        start_abandon(w, WHY_LOST, "another rank was lost");
     }
     if (w->mode != GC_PROGRESS_OFF && !w->printed_end && now - w->last_print >= 1.0)
         print_progress(w, now);
 }
 
+/* This rank ends the run: rank 0 abandons it for everyone; another rank
+ * stops its own plan and tells rank 0, which does the same. */
+static void request_stop(gc_watch *w, int32_t what, const char *reason)
+{
+    if (w->rank == 0) {
+        if (!w->abandon)
+            fprintf(stderr, "gpucensus: %s on rank 0: the run stops; every rank ends its current "
+                            "work item and sends what it has\n", reason);
+        start_abandon(w, what == STOP_MPI_ERROR ? WHY_MPI : WHY_STOP, reason);
+        return;
+    }
+    if (w->stop_req == MPI_REQUEST_NULL) {
+        w->stop_msg = what;
+        MPI_Isend(&w->stop_msg, 1, MPI_INT32_T, 0, TAG_STOP, w->comm, &w->stop_req);
+    }
+    if (!w->abandon) {
+        w->abandon = 1;
+        w->why = what == STOP_MPI_ERROR ? WHY_MPI : WHY_STOP;
+        snprintf(w->reason, sizeof w->reason, "%s", reason);
+    }
+}
+
+void gc_watch_fail(gc_watch *w, int mpi_rc, const char *what)
+{
+    char s[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(mpi_rc, s, &len);
+    fprintf(stderr, "gpucensus: rank %d: MPI error in %s: %s; this rank stops and sends what it "
+                    "has\n", w->rank, what, s[0] ? s : "unknown");
+    request_stop(w, STOP_MPI_ERROR, "an MPI error");
+}
+
 int gc_watch_poll(gc_watch *w)
 {
+    int sig = gc_stop_signal();
+    if (sig && !w->stop_seen) {
+        char why[64];
+        snprintf(why, sizeof why, "stopped by %s", gc_signal_name(sig));
+        w->stop_seen = 1;
+        request_stop(w, sig, why);
+    }
     if (w->rank == 0) {
         root_poll(w);
         return w->abandon;
     }
-    if (!w->abandon) {
+    if (w->abandon_req != MPI_REQUEST_NULL) {
         int flag = 0;
-        MPI_Test(&w->abandon_req, &flag, MPI_STATUS_IGNORE);
-        if (flag)
+        if (MPI_Test(&w->abandon_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            flag = 0;
+        if (flag && !w->abandon) {
             w->abandon = 1;
+            w->why = w->abandon_buf;
+            snprintf(w->reason, sizeof w->reason, "%s",
+                     w->why == WHY_STOP  ? "the run was stopped by a signal"
+                     : w->why == WHY_MPI ? "an MPI error on another rank"
+                                         : "another rank was lost");
+        }
     }
     if (gc_now_s() - w->last_sent >= 1.0)
         send_progress(w);
@@ -223,6 +318,11 @@ int gc_watch_poll(gc_watch *w)
 int gc_watch_abandoned(const gc_watch *w)
 {
     return w->abandon;
+}
+
+const char *gc_watch_reason(const gc_watch *w)
+{
+    return w->abandon ? w->reason : "";
 }
 
 void gc_watch_plan(gc_watch *w, uint32_t total, uint32_t done, double first_budget_s)
@@ -255,14 +355,20 @@ void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s)
     gc_watch_poll(w);
 }
 
-int gc_watch_wait(gc_watch *w, MPI_Request *req)
+int gc_watch_wait(gc_watch *w, int start_rc, MPI_Request *req, const char *what)
 {
     unsigned spins = 0;
     w->budget_s = 0;   /* waiting is not measuring: heartbeats flow */
+    if (start_rc != MPI_SUCCESS) {
+        gc_watch_fail(w, start_rc, what);
+        return 1;
+    }
     for (;;) {
-        int flag = 0;
-        if (MPI_Test(req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        int flag = 0, rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) {
+            gc_watch_fail(w, rc, what);
             return 1;
+        }
         if (flag)
             return 0;
         if (gc_watch_poll(w))
@@ -280,12 +386,17 @@ static int send_blob(gc_watch *w, const void *data, size_t len, gc_err *err)
 {
     long long n = (long long)len;
     MPI_Request rq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-    w->done = w->total;
-    MPI_Isend(&n, 1, MPI_LONG_LONG, 0, TAG_LEN, w->comm, &rq[0]);
-    if (len)
-        MPI_Isend(data, (int)len, MPI_BYTE, 0, TAG_DATA, w->comm, &rq[1]);
-    if (MPI_Waitall(2, rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-        return gc_fail(err, GC_EIO, "gather: sending %zu bytes to rank 0 failed", len);
+    int rc = MPI_Isend(&n, 1, MPI_LONG_LONG, 0, TAG_LEN, w->comm, &rq[0]);
+    if (!rc && len)
+        rc = MPI_Isend(data, (int)len, MPI_BYTE, 0, TAG_DATA, w->comm, &rq[1]);
+    if (!rc)
+        rc = MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    if (rc) {
+        char s[MPI_MAX_ERROR_STRING] = "";
+        int sl = 0;
+        MPI_Error_string(rc, s, &sl);
+        return gc_fail(err, GC_EIO, "gather: sending %zu bytes to rank 0: MPI error: %s", len, s);
+    }
     return 0;
 }
 
@@ -307,7 +418,6 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
     }
     for (size_t r = 0; r < n; r++)
         dreq[r] = MPI_REQUEST_NULL;
-    w->done = w->total;
     if (len) {
         (*blobs)[0] = malloc(len);
         if (!(*blobs)[0]) {
@@ -340,8 +450,12 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
             MPI_Irecv(&hdr, 1, MPI_LONG_LONG, MPI_ANY_SOURCE, TAG_LEN, w->comm, &hreq);
         int flag = 0, busy = 0;
         MPI_Status st;
-        if (hreq != MPI_REQUEST_NULL)
-            MPI_Test(&hreq, &flag, &st);
+        if (hreq != MPI_REQUEST_NULL && MPI_Test(&hreq, &flag, &st) != MPI_SUCCESS) {
+            /* posted again next round; silent ranks are judged lost meanwhile */
+            MPI_Request_free(&hreq);
+            hreq = MPI_REQUEST_NULL;
+            flag = 0;
+        }
         if (flag) {
             int r = st.MPI_SOURCE;
             hreq = MPI_REQUEST_NULL;
@@ -368,8 +482,20 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
         for (int r = 1; r < w->size; r++) {
             if (dreq[r] == MPI_REQUEST_NULL)
                 continue;
-            int f = 0;
-            MPI_Test(&dreq[r], &f, MPI_STATUS_IGNORE);
+            int f = 0, rc = MPI_Test(&dreq[r], &f, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS) {
+                char s[MPI_MAX_ERROR_STRING] = "";
+                int sl = 0;
+                MPI_Error_string(rc, s, &sl);
+                fprintf(stderr, "gpucensus: gather: MPI error receiving rank %d's results: %s; "
+                                "it is taken as lost\n", r, s);
+                free((*blobs)[r]);
+                (*blobs)[r] = NULL;
+                (*lens)[r] = 0;
+                w->lost[r] = 1;
+                dreq[r] = MPI_REQUEST_NULL;
+                f = 1;
+            }
             busy |= f;
         }
         root_poll(w);
@@ -441,6 +567,11 @@ void gc_watch_close(gc_watch *w)
     if (w->abandon_req != MPI_REQUEST_NULL) {
         MPI_Cancel(&w->abandon_req);
         MPI_Wait(&w->abandon_req, MPI_STATUS_IGNORE);
+    }
+    if (w->stop_req != MPI_REQUEST_NULL) {
+        if (w->rank == 0)
+            MPI_Cancel(&w->stop_req);
+        MPI_Request_free(&w->stop_req);
     }
     for (int i = 0; i < NSLOTS; i++)
         if (w->slot_req[i] != MPI_REQUEST_NULL)

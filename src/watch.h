@@ -11,6 +11,10 @@
  * abandon what is left of its plan and send its results; it waits for
  * those under the same rule, and the run ends with the lost ranks marked
  * failed (the caller aborts the job, which also stops the hung ranks).
+ * A SIGINT/SIGTERM (stop.h) or an MPI error on any rank ends the run the
+ * same way: that rank tells rank 0, rank 0 tells the others; while a
+ * signal stops the run, a rank silent for 10 s past its item's budget is
+ * lost (Slurm kills the job KillWait after its SIGTERM).
  * All of it runs on a duplicate of the world communicator with errors
  * returned, not fatal. */
 #ifndef GC_WATCH_H
@@ -43,9 +47,18 @@ void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s);
 /* Read messages, report, judge; 1 once the run is being abandoned. */
 int gc_watch_poll(gc_watch *w);
 /* Complete req (a barrier, a peer transfer) while polling: 0 done, 1 the
- * run was abandoned first (req is then left pending). */
-int gc_watch_wait(gc_watch *w, MPI_Request *req);
+ * run was abandoned first (req is then left pending). start_rc: what the
+ * call that made req returned; an MPI error there or while waiting goes
+ * to gc_watch_fail with `what` (e.g. "barrier"). */
+int gc_watch_wait(gc_watch *w, int start_rc, MPI_Request *req, const char *what);
+/* An MPI call of this rank failed: say so on stderr, stop this rank's
+ * plan, and have rank 0 stop the run (as for a lost rank: the others send
+ * what they have, a partial catalogue, exit 1). */
+void gc_watch_fail(gc_watch *w, int mpi_rc, const char *what);
 int gc_watch_abandoned(const gc_watch *w);
+/* Why the run is abandoned ("another rank was lost", "stopped by
+ * SIGTERM", ...); "" while it is not. */
+const char *gc_watch_reason(const gc_watch *w);
 /* Rank 0 receives every rank's bytes. On rank 0: blobs/lens (NULL/0 for
  * a rank that sent nothing) and lost[r] = 1 for a rank given up on, arrays
  * of size ranks owned by the caller. Other ranks send and return. Returns

@@ -4,29 +4,17 @@
 # 3 nodes x 2 tasks with the sim backend. The catalogue must name the
 # allocation's nodes n1..n3 and 6 GPUs, validate, and the job's exit code
 # must be gpucensus's: 0 for a good plan, 2 for a bad one, whose error is
-# in the job's output; a rank that hangs ends the job (non-zero) with a
-# partial catalogue, one that dies leaves the catalogue merged from the
-# shards; slurm/healthcheck.sbatch passes check's exit code.
+# in the job's output; a rank that hangs ends the job (1) with a partial
+# catalogue, one that segfaults says where (rank, node, item, backtrace)
+# and leaves the catalogue merged from the shards (1); a plan whose sim
+# section has one node follows the allocation's three;
+# slurm/healthcheck.sbatch passes check's exit code.
 # Skipped (77) only where Slurm cannot run here.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/slurm/cluster.sh"
 set -u
-SC_DIR=$TMP/slurm
-trap 'sc_down; rm -rf "$TMP"' EXIT
-trap 'exit 1' INT TERM
-
-why=$(sc_check) || skip "$why"
-# One Slurm test at a time on a machine (the daemons' ports and the CPUs).
-exec 9>/tmp/gpucensus-slurm-test.lock
-flock -w 600 9 || skip "another Slurm test held the lock for 10 minutes"
 t0=$(date +%s.%N)
-chmod 755 "$TMP"    # munged wants every folder above its socket searchable
-# In this shell (not in $(...)), so that sc_down can stop what it started.
-if ! sc_up > "$TMP/up.log" 2>&1; then
-    cat "$TMP/up.log"
-    skip "Slurm daemons do not start here: $(head -n 1 "$TMP/up.log")"
-fi
-cat "$TMP/up.log"
+sc_begin
 t1=$(date +%s.%N)
 
 cd "$ROOT" || die "cd"
@@ -74,7 +62,7 @@ job=$(submit hang "$TMP/hang" tests/slurm/hang.cfg --gather-timeout 2 --progress
 sc_wait_job "$job" 120
 t4=$(date +%s.%N)
 cat "$TMP"/hang-"$job".out
-[ "$SC_STATE" = FAILED ] && [ "$SC_EXIT" != 0:0 ] || die "hung rank: $SC_STATE, exit $SC_EXIT (expected FAILED, non-zero)"
+[ "$SC_STATE" = FAILED ] && [ "$SC_EXIT" = 1:0 ] || die "hung rank: $SC_STATE, exit $SC_EXIT (expected FAILED, 1:0)"
 grep -q 'gpucensus: rank 3 (node n2, gpu 1) lost' "$TMP"/hang-"$job".out || die "the lost rank is not named"
 $VALIDATE "$TMP/hang" > /dev/null || { $VALIDATE "$TMP/hang"; die "schema of the partial catalogue"; }
 /usr/bin/python3 - "$TMP/hang/catalogue.json" <<'PY' || die "partial catalogue"
@@ -86,19 +74,41 @@ assert g[("n2", 1)]["status"] == "failed" and g[("n2", 1)]["items_done"] == 2, g
 print("partial catalogue: 6 GPUs, n2/1 failed:", g[("n2", 1)]["status_reason"])
 PY
 
-# A rank that dies: Slurm ends the step (PMIx), census.sbatch builds the
-# catalogue from the shards; the job fails, the dead GPU is failed.
-job=$(submit crash "$TMP/crash" tests/slurm/crash.cfg --progress=off) || die "sbatch"
+# A rank that segfaults: it reports where, Slurm ends the step (PMIx),
+# census.sbatch builds the catalogue from the shards; the job fails with
+# 1, the dead GPU is failed.
+job=$(submit segv "$TMP/segv" tests/slurm/segv.cfg --progress=off) || die "sbatch"
 sc_wait_job "$job" 120
-cat "$TMP"/crash-"$job".out
-[ "$SC_STATE" = FAILED ] && [ "$SC_EXIT" != 0:0 ] || die "dead rank: $SC_STATE, exit $SC_EXIT (expected FAILED, non-zero)"
-$VALIDATE "$TMP/crash" > /dev/null || { $VALIDATE "$TMP/crash"; die "schema of the merged catalogue"; }
-/usr/bin/python3 - "$TMP/crash/catalogue.json" <<'PY' || die "merged catalogue after a crash"
+cat "$TMP"/segv-"$job".out
+[ "$SC_STATE" = FAILED ] && [ "$SC_EXIT" = 1:0 ] || die "dead rank: $SC_STATE, exit $SC_EXIT (expected FAILED, 1:0)"
+grep -Eq '^gpucensus: rank 3 \(node n2, gpu 1, pid [0-9]+\): fatal signal 11 \(SIGSEGV: address not mapped\) at address 0x0, during work item 2 \(hbm_bw, phase gpu\)$' \
+    "$TMP"/segv-"$job".out || die "no crash report naming rank 3, n2, gpu 1 and item 2"
+grep -q 'gpucensus(sim_fault_events+0x' "$TMP"/segv-"$job".out || die "no backtrace through the faulting function"
+grep -q '^gpucensus: srun exit 139 (a task ended by signal 11): the job fails with 1$' "$TMP"/segv-"$job".out ||
+    die "census.sbatch does not say why the job fails with 1"
+$VALIDATE "$TMP/segv" > /dev/null || { $VALIDATE "$TMP/segv"; die "schema of the merged catalogue"; }
+/usr/bin/python3 - "$TMP/segv/catalogue.json" <<'PY' || die "merged catalogue after a crash"
 import json, sys
 cat = json.load(open(sys.argv[1]))
 g = {(x["node"], x["index"]): x for x in cat["gpus"]}
 assert len(g) == 6 and g[("n2", 1)]["status"] == "failed" and g[("n2", 1)]["items_done"] == 2, g[("n2", 1)]
 print("merged catalogue: 6 GPUs, n2/1 failed:", g[("n2", 1)]["status_reason"])
+PY
+
+# The plan's sim section says one node (as configs/quick.cfg ships): the
+# sim follows the allocation's three nodes and says so.
+job=$(submit onenode "$TMP/onenode" tests/slurm/onenode.cfg --quiet) || die "sbatch"
+sc_wait_job "$job" 120
+cat "$TMP"/onenode-"$job".out
+[ "$SC_STATE" = COMPLETED ] && [ "$SC_EXIT" = 0:0 ] || die "sim.nodes = 1 over 3 nodes: $SC_STATE, exit $SC_EXIT"
+grep -q 'the sim layout of 1 node (sim.nodes or --sim-nodes) would put ranks of different hosts in one node; the ranks run on 3 hosts: using their node names instead' \
+    "$TMP"/onenode-"$job".out || die "no note that the sim follows the allocation"
+/usr/bin/python3 - "$TMP/onenode/catalogue.json" <<'PY' || die "nodes of the one-node plan"
+import json, sys
+cat = json.load(open(sys.argv[1]))
+assert sorted(n["name"] for n in cat["nodes"]) == ["n1", "n2", "n3"], cat["nodes"]
+assert len(cat["gpus"]) == 6 and all(g["status"] == "ok" for g in cat["gpus"])
+print("one-node plan: nodes n1..n3, 6 GPUs ok")
 PY
 t4=$(date +%s.%N)
 
@@ -127,5 +137,5 @@ fi
 sc_down
 t6=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" -v f="$t5" -v g="$t6" 'BEGIN {
-    printf "bring-up %.1fs, census job %.1fs, bad-plan job %.1fs, hung-rank and dead-rank jobs %.1fs, health checks %.1fs, teardown %.1fs\n", b-a, c-b, d-c, e-d, f-e, g-f }'
-echo "ok: census over 3 Slurm nodes x 2 tasks; exit codes 0, 2, lost rank and health check through sbatch"
+    printf "lock and bring-up %.1fs, census job %.1fs, bad-plan job %.1fs, hung-rank, dead-rank and one-node jobs %.1fs, health checks %.1fs, teardown %.1fs\n", b-a, c-b, d-c, e-d, f-e, g-f }'
+echo "ok: census over 3 Slurm nodes x 2 tasks; exit codes 0, 2, 1 for a lost and a crashed rank, sim layout, health check through sbatch"
