@@ -260,6 +260,8 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
         json_object_foreach(ctx, ck, cv) {
             if (n < 0 || (size_t)n >= sizeof key)
                 break;
+            if (gc_det_ctx_observed(ck) && (json_is_string(cv) || json_is_number(cv)))
+                continue;
             if (json_is_string(cv))
                 n += snprintf(key + n, sizeof key - (size_t)n, " %s=%s", ck, json_string_value(cv));
             else if (json_is_number(cv))
@@ -539,6 +541,8 @@ static int cat_top(sink *s, rd *r, const char *key, json_t *v)
             json_t *x = json_object_get(v, "plan_name");
             snprintf(s->info->plan_name, sizeof s->info->plan_name, "%s",
                      json_is_string(x) ? json_string_value(x) : "");
+            if (s->d)
+                gc_detect_set_plan(s->d, s->info->plan_name);
             x = json_object_get(v, "start_time");
             snprintf(s->info->start_time, sizeof s->info->start_time, "%s",
                      json_is_string(x) ? json_string_value(x) : "");

@@ -21,10 +21,12 @@ static int base_gpu(sink *s, rd *r, json_t *o)
     int rc = cr_gpu_of(r, o, s->rules, 1, &g, &s->b);
     if (rc || strcmp(g.status, "ok"))
         return rc;   /* a failed or partial GPU is no reference */
+    /* values of the plan that measured them: like is compared with like */
     for (size_t i = 0; i < g.nvalues && !rc; i++) {
-        rc = gc_baseline_add(s->base, g.name, NULL, g.values[i].name, g.values[i].value);
+        double x = g.values[i].value;
+        rc = gc_baseline_add_plan(s->base, g.name, NULL, s->plan, g.values[i].name, x, x, x);
         if (!rc && g.uuid[0])
-            rc = gc_baseline_add(s->base, g.name, g.uuid, g.values[i].name, g.values[i].value);
+            rc = gc_baseline_add_plan(s->base, g.name, g.uuid, s->plan, g.values[i].name, x, x, x);
     }
     if (!rc && g.nvlink_links >= 0)
         rc = gc_baseline_add(s->base, g.name, NULL, "nvlink_links", g.nvlink_links);
@@ -50,13 +52,61 @@ static int base_link(sink *s, rd *r, json_t *o, size_t index)
         return 0;
     const char *sku = json_string_value(json_array_get(pair, 0));
     const char *uuid = json_string_value(json_array_get(pair, 1));
-    rc = gc_baseline_add(s->base, sku, NULL, key, l.beta_bps);
+    double x = l.beta_bps;
+    rc = gc_baseline_add_plan(s->base, sku, NULL, s->plan, key, x, x, x);
     if (!rc && uuid && *uuid)
-        rc = gc_baseline_add(s->base, sku, uuid, key, l.beta_bps);
+        rc = gc_baseline_add_plan(s->base, sku, uuid, s->plan, key, x, x, x);
     return rc ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
 }
 
-/* A reference file's members. */
+/* One reference value: a number (the median), or {"median", "lo", "hi", "n"}:
+ * lo..hi the range its healthy sources showed. */
+static int ref_value(rd *r, const char *what, const char *k, json_t *x, double *m, double *lo,
+                     double *hi)
+{
+    *lo = *hi = NAN;
+    if (json_is_number(x)) {
+        *m = json_number_value(x);
+        return 0;
+    }
+    json_t *jm = json_object_get(x, "median"), *jl = json_object_get(x, "lo"), *jh = json_object_get(x, "hi");
+    if (!json_is_object(x) || !json_is_number(jm) || (jl && !json_is_number(jl)) || (jh && !json_is_number(jh)))
+        return cr_bad(r, "'%s.%.60s' must be a number or {\"median\": number, \"lo\": number, \"hi\": number}",
+                      what, k);
+    *m = json_number_value(jm);
+    *lo = jl ? json_number_value(jl) : NAN;
+    *hi = jh ? json_number_value(jh) : NAN;
+    return 0;
+}
+
+/* "parameters", "points" or "links" of one plan (plan NULL: any plan). */
+static int ref_values(sink *s, rd *r, const char *plan, const char *key, json_t *v)
+{
+    char what[120];
+    snprintf(what, sizeof what, "%s%.60s%s%s", plan ? "plans." : "", plan ? plan : "", plan ? "." : "", key);
+    if (!json_is_object(v))
+        return cr_bad(r, "'%s' must be an object of numbers", what);
+    const char *k;
+    json_t *x;
+    json_object_foreach(v, k, x) {
+        double m = NAN, lo, hi;
+        int rc = ref_value(r, what, k, x, &m, &lo, &hi);
+        if (rc)
+            return rc;
+        char name[300];
+        if (!strcmp(key, "links"))
+            snprintf(name, sizeof name, "link:%.250s:beta_bps", k);
+        else
+            snprintf(name, sizeof name, "%.250s", k);
+        if (gc_baseline_add_plan(s->base, s->sku, NULL, plan, name, m, lo, hi))
+            return gc_fail(r->err, GC_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+/* A reference file's members. "plans": { PLAN: { "parameters", "points",
+ * "links" } } judge what the same plan measured; top-level "parameters",
+ * "points" and "links" any plan (values no plan changes). */
 static int ref_top(sink *s, rd *r, const char *key, json_t *v)
 {
     if (!strcmp(key, "kind"))
@@ -69,21 +119,28 @@ static int ref_top(sink *s, rd *r, const char *key, json_t *v)
         return gc_baseline_add(s->base, s->sku, NULL, "nvlink_links", (double)json_integer_value(v))
                    ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
     }
-    if (!strcmp(key, "parameters") || !strcmp(key, "points") || !strcmp(key, "links")) {
+    if (!strcmp(key, "parameters") || !strcmp(key, "points") || !strcmp(key, "links"))
+        return ref_values(s, r, NULL, key, v);
+    if (!strcmp(key, "plans")) {
         if (!json_is_object(v))
-            return cr_bad(r, "'%s' must be an object of numbers", key);
-        const char *k;
-        json_t *x;
-        json_object_foreach(v, k, x) {
-            if (!json_is_number(x))
-                return cr_bad(r, "'%s.%.60s' must be a number", key, k);
-            char name[300];
-            if (!strcmp(key, "links"))
-                snprintf(name, sizeof name, "link:%.250s:beta_bps", k);
-            else
-                snprintf(name, sizeof name, "%.250s", k);
-            if (gc_baseline_add(s->base, s->sku, NULL, name, json_number_value(x)))
-                return gc_fail(r->err, GC_ENOMEM, "out of memory");
+            return cr_bad(r, "'plans' must be an object: plan name -> its values");
+        const char *plan;
+        json_t *pv;
+        json_object_foreach(v, plan, pv) {
+            if (!json_is_object(pv))
+                return cr_bad(r, "'plans.%.60s' must be an object", plan);
+            const char *k;
+            json_t *x;
+            json_object_foreach(pv, k, x) {
+                int rc = 0;
+                if (!strcmp(k, "parameters") || !strcmp(k, "points") || !strcmp(k, "links"))
+                    rc = ref_values(s, r, plan, k, x);
+                else if (strcmp(k, "source") && strcmp(k, "catalogues"))
+                    rc = cr_bad(r, "'plans.%.60s.%.60s': unknown member (parameters, points, links, "
+                                "source, catalogues)", plan, k);
+                if (rc)
+                    return rc;
+            }
         }
         return 0;
     }
@@ -115,6 +172,9 @@ static int kind_top(sink *s, rd *r, const char *key, json_t *v)
                                    strcmp(json_string_value(v), "catalogue")))
             return cr_bad(r, "kind must be \"baseline\" (a reference file) or \"catalogue\"");
         snprintf(s->kind, sizeof s->kind, "%s", json_string_value(v));
+    } else if (!strcmp(key, "run") && json_is_object(v)) {
+        json_t *p = json_object_get(v, "plan_name");
+        snprintf(s->plan, sizeof s->plan, "%s", json_is_string(p) ? json_string_value(p) : "");
     } else if (!strcmp(key, "sku")) {
         if (!json_is_string(v) || !*json_string_value(v))
             return cr_bad(r, "'sku' must be the GPU's name (a non-empty string)");

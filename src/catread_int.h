@@ -35,7 +35,7 @@ typedef struct sink {
     int seen_kind, is_baseline;  /* is_baseline: a reference file, gpus/links are plain members */
     int gpus_optional;
     json_t *names;               /* catalogue baselines: "node/index" -> [name, uuid] */
-    char kind[16], sku[96];
+    char kind[16], sku[96], plan[64];   /* plan: a catalogue baseline's run.plan_name */
 } sink;
 
 int cr_line_of(const rd *r, size_t pos);

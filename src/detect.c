@@ -108,20 +108,30 @@ size_t gc_baseline_count(const gc_baseline *b) { return b->n; }
 int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const char *key,
                     double value)
 {
-    if (!isfinite(value))
+    return gc_baseline_add_plan(b, sku, uuid, NULL, key, value, value, value);
+}
+
+int gc_baseline_add_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
+                         const char *key, double median, double lo, double hi)
+{
+    if (!isfinite(median))
         return 0;
-    char k[512];
-    snprintf(k, sizeof k, "%s\x1f%s\x1f%s", uuid ? "uuid" : "sku", uuid ? uuid : sku ? sku : "",
-             key);
+    char k[600];
+    snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s", uuid ? "uuid" : "sku", uuid ? uuid : sku ? sku : "",
+             plan ? plan : "", key);
     long id = det_strtab_id(&b->keys, k, 1);
     if (id < 0)
         return GC_ENOMEM;
     if (gc_grow((void **)&b->e, &b->cap, b->n + 1, sizeof *b->e))
         return GC_ENOMEM;
-    b->e[b->n++] = (bentry){ (uint32_t)id, value };
+    b->e[b->n++] = (bentry){ (uint32_t)id, median, isfinite(lo) ? fmin(lo, median) : median,
+                             isfinite(hi) ? fmax(hi, median) : median };
     b->sorted = 0;
-    /* which SKUs and GPUs it knows (ids without entries: no value) */
+    /* which SKUs and GPUs it knows, and of which plans (ids without entries: no value) */
     snprintf(k, sizeof k, "has\x1f%s", uuid ? uuid : sku ? sku : "");
+    if (det_strtab_id(&b->keys, k, 1) < 0)
+        return GC_ENOMEM;
+    snprintf(k, sizeof k, "has\x1f%s\x1f%s", uuid ? uuid : sku ? sku : "", plan ? plan : "");
     return det_strtab_id(&b->keys, k, 1) < 0 ? GC_ENOMEM : 0;
 }
 
@@ -146,6 +156,20 @@ int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid)
     return det_strtab_id(&b->keys, k, 0) >= 0;
 }
 
+int det_baseline_knows_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan)
+{
+    const char *who[2] = { uuid && *uuid ? uuid : "\x1f", sku };
+    const char *plans[2] = { plan ? plan : "", "" };
+    char k[400];
+    for (int w = 0; w < 2; w++)
+        for (int p = 0; p < 2; p++) {
+            snprintf(k, sizeof k, "has\x1f%s\x1f%s", who[w], plans[p]);
+            if (det_strtab_id(&b->keys, k, 0) >= 0)
+                return 1;
+        }
+    return 0;
+}
+
 void gc_baseline_free(gc_baseline *b)
 {
     if (!b)
@@ -153,6 +177,8 @@ void gc_baseline_free(gc_baseline *b)
     det_strtab_free(&b->keys);
     free(b->e);
     free(b->val);
+    free(b->lo);
+    free(b->hi);
     free(b->found);
     free(b);
 }
@@ -177,28 +203,37 @@ static int by_key(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Medians per key (a catalogue baseline has one value per GPU per key). */
+/* Medians per key (a catalogue baseline has one value per GPU per key),
+ * and the range of what the sources saw. */
 static int baseline_seal(gc_baseline *b)
 {
     if (b->sorted)
         return 0;
-    free(b->val);
-    b->val = malloc((b->keys.n ? b->keys.n : 1) * sizeof *b->val);
+    free(b->val), free(b->lo), free(b->hi);
+    size_t nk = b->keys.n ? b->keys.n : 1;
+    b->val = malloc(nk * sizeof *b->val);
+    b->lo = malloc(nk * sizeof *b->lo);
+    b->hi = malloc(nk * sizeof *b->hi);
     double *tmp = malloc((b->n ? b->n : 1) * sizeof *tmp);
-    if (!b->val || !tmp) {
+    if (!b->val || !b->lo || !b->hi || !tmp) {
         free(tmp);
         return GC_ENOMEM;
     }
     for (size_t i = 0; i < b->keys.n; i++)
-        b->val[i] = NAN;
+        b->val[i] = b->lo[i] = b->hi[i] = NAN;
     qsort(b->e, b->n, sizeof *b->e, by_key);
     for (size_t i = 0; i < b->n;) {
         size_t j = i;
+        double lo = b->e[i].lo, hi = b->e[i].hi;
         while (j < b->n && b->e[j].key == b->e[i].key) {
             tmp[j - i] = b->e[j].value;
+            lo = fmin(lo, b->e[j].lo);
+            hi = fmax(hi, b->e[j].hi);
             j++;
         }
         b->val[b->e[i].key] = det_median_of(tmp, j - i);
+        b->lo[b->e[i].key] = lo;
+        b->hi[b->e[i].key] = hi;
         i = j;
     }
     free(tmp);
@@ -206,23 +241,31 @@ static int baseline_seal(gc_baseline *b)
     return 0;
 }
 
-/* reference value: the GPU's own (by UUID) first, then its SKU's */
-double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const char *key,
-                        int *own)
+/* reference value: the GPU's own (by UUID) first, then its SKU's; of the
+ * same plan first, then a value the file gives for any plan */
+double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
+                        const char *key, int *own, double *lo, double *hi)
 {
-    char k[512];
+    char k[600];
+    const char *plans[2] = { plan ? plan : "", "" };
     *own = 0;
-    if (uuid && *uuid) {
-        snprintf(k, sizeof k, "uuid\x1f%s\x1f%s", uuid, key);
-        long id = det_strtab_id(&b->keys, k, 0);
-        if (id >= 0) {
-            *own = 1;
-            return b->val[id];
+    for (int p = 0; p < 2; p++)
+        for (int w = 0; w < 2; w++) {
+            if (w == 0 && !(uuid && *uuid))
+                continue;
+            snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s", w ? "sku" : "uuid", w ? sku : uuid,
+                     plans[p], key);
+            long id = det_strtab_id(&b->keys, k, 0);
+            if (id >= 0 && (size_t)id < b->keys.n && isfinite(b->val[id])) {
+                *own = !w;
+                if (lo)
+                    *lo = b->lo[id];
+                if (hi)
+                    *hi = b->hi[id];
+                return b->val[id];
+            }
         }
-    }
-    snprintf(k, sizeof k, "sku\x1f%s\x1f%s", sku, key);
-    long id = det_strtab_id(&b->keys, k, 0);
-    return id >= 0 ? b->val[id] : NAN;
+    return NAN;
 }
 
 /* ---- records ---------------------------------------------------------- */
@@ -235,6 +278,11 @@ gc_detect *gc_detect_new(const gc_rules *rules, const gc_baseline *base)
         d->base = (gc_baseline *)base;   /* sealed (sorted) on first use */
     }
     return d;
+}
+
+void gc_detect_set_plan(gc_detect *d, const char *plan)
+{
+    snprintf(d->plan, sizeof d->plan, "%s", plan ? plan : "");
 }
 
 void gc_detect_free(gc_detect *d)
@@ -389,6 +437,24 @@ int gc_det_better_of_unit(const char *unit)
     return 0;
 }
 
+int gc_det_ctx_observed(const char *key)
+{
+    static const char *const obs[] = { "sm_clock_mhz_measured", "timer_cost_median_cycles", "loaded_s",
+                                       "ecc_corrected_new", "ecc_uncorrected_new", "remapped_rows_new",
+                                       "slowdown_reasons", "xid_events", "fma_iters", "bytes_moved",
+                                       "theoretical_bps", "nominal_bps", "pcie_gen", "pcie_width" };
+    for (size_t i = 0; i < sizeof obs / sizeof *obs; i++)
+        if (!strcmp(key, obs[i]))
+            return 1;
+    return 0;
+}
+
+int gc_det_host_set(const char *key)
+{
+    return !strncmp(key, "launch", 6) || strstr(key, "pageable") != NULL ||
+           (!strncmp(key, "pcie xfer bidir", 15));
+}
+
 /* "bench.metric k=v k=v" as catread builds it from the catalogue. */
 void gc_det_point_key(char *out, size_t cap, const char *bench, const char *metric,
                       const gc_ctx *ctx)
@@ -399,7 +465,7 @@ void gc_det_point_key(char *out, size_t cap, const char *bench, const char *metr
         int dup = 0;
         for (int j = 0; j < i; j++)
             dup |= strcmp(ctx->v[j].key, v->key) == 0;
-        if (dup)
+        if (dup || gc_det_ctx_observed(v->key))
             continue;
         if (v->is_str)
             n += snprintf(out + n, cap - (size_t)n, " %s=%s", v->key, v->str);
@@ -555,7 +621,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         CPY(v->uuid, g->uuid);
         if (id >= 0)
             snprintf(v->group, sizeof v->group, "%.255s", d->groups.s[id]);
-        v->used_baseline = d->base && det_baseline_knows(d->base, g->name, g->uuid);
+        v->used_baseline = d->base && det_baseline_knows_plan(d->base, g->name, g->uuid, d->plan);
     }
     if (rc == GC_EINVAL) {
         rc = gc_fail(err, GC_EINVAL, "detect: two GPUs named %s", key);
@@ -592,6 +658,9 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
                          "%zu GPU(s) of this SKU and topology in the run (< %d): judged from %s", n,
                          R->min_peers,
                          v->used_baseline ? "the baseline and limits alone"
+                         : d->base && det_baseline_knows(d->base, g->name, g->uuid)
+                             ? "limits alone (the baseline has no values of this plan for this SKU: it "
+                               "judges only what the same plan measured)"
                          : d->base ? "limits alone (the baseline has nothing for this SKU)"
                                    : "limits alone (no baseline given)");
             if (v->used_baseline)

@@ -106,9 +106,16 @@ typedef struct gc_det_link {
 /* A baseline: values per SKU, and per GPU UUID when it is a catalogue. */
 typedef struct gc_baseline gc_baseline;
 gc_baseline *gc_baseline_new(const char *source);
-/* uuid NULL: a SKU reference value (several of the same key: the median is used). */
+/* uuid NULL: a SKU reference value (several of the same key: the median is used),
+ * valid for any plan. */
 int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const char *key,
                     double value);
+/* A value as plan measured it (NULL/"": any plan), with the range lo..hi
+ * its sources saw (NAN: the median alone). A baseline judges a value only
+ * against what the same plan measured: a parameter such as hbm_bw_bps is
+ * the best of the kernels a plan runs, and another plan runs others. */
+int gc_baseline_add_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
+                         const char *key, double median, double lo, double hi);
 void gc_baseline_free(gc_baseline *b);
 const char *gc_baseline_source(const gc_baseline *b);
 size_t gc_baseline_count(const gc_baseline *b);
@@ -118,6 +125,9 @@ typedef struct gc_detect gc_detect;
 /* rules and baseline (may be NULL) must outlive the detector. */
 gc_detect *gc_detect_new(const gc_rules *rules, const gc_baseline *base);
 void gc_detect_free(gc_detect *d);
+/* The plan whose measurements are judged (the catalogue's run.plan_name):
+ * the baseline's values of that plan judge them. */
+void gc_detect_set_plan(gc_detect *d, const char *plan);
 int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *g, gc_err *err);
 int gc_detect_add_link(gc_detect *d, const gc_det_link *l, gc_err *err);
 /* The record of an in-memory GPU (its parameters derived), values rounded
@@ -134,7 +144,17 @@ int gc_detect_finish(gc_detect *d, gc_err *err);
 /* Shared with catread.c so both paths name things alike. */
 int gc_det_better_of_unit(const char *unit);   /* GC_BETTER_*, 0: not judged */
 double gc_det_round(double v);   /* to the 10 significant digits the catalogue writes */
-/* "bench.metric k=v ..." (numbers %.10g), the key of a point's values */
+/* 1: a context key that holds what was observed (the measured clock, the
+ * timer's cost, counters), not what was asked: left out of point keys, so
+ * that a key names the kernel, footprint and size alone. */
+int gc_det_ctx_observed(const char *key);
+/* 1: a value the host or driver sets more than the GPU (launch and block
+ * scheduling times, pageable copies, both-ways host copies): another host's
+ * baseline does not judge it, and peers make it suspect, not degraded,
+ * unless large (rules.host_set_*). key: a point key, parameter or link class. */
+int gc_det_host_set(const char *key);
+/* "bench.metric k=v ..." (numbers %.10g), the key of a point's values;
+ * observed context left out (gc_det_ctx_observed) */
 void gc_det_point_key(char *out, size_t cap, const char *bench, const char *metric,
                       const gc_ctx *ctx);
 /* "kind benchmark direction memory [engine] [peer_access=..] [concurrent]" */
@@ -163,7 +183,7 @@ typedef struct gc_verdict {
     char group[256];      /* peer group */
     int peers;            /* size of the peer group (the subject included) */
     int used_peers, used_baseline;
-    char note[200];
+    char note[400];
     size_t nreasons;
     gc_reason *reasons;
 } gc_verdict;

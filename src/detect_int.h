@@ -24,8 +24,8 @@ void det_strtab_free(strtab *t);
 /* ---- baseline --------------------------------------------------------- */
 
 typedef struct bentry {
-    uint32_t key;      /* strtab id of "sku\x1fkey" or "uuid\x1fkey" */
-    double value;
+    uint32_t key;      /* strtab id of "sku\x1fNAME\x1fPLAN\x1fkey" or "uuid\x1fUUID\x1fPLAN\x1fkey" */
+    double value, lo, hi;   /* lo..hi: the healthy range the source saw (lo = hi = value: one value) */
 } bentry;
 
 struct gc_baseline {
@@ -35,14 +35,20 @@ struct gc_baseline {
     bentry *e;
     int sorted;
     double *val;       /* per key id: median, after gc_baseline_seal */
+    double *lo, *hi;   /* per key id: the range of the source values */
     struct bfinding { char uuid[48]; gc_reason r; } *found;   /* gc_baseline_add_reason */
     size_t nfound, capfound;
 };
 
 double det_median_of(double *v, size_t n);   /* sorts v */
 int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid);
-double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const char *key,
-                        int *own);
+/* The baseline has values of this plan (or plan-independent ones) for this SKU or GPU. */
+int det_baseline_knows_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan);
+/* Reference of key as the same plan measured it (the GPU's own by UUID,
+ * then its SKU's; then a plan-independent value): the median, NAN none;
+ * lo/hi (may be NULL) the range its source saw; own: 1 from this GPU. */
+double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
+                        const char *key, int *own, double *lo, double *hi);
 
 /* ---- records ---------------------------------------------------------- */
 
@@ -88,6 +94,7 @@ struct gc_detect {
     size_t nv, capv;
     gc_verdict *v;
     int finished;
+    char plan[64];     /* the plan that measured what is judged ("": unknown) */
 };
 
 #define CPY(dst, src) snprintf(dst, sizeof dst, "%s", (src) ? (src) : "")

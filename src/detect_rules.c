@@ -165,27 +165,48 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
     return rc;
 }
 
+/* Against the baseline: only what the same plan measured (the key names
+ * the kernel, footprint and size), beyond the range the baseline's own
+ * healthy sources showed and the value's own spread (half its p5..p95
+ * width): a value inside what healthy GPUs read, or inside its own noise,
+ * is no deviation. Values the host sets are judged only against this
+ * GPU's own earlier run. What the baseline cannot judge, the note says. */
 int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
 {
     const gc_rules *R = d->r;
     int rc = 0;
+    size_t judged = 0, unknown = 0, host = 0;
     for (size_t i = 0; i < g->nv && !rc; i++) {
         const val *x = &g->v[i];
+        const char *key = d->keys.s[x->key];
         int own;
-        double ref = det_baseline_ref(d->base, g->name, g->uuid, d->keys.s[x->key], &own);
-        if (!isfinite(ref) || ref == 0)
+        double lo, hi;
+        double ref = det_baseline_ref(d->base, g->name, g->uuid, d->plan, key, &own, &lo, &hi);
+        if (!own && gc_det_host_set(key)) {
+            host++;
             continue;
+        }
+        if (!isfinite(ref) || ref == 0) {
+            unknown++;
+            continue;
+        }
+        judged++;
         double rel = (x->better == GC_BETTER_HIGHER ? ref - x->v : x->v - ref) / fabs(ref);
-        int sev = rel >= R->base_rel_degraded ? GC_V_DEGRADED
-                : rel >= R->base_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
+        double spread = (x->better == GC_BETTER_HIGHER ? ref - lo : hi - ref) / fabs(ref);
+        double noise = x->has_q && x->q[2] != 0 ? 0.5 * (x->q[3] - x->q[1]) / fabs(x->q[2]) : 0;
+        double tol = fmax(isfinite(spread) ? spread : 0, isfinite(noise) ? noise : 0);
+        double excess = rel - tol;
+        int sev = excess >= R->base_rel_degraded ? GC_V_DEGRADED
+                : excess >= R->base_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
         if (sev) {
             char a[48], b[48];
             fmt_val(a, sizeof a, x->v, unit_of(d, x->key));
             fmt_val(b, sizeof b, ref, unit_of(d, x->key));
-            rc = det_add_reason(v, "baseline", d->keys.s[x->key], x->v, ref, (x->v - ref) / fabs(ref),
-                                "relative", sev, "%s vs %s %s (%+.1f%%)", a,
+            rc = det_add_reason(v, "baseline", key, x->v, ref, (x->v - ref) / fabs(ref),
+                                "relative", sev, "%s vs %s %s (%+.1f%%; its sources' range and the value's "
+                                "own spread allow %.1f%%)", a,
                                 own ? "this GPU's earlier" : "the SKU's baseline", b,
-                                100 * (x->v - ref) / fabs(ref));
+                                100 * (x->v - ref) / fabs(ref), 100 * tol);
         }
     }
     for (size_t i = 0; i < d->base->nfound && !rc; i++) {
@@ -193,6 +214,13 @@ int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
         if (!strcmp(d->base->found[i].uuid, g->uuid))
             rc = det_add_reason(v, r->rule, r->metric, r->value, r->reference, r->deviation,
                                 r->deviation_unit, r->severity, "%s", r->detail);
+    }
+    if (!rc && (unknown || host)) {
+        size_t n = strlen(v->note);
+        snprintf(v->note + n, sizeof v->note - n,
+                 "%sbaseline: %zu values judged against plan %s's; %zu it has no value for (not judged "
+                 "against it)%s%zu set by the host (not judged against another host's)",
+                 n ? "; " : "", judged, d->plan[0] ? d->plan : "?", unknown, ", ", host);
     }
     return rc;
 }
@@ -256,11 +284,14 @@ int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v
         rc = det_add_reason(v, "limit_pcie", "pcie_gen", g->pcie_gen, g->pcie_max_gen,
                             (double)g->pcie_gen / g->pcie_max_gen, "ratio", GC_V_SUSPECT,
                             "PCIe link at generation %d of %d under traffic", g->pcie_gen, g->pcie_max_gen);
-    /* NVLinks: as many as the peers' most, or the baseline's */
+    /* NVLinks: as many as the peers' most, or the baseline's where this
+     * GPU has NVLink at all: a GPU with no active link has no NVLink peer
+     * in its topology (a lone PCIe H200), which is not a fault; one whose
+     * every link is down shows against its peers of the node. */
     int want = group_links;
-    if (d->base) {
+    if (d->base && g->nvlink_links > 0) {
         int own;
-        double b = det_baseline_ref(d->base, g->name, g->uuid, "nvlink_links", &own);
+        double b = det_baseline_ref(d->base, g->name, g->uuid, d->plan, "nvlink_links", &own, NULL, NULL);
         if (isfinite(b) && b > want)
             want = (int)b;
     }
@@ -386,8 +417,9 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
         CPY(v->node, l->l.src.is_gpu ? l->src_node : l->dst_node);
         v->link_index = (long)l->l.index;
         snprintf(v->group, sizeof v->group, "%.255s", key);
-        v->used_baseline = d->base && det_baseline_knows(d->base, lgpu_src[i] >= 0 ? ss : ds,
-                                                         l->l.src.is_gpu ? l->src_uuid : l->dst_uuid);
+        v->used_baseline = d->base && det_baseline_knows_plan(d->base, lgpu_src[i] >= 0 ? ss : ds,
+                                                              l->l.src.is_gpu ? l->src_uuid : l->dst_uuid,
+                                                              d->plan);
         /* physical limit: achieved / nominal of a one-way copy */
         int one_way = strcmp(l->dir, "bidir") != 0 && strcmp(l->mem, "pageable") != 0 &&
                       (!l->engine[0] || !strcmp(l->engine, "ce")) && !l->l.concurrent;
@@ -403,12 +435,15 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
             char bk[200];
             snprintf(bk, sizeof bk, "link:%s:beta_bps", cls);
             int own;
-            double ref = det_baseline_ref(d->base, sku, uuid, bk, &own);
+            double lo;
+            double ref = det_baseline_ref(d->base, sku, uuid, d->plan, bk, &own, &lo, NULL);
             double x = l->l.beta_bps;
-            if (isfinite(ref) && ref > 0 && isfinite(x)) {
-                double rel = (ref - x) / ref;
-                int sev = rel >= R->base_rel_degraded ? GC_V_DEGRADED
-                        : rel >= R->base_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
+            /* a link the host sets (pageable, both ways at once) only against its own past;
+             * a deviation counts beyond the range the baseline's sources showed */
+            if (isfinite(ref) && ref > 0 && isfinite(x) && (own || !gc_det_host_set(cls))) {
+                double rel = (ref - x) / ref, excess = rel - (isfinite(lo) ? (ref - lo) / ref : 0);
+                int sev = excess >= R->base_rel_degraded ? GC_V_DEGRADED
+                        : excess >= R->base_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
                 if (sev)
                     rc = det_add_reason(v, "baseline", "beta_bps", x, ref, -rel, "relative", sev,
                                         "bandwidth %.4g GB/s vs %s %.4g GB/s (%+.1f%%)", x / 1e9,

@@ -1,30 +1,62 @@
 #!/usr/bin/python3
-"""Write a per-SKU baseline file (configs/baselines/*.json) from a catalogue.
+"""Write per-SKU baseline files (configs/baselines/*.json) from catalogues.
 
-usage: tools/make-baseline.py CATALOGUE.json [CATALOGUE.json...] -o OUT.json [--source TEXT]
+usage: tools/make-baseline.py CATALOGUE[.json|DIR] ... -o OUT.json [--sku NAME] [--source TEXT]
+       tools/make-baseline.py CATALOGUE ... --dir OUTDIR   (one file per SKU, named after it)
 
-Takes the GPUs whose status is ok and whose identity.name is the most
-common one (over all the catalogues given), and writes the median of each judged parameter (the default
-list of configs/rules.cfg), the most NVLinks any of them had, and the
-median model bandwidth (beta) of each link class whose GPU end is of that
-SKU, pageable host copies left out (the host's memcpy sets their rate). `gpucensus check --baseline OUT.json` then compares a catalogue's
-GPUs of that name with it. Points are left out: their keys depend on the
-plan, the parameters do not."""
+Like with like: every value is kept per plan (the catalogue's run.plan_name)
+and per point key (the kernel, footprint and size: src/detect.c's
+gc_det_point_key, observed context left out), so `gpucensus check` compares
+a point only with what the same plan measured there. A parameter such as
+hbm_bw_bps is the best of the kernels a plan runs: it is kept per plan too.
+Each value is {"median", "lo", "hi", "n"}: the median of the healthy GPUs
+given and the range they showed (check allows a value that range, or its
+own spread, before it counts a deviation).
+
+Left out: GPUs not ok, GPUs that another process shared during the run (a
+point flagged gpu_shared), values the host sets more than the GPU (launch and
+block-scheduling times, pageable copies, both-ways host copies: another host
+would read them otherwise), the NVLink count (check takes topology from the
+run itself: a GPU with no NVLink peer is not missing links)."""
 import json
+import os
 import statistics
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 PARAMS = ["hbm_bw_bps", "hbm_read_bps", "hbm_write_bps", "hbm_copy_bps", "hbm_triad_bps",
           "l2_bw_bps", "smem_bw_bps", "l1_latency_cycles", "l2_latency_cycles",
-          "l2_far_latency_cycles", "dram_latency_cycles", "page_chase_latency_cycles"]
-# Not launch_ns / launch_sync_ns: the host's CPU and driver set them (two
-# H200 of one host read 3.50 and 4.07 us back to back, and swapped places
-# between runs), so a SKU baseline would flag healthy GPUs.
+          "l2_far_latency_cycles", "dram_latency_cycles", "page_chase_latency_cycles",
+          "sustained_sm_clock_mhz"]
+# as gc_det_ctx_observed (src/detect.c): context that holds what was observed
+OBSERVED = {"sm_clock_mhz_measured", "timer_cost_median_cycles", "loaded_s", "ecc_corrected_new",
+            "ecc_uncorrected_new", "remapped_rows_new", "slowdown_reasons", "xid_events",
+            "fma_iters", "bytes_moved", "theoretical_bps", "nominal_bps", "pcie_gen", "pcie_width"}
+JUDGED_UNITS = {"bytes_per_s", "ops_per_cycle_per_sm", "cycles", "ns"}
+SKIP_BENCH = {"xfer", "p2p", "net"}   # judged as links (configs/rules.cfg peers.skip_benchmarks)
+
+
+def host_set(key):
+    """as gc_det_host_set (src/detect.c)"""
+    return key.startswith("launch") or "pageable" in key or key.startswith("pcie xfer bidir")
+
+
+def num(v):
+    """%.10g as the C side prints a rounded number"""
+    return "%.10g" % float("%.10g" % v)
+
+
+def point_key(r):
+    s = f'{r["benchmark"]}.{r["metric"]}'
+    for k, v in r["context"].items():
+        if k in OBSERVED:
+            continue
+        s += f" {k}={v}" if isinstance(v, str) else f" {k}={num(v)}"
+    return s
 
 
 def link_class(l):
-    """as gc_det_link_class (src/detect.c)"""
+    """as gc_det_link_class (src/detect_rules.c)"""
     s = f'{l["kind"]} {l["benchmark"]} {l["direction"]} {l["memory"]}'
     if l.get("engine"):
         s += " " + l["engine"]
@@ -35,57 +67,99 @@ def link_class(l):
     return s
 
 
+def shared(g):
+    return any("gpu_shared" in r.get("flags", []) for r in g["results"])
+
+
+def load(path):
+    if os.path.isdir(path):
+        path = os.path.join(path, "catalogue.json")
+    with open(path) as f:
+        return path, json.load(f)
+
+
+def summary(vals):
+    return {"median": statistics.median(vals), "lo": min(vals), "hi": max(vals), "n": len(vals)}
+
+
+def build(cats, sku, source):
+    plans = defaultdict(lambda: {"parameters": defaultdict(list), "points": defaultdict(list),
+                                 "links": defaultdict(list), "catalogues": []})
+    ngpu, drivers = 0, set()
+    for path, cat in cats:
+        plan = cat["run"].get("plan_name") or ""
+        mine = [g for g in cat["gpus"] if g["status"] == "ok" and g["identity"]["name"] == sku
+                and not shared(g)]
+        if not mine:
+            continue
+        p = plans[plan]
+        p["catalogues"].append(os.path.relpath(path))
+        ngpu += len(mine)
+        for g in mine:
+            drivers.add(g["identity"].get("driver_version"))
+            for x in g["parameters"]:
+                if x["name"] in PARAMS and x["value"] is not None:
+                    p["parameters"][x["name"]].append(x["value"])
+            for r in g["results"]:
+                if r["status"] != "ok" or r["unit"] not in JUDGED_UNITS or r["benchmark"] in SKIP_BENCH:
+                    continue
+                if not r["summary"].get("count"):
+                    continue
+                k = point_key(r)
+                if not host_set(k):
+                    p["points"][k].append(r["summary"]["p50"])
+        ends = {(g["node"], g["index"]) for g in mine}
+        for l in cat.get("links", []):
+            e = l["src"] if l["src"]["type"] == "gpu" else l["dst"]
+            cls = link_class(l)
+            if host_set(cls) or not l.get("model") or not l["model"].get("beta_bps"):
+                continue
+            if (e["node"], e["gpu_index"]) in ends:
+                p["links"][cls].append(l["model"]["beta_bps"])
+    out = {}
+    for plan, p in sorted(plans.items()):
+        out[plan] = {"catalogues": p["catalogues"]}
+        for what in ("parameters", "points", "links"):
+            out[plan][what] = {k: summary(v) for k, v in sorted(p[what].items())}
+    return {
+        "schema_version": "1.0",
+        "kind": "baseline",
+        "sku": sku,
+        "source": f"{source}: {ngpu} healthy GPU run(s) of plan(s) {', '.join(sorted(plans))}, "
+                  f"driver(s) {', '.join(sorted(d for d in drivers if d))}",
+        "plans": out,
+    }
+
+
 def main(argv):
-    args, out, source = [], None, None
+    args, out, outdir, sku, source = [], None, None, None, None
     it = iter(argv[1:])
     for a in it:
         if a == "-o":
             out = next(it, None)
+        elif a == "--dir":
+            outdir = next(it, None)
+        elif a == "--sku":
+            sku = next(it, None)
         elif a == "--source":
             source = next(it, None)
         else:
             args.append(a)
-    if not args or not out:
+    if not args or not (out or outdir):
         sys.exit(__doc__)
-    source = source or " + ".join(args)
-    cats = [json.load(open(a)) for a in args]
-    # GPUs that finished (partial ones too: their parameters are what they measured)
-    allg = [(c, g) for c in cats for g in c["gpus"] if g["status"] in ("ok", "partial")]
-    sku = Counter(g["identity"]["name"] for _, g in allg).most_common(1)[0][0]
-    vals = defaultdict(list)
-    betas = defaultdict(list)
-    gpus = []
-    for cat in cats:
-        mine = [g for g in cat["gpus"] if g["status"] in ("ok", "partial") and g["identity"]["name"] == sku]
-        gpus += mine
-        for g in mine:
-            for p in g["parameters"]:
-                if p["name"] in PARAMS and p["value"] is not None:
-                    vals[p["name"]].append(p["value"])
-        ends = {(g["node"], g["index"]) for g in mine}
-        for l in cat.get("links", []):
-            e = l["src"] if l["src"]["type"] == "gpu" else l["dst"]
-            # pageable copies go through the host's memcpy: the host, not
-            # the GPU model, sets their rate, so a SKU baseline leaves them out
-            if l.get("memory") == "pageable":
-                continue
-            if (e["node"], e["gpu_index"]) in ends and l["model"] and l["model"]["beta_bps"]:
-                betas[link_class(l)].append(l["model"]["beta_bps"])
-    cat = cats[0]
-    doc = {
-        "schema_version": "1.0",
-        "kind": "baseline",
-        "sku": sku,
-        "source": f"{source}: median of {len(gpus)} GPU(s), plan(s) "
-                  f"{', '.join(sorted({c['run'].get('plan_name') or '?' for c in cats}))}, "
-                  f"driver {gpus[0]['identity'].get('driver_version')}",
-        "parameters": {k: statistics.median(v) for k, v in sorted(vals.items())},
-        "nvlink_links": max(g["properties"]["nvlink"]["links"] or 0 for g in gpus),
-        "links": {k: statistics.median(v) for k, v in sorted(betas.items())},
-    }
-    with open(out, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
+    cats = [load(a) for a in args]
+    skus = sorted({g["identity"]["name"] for _, c in cats for g in c["gpus"] if g["status"] == "ok"})
+    if sku:
+        skus = [sku]
+    elif out and len(skus) > 1:
+        sys.exit(f"make-baseline: several SKUs ({', '.join(skus)}): give --sku or --dir")
+    for s in skus:
+        doc = build(cats, s, source or "the catalogues listed per plan")
+        dest = out or os.path.join(outdir, s.lower().replace("nvidia ", "").replace(" ", "-") + ".json")
+        with open(dest, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        print(f"make-baseline: {dest}: {s}, plans {', '.join(doc['plans'])}")
 
 
 if __name__ == "__main__":

@@ -74,12 +74,13 @@ expect 0 defaultrules "$TMP/healthy.json" --rules configs/rules.cfg
 # a lone GPU: limits alone, or the SKU's baseline file
 expect 0 lone results/examples/h100-default
 grep -q "judged from limits alone (no baseline given)" "$TMP/lone.out" || die "lone note"
-expect 0 lonebase results/examples/h100-default --baseline configs/baselines/h100-sxm-80gb.json
+expect 0 lonebase results/examples/h100-default --baseline configs/baselines/h100-80gb-hbm3.json
 grep -q "judged from the baseline and limits alone" "$TMP/lonebase.out" || die "baseline note"
-# configs/baselines as a directory: each SKU finds its file; a SKU without one says so
+# configs/baselines as a directory: each SKU finds its file; a plan it has no
+# values of (p2p) is not judged against it, and the note says so
 expect 0 basedir results/examples/h200x2-p2p --baseline configs/baselines
-grep -q "judged from the baseline and limits alone" "$TMP/basedir.out" || die "baseline dir note"
-expect 0 othersku results/examples/h200x2-p2p --baseline configs/baselines/h100-sxm-80gb.json
+grep -q "the baseline has no values of this plan for this SKU" "$TMP/basedir.out" || die "baseline dir note"
+expect 0 othersku results/examples/h200x2-p2p --baseline configs/baselines/h100-80gb-hbm3.json
 grep -q "limits alone (the baseline has nothing for this SKU)" "$TMP/othersku.out" || die "other SKU note"
 # an earlier catalogue as the baseline: the same GPUs by UUID
 expect 1 history "$TMP/suspect.json" --baseline "$TMP/healthy.json" --rules "$TMP/lax.cfg"

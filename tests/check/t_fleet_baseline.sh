@@ -1,0 +1,59 @@
+#!/bin/sh
+# Like with like, on the real catalogues of results/fleet (H100 and H200, quick
+# and default plans, several hosts and days): each checked against the shipped
+# configs/baselines comes out ok (exit 0), its values judged against what the
+# same plan measured (the note counts them, and there are some); the same
+# catalogue with HBM 15% slower (doctored here) comes out degraded through the
+# baseline; a catalogue of another plan is not judged against a baseline of
+# the quick and default plans (the note says so), and a lone GPU without
+# NVLink peers is not missing the links a two-GPU machine had.
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT" || die "cd"
+[ -x "$GC" ] || die "no $GC (make first)"
+command -v python3 >/dev/null || skip "no python3"
+
+n=0
+for d in results/fleet/*-quick* results/fleet/*-default; do
+    [ -f "$d/catalogue.json" ] || continue
+    case "$d" in *-shared) continue ;; esac   # another process on the GPU: t_shared
+    "$GC" check "$d" --baseline configs/baselines >"$TMP/out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || { cat "$TMP/out"; die "$d: exit $rc against configs/baselines, expected 0 (ok)"; }
+    plan=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["plan_name"])' "$d/catalogue.json")
+    judged=$(sed -n "s/.*baseline: \([0-9]*\) values judged against plan $plan's.*/\1/p" "$TMP/out" | head -1)
+    [ "${judged:-0}" -ge 20 ] || { cat "$TMP/out"; die "$d: only '${judged}' values judged against the baseline"; }
+    grep -q "NVLinks active" "$TMP/out" && die "$d: judged NVLinks it has no peer for"
+    echo "ok: $d ($plan): exit 0, $judged values judged against the baseline"
+    n=$((n + 1))
+done
+[ $n -ge 10 ] || die "only $n real catalogues found"
+
+# a doctored one: every HBM point and parameter 15% lower
+src=results/fleet/h200-2026-11-24-b64c1bf18205-default
+python3 - "$src/catalogue.json" "$TMP/hbm.json" <<'PY' || die "doctor"
+import json, sys
+c = json.load(open(sys.argv[1]))
+for g in c["gpus"]:
+    for p in g["parameters"]:
+        if p["name"].startswith("hbm_") and p["name"].endswith("_bps") and p["value"] and "theoretical" not in p["name"]:
+            p["value"] *= 0.85
+    for r in g["results"]:
+        if r["benchmark"] == "hbm_bw":
+            for k in ("min", "p1", "p5", "p50", "p95", "p99", "max", "mean"):
+                if r["summary"].get(k) is not None:
+                    r["summary"][k] *= 0.85
+c["verdicts"] = []
+json.dump(c, open(sys.argv[2], "w"))
+PY
+"$GC" check "$TMP/hbm.json" --baseline configs/baselines >"$TMP/hbm.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$TMP/hbm.out"; die "HBM -15%: exit $rc, expected 2 (degraded)"; }
+grep -q "^degraded  vm/gpu0 .*baseline: hbm_" "$TMP/hbm.out" || { cat "$TMP/hbm.out"; die "HBM -15%: not degraded through the baseline's hbm values"; }
+echo "ok: HBM -15% -> degraded through the baseline"
+
+# another plan: the baseline has no values of it, and says so
+"$GC" check results/fleet/h100-2026-11-24-537d76750c70-l2 --baseline configs/baselines >"$TMP/l2.out" 2>&1 ||
+    { cat "$TMP/l2.out"; die "l2 plan: not ok"; }
+grep -q "the baseline has no values of this plan for this SKU" "$TMP/l2.out" || { cat "$TMP/l2.out"; die "l2 plan note"; }
+echo "ok: a plan the baseline does not know is not judged against it"
+echo "t_fleet_baseline: $n real catalogues ok, doctored one degraded"
