@@ -240,9 +240,15 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
         long long count = i_req(r, sum, "count", "summary.", 0, 0, &rc);
         size_t k;
         json_t *f;
-        json_array_foreach(fl, k, f)
+        int shared = 0;
+        g->points++;
+        json_array_foreach(fl, k, f) {
             if (json_is_string(f) && !strcmp(json_string_value(f), "throttled"))
                 g->throttled_points++;
+            if (json_is_string(f) && !strcmp(json_string_value(f), "gpu_shared"))
+                shared = 1;
+        }
+        g->shared_points += shared;
         int better = gc_det_better_of_unit(unit);
         if (rc || count <= 0 || strcmp(st, "ok") || (!all && (!rules->judge_points || !better ||
                                                             gc_rules_skips(rules, bench)))) {
@@ -274,6 +280,8 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
             break;
         if (isfinite(q[2]) && gbuf_add(b, key, unit, better ? better : 1, q[2], q, (double)count))
             return gc_fail(r->err, GC_ENOMEM, "out of memory");
+        if (isfinite(q[2]))
+            b->v[b->n - 1].shared = shared;
     }
     g->values = b->v;
     g->nvalues = b->n;

@@ -229,7 +229,7 @@ int gc_check_main(int argc, char **argv)
                info.start_time[0] ? info.start_time : "?", rules.file,
                base ? gc_baseline_source(base) : "none (peers and limits)");
         gc_check_print(stdout, d);
-        static const char *const what[3] = { "all ok", "suspects only", "degraded or failed" };
+        static const char *const what[3] = { "all ok", "suspects or inconclusive only", "degraded or failed" };
         printf("\nexit %d: %s\n", code, what[code]);
     }
     gc_detect_free(d);

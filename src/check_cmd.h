@@ -4,7 +4,9 @@
  * operator would use to drain it (printed, never run). --json prints the
  * verdicts array instead of the table.
  *
- * Exit status: 0 all ok, 1 suspects only, 2 degraded or failed,
+ * Exit status: 0 all ok, 1 suspects only (an inconclusive verdict, "shared:
+ * inconclusive: GPU shared", is one: another process used the GPU while it
+ * was measured, so its deviations are not blamed on it), 2 degraded or failed,
  * 3 could not judge (unreadable, malformed or schema-invalid catalogue,
  * baseline or rules; bad arguments; no GPU in the catalogue). */
 #ifndef GC_CHECK_CMD_H

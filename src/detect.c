@@ -332,6 +332,8 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
     g->start = in->start;
     g->end = in->end;
     g->throttled_points = in->throttled_points;
+    g->shared_points = in->shared_points;
+    g->points = in->points;
     g->sustain = in->sustain;
     g->v = malloc((in->nvalues ? in->nvalues : 1) * sizeof *g->v);
     if (!g->v)
@@ -367,6 +369,7 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
         o->better = (int8_t)x->better;
         o->v = x->value;
         o->count = x->count;
+        o->shared = x->shared != 0;
         o->has_q = 0;
         if (x->has_q) {
             o->has_q = 1;
@@ -522,10 +525,11 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
             v[n++] = (gc_det_value){ .name = g->params[i].name, .unit = g->params[i].unit,
                                      .better = b, .value = gc_det_round(g->params[i].value) };
     }
-    int throttled = 0;
+    int throttled = 0, shared = 0;
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
         throttled += (p->flags & GC_FLAG_THROTTLED) != 0;
+        shared += (p->flags & GC_FLAG_SHARED) != 0;
         int b = gc_det_better_of_unit(p->unit);
         if (!d->r->judge_points || !b || p->status != GC_PT_OK || !p->hist.total ||
             gc_rules_skips(d->r, p->bench))
@@ -538,6 +542,7 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
         gc_det_point_key(keys[i], sizeof keys[i], p->bench, p->metric, &p->ctx);
         v[n++] = (gc_det_value){ .name = keys[i], .unit = p->unit, .better = b,
                                  .value = gc_det_round(s.p50), .has_q = 1, .count = (double)s.count,
+                                 .shared = (p->flags & GC_FLAG_SHARED) != 0,
                                  .q = { gc_det_round(s.p1), gc_det_round(s.p5), gc_det_round(s.p50), gc_det_round(s.p95), gc_det_round(s.p99) } };
     }
     gc_det_gpu r = {
@@ -548,6 +553,7 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
         .numa_node = in->numa_node, .pcie_gen = in->pcie_gen, .pcie_width = in->pcie_width,
         .pcie_max_gen = in->pcie_max_gen, .pcie_max_width = in->pcie_max_width,
         .nvlink_links = in->nvlink_links, .throttled_points = throttled,
+        .shared_points = shared, .points = (int)g->npoints,
         .hbm_ratio = gc_det_round(gc_param_value(g, "hbm_achieved_ratio", NAN)),
         .nvalues = n, .values = v,
     };
@@ -636,6 +642,12 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
     }
     if (rc)
         goto nomem;
+    /* every value of every GPU is one comparison with its peers (and one
+     * of its distribution): the run's false-positive rate spread over them */
+    double ncomp = 0;
+    for (size_t i = 0; i < d->ng; i++)
+        ncomp += 2.0 * (double)d->g[i].nv;
+    d->z_fleet = det_z_for(R->fleet_fp_rate, ncomp);
     qsort_r(order, d->ng, sizeof *order, by_group, d);
     for (size_t s = 0; s < d->ng && !rc;) {
         size_t e = s;
@@ -667,11 +679,15 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
                 rc = det_judge_baseline(d, g, v);
             if (!rc)
                 rc = det_judge_limits(d, g, links, v);
+            if (!rc)
+                rc = det_temper_gpu(d, g, v);
         }
         s = e;
     }
     if (!rc)
         rc = det_judge_links(d, d->v + d->ng, lsrc, ldst);
+    if (!rc)
+        rc = det_common_end(d, lsrc, ldst);
     if (!rc)
         rc = det_judge_nodes(d, lsrc, ldst);
 nomem:

@@ -49,6 +49,7 @@ typedef struct gc_det_value {
     int has_q;           /* q holds the distribution (points) */
     double count;        /* samples behind q, 0: unknown */
     double q[GC_DET_NQ];
+    int shared;          /* measured while another process used the GPU (gpu_shared) */
 } gc_det_value;
 
 typedef struct gc_det_cond {
@@ -79,6 +80,7 @@ typedef struct gc_det_gpu {
     int nvlink_links;            /* -1 unknown */
     gc_det_cond start, end;
     int throttled_points;        /* points flagged throttled */
+    int shared_points, points;   /* points flagged gpu_shared, of all points */
     double hbm_ratio;            /* hbm_achieved_ratio, NAN unknown */
     gc_det_sustain sustain;
     size_t nvalues;

@@ -54,7 +54,7 @@ double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const
 
 typedef struct val {
     uint32_t key;
-    int8_t better, has_q;
+    int8_t better, has_q, shared;
     double v, count;
     double q[GC_DET_NQ];
 } val;
@@ -66,7 +66,7 @@ typedef struct grec {
     double sm_clock_max_mhz, hbm_ratio;
     int numa_node, pcie_gen, pcie_width, pcie_max_gen, pcie_max_width, nvlink_links;
     gc_det_cond start, end;
-    int throttled_points;
+    int throttled_points, shared_points, points;
     gc_det_sustain sustain;
     size_t nv;
     val *v;
@@ -95,6 +95,7 @@ struct gc_detect {
     gc_verdict *v;
     int finished;
     char plan[64];     /* the plan that measured what is judged ("": unknown) */
+    double z_fleet;    /* the z that a per-run false-positive rate allows over all comparisons */
 };
 
 #define CPY(dst, src) snprintf(dst, sizeof dst, "%s", (src) ? (src) : "")
@@ -105,6 +106,18 @@ gc_verdict *det_new_verdict(gc_detect *d, int type);
 int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double value,
                    double ref, double dev, const char *dev_unit, int sev, const char *fmt, ...)
     __attribute__((format(printf, 9, 10)));
+
+/* ---- tempering (detect_temper.c) -------------------------------------- */
+
+/* The one-sided normal z whose tail, over n comparisons, is rate in all. */
+double det_z_for(double rate, double n);
+/* After a GPU's rules: what was measured while the GPU was shared becomes
+ * "inconclusive: GPU shared" (suspect at most), a value the host sets
+ * suspect at most unless confirmed and large; the level follows. */
+int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v);
+/* A GPU whose every link of a kind is slow: the GPU is named the common end. */
+int det_common_end(gc_detect *d, const long *lsrc, const long *ldst);
+void det_relevel(gc_verdict *v);
 
 /* ---- the rules (detect_rules.c) --------------------------------------- */
 

@@ -132,13 +132,21 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
             dsig = fmax(1.4826 * det_median_of(tmp, n), R->dist_sigma_floor);
         }
         const char *name = d->keys.s[k], *unit = unit_of(d, (uint32_t)k);
+        /* thresholds no lower than what the run's number of comparisons
+         * allows at its false-positive rate (rules fleet) */
+        double zs = fmax(R->z_suspect, d->z_fleet), zd = fmax(R->z_degraded, d->z_fleet);
+        double dzt = fmax(R->dist_z, d->z_fleet);
         for (size_t i = 0; i < n && !rc; i++) {
             const val *x = &d->g[members[c[i].gi]].v[c[i].vi];
             gc_verdict *v = &verd[members[c[i].gi]];
             double bad = x->better == GC_BETTER_HIGHER ? med - x->v : x->v - med;
-            double z = bad / sigma, rel = med != 0 ? bad / fabs(med) : 0;
-            int sev = z >= R->z_degraded && rel >= R->rel_degraded ? GC_V_DEGRADED
-                    : z >= R->z_suspect && rel >= R->rel_suspect   ? GC_V_SUSPECT : GC_V_OK;
+            /* the point's own sampling noise: the standard error of a
+             * median of count samples whose p5..p95 spans 3.29 sigma */
+            double own = x->has_q && x->count > 0 ? 1.2533 * (x->q[3] - x->q[1]) / 3.29 / sqrt(x->count) : 0;
+            double sig = isfinite(own) ? hypot(sigma, own) : sigma;
+            double z = bad / sig, rel = med != 0 ? bad / fabs(med) : 0;
+            int sev = z >= zd && rel >= R->rel_degraded ? GC_V_DEGRADED
+                    : z >= zs && rel >= R->rel_suspect   ? GC_V_SUSPECT : GC_V_OK;
             if (sev) {
                 char a[48], b[48];
                 fmt_val(a, sizeof a, x->v, unit);
@@ -148,9 +156,12 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
                                     a, b, 100.0 * (x->v - med) / fabs(med), (x->v - med) / sigma, n);
             }
             if (nq && !rc && x->count >= cmin) {
-                double dz = (dist[i] - dmed) / dsig;
-                int ds = dz >= R->dist_z && dist[i] >= R->dist_rel_degraded ? GC_V_DEGRADED
-                       : dz >= R->dist_z && dist[i] >= R->dist_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
+                /* the distance's own sampling noise: its p5..p95 width over
+                 * the reference median, by the square root of its samples */
+                double ownd = (x->q[3] - x->q[1]) / fabs(ref[2] ? ref[2] : med) / sqrt(x->count);
+                double dz = (dist[i] - dmed) / (isfinite(ownd) ? hypot(dsig, ownd) : dsig);
+                int ds = dz >= dzt && dist[i] >= R->dist_rel_degraded ? GC_V_DEGRADED
+                       : dz >= dzt && dist[i] >= R->dist_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
                 if (ds)
                     rc = det_add_reason(v, "distribution", name, dist[i], dmed, dz, "wasserstein_rel", ds,
                                         "distribution %s than the peers': Wasserstein-1 %.1f%% of the median "

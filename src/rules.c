@@ -58,6 +58,8 @@ void gc_rules_default(gc_rules *r)
     r->hist_drift_min_days = 7;
     r->hist_drift_rel_per_month = 0.01;
     r->hist_drift_z = 3.0;
+    r->fleet_fp_rate = 0.01;
+    r->host_set_rel_degraded = 1.0;
     r->sustain_p5_floor = 0.95;
 }
 
@@ -145,6 +147,9 @@ static const field f_hist[] = {
     F("drift_min_days", 0, 0, 36500, hist_drift_min_days),
     F("drift_rel_per_month", 0, 0, 10, hist_drift_rel_per_month),
     F("drift_z", 0, 0, 1e6, hist_drift_z), { 0 } };
+static const field f_fleet[] = {
+    F("false_positive_rate", 0, 1e-12, 0.5, fleet_fp_rate),
+    F("host_set_rel_degraded", 0, 0, 1e6, host_set_rel_degraded), { 0 } };
 #undef F
 
 static int skip_list(ld *l, const config_setting_t *s, gc_rules *r)
@@ -252,10 +257,12 @@ static int load(config_t *c, int read_rc, const char *name, gc_rules *r, gc_err 
             rc = group(&l, s, f_limits, r);
         else if (strcmp(k, "history") == 0)
             rc = group(&l, s, f_hist, r);
+        else if (strcmp(k, "fleet") == 0)
+            rc = group(&l, s, f_fleet, r);
         else if (strcmp(k, "parameters") == 0)
             rc = params(&l, s, r);
         else
-            rc = bad(&l, s, "unknown setting (peers, parameters, distribution, baseline, limits, history)");
+            rc = bad(&l, s, "unknown setting (peers, parameters, distribution, baseline, limits, history, fleet)");
         if (rc)
             return rc;
     }

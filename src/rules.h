@@ -51,6 +51,9 @@ typedef struct gc_rules {
     double hist_drift_rel_per_month;  /* Theil-Sen slope / median in the bad direction: suspect */
     double hist_drift_z;           /* and slope x span >= z x the residuals' robust sigma */
     double sustain_p5_floor;       /* SM clock p5 / median under sustained load below: suspect */
+    /* fleet: what a whole run's comparisons may cost (detect_temper.c) */
+    double fleet_fp_rate;          /* healthy fleets with a false suspect/degraded, per run */
+    double host_set_rel_degraded;  /* a host-set value degrades only confirmed and this far off */
 } gc_rules;
 
 void gc_rules_default(gc_rules *r);

@@ -56,4 +56,18 @@ echo "ok: HBM -15% -> degraded through the baseline"
     { cat "$TMP/l2.out"; die "l2 plan: not ok"; }
 grep -q "the baseline has no values of this plan for this SKU" "$TMP/l2.out" || { cat "$TMP/l2.out"; die "l2 plan note"; }
 echo "ok: a plan the baseline does not know is not judged against it"
-echo "t_fleet_baseline: $n real catalogues ok, doctored one degraded"
+# a GPU shared with another process (a second process streaming HBM during the
+# quick census, H100 and H200): inconclusive, never a silent ok nor degraded
+for d in results/fleet/*-quick-shared; do
+    for b in "" "--baseline configs/baselines"; do
+        # shellcheck disable=SC2086
+        "$GC" check "$d" $b >"$TMP/sh.out" 2>&1
+        rc=$?
+        [ $rc -eq 1 ] || { cat "$TMP/sh.out"; die "$d $b: exit $rc, expected 1 (inconclusive: GPU shared)"; }
+        grep -q "^suspect   vm/gpu0 .*shared: gpu_shared: inconclusive: GPU shared: [0-9]* of [0-9]* points" "$TMP/sh.out" ||
+            { cat "$TMP/sh.out"; die "$d $b: no 'inconclusive: GPU shared'"; }
+        grep -q "^degraded" "$TMP/sh.out" && die "$d $b: degraded while shared"
+        echo "ok: $d $b: inconclusive: GPU shared (exit 1)"
+    done
+done
+echo "t_fleet_baseline: $n real catalogues ok, doctored one degraded, shared ones inconclusive"

@@ -1,0 +1,179 @@
+/* What a verdict may claim, after the rules have spoken (part of detect;
+ * see detect.h and detect_int.h):
+ *   - a run's comparisons: every value of every GPU is compared with its
+ *     peers; over a fleet of 1024 GPUs of the default plan that is about
+ *     two million comparisons, so a threshold that "rarely" fires fires.
+ *     det_z_for gives the z that keeps the whole run's false-positive rate
+ *     at rules fleet.false_positive_rate (normal tail, Bonferroni);
+ *   - values measured while another process used the GPU (gpu_shared,
+ *     NVML): a deviation drawn from them is "inconclusive: GPU shared",
+ *     suspect at most, and the verdict says the GPU was shared;
+ *   - values the host or driver sets more than the GPU (launch and block
+ *     scheduling times, pageable copies): suspect at most, unless a
+ *     re-measurement confirmed them and they are off by at least
+ *     fleet.host_set_rel_degraded;
+ *   - the common end: a GPU whose every P2P link, or every host link, is
+ *     slow while the other ends are good elsewhere is itself named, with
+ *     its links. */
+#include "detect.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect_int.h"
+
+double det_z_for(double rate, double n)
+{
+    if (!(n >= 1) || !(rate > 0))
+        return 0;
+    double p = rate / n, lo = 0, hi = 40;
+    for (int i = 0; i < 100; i++) {   /* 0.5 erfc(z / sqrt 2) = p, decreasing in z */
+        double mid = 0.5 * (lo + hi);
+        if (0.5 * erfc(mid / sqrt(2.0)) > p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+void det_relevel(gc_verdict *v)
+{
+    v->level = GC_V_OK;
+    for (size_t k = 0; k < v->nreasons; k++)
+        if (v->reasons[k].severity > v->level)
+            v->level = v->reasons[k].severity;
+}
+
+static void prefix(gc_reason *r, const char *what)
+{
+    size_t w = strlen(what), cap = sizeof r->detail - 1;
+    if (w >= cap)
+        return;
+    memmove(r->detail + w, r->detail, cap - w);
+    memcpy(r->detail, what, w);
+    r->detail[cap] = '\0';
+}
+
+int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v)
+{
+    const gc_rules *R = d->r;
+    int shared_blamed = 0;
+    for (size_t k = 0; k < v->nreasons; k++) {
+        gc_reason *r = &v->reasons[k];
+        if (strcmp(r->rule, "peers") && strcmp(r->rule, "distribution") && strcmp(r->rule, "baseline"))
+            continue;
+        /* NVML looks before and after each item: another process may have
+         * run during an item it did not catch, so while the GPU was shared
+         * at all no value of it is blamed on the GPU (limits still are) */
+        if (g->shared_points > 0 && r->severity >= GC_V_SUSPECT) {
+            r->severity = GC_V_SUSPECT;
+            prefix(r, "inconclusive: GPU shared: ");
+            shared_blamed++;
+            continue;
+        }
+        if (gc_det_host_set(r->metric) && r->severity > GC_V_SUSPECT) {
+            double rel = isfinite(r->reference) && r->reference != 0
+                       ? fabs(r->value - r->reference) / fabs(r->reference) : 0;
+            if (!(strstr(r->detail, "confirmed") && rel >= R->host_set_rel_degraded)) {
+                r->severity = GC_V_SUSPECT;
+                prefix(r, "host-set, suspect at most: ");
+            }
+        }
+    }
+    int rc = 0;
+    if (g->shared_points > 0)
+        rc = det_add_reason(v, "shared", "gpu_shared", g->shared_points, g->points, g->shared_points, "count",
+                            GC_V_SUSPECT,
+                            "inconclusive: GPU shared: %d of %d points were measured while another process "
+                            "used the GPU (NVML)%s; measure again with the GPU to itself",
+                            g->shared_points, g->points,
+                            shared_blamed ? ", and deviations drawn from them are not blamed on the GPU" : "");
+    det_relevel(v);
+    return rc;
+}
+
+/* ---- the common end of slow links ------------------------------------- */
+
+enum { FAM_P2P, FAM_HOST, FAM_N };
+
+static int family(const lrec *l)
+{
+    if (!strcmp(l->bench, "p2p"))
+        return FAM_P2P;
+    if (!strcmp(l->bench, "xfer") && !l->l.concurrent && strcmp(l->mem, "pageable"))
+        return FAM_HOST;
+    return -1;
+}
+
+int det_common_end(gc_detect *d, const long *lsrc, const long *ldst)
+{
+    static const char *const fam_name[FAM_N] = { "P2P", "host" };
+    size_t ng = d->ng, nl = d->nl;
+    if (!ng || !nl)
+        return 0;
+    /* per GPU and family: its links, the slow ones; per GPU: any ok link of the family */
+    int *all = calloc(ng * FAM_N, sizeof *all), *slow = calloc(ng * FAM_N, sizeof *slow);
+    int *worst = calloc(ng * FAM_N, sizeof *worst);
+    if (!all || !slow || !worst) {
+        free(all), free(slow), free(worst);
+        return GC_ENOMEM;
+    }
+    for (size_t i = 0; i < nl; i++) {
+        int f = family(&d->l[i]);
+        if (f < 0)
+            continue;
+        const gc_verdict *lv = &d->v[ng + i];
+        long ends[2] = { lsrc[i], ldst[i] };
+        for (int e = 0; e < 2; e++) {
+            if (ends[e] < 0 || (e == 1 && ends[1] == ends[0]))
+                continue;
+            size_t k = (size_t)ends[e] * FAM_N + (size_t)f;
+            all[k]++;
+            if (lv->level >= GC_V_SUSPECT && lv->level < GC_V_FAILED) {
+                slow[k]++;
+                if (!worst[k] || lv->level < worst[k])
+                    worst[k] = lv->level;   /* the level every one of them has at least */
+            }
+        }
+    }
+    int rc = 0;
+    for (size_t gi = 0; gi < ng && !rc; gi++)
+        for (int f = 0; f < FAM_N && !rc; f++) {
+            size_t k = gi * FAM_N + (size_t)f;
+            if (all[k] < 2 || slow[k] != all[k])
+                continue;
+            /* P2P: every other end must be good with someone else, or
+             * nothing tells this GPU from its partners */
+            char names[220];
+            size_t n = 0, other_bad = 0, shown = 0;
+            names[0] = '\0';
+            for (size_t i = 0; i < nl; i++) {
+                if (family(&d->l[i]) != f || (lsrc[i] != (long)gi && ldst[i] != (long)gi))
+                    continue;
+                long o = lsrc[i] == (long)gi ? ldst[i] : lsrc[i];
+                if (f == FAM_P2P && o >= 0 && o != (long)gi) {
+                    size_t ko = (size_t)o * FAM_N + FAM_P2P;
+                    other_bad += slow[ko] == all[ko];
+                }
+                const char *tail = strstr(d->v[ng + i].subject, ": ");
+                if (shown < 3 && n < sizeof names - 1) {
+                    n += (size_t)snprintf(names + n, sizeof names - n, "%s%.60s", shown ? "; " : "",
+                                          tail ? tail + 2 : d->v[ng + i].subject);
+                    shown++;
+                }
+            }
+            if (other_bad)
+                continue;
+            rc = det_add_reason(&d->v[gi], "common_end", f == FAM_P2P ? "p2p_links" : "host_links", slow[k],
+                                all[k], 1.0, "count", worst[k],
+                                "all %d %s links of this GPU are slow while their other ends are good "
+                                "elsewhere: the GPU (or its slot) is the common end: %.150s%s",
+                                all[k], fam_name[f], names, all[k] > 3 ? "; ..." : "");
+            det_relevel(&d->v[gi]);
+        }
+    free(all), free(slow), free(worst);
+    return rc;
+}
