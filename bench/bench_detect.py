@@ -56,11 +56,19 @@ FAULTS = [
     ("l2_latency", "bimodal 25%", "l2_latency", "bimodal", 0.25, 1),
     ("numa", "host copies -10%", "numa", "scale", 0.90, 4),
     ("numa", "host copies -20%", "numa", "scale", 0.80, 4),
+    # issue 19: one GPU's every P2P link slow, throttling under sustained
+    # load, a flapping P2P link (half its items at half speed), another
+    # process on the GPU (NVML sees it in 85% of the items)
+    ("p2p_gpu", "P2P -30%", "p2p_bw", "scale", 0.70, 1),
+    ("sustain", "throttle after 1 s", "sustain", "throttle", 1.0, 1),
+    ("flap", "P2P flapping x0.5", "p2p_bw", "flap", 0.5, 1),
+    ("foreign", "another process", "gpu", "foreign_load", 0.85, 1),
 ]
 # magnitude as a relative loss, for the targets (None: not a percentage fault)
 LOSS = {"-5%": 0.05, "-10%": 0.10, "-20%": 0.20, "x8 of x16": 0.5, "1 of 18 down": 0.056,
         "capped 90%": 0.10, "capped 70%": 0.30, "bimodal 10%": 0.06, "bimodal 25%": 0.15,
-        "host copies -10%": 0.10, "host copies -20%": 0.20}
+        "host copies -10%": 0.10, "host copies -20%": 0.20, "P2P -30%": 0.30,
+        "throttle after 1 s": 0.30, "P2P flapping x0.5": 0.25, "another process": None}
 
 
 def plan_text(base_plan, seed, faults):
@@ -129,13 +137,10 @@ def fleet(args, work, n, seed, instances):
         sys.stderr.write(r.stdout + r.stderr)
         raise SystemExit(2)
     out = os.path.join(d, f"n{n}", "out")
+    # one check (--json): its wall time is check's, the table is not needed
     t0 = time.monotonic()
-    r = run([gc, "check", out])
-    check_s = time.monotonic() - t0
-    if r.returncode not in (0, 1, 2):
-        sys.stderr.write(r.stdout + r.stderr)
-        raise SystemExit(2)
     r = run([gc, "check", out, "--json"])
+    check_s = time.monotonic() - t0
     if r.returncode not in (0, 1, 2):
         sys.stderr.write(r.stderr)
         raise SystemExit(2)
@@ -167,6 +172,15 @@ def attributed(kind, v_gpu, links, node_v):
         return any(r == "distribution" and m.startswith("chase.latency") for r, m in rules)
     if kind == "numa":
         return any(r["rule"] == "numa" for r in (node_v or {}).get("reasons", []))
+    if kind == "p2p_gpu":
+        return any(r == "common_end" for r, _ in rules)
+    if kind == "sustain":
+        return any(r == "limit_sustain" for r, _ in rules)
+    if kind == "flap":
+        return any(" p2p " in s for s in links)
+    if kind == "foreign":
+        # inconclusive, never degraded
+        return any(r == "shared" for r, _ in rules) and (v_gpu or {}).get("verdict") != "degraded"
     return False
 
 
@@ -185,7 +199,8 @@ def score(verdicts, instances):
         att = all(attributed(spec[0], gpus.get(g), bad_links.get(g, []), nodes.get(g[0])) for g in gs) \
             if spec[0] != "numa" else attributed("numa", None, [], nodes.get(gs[0][0]))
         res.append((spec, det, att))
-    fp = {"gpu": 0, "link": 0, "node": 0}
+    fp = {"gpu": 0, "link": 0, "node": 0, "degraded": 0}
+    fp_rules = {}
     fp_examples = []
     faulty_nodes = {g[0] for g in faulty}
     for v in verdicts:
@@ -199,10 +214,16 @@ def score(verdicts, instances):
             touched = v["node"] in faulty_nodes
         if not touched:
             fp[v["type"]] += 1
+            fp["degraded"] += v["verdict"] in ("degraded", "failed")
+            for r in v["reasons"]:
+                if v["type"] == "node" and r["rule"] in ("gpu", "link"):
+                    continue
+                k = (r["rule"], r["metric"].split(" ")[0], r["severity"])
+                fp_rules[k] = fp_rules.get(k, 0) + 1
             if len(fp_examples) < 5:
                 r = v["reasons"][0] if v["reasons"] else {}
                 fp_examples.append(f'{v["verdict"]} {v["subject"]}: {r.get("rule")} {r.get("metric")}: {r.get("detail")}')
-    return res, fp, fp_examples
+    return res, fp, fp_examples, fp_rules
 
 
 def main():
@@ -212,6 +233,7 @@ def main():
     ap.add_argument("--plan", default=os.path.join(ROOT, "configs", "quick.cfg"))
     ap.add_argument("--build", default=os.path.join(ROOT, os.environ.get("BUILD", "build")))
     ap.add_argument("--keep", default=None, help="keep fleets under this directory")
+    ap.add_argument("--progress", action="store_true", help="a line per seed (for long runs)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     work = args.keep or tempfile.mkdtemp(prefix="gc-detect.")
@@ -222,46 +244,63 @@ def main():
     for n in sizes:
         t_start = time.monotonic()
         stats = {}
-        fp_h = {"gpu": 0, "link": 0, "node": 0}
-        fp_f = {"gpu": 0, "link": 0, "node": 0}
+        fp_h = {"gpu": 0, "link": 0, "node": 0, "degraded": 0}
+        fp_f = {"gpu": 0, "link": 0, "node": 0, "degraded": 0}
+        rules_h, rules_f = {}, {}
         examples = []
         times = []
         for seed in range(1, args.seeds + 1):
             v, _ = fleet(args, work, n, seed, [])
-            _, fp, ex = score(v, [])
+            _, fp, ex, fr = score(v, [])
             for k in fp:
                 fp_h[k] += fp[k]
+            for k, c in fr.items():
+                rules_h[k] = rules_h.get(k, 0) + c
             examples += [f"healthy seed {seed}: {e}" for e in ex]
             inst = place(random.Random(seed * 7919 + n), n)
             v, ts = fleet(args, work, n, seed, inst)
             times.append(ts)
-            res, fp, ex = score(v, inst)
+            res, fp, ex, fr = score(v, inst)
             for k in fp:
                 fp_f[k] += fp[k]
+            for k, c in fr.items():
+                rules_f[k] = rules_f.get(k, 0) + c
             examples += [f"faulted seed {seed}: {e}" for e in ex]
             for spec, det, att in res:
                 s = stats.setdefault(spec[:2], [0, 0, 0])
                 s[0] += 1
                 s[1] += det
                 s[2] += att
+            sys.stdout.flush()
+            if args.progress:
+                print(f"  seed {seed}: healthy fp {fp_h}, faulted fp {fp_f} "
+                      f"({time.monotonic() - t_start:.0f} s)", flush=True)
         print(f"\n== {n} GPUs, {args.seeds} seeds ({time.monotonic() - t_start:.0f} s)")
         print(f"{'fault':12} {'magnitude':18} {'instances':>9} {'recall':>7} {'attributed':>10}  target")
         for spec in FAULTS:
             s = stats[spec[:2]]
             rec = s[1] / s[0]
             loss = LOSS[spec[1]]
-            target = 1.0 if loss >= 0.0999 else 0.9
+            target = 1.0 if loss is None or loss >= 0.0999 else 0.9
             met = rec >= target
             ok &= met
             print(f"{spec[0]:12} {spec[1]:18} {s[0]:9d} {rec:7.3f} {s[2] / s[0]:10.3f}  "
                   f">= {target:.1f} {'ok' if met else 'MISSED'}")
+        def recall_at(lo, hi):
+            k = [stats[f[:2]] for f in FAULTS if LOSS[f[1]] is not None and lo <= LOSS[f[1]] < hi]
+            return sum(x[1] for x in k) / max(1, sum(x[0] for x in k))
+        print(f"recall at 5% (5-10% faults): {recall_at(0.05, 0.0999):.3f} (target >= 0.9); "
+              f"at >= 10%: {recall_at(0.0999, 99):.3f} (target 1.0)")
         print(f"false positives, healthy fleets: {fp_h['gpu']} GPUs, {fp_h['link']} links, "
-              f"{fp_h['node']} nodes (target 0)")
+              f"{fp_h['node']} nodes; {fp_h['degraded']} degraded (target 0)")
+        for what, tab in (("healthy", rules_h), ("faulted", rules_f)):
+            for (rule, metric, sev), c in sorted(tab.items(), key=lambda x: -x[1]):
+                print(f"  false positive reasons, {what} fleets: {c:4d} x {sev:9} {rule:13} {metric}")
         print(f"false positives, faulted fleets (subjects no fault touches): {fp_f['gpu']} GPUs, "
               f"{fp_f['link']} links, {fp_f['node']} nodes")
         for e in examples[:10]:
             print("  " + e)
-        ok &= sum(fp_h.values()) == 0
+        ok &= fp_h["degraded"] == 0 and fp_h["gpu"] + fp_h["link"] + fp_h["node"] == 0
         print(f"check_{n}_s median={statistics.median(times):.3f} max={max(times):.3f} "
               f"(gpucensus check on the faulted fleet's catalogue, table output)")
     if not args.keep:

@@ -549,17 +549,27 @@ static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err
         return sim_net_real(b, t, gpu, err);
     if ((!strcmp(name, "p2p") || !strcmp(name, "net")) && !t->initiator)
         return 0;   /* the initiator records the pair */
+    size_t first = gpu->npoints;
+    int rc = GC_EUNSUPPORTED;
     if (!strcmp(name, "sustain"))
-        return sim_sustain(b, t, gpu, err);
-    for (size_t i = 0; i < sizeof setups / sizeof setups[0]; i++) {
+        rc = sim_sustain(b, t, gpu, err);
+    for (size_t i = 0; rc == GC_EUNSUPPORTED && i < sizeof setups / sizeof setups[0]; i++) {
         if (strcmp(setups[i].name, name))
             continue;
         job j;
         memset(&j, 0, sizeof j);
         j.p = &b->prof;
         j.ctx = it->params;
-        int rc = setups[i].setup(b, t, &j, err);
-        return rc ? rc : run_job(b, t, gpu, &j, err);
+        rc = setups[i].setup(b, t, &j, err);
+        rc = rc ? rc : run_job(b, t, gpu, &j, err);
+    }
+    if (rc != GC_EUNSUPPORTED) {
+        /* another process on the GPU: NVML sees it in some items (the
+         * cuda backend's gpu_shared flag) */
+        if (b->f.foreign > 0 && sim_foreign_seen(b->plan, b->node, b->local_index, it->id, b->f.foreign))
+            for (size_t k = first; k < gpu->npoints; k++)
+                gpu->points[k].flags |= GC_FLAG_SHARED;
+        return rc;
     }
     return gc_fail(err, GC_EUNSUPPORTED, "sim: no model for benchmark \"%s\"", name);
 }

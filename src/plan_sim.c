@@ -13,11 +13,12 @@ static const char *const sim_keys[] = {
 static const char *const fault_keys[] = {
     "node", "gpu", "metric", "kind", "factor", "at_item", NULL };
 static const char *const fault_kinds[] = {
-    "scale", "bimodal", "crash", "segv", "hang", "slow", "throttle", "unstable", NULL };
+    "scale", "bimodal", "crash", "segv", "hang", "slow", "throttle", "unstable", "foreign_load",
+    "flap", NULL };
 static const char *const fault_metrics[] = {
     "hbm_bw", "l2_bw", "smem_bw", "l1_latency", "l2_latency", "dram_latency",
     "inst_latency", "launch", "h2d_bw", "d2h_bw", "pcie_width", "nvlink",
-    "numa", "p2p_bw", "net_bw", "sm_clock", "sustain", NULL };
+    "numa", "p2p_bw", "net_bw", "sm_clock", "sustain", "gpu", NULL };
 /* Link and clock states: a fault scales them, it cannot make them bimodal. */
 static const char *const state_metrics[] = {
     "sm_clock", "pcie_width", "nvlink", "numa", "sustain", NULL };
@@ -116,7 +117,10 @@ static int load_fault(const gc_cfg *L, const config_setting_t *g, unsigned idx, 
     else if (slow || strcmp(f->kind, "throttle") == 0)   /* seconds: the item's extra time,
                                                             the load's time to throttle */
         rc = gc_cfg_opt_num(L, g, path, "factor", 0.0, 3600.0, 1, &f->factor);
-    else if (strcmp(f->kind, "unstable") == 0)   /* the clock's dips, a fraction of it */
+    else if (strcmp(f->kind, "unstable") == 0 || strcmp(f->kind, "foreign_load") == 0 ||
+             strcmp(f->kind, "flap") == 0)   /* the clock's dips, a fraction of it; the items
+                                                 NVML sees another process in; a flapping
+                                                 link's slow rate, a fraction of its own */
         rc = gc_cfg_opt_num(L, g, path, "factor", 0.0, 1.0, 1, &f->factor);
     else if (strcmp(f->kind, "bimodal") == 0) {
         rc = gc_cfg_opt_num(L, g, path, "factor", 0.0, 1.0, 1, &f->factor);

@@ -4,6 +4,7 @@
 #include "sim_faults.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,21 @@ int sim_check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err)
     int is_ev = !strcmp(f->kind, "crash") || !strcmp(f->kind, "segv") || !strcmp(f->kind, "hang") ||
                 !strcmp(f->kind, "slow");
     int is_sus = !strcmp(f->kind, "throttle") || !strcmp(f->kind, "unstable");
+    if (!strcmp(f->kind, "foreign_load")) {
+        /* another process on the GPU (as results/fleet *-quick-shared): factor = the
+         * fraction of items NVML sees it in */
+        if (strcmp(f->metric, "gpu") || !(f->factor > 0 && f->factor <= 1))
+            return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: foreign_load takes metric \"gpu\" and a "
+                           "factor in (0, 1] (the fraction of items it is seen in)", plan->file, f->line);
+        return 0;
+    }
+    if (!strcmp(f->kind, "flap")) {
+        if ((m != F_H2D_BW && m != F_D2H_BW && m != F_P2P_BW && m != F_NET_BW) ||
+            !(f->factor > 0 && f->factor < 1))
+            return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: flap takes a link metric (h2d_bw, d2h_bw, "
+                           "p2p_bw, net_bw) and a factor in (0, 1)", plan->file, f->line);
+        return 0;
+    }
     if (!is_ev && !is_sus && strcmp(f->kind, "scale") && strcmp(f->kind, "bimodal"))
         return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown kind \"%s\"",
                        plan->file, f->line, f->kind);
@@ -65,11 +81,27 @@ void sim_faults_for(const gc_plan *plan, const char *node, int gpu, faultset *fs
     }
     fs->throttle_after_s = INFINITY;
     fs->unstable = 0.0;
+    fs->foreign = 0.0;
+    for (int i = 0; i < F_COUNT; i++)
+        fs->flap[i] = 0.0;
     for (size_t i = 0; i < plan->sim.nfaults; i++) {
         const gc_fault *f = &plan->sim.faults[i];
         int m = fault_index(f->metric);
+        if (!strcmp(f->kind, "foreign_load") && fault_matches(f, node, gpu)) {
+            /* what a second process streaming HBM did to a real H100 and H200
+             * (results/fleet *-quick-shared): L2 latency 2.35x (it evicts L2
+             * between time slices), launch + sync ~45x; HBM bandwidth kept */
+            fs->foreign = fmax(fs->foreign, f->factor);
+            fs->scale[F_L2_LAT] *= 2.35;
+            fs->scale[F_LAUNCH] *= 45;
+            continue;
+        }
         if (m < 0 || !fault_matches(f, node, gpu))
             continue;
+        if (!strcmp(f->kind, "flap")) {
+            fs->flap[m] = f->factor;
+            continue;
+        }
         if (!strcmp(f->kind, "scale"))
             fs->scale[m] *= f->factor;
         else if (!strcmp(f->kind, "bimodal"))
@@ -106,4 +138,31 @@ void sim_fault_events(const gc_plan *plan, const char *node, int gpu, uint32_t i
             while (nanosleep(&ts, &ts) != 0) {}
         }
     }
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+static uint64_t item_hash(const gc_plan *plan, const char *node, int gpu, uint32_t item_id)
+{
+    uint64_t h = mix((uint64_t)plan->sim.seed + 0x9e3779b97f4a7c15ull);
+    for (const char *c = node; c && *c; c++)
+        h = mix(h ^ (uint8_t)*c);
+    return mix(h ^ ((uint64_t)(uint32_t)gpu << 32) ^ item_id);
+}
+
+int sim_flap_slow(const gc_plan *plan, const char *node, int gpu, uint32_t item_id)
+{
+    return (item_hash(plan, node, gpu, item_id) >> 11) & 1;
+}
+
+int sim_foreign_seen(const gc_plan *plan, const char *node, int gpu, uint32_t item_id, double frac)
+{
+    return (double)(item_hash(plan, node, gpu, item_id ^ 0x5bd1e995u) >> 11) * 0x1.0p-53 < frac;
 }

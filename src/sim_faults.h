@@ -17,7 +17,14 @@ typedef struct faultset {
     double bimodal[F_COUNT];    /* fraction of slow samples, 0 = none */
     double throttle_after_s;    /* sustained load: thermal throttling from then on; INFINITY none */
     double unstable;            /* sustained load: the clock dips by up to this fraction; 0 none */
+    double foreign;             /* another process uses the GPU: the fraction of items NVML sees it in */
+    double flap[F_COUNT];       /* a flapping link: half its items run at this factor; 0 none */
 } faultset;
+
+/* 1: a flapping link of fs runs slow for this item (half of them, by the seed and item). */
+int sim_flap_slow(const gc_plan *plan, const char *node, int gpu, uint32_t item_id);
+/* 1: NVML would see the other process during this item (fraction fs->foreign of items). */
+int sim_foreign_seen(const gc_plan *plan, const char *node, int gpu, uint32_t item_id, double frac);
 
 /* 0, or GC_EINVAL with a message when a fault is not one the sim knows. */
 int sim_check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err);

@@ -100,6 +100,11 @@ int sim_setup_xfer(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
                f->scale[F_PCIE_WIDTH] * f->scale[F_NUMA] * 1e9;
     double h2d = p->h2d_pinned_gb_per_s * k * f->scale[F_H2D_BW];
     double d2h = p->d2h_pinned_gb_per_s * k * f->scale[F_D2H_BW];
+    int flapping = sim_flap_slow(b->plan, b->node, b->local_index, t->item->id);
+    if (f->flap[F_H2D_BW] > 0 && flapping)
+        h2d *= f->flap[F_H2D_BW];
+    if (f->flap[F_D2H_BW] > 0 && flapping)
+        d2h *= f->flap[F_D2H_BW];
     int bidir = !strcmp(dir, "bidir"), is_d2h = !strcmp(dir, "d2h");
     xfer_job(j, (p->pcie_latency_us + (pageable ? p->pageable_extra_latency_us : 0)) * 1e-6,
              sim_pnum(t->item, "size_bytes"), bidir ? 2 : 1, p->pcie_bidir_loss);
@@ -149,6 +154,12 @@ int sim_setup_p2p(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     sim_faults_for(b->plan, b->node, t->peer_local_index, &peer);
     double links = fmin(b->f.scale[F_NVLINK], peer.scale[F_NVLINK]);
     double scale = fmin(b->f.scale[F_P2P_BW], peer.scale[F_P2P_BW]);
+    /* a flapping link: slow in half of the pair's items (by item and pair) */
+    uint32_t pair_item = t->item->id * 131u + (uint32_t)t->peer_local_index * 17u + (uint32_t)b->local_index;
+    if (b->f.flap[F_P2P_BW] > 0 && sim_flap_slow(b->plan, b->node, b->local_index, pair_item))
+        scale *= b->f.flap[F_P2P_BW];
+    if (peer.flap[F_P2P_BW] > 0 && sim_flap_slow(b->plan, b->node, t->peer_local_index, pair_item))
+        scale *= peer.flap[F_P2P_BW];
     double slow = fmax(b->f.bimodal[F_P2P_BW], peer.bimodal[F_P2P_BW]);
     int on = strcmp(sim_pstr(t->item, "peer_access"), "off") != 0;
     int nvlink = lround(p->nvlink_links * links) > 0;
