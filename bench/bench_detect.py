@@ -273,8 +273,9 @@ def main():
                 s[2] += att
             sys.stdout.flush()
             if args.progress:
-                print(f"  seed {seed}: healthy fp {fp_h}, faulted fp {fp_f} "
-                      f"({time.monotonic() - t_start:.0f} s)", flush=True)
+                missed = [f"{k[0]} {k[1]}: {v[1]}/{v[0]}" for k, v in stats.items() if v[1] < v[0]]
+                print(f"  seed {seed}: healthy fp {fp_h}, faulted fp {fp_f}; missed so far: "
+                      f"{', '.join(missed) or 'none'} ({time.monotonic() - t_start:.0f} s)", flush=True)
         print(f"\n== {n} GPUs, {args.seeds} seeds ({time.monotonic() - t_start:.0f} s)")
         print(f"{'fault':12} {'magnitude':18} {'instances':>9} {'recall':>7} {'attributed':>10}  target")
         for spec in FAULTS:
