@@ -18,6 +18,7 @@
 #include "check.h"
 #include "check_cmd.h"
 #include "detect.h"
+#include "detect_int.h"
 #include "rules.h"
 
 /* ---- a crafted catalogue ---------------------------------------------- */
@@ -33,6 +34,7 @@ typedef struct gspec {
     double ratio;            /* hbm_achieved_ratio */
     double h2d_beta;         /* its host link */
     int throttled_flag;
+    int shared_flag;         /* the chase point was measured while another process used the GPU */
     int count;               /* samples of the chase point */
 } gspec;
 
@@ -97,7 +99,7 @@ static char *catalogue(const gspec *g, int n, int per_node)
                 "\"summary\": {\"count\": 10, \"p1\": 1.0, \"p5\": 1.0, \"p50\": %g, \"p95\": 1.0, \"p99\": 1.0}}]}",
             i ? "," : "", node, idx, i, x->status, strcmp(x->status, "ok") ? "crafted" : "", i, x->name,
             x->numa, x->pcie_gen, x->pcie_width, x->nvlinks, x->clock, x->throttle, x->ecc_corr,
-            x->ecc_unc, x->hbm, x->l2lat, x->ratio, x->throttled_flag ? "\"throttled\"" : "", x->count,
+            x->ecc_unc, x->hbm, x->l2lat, x->ratio, x->throttled_flag ? "\"throttled\"" : x->shared_flag ? "\"gpu_shared\"" : "", x->count,
             x->l2lat * 0.97, x->l2lat * 0.98, x->l2lat * 0.99, x->l2lat, x->l2_p95, x->l2_p95 * 1.01,
             x->l2_p95 * 1.05, x->l2lat, x->h2d_beta * (1 + 0.001 * (i % 7)));
     }
@@ -371,6 +373,65 @@ int main(void)
     gc_baseline_free(base);
     free(before);
     free(js);
+
+    /* like with like: a baseline judges only what the same plan measured
+     * (the crafted catalogues are of plan "t"), beyond its sources' range */
+    fleet(g);
+    js = catalogue(g, N, 8);
+    {
+        const char *other = "{\"schema_version\": \"1.0\", \"kind\": \"baseline\", \"sku\": \"Test GPU\", "
+                            "\"source\": \"t\", \"plans\": {\"quick\": {\"parameters\": "
+                            "{\"hbm_bw_bps\": {\"median\": 4e12, \"lo\": 3.9e12, \"hi\": 4.1e12, \"n\": 3}}}}}";
+        CHECK(gc_catread_baseline_mem("other.json", other, strlen(other), &base, &e) == 0, "%s", e.msg);
+        R2 = R;
+        R2.min_peers = 1000;
+        j = judge(js, &R2, base);
+        const gc_verdict *v = find(j.d, "n1/gpu0");
+        CHECK(v->level == GC_V_OK && !v->used_baseline, "another plan's baseline does not judge");
+        CHECK(strstr(v->note, "no values of this plan") != NULL, "note: %s", v->note);
+        gc_detect_free(j.d);
+        gc_baseline_free(base);
+        const char *same = "{\"schema_version\": \"1.0\", \"kind\": \"baseline\", \"sku\": \"Test GPU\", "
+                           "\"source\": \"t\", \"plans\": {\"t\": {\"parameters\": "
+                           "{\"hbm_bw_bps\": {\"median\": 3.5e12, \"lo\": 3.4e12, \"hi\": 3.6e12, \"n\": 3}, "
+                           "\"l2_latency_cycles\": {\"median\": 250, \"lo\": 240, \"hi\": 280, \"n\": 3}}}}}";
+        CHECK(gc_catread_baseline_mem("same.json", same, strlen(same), &base, &e) == 0, "%s", e.msg);
+        j = judge(js, &R2, base);
+        v = find(j.d, "n1/gpu0");
+        /* 3.0 vs 3.5: -14.3%, 2.9% of it inside the sources' range: degraded */
+        CHECK(has_rule(v, "baseline", "hbm_bw_bps") == GC_V_DEGRADED, "same plan judges");
+        /* 270 vs 250: +8%, inside the sources' 240..280: not a deviation */
+        CHECK(!has_rule(v, "baseline", "l2_latency_cycles"), "inside the sources' range");
+        CHECK(strstr(v->note, "values judged against plan t's") != NULL, "note: %s", v->note);
+        gc_detect_free(j.d);
+        gc_baseline_free(base);
+    }
+    free(js);
+
+    /* a GPU shared with another process: inconclusive, suspect at most, never ok */
+    fleet(g);
+    g[5].l2lat = 650;
+    g[5].l2_p95 = 660;
+    g[5].shared_flag = 1;
+    js = catalogue(g, N, 8);
+    j = judge(js, &R, NULL);
+    {
+        const gc_verdict *v = find(j.d, "n1/gpu5");
+        CHECK(v->level == GC_V_SUSPECT, "shared: %s", gc_verdict_name(v->level));
+        CHECK(has_rule(v, "shared", "gpu_shared") == GC_V_SUSPECT, "shared reason");
+        CHECK(has_rule(v, "peers", "l2_latency_cycles") == GC_V_SUSPECT &&
+              strstr(v->reasons[0].detail, "inconclusive: GPU shared") != NULL, "%s", v->reasons[0].detail);
+        CHECK(gc_check_exit_code(j.d) == GC_CHECK_SUSPECT, "check exits 1");
+    }
+    gc_detect_free(j.d);
+    free(js);
+
+    /* the run's comparisons: the z a per-run rate allows grows with them */
+    CHECK(fabs(det_z_for(0.01, 1) - 2.326) < 0.01, "z for 1%% of one: %g", det_z_for(0.01, 1));
+    CHECK(det_z_for(0.01, 2e6) > 5.6 && det_z_for(0.01, 2e6) < 5.9, "z for 2e6: %g", det_z_for(0.01, 2e6));
+    CHECK(gc_det_host_set("launch.time mode=back_to_back") && gc_det_host_set("launch_ns") &&
+          gc_det_host_set("pcie xfer h2d pageable ce") && !gc_det_host_set("hbm_bw_bps") &&
+          !gc_det_host_set("pcie xfer h2d pinned ce"), "host-set values");
 
     /* malformed and schema-invalid catalogues: clear errors, nothing judged */
     fleet(g);
