@@ -129,6 +129,10 @@ static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *inf
     b->sub_bits = a->sub_bits;
     b->peer = a->peer;
     sim_faults_for(a->plan, b->node, b->local_index, &b->f);
+    if (!(b->attempts = calloc(GC_MAX_ITEMS, 1))) {
+        free(b);
+        return GC_ENOMEM;
+    }
     fill_info(b, a, info);
     *out = b;
     return 0;
@@ -158,7 +162,7 @@ static int sim_conditions(gc_backend *b, gc_conditions *c)
 static void sim_close(gc_backend *b)
 {
     if (b)
-        free(b->net_buf);
+        free(b->net_buf), free(b->attempts);
     free(b);
 }
 
@@ -518,8 +522,8 @@ static int run_job(const gc_backend *b, const gc_task *t, gc_gpu *gpu, const job
         pts[k] = &gpu->points[first + k];
     sim_rng r;
     uint64_t keys[] = { b->plan->sim.seed, (uint64_t)b->node_index,
-                        (uint64_t)b->local_index, t->item->id };
-    sim_rng_seed(&r, keys, 4);
+                        (uint64_t)b->local_index, t->item->id, b->attempt };
+    sim_rng_seed(&r, keys, b->attempt ? 5 : 4);   /* a re-measure draws afresh */
     uint32_t n = spec->samples ? spec->samples : 1;
     uint32_t reps = spec->repetitions ? spec->repetitions : 1;
     uint32_t per_rep = (n + reps - 1) / reps;
@@ -551,6 +555,14 @@ static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err
         return 0;   /* the initiator records the pair */
     size_t first = gpu->npoints;
     int rc = GC_EUNSUPPORTED;
+    b->attempt = it->id < GC_MAX_ITEMS ? b->attempts[it->id] : 0;
+    if (it->id < GC_MAX_ITEMS && b->attempts[it->id] < 255)
+        b->attempts[it->id]++;
+    /* a transient fault: its scale on the first measurement of an item only */
+    faultset keep = b->f;
+    for (int m = 0; m < F_COUNT && b->attempt == 0; m++)
+        if (b->f.transient[m] > 0)
+            b->f.scale[m] *= b->f.transient[m];
     if (!strcmp(name, "sustain"))
         rc = sim_sustain(b, t, gpu, err);
     for (size_t i = 0; rc == GC_EUNSUPPORTED && i < sizeof setups / sizeof setups[0]; i++) {
@@ -563,6 +575,7 @@ static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err
         rc = setups[i].setup(b, t, &j, err);
         rc = rc ? rc : run_job(b, t, gpu, &j, err);
     }
+    b->f = keep;
     if (rc != GC_EUNSUPPORTED) {
         /* another process on the GPU: NVML sees it in some items (the
          * cuda backend's gpu_shared flag) */

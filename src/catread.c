@@ -241,7 +241,9 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
         size_t k;
         json_t *f;
         int shared = 0;
-        g->points++;
+        json_t *cf = json_object_get(ctx, "confirm");
+        int remeasure = json_is_string(cf) && !strcmp(json_string_value(cf), "remeasure");
+        g->points += !remeasure;
         json_array_foreach(fl, k, f) {
             if (json_is_string(f) && !strcmp(json_string_value(f), "throttled"))
                 g->throttled_points++;
@@ -281,7 +283,7 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
         if (isfinite(q[2]) && gbuf_add(b, key, unit, better ? better : 1, q[2], q, (double)count))
             return gc_fail(r->err, GC_ENOMEM, "out of memory");
         if (isfinite(q[2]))
-            b->v[b->n - 1].shared = shared;
+            b->v[b->n - 1].shared = shared, b->v[b->n - 1].remeasure = remeasure;
     }
     g->values = b->v;
     g->nvalues = b->n;

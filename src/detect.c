@@ -289,8 +289,10 @@ void gc_detect_free(gc_detect *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->ng; i++)
+    for (size_t i = 0; i < d->ng; i++) {
         free(d->g[i].v);
+        free(d->g[i].rv);
+    }
     for (size_t i = 0; i < d->nv; i++)
         free(d->v[i].reasons);
     free(d->g);
@@ -361,10 +363,14 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
             d->seen = ns;
             d->seen[k] = 0;
         }
-        if (d->seen[k] == d->ng + 1)
+        if (x->remeasure) {   /* kept apart: it confirms or not, it is not judged */
+            if (!g->rv && !(g->rv = malloc((in->nvalues ? in->nvalues : 1) * sizeof *g->rv)))
+                return gc_fail(err, GC_ENOMEM, "detect: out of memory");
+        } else if (d->seen[k] == d->ng + 1)
             continue;   /* a key twice in one GPU: the first counts */
-        d->seen[k] = (uint32_t)d->ng + 1;
-        val *o = &g->v[g->nv++];
+        else
+            d->seen[k] = (uint32_t)d->ng + 1;
+        val *o = x->remeasure ? &g->rv[g->nrv++] : &g->v[g->nv++];
         o->key = (uint32_t)k;
         o->better = (int8_t)x->better;
         o->v = x->value;
@@ -445,7 +451,8 @@ int gc_det_ctx_observed(const char *key)
     static const char *const obs[] = { "sm_clock_mhz_measured", "timer_cost_median_cycles", "loaded_s",
                                        "ecc_corrected_new", "ecc_uncorrected_new", "remapped_rows_new",
                                        "slowdown_reasons", "xid_events", "fma_iters", "bytes_moved",
-                                       "theoretical_bps", "nominal_bps", "pcie_gen", "pcie_width" };
+                                       "theoretical_bps", "nominal_bps", "pcie_gen", "pcie_width",
+                                       "confirm" };
     for (size_t i = 0; i < sizeof obs / sizeof *obs; i++)
         if (!strcmp(key, obs[i]))
             return 1;
@@ -543,6 +550,7 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
         v[n++] = (gc_det_value){ .name = keys[i], .unit = p->unit, .better = b,
                                  .value = gc_det_round(s.p50), .has_q = 1, .count = (double)s.count,
                                  .shared = (p->flags & GC_FLAG_SHARED) != 0,
+                                 .remeasure = gc_ctx_get(&p->ctx, "confirm") != NULL,
                                  .q = { gc_det_round(s.p1), gc_det_round(s.p5), gc_det_round(s.p50), gc_det_round(s.p95), gc_det_round(s.p99) } };
     }
     gc_det_gpu r = {
@@ -647,7 +655,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
     double ncomp = 0;
     for (size_t i = 0; i < d->ng; i++)
         ncomp += 2.0 * (double)d->g[i].nv;
-    d->z_fleet = det_z_for(R->fleet_fp_rate, ncomp);
+    d->z_fleet = gc_det_z_for(R->fleet_fp_rate, ncomp);
     qsort_r(order, d->ng, sizeof *order, by_group, d);
     for (size_t s = 0; s < d->ng && !rc;) {
         size_t e = s;

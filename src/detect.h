@@ -50,6 +50,7 @@ typedef struct gc_det_value {
     double count;        /* samples behind q, 0: unknown */
     double q[GC_DET_NQ];
     int shared;          /* measured while another process used the GPU (gpu_shared) */
+    int remeasure;       /* the run measured this point again before blaming (confirm.c) */
 } gc_det_value;
 
 typedef struct gc_det_cond {
@@ -142,6 +143,10 @@ void gc_det_sustain_param(gc_det_sustain *s, const char *name, double value);
 int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *sums,
                              const char *status_name, gc_err *err);
 int gc_detect_finish(gc_detect *d, gc_err *err);
+
+/* The one-sided normal z whose tail, over n comparisons, is rate in all
+ * (the run's false-positive rate, Bonferroni; rules fleet). */
+double gc_det_z_for(double rate, double n);
 
 /* Shared with catread.c so both paths name things alike. */
 int gc_det_better_of_unit(const char *unit);   /* GC_BETTER_*, 0: not judged */

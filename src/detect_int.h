@@ -68,8 +68,9 @@ typedef struct grec {
     gc_det_cond start, end;
     int throttled_points, shared_points, points;
     gc_det_sustain sustain;
-    size_t nv;
+    size_t nv, nrv;
     val *v;
+    val *rv;           /* re-measurements (confirm.c), by the same keys */
     uint32_t group;
 } grec;
 
@@ -109,8 +110,6 @@ int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double v
 
 /* ---- tempering (detect_temper.c) -------------------------------------- */
 
-/* The one-sided normal z whose tail, over n comparisons, is rate in all. */
-double det_z_for(double rate, double n);
 /* After a GPU's rules: what was measured while the GPU was shared becomes
  * "inconclusive: GPU shared" (suspect at most), a value the host sets
  * suspect at most unless confirmed and large; the level follows. */

@@ -24,7 +24,7 @@
 
 #include "detect_int.h"
 
-double det_z_for(double rate, double n)
+double gc_det_z_for(double rate, double n)
 {
     if (!(n >= 1) || !(rate > 0))
         return 0;
@@ -57,10 +57,57 @@ static void prefix(gc_reason *r, const char *what)
     r->detail[cap] = '\0';
 }
 
+static const val *remeasured(const gc_detect *d, const grec *g, const char *key)
+{
+    long id = det_strtab_id((strtab *)&d->keys, key, 0);
+    for (size_t i = 0; id >= 0 && i < g->nrv; i++)
+        if (g->rv[i].key == (uint32_t)id)
+            return &g->rv[i];
+    return NULL;
+}
+
+static const val *value_of(const gc_detect *d, const grec *g, const char *key)
+{
+    long id = det_strtab_id((strtab *)&d->keys, key, 0);
+    for (size_t i = 0; id >= 0 && i < g->nv; i++)
+        if (g->v[i].key == (uint32_t)id)
+            return &g->v[i];
+    return NULL;
+}
+
+static void suffix(gc_reason *r, const char *what)
+{
+    size_t n = strlen(r->detail);
+    if (n + strlen(what) < sizeof r->detail)
+        memcpy(r->detail + n, what, strlen(what) + 1);
+}
+
+/* A degraded value reason against the GPU's re-measurement of the same
+ * point: 1 held, 0 did not, -1 not measured again. Peers and baseline:
+ * the new median is still off by the degraded floor from the same
+ * reference; distribution: the new tail (p95 against p50, in the bad
+ * direction) is still at least half as heavy as the first one's. */
+static int held(const gc_detect *d, const grec *g, const gc_reason *r)
+{
+    const val *x = value_of(d, g, r->metric), *y = remeasured(d, g, r->metric);
+    if (!x || !y)
+        return -1;
+    const gc_rules *R = d->r;
+    if (!strcmp(r->rule, "distribution")) {
+        double t0 = x->better == GC_BETTER_LOWER ? x->q[3] - x->q[2] : x->q[2] - x->q[1];
+        double t1 = y->better == GC_BETTER_LOWER ? y->q[3] - y->q[2] : y->q[2] - y->q[1];
+        return t1 >= 0.5 * t0;
+    }
+    if (!isfinite(r->reference) || r->reference == 0)
+        return -1;
+    double bad = (y->better == GC_BETTER_HIGHER ? r->reference - y->v : y->v - r->reference) / fabs(r->reference);
+    return bad >= (!strcmp(r->rule, "baseline") ? R->base_rel_degraded : R->rel_degraded);
+}
+
 int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v)
 {
     const gc_rules *R = d->r;
-    int shared_blamed = 0;
+    int shared_blamed = 0, confirmed = 0, not_held = 0, unconfirmed = 0, params = 0;
     for (size_t k = 0; k < v->nreasons; k++) {
         gc_reason *r = &v->reasons[k];
         if (strcmp(r->rule, "peers") && strcmp(r->rule, "distribution") && strcmp(r->rule, "baseline"))
@@ -74,14 +121,50 @@ int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v)
             shared_blamed++;
             continue;
         }
+        if (r->severity >= GC_V_DEGRADED && !strchr(r->metric, '.')) {
+            params++;   /* a parameter: derived from points, judged after them */
+        } else if (r->severity >= GC_V_DEGRADED) {
+            int h = held(d, g, r);
+            if (h == 1) {
+                confirmed++;
+                suffix(r, " [confirmed: measured again]");
+            } else if (h == 0) {
+                const val *y = remeasured(d, g, r->metric);
+                char t[64];
+                snprintf(t, sizeof t, "not confirmed (measured again: %.6g): ", y ? y->v : NAN);
+                r->severity = GC_V_SUSPECT;
+                prefix(r, t);
+                not_held++;
+                continue;
+            } else
+                unconfirmed++;
+        }
         if (gc_det_host_set(r->metric) && r->severity > GC_V_SUSPECT) {
             double rel = isfinite(r->reference) && r->reference != 0
                        ? fabs(r->value - r->reference) / fabs(r->reference) : 0;
-            if (!(strstr(r->detail, "confirmed") && rel >= R->host_set_rel_degraded)) {
+            if (!(strstr(r->detail, "[confirmed") && rel >= R->host_set_rel_degraded)) {
                 r->severity = GC_V_SUSPECT;
                 prefix(r, "host-set, suspect at most: ");
             }
         }
+    }
+    /* a derived parameter's finding holds when its GPU's re-measured points
+     * held (all of them), not when none did */
+    for (size_t k = 0; params && k < v->nreasons; k++) {
+        gc_reason *r = &v->reasons[k];
+        if (strcmp(r->rule, "peers") && strcmp(r->rule, "distribution") && strcmp(r->rule, "baseline"))
+            continue;
+        if (r->severity < GC_V_DEGRADED || strchr(r->metric, '.'))
+            continue;
+        if (confirmed && !not_held) {
+            confirmed++;
+            suffix(r, " [confirmed: its points measured again]");
+        } else if (not_held && !confirmed) {
+            not_held++;
+            r->severity = GC_V_SUSPECT;
+            prefix(r, "not confirmed (its points measured again): ");
+        } else
+            unconfirmed++;
     }
     int rc = 0;
     if (g->shared_points > 0)
@@ -91,6 +174,12 @@ int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v)
                             "used the GPU (NVML)%s; measure again with the GPU to itself",
                             g->shared_points, g->points,
                             shared_blamed ? ", and deviations drawn from them are not blamed on the GPU" : "");
+    if (!rc && (confirmed || not_held || unconfirmed)) {
+        size_t n = strlen(v->note);
+        snprintf(v->note + n, sizeof v->note - n,
+                 "%smeasured again before blaming: %d degraded finding(s) confirmed, %d not (suspect), "
+                 "%d not measured again (unconfirmed)", n ? "; " : "", confirmed, not_held, unconfirmed);
+    }
     det_relevel(v);
     return rc;
 }

@@ -14,7 +14,7 @@ static const char *const fault_keys[] = {
     "node", "gpu", "metric", "kind", "factor", "at_item", NULL };
 static const char *const fault_kinds[] = {
     "scale", "bimodal", "crash", "segv", "hang", "slow", "throttle", "unstable", "foreign_load",
-    "flap", NULL };
+    "flap", "transient", NULL };
 static const char *const fault_metrics[] = {
     "hbm_bw", "l2_bw", "smem_bw", "l1_latency", "l2_latency", "dram_latency",
     "inst_latency", "launch", "h2d_bw", "d2h_bw", "pcie_width", "nvlink",
@@ -112,7 +112,7 @@ static int load_fault(const gc_cfg *L, const config_setting_t *g, unsigned idx, 
     f->gpu = (int)gpu;
     f->at_item = (int)at;
     f->factor = 0.0;
-    if (strcmp(f->kind, "scale") == 0)
+    if (strcmp(f->kind, "scale") == 0 || strcmp(f->kind, "transient") == 0)
         rc = gc_cfg_opt_num(L, g, path, "factor", 0.0, 10.0, 1, &f->factor);
     else if (slow || strcmp(f->kind, "throttle") == 0)   /* seconds: the item's extra time,
                                                             the load's time to throttle */

@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "catalogue.h"
+#include "confirm.h"
 #include "history.h"
 #include "history_cmd.h"
 #include "cluster.h"
@@ -431,6 +432,45 @@ static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_g
                 r->gpu.items_total, gc_watch_reason(r->watch));
 }
 
+/* ---- measure again before blaming (confirm.c) ------------------------- */
+
+typedef struct confirm_ctx {
+    runner *r;
+    gc_step_task *tasks;
+    size_t ntasks;
+} confirm_ctx;
+
+static int confirm_item(void *ctx, uint32_t item_id)
+{
+    confirm_ctx *c = ctx;
+    for (size_t i = 0; i < c->ntasks; i++)
+        if (c->tasks[i].task.item->id == item_id && c->tasks[i].task.peer_rank < 0) {
+            c->r->gpu.items_total++;
+            run_task(c->r, &c->tasks[i].task, c->tasks[i].budget_s, 0);
+            return 0;
+        }
+    return -1;
+}
+
+static int confirm_wait(void *ctx, int start_rc, MPI_Request *rq, const char *what)
+{
+    confirm_ctx *c = ctx;
+    if (gc_watch_wait(c->r->watch, start_rc, rq, what))
+        c->r->abandoned = 1;
+    return c->r->abandoned;
+}
+
+static void confirm_phase(runner *r, const gc_item *items, size_t nitems, gc_step_task *tasks,
+                          size_t ntasks)
+{
+    confirm_ctx c = { r, tasks, ntasks };
+    gc_confirm_io io = { .world = r->cl.world, .rank = r->cl.rank, .size = r->cl.size,
+                         .quiet = r->opts->quiet, .gpu = &r->gpu, .items = items, .nitems = nitems,
+                         .remeasure = confirm_item, .wait = confirm_wait, .ctx = &c };
+    gc_confirm_run(&io);
+    barrier(r, r->cl.world);
+}
+
 static int setup(runner *r, gc_err *e)
 {
     const gc_run_opts *o = r->opts;
@@ -772,6 +812,8 @@ int gc_run_main(const gc_run_opts *o)
 
     if (ok > 0)
         run_phases(&r, tasks, ntasks, &geom);
+    if (ok > 0 && !r.abandoned)
+        confirm_phase(&r, items, nitems, tasks, ntasks);   /* measure again before blaming */
 
     r.ops->conditions(r.be, &r.gpu.end);
     /* Also a plan with no items for this rank; not a run abandoned. */

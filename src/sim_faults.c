@@ -44,6 +44,14 @@ int sim_check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err)
                            "p2p_bw, net_bw) and a factor in (0, 1)", plan->file, f->line);
         return 0;
     }
+    if (!strcmp(f->kind, "transient")) {
+        /* a deviation that does not repeat (jitter, a one-off stall): the
+         * first measurement of each item at factor, a re-measure without */
+        if (m < 0 || m >= F_SM_CLOCK || !(f->factor > 0 && f->factor <= 16))
+            return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: transient takes a measured metric "
+                           "(not a link or clock state) and a factor in (0, 16]", plan->file, f->line);
+        return 0;
+    }
     if (!is_ev && !is_sus && strcmp(f->kind, "scale") && strcmp(f->kind, "bimodal"))
         return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: unknown kind \"%s\"",
                        plan->file, f->line, f->kind);
@@ -83,7 +91,7 @@ void sim_faults_for(const gc_plan *plan, const char *node, int gpu, faultset *fs
     fs->unstable = 0.0;
     fs->foreign = 0.0;
     for (int i = 0; i < F_COUNT; i++)
-        fs->flap[i] = 0.0;
+        fs->flap[i] = fs->transient[i] = 0.0;
     for (size_t i = 0; i < plan->sim.nfaults; i++) {
         const gc_fault *f = &plan->sim.faults[i];
         int m = fault_index(f->metric);
@@ -100,6 +108,10 @@ void sim_faults_for(const gc_plan *plan, const char *node, int gpu, faultset *fs
             continue;
         if (!strcmp(f->kind, "flap")) {
             fs->flap[m] = f->factor;
+            continue;
+        }
+        if (!strcmp(f->kind, "transient")) {
+            fs->transient[m] = f->factor;
             continue;
         }
         if (!strcmp(f->kind, "scale"))

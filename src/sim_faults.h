@@ -19,6 +19,7 @@ typedef struct faultset {
     double unstable;            /* sustained load: the clock dips by up to this fraction; 0 none */
     double foreign;             /* another process uses the GPU: the fraction of items NVML sees it in */
     double flap[F_COUNT];       /* a flapping link: half its items run at this factor; 0 none */
+    double transient[F_COUNT];  /* the first measurement of each item at this factor; 0 none */
 } faultset;
 
 /* 1: a flapping link of fs runs slow for this item (half of them, by the seed and item). */

@@ -22,6 +22,8 @@ struct gc_backend {
     uint32_t sub_bits;
     faultset f;
     uint64_t cond_calls;
+    uint8_t *attempts;        /* per item id: times measured (a re-measure draws afresh) */
+    uint32_t attempt;         /* of the item being measured: 0 first */
     const gc_peer_io *peer;   /* real ranks: net items move real bytes */
     char *net_buf;
     size_t net_cap;

@@ -31,7 +31,8 @@ PARAMS = ["hbm_bw_bps", "hbm_read_bps", "hbm_write_bps", "hbm_copy_bps", "hbm_tr
 # as gc_det_ctx_observed (src/detect.c): context that holds what was observed
 OBSERVED = {"sm_clock_mhz_measured", "timer_cost_median_cycles", "loaded_s", "ecc_corrected_new",
             "ecc_uncorrected_new", "remapped_rows_new", "slowdown_reasons", "xid_events",
-            "fma_iters", "bytes_moved", "theoretical_bps", "nominal_bps", "pcie_gen", "pcie_width"}
+            "fma_iters", "bytes_moved", "theoretical_bps", "nominal_bps", "pcie_gen", "pcie_width",
+            "confirm"}
 JUDGED_UNITS = {"bytes_per_s", "ops_per_cycle_per_sm", "cycles", "ns"}
 SKIP_BENCH = {"xfer", "p2p", "net"}   # judged as links (configs/rules.cfg peers.skip_benchmarks)
 
@@ -101,7 +102,8 @@ def build(cats, sku, source):
                 if x["name"] in PARAMS and x["value"] is not None:
                     p["parameters"][x["name"]].append(x["value"])
             for r in g["results"]:
-                if r["status"] != "ok" or r["unit"] not in JUDGED_UNITS or r["benchmark"] in SKIP_BENCH:
+                if r["status"] != "ok" or r["unit"] not in JUDGED_UNITS or r["benchmark"] in SKIP_BENCH \
+                        or r["context"].get("confirm") == "remeasure":
                     continue
                 if not r["summary"].get("count"):
                     continue
