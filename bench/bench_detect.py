@@ -195,7 +195,9 @@ def score(verdicts, instances):
     faulty = {g for _, gs in instances for g in gs}
     res = []
     for spec, gs in instances:
-        det = all(gpus[g]["verdict"] != "ok" or g in bad_links for g in gs)
+        # a slow NUMA node is found when its node names it (the GPUs are not at fault)
+        det = all(gpus[g]["verdict"] != "ok" or g in bad_links for g in gs) if spec[0] != "numa" \
+            else attributed("numa", None, [], nodes.get(gs[0][0]))
         att = all(attributed(spec[0], gpus.get(g), bad_links.get(g, []), nodes.get(g[0])) for g in gs) \
             if spec[0] != "numa" else attributed("numa", None, [], nodes.get(gs[0][0]))
         res.append((spec, det, att))

@@ -107,6 +107,8 @@ static int load_profile(const gc_plan *plan, gc_sim_profile *prof, gc_err *err)
     return gc_sim_profile_load(path, prof, err);
 }
 
+static void spread(gc_backend *b);
+
 static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *info,
                     gc_err *err)
 {
@@ -129,6 +131,7 @@ static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *inf
     b->sub_bits = a->sub_bits;
     b->peer = a->peer;
     sim_faults_for(a->plan, b->node, b->local_index, &b->f);
+    spread(b);
     if (!(b->attempts = calloc(GC_MAX_ITEMS, 1))) {
         free(b);
         return GC_ENOMEM;
@@ -136,6 +139,30 @@ static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *inf
     fill_info(b, a, info);
     *out = b;
     return 0;
+}
+
+/* This GPU's draw of the profile's spread: how it differs from others of
+ * its SKU (its chip, its HBM, its host path), once, from its seed and place. */
+static void spread(gc_backend *b)
+{
+    sim_rng r;
+    uint64_t keys[] = { b->plan->sim.seed, (uint64_t)b->node_index, (uint64_t)b->local_index,
+                        0x5354524541ull };
+    sim_rng_seed(&r, keys, 4);
+    const gc_sim_profile *p = &b->prof;
+    double bw = 1 + p->spread_gpu_bw * sim_rng_normal(&r);
+    double lat = 1 + p->spread_gpu_latency * sim_rng_normal(&r);
+    /* the host path: one draw per node (its CPUs, root complexes, memory) */
+    uint64_t hkeys[] = { b->plan->sim.seed, (uint64_t)b->node_index, 0x484f5354ull };
+    sim_rng_seed(&r, hkeys, 3);
+    double host = 1 + p->spread_host_link * sim_rng_normal(&r);
+    b->f.scale[F_HBM_BW] *= fmax(bw, 0.5);
+    b->f.scale[F_L2_BW] *= fmax(bw, 0.5);
+    b->f.scale[F_SMEM_BW] *= fmax(bw, 0.5);
+    b->f.scale[F_L2_LAT] *= fmax(lat, 0.5);
+    b->f.scale[F_DRAM_LAT] *= fmax(lat, 0.5);
+    b->f.scale[F_H2D_BW] *= fmax(host, 0.5);
+    b->f.scale[F_D2H_BW] *= fmax(host, 0.5);
 }
 
 static int sim_conditions(gc_backend *b, gc_conditions *c)

@@ -129,7 +129,10 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
             dmed = det_median_of(tmp, n);
             for (size_t i = 0; i < n; i++)
                 tmp[i] = fabs(dist[i] - dmed);
-            dsig = fmax(1.4826 * det_median_of(tmp, n), R->dist_sigma_floor);
+            /* one-sided distances of a fleet whose GPUs differ (manufacturing)
+             * bunch near zero: their MAD understates how far a healthy GPU
+             * lies; the peers' own relative spread is the least it can be */
+            dsig = fmax(fmax(1.4826 * det_median_of(tmp, n), R->dist_sigma_floor), sigma / fabs(med));
         }
         const char *name = d->keys.s[k], *unit = unit_of(d, (uint32_t)k);
         /* thresholds no lower than what the run's number of comparisons
@@ -558,6 +561,7 @@ static int blame_net(gc_detect *d, strtab *nodes, size_t first, const uint8_t *n
 
 int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
 {
+    const gc_rules *R = d->r;
     strtab nodes = { 0 };
     size_t first = d->nv;
     int rc = 0;
@@ -628,38 +632,70 @@ int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
                                 "%.60s: %.130s", w ? w->metric : "", w ? w->detail : "");
         }
     }
-    /* a slow host NUMA node: every GPU near it has a non-ok host link,
-     * while the node's other GPUs' host links are fine */
+    /* a slow host NUMA node: the host copies of the GPUs near it against
+     * those of the node's other GPUs, which share the host (its CPUs,
+     * memory and firmware: the host's noise cancels). Per direction the
+     * median one-way pinned copy-engine bandwidth near it over the others';
+     * the mean of the directions' ratios, below 1 - peers rel_suspect:
+     * suspect, below 1 - rel_degraded: degraded. */
+    size_t nlk = d->nl ? d->nl : 1;
+    double *near = malloc(nlk * sizeof *near), *other = malloc(nlk * sizeof *other);
+    if (!near || !other)
+        rc = rc ? rc : GC_ENOMEM;
     for (size_t nv = first; nv < d->nv && !rc; nv++) {
         gc_verdict *v = &d->v[nv];
-        /* per host NUMA node: its GPUs, and those with a degraded host link */
-        uint64_t bad[64] = { 0 }, all[64] = { 0 };
+        uint64_t all[64] = { 0 };
         for (size_t i = 0; i < d->nl; i++) {
-            const lrec *l = &d->l[i];
-            if (strcmp(l->bench, "xfer") || l->l.concurrent)
-                continue;
-            long gi = l->l.src.is_gpu ? lsrc[i] : ldst[i];
-            if (gi < 0 || strcmp(d->g[gi].node, v->node))
-                continue;
-            int numa = d->g[gi].numa_node;
-            if (numa < 0 || numa >= 64)
-                continue;
-            uint64_t bit = 1ull << (d->g[gi].index & 63);
-            all[numa] |= bit;
-            if (d->v[d->ng + i].level >= GC_V_DEGRADED)
-                bad[numa] |= bit;
+            long gi = d->l[i].l.src.is_gpu ? lsrc[i] : ldst[i];
+            if (!strcmp(d->l[i].bench, "xfer") && gi >= 0 && !strcmp(d->g[gi].node, v->node) &&
+                d->g[gi].numa_node >= 0 && d->g[gi].numa_node < 64)
+                all[d->g[gi].numa_node] |= 1ull << (d->g[gi].index & 63);
         }
         for (int k = 0; k < 64 && !rc; k++) {
-            int cnt = __builtin_popcountll(all[k]), healthy_elsewhere = 0;
+            int cnt = __builtin_popcountll(all[k]), others = 0;
             for (int k2 = 0; k2 < 64; k2++)
-                healthy_elsewhere |= k2 != k && all[k2] && bad[k2] != all[k2];
-            if (cnt >= 2 && bad[k] == all[k] && healthy_elsewhere)
-                rc = det_add_reason(v, "numa", "host_numa_node", k, NAN, NAN, "", GC_V_DEGRADED,
-                                    "host copies of all %d GPUs near host NUMA node %d are slow while the "
-                                    "node's other GPUs' are not: look at that NUMA node's memory or root complex",
-                                    cnt, k);
+                others += k2 != k ? __builtin_popcountll(all[k2]) : 0;
+            if (cnt < 2 || !others)
+                continue;
+            double sum = 0;
+            int ndir = 0;
+            static const char *const dirs[2] = { "h2d", "d2h" };
+            for (int di = 0; di < 2; di++) {
+                size_t nn2 = 0, no = 0;
+                for (size_t i = 0; i < d->nl; i++) {
+                    const lrec *l = &d->l[i];
+                    long gi = l->l.src.is_gpu ? lsrc[i] : ldst[i];
+                    if (strcmp(l->bench, "xfer") || l->l.concurrent || strcmp(l->dir, dirs[di]) ||
+                        strcmp(l->mem, "pinned") || (l->engine[0] && strcmp(l->engine, "ce")) || gi < 0 ||
+                        strcmp(d->g[gi].node, v->node) || !isfinite(l->l.beta_bps))
+                        continue;
+                    if (d->g[gi].numa_node == k)
+                        near[nn2++] = l->l.beta_bps;
+                    else if (d->g[gi].numa_node >= 0)
+                        other[no++] = l->l.beta_bps;
+                }
+                if (nn2 >= 2 && no >= 1) {
+                    double mo = det_median_of(other, no);
+                    if (mo > 0) {
+                        sum += det_median_of(near, nn2) / mo;
+                        ndir++;
+                    }
+                }
+            }
+            if (!ndir)
+                continue;
+            double ratio = sum / ndir;
+            int sev = ratio <= 1 - R->rel_degraded ? GC_V_DEGRADED
+                    : ratio <= 1 - R->rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
+            if (sev)
+                rc = det_add_reason(v, "numa", "host_numa_node", k, 1.0, ratio, "ratio", sev,
+                                    "host copies of the %d GPUs near host NUMA node %d run at %.0f%% of the "
+                                    "node's other GPUs': look at that NUMA node's memory or root complex",
+                                    cnt, k, 100 * ratio);
         }
     }
+    free(near);
+    free(other);
     free(net_ok);
     det_strtab_free(&nodes);
     return rc;
