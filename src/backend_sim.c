@@ -142,19 +142,20 @@ static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *inf
 }
 
 /* This GPU's draw of the profile's spread: how it differs from others of
- * its SKU (its chip, its HBM, its host path), once, from its seed and place. */
+ * its SKU (its chip, its HBM, its host path), from its place alone (not the
+ * run's seed): a simulated GPU keeps its own factors from run to run, as a
+ * real one does (history, drift). */
 static void spread(gc_backend *b)
 {
     sim_rng r;
-    uint64_t keys[] = { b->plan->sim.seed, (uint64_t)b->node_index, (uint64_t)b->local_index,
-                        0x5354524541ull };
-    sim_rng_seed(&r, keys, 4);
+    uint64_t keys[] = { (uint64_t)b->node_index, (uint64_t)b->local_index, 0x5354524541ull };
+    sim_rng_seed(&r, keys, 3);
     const gc_sim_profile *p = &b->prof;
     double bw = 1 + p->spread_gpu_bw * sim_rng_normal(&r);
     double lat = 1 + p->spread_gpu_latency * sim_rng_normal(&r);
     /* the host path: one draw per node (its CPUs, root complexes, memory) */
-    uint64_t hkeys[] = { b->plan->sim.seed, (uint64_t)b->node_index, 0x484f5354ull };
-    sim_rng_seed(&r, hkeys, 3);
+    uint64_t hkeys[] = { (uint64_t)b->node_index, 0x484f5354ull };
+    sim_rng_seed(&r, hkeys, 2);
     double host = 1 + p->spread_host_link * sim_rng_normal(&r);
     b->f.scale[F_HBM_BW] *= fmax(bw, 0.5);
     b->f.scale[F_L2_BW] *= fmax(bw, 0.5);

@@ -224,16 +224,25 @@ static int baseline_seal(gc_baseline *b)
     qsort(b->e, b->n, sizeof *b->e, by_key);
     for (size_t i = 0; i < b->n;) {
         size_t j = i;
-        double lo = b->e[i].lo, hi = b->e[i].hi;
+        double lo = INFINITY, hi = -INFINITY;
         while (j < b->n && b->e[j].key == b->e[i].key) {
             tmp[j - i] = b->e[j].value;
-            lo = fmin(lo, b->e[j].lo);
-            hi = fmax(hi, b->e[j].hi);
+            if (b->e[j].lo < b->e[j].value)   /* a range the file gives */
+                lo = fmin(lo, b->e[j].lo);
+            if (b->e[j].hi > b->e[j].value)
+                hi = fmax(hi, b->e[j].hi);
             j++;
         }
-        b->val[b->e[i].key] = det_median_of(tmp, j - i);
-        b->lo[b->e[i].key] = lo;
-        b->hi[b->e[i].key] = hi;
+        /* several values (GPUs of a catalogue, runs of a history): their
+         * robust band, median +- 2 x 1.4826 MAD, so that one bad run among
+         * good ones does not widen what counts as healthy */
+        double med = det_median_of(tmp, j - i);
+        for (size_t k = 0; k < j - i; k++)
+            tmp[k] = fabs(tmp[k] - med);
+        double band = 2 * 1.4826 * det_median_of(tmp, j - i);
+        b->val[b->e[i].key] = med;
+        b->lo[b->e[i].key] = fmin(lo, med - band);
+        b->hi[b->e[i].key] = fmax(hi, med + band);
         i = j;
     }
     free(tmp);

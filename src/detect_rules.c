@@ -635,7 +635,7 @@ int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
     /* a slow host NUMA node: the host copies of the GPUs near it against
      * those of the node's other GPUs, which share the host (its CPUs,
      * memory and firmware: the host's noise cancels). Per direction the
-     * median one-way pinned copy-engine bandwidth near it over the others';
+     * fastest one-way pinned copy-engine bandwidth near it over the others' median;
      * the mean of the directions' ratios, below 1 - peers rel_suspect:
      * suspect, below 1 - rel_degraded: degraded. */
     size_t nlk = d->nl ? d->nl : 1;
@@ -675,9 +675,13 @@ int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
                         other[no++] = l->l.beta_bps;
                 }
                 if (nn2 >= 2 && no >= 1) {
-                    double mo = det_median_of(other, no);
+                    /* the fastest near it: every GPU near it must be slow,
+                     * not one with its own fault (a PCIe link at x8) */
+                    double mo = det_median_of(other, no), mx = near[0];
+                    for (size_t q = 1; q < nn2; q++)
+                        mx = fmax(mx, near[q]);
                     if (mo > 0) {
-                        sum += det_median_of(near, nn2) / mo;
+                        sum += mx / mo;
                         ndir++;
                     }
                 }

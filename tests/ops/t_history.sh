@@ -97,7 +97,9 @@ for g in (rows[:5], rows[5:]):
     t = [r[0] for r in g]
     v = [float(r[-1]) for r in g]
     assert t == sorted(t) and t[0].startswith("2026-01-11"), t
-    assert all(b < a for a, b in zip(v, v[1:])), v   # 1% less each run
+    # 1% less each run; the medians are histogram buckets ~1.2% apart, so two
+    # runs may share one (the sim's per-GPU spread moves where they fall)
+    assert all(b <= a for a, b in zip(v, v[1:])) and v[-1] < v[0], v
     assert abs(v[-1] / v[0] - 0.96) < 0.03, v
 print("show: n1's GPUs, 5 runs each, HBM falling")
 PY
