@@ -3,6 +3,7 @@
  * Errors follow the plan loader's style, "FILE:LINE: kernel.key: what is
  * wrong", so a typo in a hand-written description points at its line. */
 #include "kdesc.h"
+#include "fsutil.h"
 
 #include "cfgread.h"
 
@@ -221,9 +222,9 @@ int gc_kdesc_parse(const char *file, const char *text, gc_kdesc *d, gc_err *err)
 
 int gc_kdesc_load(const char *path, gc_kdesc *d, gc_err *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = gc_fopen_input(path, (size_t)KD_MAX_FILE + 1, err);
     if (!f)
-        return gc_fail(err, GC_EIO, "%s: cannot open the kernel description", path);
+        return err ? err->code : GC_EIO;
     char *buf = malloc(KD_MAX_FILE + 1);
     size_t n = buf ? fread(buf, 1, KD_MAX_FILE + 1, f) : 0;
     int bad = ferror(f);

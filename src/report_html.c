@@ -216,8 +216,11 @@ static void verdict_table(FILE *f, const rp_cat *c)
         fprintf(f, "<p class=note>%zu subjects are ok and not listed.</p>\n",
                 counts[0][0] + counts[1][0] + counts[2][0]);
     if (hidden)
-        fprintf(f, "<p class=note>%zu more non-ok subjects: <code>gpucensus check %s</code>.</p>\n",
-                hidden, c->path);
+{
+        fprintf(f, "<p class=note>%zu more non-ok subjects: <code>gpucensus check ", hidden);
+        rh_esc(f, c->path);
+        fputs("</code>.</p>\n", f);
+    }
     free(vs);
 }
 
