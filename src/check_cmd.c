@@ -1,5 +1,6 @@
 /* The check subcommand. See check.h. */
 #include "check_cmd.h"
+#include "quote.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,12 +27,14 @@ static int by_severity(const void *a, const void *b)
 }
 
 /* A Slurm reason: no double quotes or control characters, short. */
+/* Slurm's reason: one line (control characters become '?'); the shell
+ * quoting is gc_shell_quote's */
 static void slurm_reason(const char *in, char *out, size_t cap)
 {
     size_t n = 0;
     for (; *in && n + 1 < cap; in++) {
         unsigned char c = (unsigned char)*in;
-        out[n++] = c == '"' || c == '\\' || c == '$' || c == '`' || c < 0x20 ? '\'' : (char)c;
+        out[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
     }
     out[n] = '\0';
 }
@@ -130,9 +133,14 @@ void gc_check_print(FILE *f, const gc_detect *d)
         else
             snprintf(why, sizeof why, "gpucensus: %.200s", w ? w->detail : "degraded");
         slurm_reason(why, safe, sizeof safe);
+        /* pasted into a shell: both single-quoted; a name that cannot be
+         * (the reader refuses such names; this is the last guard) is skipped */
+        char qnode[2 * GC_NODE_MAX + 8], qwhy[4 * sizeof safe + 8];
+        if (gc_shell_quote(v->node, qnode, sizeof qnode) || gc_shell_quote(safe, qwhy, sizeof qwhy))
+            continue;
         if (!drains++)
             fprintf(f, "\nTo drain the degraded nodes (not run; check, then paste):\n");
-        fprintf(f, "  scontrol update NodeName=%s State=DRAIN Reason=\"%s\"\n", v->node, safe);
+        fprintf(f, "  scontrol update NodeName=%s State=DRAIN Reason=%s\n", qnode, qwhy);
     }
 }
 
