@@ -235,6 +235,8 @@ static int cmd_merge(int argc, char **argv)
     }
     if (!dir || !out)
         return fprintf(stderr, "usage: gpucensus merge SHARDS_DIR -o OUT\n"), 2;
+    if (!*out)
+        return fprintf(stderr, "gpucensus merge: -o: the output directory is empty\n"), 2;
     gc_run_meta run;
     gc_catalogue_stats st;
     gc_err e = { 0 };

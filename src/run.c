@@ -1,5 +1,6 @@
 /* The run pipeline. See run.h. */
 #include "run.h"
+#include "quote.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -107,13 +108,20 @@ int gc_expand_output(const char *pattern, const char *stamp, char *out, unsigned
 {
     const char *job = getenv("SLURM_JOB_ID");
     unsigned n = 0;
+    if (!*pattern)
+        return GC_EINVAL;   /* "" would put OUT's files at the root */
     for (const char *p = pattern; *p; p++) {
         const char *ins = NULL;
         char one[2] = { *p, 0 };
         if (p[0] == '%' && p[1] == 't')
             ins = stamp, p++;
-        else if (p[0] == '%' && p[1] == 'j')
+        else if (p[0] == '%' && p[1] == 'j') {
+            /* the environment is input too: "../x" must not move OUT */
+            if (job && *job && !gc_name_ok(job))
+                return GC_EINVAL;
             ins = job && *job ? job : "nojob", p++;
+        } else if (p[0] == '%' && p[1] == '%')
+            ins = "%", p++;
         else
             ins = one;
         size_t k = strlen(ins);
@@ -476,7 +484,9 @@ static int make_out_dir(runner *r, const char *stamp, gc_err *e)
                           : r->opts->out_dir ? r->opts->out_dir
                                              : r->plan.output;
         if (gc_expand_output(pat, stamp, r->out, sizeof r->out))
-            rc = gc_fail(e, GC_EINVAL, "output path '%s' is too long", pat);
+            rc = gc_fail(e, GC_EINVAL, !*pat ? "the output directory is empty (-o '')"
+                                       : "output path '%s' is too long, or %%j has a SLURM_JOB_ID "
+                                         "that is not a name of [A-Za-z0-9._-]", pat);
         char shards[4200];
         snprintf(shards, sizeof shards, "%s/shards", r->out);
         if (!rc)
