@@ -16,6 +16,7 @@
 #include "cluster.h"
 #include "crash.h"
 #include "fsutil.h"
+#include "outlock.h"
 #include "hostinfo.h"
 #include "report.h"
 #include "resume.h"
@@ -491,6 +492,8 @@ static int make_out_dir(runner *r, const char *stamp, gc_err *e)
         snprintf(shards, sizeof shards, "%s/shards", r->out);
         if (!rc)
             rc = gc_mkdir_p(shards, e);
+        if (!rc)
+            rc = gc_out_lock(r->out, e);   /* one run per OUT */
     }
     int brc = MPI_Bcast(r->out, sizeof r->out, MPI_CHAR, 0, r->cl.world);
     if (brc && !rc) {
