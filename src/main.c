@@ -24,11 +24,13 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpucensus COMMAND [ARGS]\n"
             "  run PLAN.cfg [--backend cuda|sim] [-o OUT] [--sim-nodes N] [--quiet]\n"
-            "      [--progress=text|json|off] [--gather-timeout S] [--resume OUT] [--history DB]\n"
+            "      [--progress=text|json|off] [--gather-timeout S] [--resume OUT [--resume-reshape]]\n"
+            "      [--history DB]\n"
             "        measure every GPU of the job (one MPI rank per GPU); writes OUT/catalogue.json;\n"
             "        progress on stderr once a second; a rank silent S s (default 60) past its\n"
             "        item's budget is lost: partial catalogue, exit 1; --resume measures only\n"
-            "        what OUT's shards lack; --history adds the catalogue to a history database\n"
+            "        what OUT's shards lack (refused when the job's GPUs are not the old run's,\n"
+            "        unless --resume-reshape); --history adds the catalogue to a history database\n"
             "  plan PLAN.cfg [--ranks N] [--nodes M]\n"
             "        validate a plan and print the work list of every rank\n"
             "  merge SHARDS_DIR -o OUT\n"
@@ -101,6 +103,8 @@ static int cmd_run(int argc, char **argv)
                 return fprintf(stderr, "gpucensus: --gather-timeout: seconds, > 0\n"), 2;
         } else if (strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
             o.resume = argv[++i];
+        else if (strcmp(argv[i], "--resume-reshape") == 0)
+            o.resume_reshape = 1;
         else if (strcmp(argv[i], "--history") == 0 && i + 1 < argc)
             o.history = argv[++i];
         else if (argv[i][0] != '-' && !o.plan_path)

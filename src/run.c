@@ -534,10 +534,50 @@ static int open_backend(runner *r, gc_err *e)
     return rc;
 }
 
+/* --resume: the run being resumed must be this plan on the same GPUs; with
+ * fewer ranks its other GPUs would silently leave the catalogue. */
+static int resume_same_job(const runner *r, const char *path, gc_err *e)
+{
+    uint8_t *data;
+    size_t len;
+    gc_err re = { 0 };
+    if (gc_read_file(path, 64u << 20, &data, &len, &re))
+        return 0;   /* no roster: nothing to compare (each shard is checked) */
+    gc_run_meta old;
+    gc_roster_entry *v;
+    size_t n;
+    int rc = gc_roster_decode(data, len, &old, &v, &n, &re);
+    free(data);
+    if (rc)
+        return gc_fail(e, rc, "%s: %s", path, re.msg);
+    if (strcmp(old.plan_sha256, r->meta.plan_sha256))
+        rc = gc_fail(e, GC_EINVAL, "--resume %s: that run is of another plan (%.60s, sha256 "
+                     "%.12s...): resume needs the same plan file", r->out, old.plan_name,
+                     old.plan_sha256);
+    for (size_t i = 0; !rc && !r->opts->resume_reshape && i < n; i++) {
+        int found = 0;
+        for (int k = 0; !found && k < r->cl.size; k++)
+            found = r->cl.roster[k].local_index == v[i].local_index &&
+                    !strcmp(r->cl.roster[k].node, v[i].node);
+        if (!found || (size_t)r->cl.size != n)
+            rc = gc_fail(e, GC_EINVAL, "--resume %s: that run had %zu ranks, this job %d%s%s%s: its "
+                         "results would leave the catalogue; run with the old run's ranks, or add "
+                         "--resume-reshape to resume anyway", r->out, n, r->cl.size,
+                         found ? "" : " (", found ? "" : v[i].node, found ? "" : " is missing)");
+    }
+    free(v);
+    return rc;
+}
+
 static int write_roster(runner *r, gc_err *e)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/shards/roster.gcr", r->out);
+    if (r->opts->resume) {
+        int rc = resume_same_job(r, path, e);
+        if (rc)
+            return rc;
+    }
     gc_wbuf w = { 0 };
     int rc = gc_roster_encode(&r->meta, r->cl.roster, (size_t)r->cl.size, &w, e);
     if (!rc)
@@ -767,10 +807,14 @@ int gc_run_main(const gc_run_opts *o)
     rc = gc_plan_expand(&r.plan, &items, &nitems, &e);
     if (!rc)
         rc = gc_schedule(items, nitems, &geom, r.plan.pair_budget_s, &tasks, &ntasks, &e);
-    if (!rc && r.cl.rank == 0)
-        rc = write_roster(&r, &e);
+    if (!rc && r.cl.rank == 0 && (rc = write_roster(&r, &e)) == GC_EINVAL)
+        exit_code = 2;   /* --resume of another plan or other GPUs: nothing measured */
     if (rc)
         rank_error(&r, &e);
+    if (o->resume && ok > 0 && !gc_cluster_all_ok(&r.cl, exit_code != 2)) {
+        exit_code = 2;   /* every rank: the job's exit code does not depend on who ends first */
+        goto out;
+    }
     if (ok > 0)
         ok = all_ok_watched(&r, rc == 0);
     if (!ok || rc)
