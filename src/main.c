@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "backend.h"
 #include "check_cmd.h"
 #include "crash.h"
 #include "history_cmd.h"
@@ -171,6 +173,10 @@ static int cmd_plan(int argc, char **argv)
     gc_err e = { 0 };
     if (gc_plan_load(path, &p, &e))
         return fprintf(stderr, "gpucensus: %s\n", e.msg), 2;
+    if (p.sim.present && gc_sim_plan_check(&p, &e)) {
+        gc_plan_free(&p);
+        return fprintf(stderr, "gpucensus: %s\n", e.msg), 2;
+    }
     gc_item *items = NULL;
     size_t n = 0;
     int rc = gc_plan_expand(&p, &items, &n, &e);
@@ -279,6 +285,9 @@ int main(int argc, char **argv)
 {
     /* A file-size limit must become a write error we report, not a kill. */
     signal(SIGXFSZ, SIG_IGN);
+    /* Outputs are never world-writable, whatever umask we inherit (a
+     * catalogue others could rewrite would feed check and the prolog). */
+    umask(umask(0) | 002);
     /* A fatal signal is reported before the process dies; SIGINT/SIGTERM
      * leave no temporary behind (a run stops gracefully, see cmd_run). */
     gc_crash_install();

@@ -740,6 +740,8 @@ int gc_run_main(const gc_run_opts *o)
     int rc = gc_plan_load(o->plan_path, &r.plan, &e);
     if (!rc)
         rc = setup(&r, &e);
+    if (!rc && r.ops == &gc_backend_sim)
+        rc = gc_sim_plan_check(&r.plan, &e);
     int ok = rc == 0, all_ok, root_ok = ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     MPI_Bcast(&root_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
