@@ -642,8 +642,9 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
                  ? gc_catalogue_write(r->out, &r->meta, r->cl.roster, (size_t)r->cl.size, bl, &st, &e)
                  : gc_fail(&e, GC_ENOMEM, "out of memory");
     if (rc)
-        fprintf(stderr, "gpucensus: catalogue not written: %s (shards are in %s/shards; "
-                        "`gpucensus merge` can rebuild it)\n", e.msg, r->out);
+        fprintf(stderr, "gpucensus: catalogue not written: %s (`gpucensus merge %s/shards` can "
+                        "rebuild it from the shards that were saved; a rank that said \"shard not "
+                        "saved\" left none)\n", e.msg, r->out);
     else if (!r->opts->quiet)
         gc_report_summary(stdout, &r->meta, &st, r->out, gc_now_s() - t0);
     if (!rc && r->opts->history && gc_history_add_path(r->opts->history, r->out, GC_HISTORY_TIMEOUT_S, &e)) {
