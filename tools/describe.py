@@ -221,7 +221,12 @@ def solve(n, edges):
 
 def counts_from_spec(name, insts, spec):
     """Per-instruction dynamic count per warp from trip counts and branch
-    fractions; refuses any conditional edge the spec does not give."""
+    fractions; refuses any conditional edge the spec does not give. What
+    follows the last EXIT (the self-branch and padding) never runs."""
+    exits = [i for i, x in enumerate(insts) if x.base == "EXIT"]
+    if not exits:
+        die("%s: no EXIT in its SASS" % name)
+    full, insts = insts, insts[:exits[-1] + 1]
     blocks, succ = blocks_of(insts)
     loops = loops_of(insts, blocks, succ)
     prob = {}
@@ -252,7 +257,7 @@ def counts_from_spec(name, insts, spec):
         else:
             edges += [(b, d, 1.0) for _, d in out]
     v = solve(len(blocks), edges)
-    per = [0.0] * len(insts)
+    per = [0.0] * len(full)
     for k, (s, e) in enumerate(blocks):
         for i in range(s, e + 1):
             per[i] = v[k]
