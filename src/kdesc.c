@@ -285,7 +285,9 @@ double gc_kdesc_dram_traffic(const gc_kdesc *d, double fetch_bytes, double *load
         /* a line's contiguous sectors cost their bytes; a lone sector costs
          * at least one DRAM fetch (the measured cost of an isolated sector;
          * none given: 0 or NaN, fmax keeps per_line) */
-        double b = m->count * lines * fmax(per_line, fetch_bytes) * m->dram_ratio;
+        /* dram_ratio 0: a description built in code without one (all DRAM) */
+        double b = m->count * lines * fmax(per_line, fetch_bytes) *
+                   (m->dram_ratio > 0 ? m->dram_ratio : 1.0);
         if (m->is_store)
             s += b;
         else

@@ -177,6 +177,7 @@ static void json_little(gc_jw *w, const gc_little_pred *m)
     gc_jw_kreal(w, "occupancy_warps", m->occupancy_warps);
     gc_jw_kreal(w, "latency_bound_cycles", m->latency_bound_cycles);
     gc_jw_kreal(w, "critical_path_cycles", m->cp_cycles);
+    gc_jw_kreal(w, "dram_wait_cycles", m->dram_wait_cycles);
     gc_jw_kreal(w, "block_replacement_cycles", m->block_cycles);
     gc_jw_kreal(w, "block_interval_cycles", m->interval_cycles);
     gc_jw_kreal(w, "issue_cycles", m->issue_cycles);
