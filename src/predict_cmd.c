@@ -62,9 +62,13 @@ static void explain(const gc_cat_gpu *c, gpu_pred *o)
     } else {
         int t = m->cpw_max, id = term_param[t];
         o->bound = t == LT_GMEM ? "memory" : "compute";
-        snprintf(o->says, sizeof o->says, "%s: the %s term, %.1f cycles/warp at %s %.4g (%.0f DRAM "
-                 "bytes/warp)", o->bound, gc_little_term_names[t], m->cpw[t], gc_hw_defs[id].name,
-                 h->v[id], m->gmem_bytes_per_warp);
+        int n = snprintf(o->says, sizeof o->says, "%s: the %s term, %.1f cycles/warp at %s %.4g "
+                         "(%.0f DRAM bytes/warp)", o->bound, gc_little_term_names[t], m->cpw[t],
+                         gc_hw_defs[id].name, h->v[id], m->gmem_bytes_per_warp);
+        if (m->warp_throughput < m->throughput_bound && n > 0 && (size_t)n < sizeof o->says)
+            snprintf(o->says + n, sizeof o->says - (size_t)n, "; its dependent loads queue %.0f "
+                     "cycles behind its DRAM traffic: %.0f%% of that bound",
+                     m->dram_wait_cycles, 100 * m->warp_throughput / m->throughput_bound);
     }
 }
 
