@@ -4,7 +4,8 @@
 # for tools/describe.py); whether Nsight Compute is there and reads them
 # (its per-kernel dynamic counts, kept for describe --ncu); then the census
 # with tests/gpu/models.cfg (model parameters + validation suite) and with
-# tests/gpu/heldout.cfg (the held-out kernels' times). Everything lands in
+# tests/gpu/heldout.cfg (the held-out kernels' times), and the accuracy
+# table (tests/gpu/predict_table.py). Everything lands in
 # $OUT/predict.tgz (log/ and res/) plus $OUT/log.txt.
 #   OUT=/some/dir GIT_COMMIT=abc tests/gpu/heldout_run.sh
 set -u
@@ -43,4 +44,8 @@ fi
 for d in "$OUT"/res/*/nodes; do gzip -f "$d"/*.json 2>/dev/null; done
 python3 tests/gpu/models_summary.py "$OUT/res/models/catalogue.json" > "$OUT/log/models.txt" 2>&1
 grep -A3 'better' "$OUT/log/models.txt"
+# the table per kernel (measured, both models, error) with the committed
+# descriptions (configs/kernels/heldout/, tools/describe.py's output)
+python3 tests/gpu/predict_table.py $GC configs/kernels/heldout \
+    here:"$OUT/res/models":"$OUT/res/heldout" | tee "$OUT/log/predict.txt"
 tar czf "$OUT/predict.tgz" -C "$OUT" log res && rm -rf "$OUT/log" "$OUT/res"
