@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "codec.h"
-#include "derive.h"
 #include "fsutil.h"
 #include "jsonw.h"
 #include "links.h"
@@ -17,13 +16,6 @@
 #include "verdicts.h"
 
 /* ---- documents ------------------------------------------------------- */
-
-static const char *const status_names[] = { "ok", "partial", "failed" };
-
-const char *gc_gpu_status_name(int s)
-{
-    return s >= 0 && s <= GC_GPU_FAILED ? status_names[s] : "?";
-}
 
 static void run_json(gc_jw *w, const gc_run_meta *m)
 {
@@ -340,15 +332,15 @@ static void gpu_head_json(gc_jw *w, const gc_gpu *g)
     gc_jw_close(w, "]");
 }
 
-/* One GPU object; sums holds the summary of each of its points, m its
- * models (NULL: none). */
-static int gpu_json(gc_jw *w, const gc_gpu *g, const gc_summary *sums, const gc_models *m,
-                    int with_hist, gc_err *err)
+/* One GPU object, with its points' histograms or not. */
+static int gpu_json(gc_jw *w, const gc_analysed *a, int with_hist, gc_err *err)
 {
+    const gc_gpu *g = &a->gpu;
+    const gc_summary *sums = a->sums;
     gc_jw_open(w, "{");
     gpu_head_json(w, g);
-    if (m)
-        gc_models_json(w, m);
+    if (a->models.present)
+        gc_models_json(w, &a->models);
     gc_jw_key(w, "results");
     gc_jw_open(w, "[");
     for (size_t i = 0; i < g->npoints; i++) {
@@ -359,69 +351,6 @@ static int gpu_json(gc_jw *w, const gc_gpu *g, const gc_summary *sums, const gc_
     gc_jw_close(w, "]");
     gc_jw_close(w, "}");
     return 0;
-}
-
-/* Status from progress and failures; a missing shard is decided by the
- * caller. */
-static void judge(gc_gpu *g)
-{
-    size_t failed = 0;
-    for (size_t i = 0; i < g->npoints; i++)
-        failed += g->points[i].status != GC_PT_OK;
-    if (!g->complete) {
-        /* The rank died or was stopped: what it finished is kept, but the
-         * GPU was not measured as the plan asked. */
-        g->status = GC_GPU_FAILED;
-        snprintf(g->status_reason, sizeof g->status_reason,
-                 "the rank stopped after %u of %u work items (it died, hung or was stopped); "
-                 "results up to then are kept", g->items_done, g->items_total);
-    } else if (failed) {
-        g->status = GC_GPU_PARTIAL;
-        snprintf(g->status_reason, sizeof g->status_reason, "%zu of %u work items failed", failed,
-                 g->items_total);
-    } else {
-        g->status = GC_GPU_OK;
-        g->status_reason[0] = '\0';
-    }
-}
-
-static void brief_of(const gc_gpu *g, gc_brief *b)
-{
-    memset(b, 0, sizeof *b);
-    snprintf(b->node, sizeof b->node, "%s", g->info.node);
-    b->index = g->info.local_index;
-    b->status = g->status;
-    snprintf(b->name, sizeof b->name, "%s", g->info.name);
-    b->l1_cycles = gc_param_value(g, "l1_latency_cycles", 0);
-    b->l2_cycles = gc_param_value(g, "l2_latency_cycles", 0);
-    b->dram_cycles = gc_param_value(g, "dram_latency_cycles", 0);
-    b->hbm_bps = gc_param_value(g, "hbm_bw_bps", 0);
-    b->hbm_ratio = gc_param_value(g, "hbm_achieved_ratio", 0);
-    for (size_t i = 0; i < g->npoints; i++)
-        b->failed_items += g->points[i].status != GC_PT_OK;
-}
-
-/* Decode rank r's blob into g, or make the placeholder of a missing GPU. */
-static void load_gpu(const gc_roster_entry *e, const gc_blob *b, gc_gpu *g)
-{
-    gc_run_meta m;
-    gc_err err = { 0 };
-    if (b->data && gc_shard_decode(b->data, b->len, &m, g, &err) == 0 &&
-        strcmp(g->info.node, e->node) == 0 && g->info.local_index == e->local_index) {
-        judge(g);
-        gc_derive_params(g);
-        return;
-    }
-    if (b->data && !err.msg[0])
-        snprintf(err.msg, sizeof err.msg, "shard names %s gpu %d, expected %s gpu %d",
-                 g->info.node, g->info.local_index, e->node, e->local_index);
-    gc_gpu_free(g);
-    snprintf(g->info.node, sizeof g->info.node, "%s", e->node);
-    g->info.local_index = e->local_index;
-    g->info.rank = e->rank;
-    g->status = GC_GPU_FAILED;
-    snprintf(g->status_reason, sizeof g->status_reason, "no results from rank %d: %.120s", e->rank,
-             b->data ? err.msg : (b->missing_reason[0] ? b->missing_reason : "nothing received"));
 }
 
 /* The opening of both kinds of file: the object, its schema version, kind
@@ -437,8 +366,7 @@ static void doc_head(gc_jw *w, FILE *f, char *buf, const char *kind, const gc_ru
 }
 
 static int write_node(const char *out_dir, const gc_run_meta *run, const char *node,
-                      gc_gpu *gpus, gc_summary *const *sums, const gc_models *models, size_t n,
-                      char *buf, gc_err *err)
+                      const gc_analysed *gpus, size_t n, char *buf, gc_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/nodes/%s.json", out_dir, node);
@@ -453,7 +381,7 @@ static int write_node(const char *out_dir, const gc_run_meta *run, const char *n
     gc_jw_open(&w, "[");
     for (size_t i = 0; i < n && !rc; i++) {
         gc_jw_next(&w);
-        rc = gpu_json(&w, &gpus[i], sums[i], models[i].present ? &models[i] : NULL, 1, err);
+        rc = gpu_json(&w, &gpus[i], 1, err);
     }
     if (!rc) {
         gc_jw_close(&w, "]");
@@ -482,6 +410,19 @@ static size_t node_list(const gc_roster_entry *roster, size_t nranks, const char
     }
     *names = v;
     return v ? n : 0;
+}
+
+/* The links of one node's GPUs (gc_links takes them as an array). */
+static int links_add(gc_links *l, const gc_analysed *a, size_t n)
+{
+    gc_gpu *g = malloc((n ? n : 1) * sizeof *g);
+    if (!g)
+        return GC_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        g[i] = a[i].gpu;   /* a shallow view: gc_links copies what it keeps */
+    int rc = gc_links_add_node(l, g, n);
+    free(g);
+    return rc;
 }
 
 typedef struct node_row {
@@ -518,10 +459,8 @@ int gc_catalogue_write(const char *out_dir, const gc_run_meta *run,
 #define WINDOW_PER_THREAD 2
 
 typedef struct node_job {
-    gc_gpu *gpus;
+    gc_analysed *gpus;       /* analyze.c, sorted by local index */
     size_t n;
-    gc_summary **sums;
-    gc_models *models;       /* per GPU (validate.c) */
     void **owned;            /* shard buffers the points borrow from */
     char *text;              /* this node's GPU objects for catalogue.json */
     size_t text_len;
@@ -550,15 +489,10 @@ typedef struct pipeline {
 static void job_free(node_job *j)
 {
     for (size_t i = 0; i < j->n; i++) {
-        gc_gpu_free(&j->gpus[i]);
-        free(j->sums ? j->sums[i] : NULL);
+        gc_analysed_free(&j->gpus[i]);
         free(j->owned ? j->owned[i] : NULL);
-        if (j->models)
-            gc_models_free(&j->models[i]);
     }
-    free(j->models);
     free(j->gpus);
-    free(j->sums);
     free(j->owned);
     free(j->text);
     memset(j, 0, sizeof *j);
@@ -571,9 +505,8 @@ static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
     for (size_t r = 0; r < pl->nranks; r++)
         cap += strcmp(pl->roster[r].node, pl->nodes[k]) == 0;
     j->gpus = calloc(cap ? cap : 1, sizeof *j->gpus);
-    j->sums = calloc(cap ? cap : 1, sizeof *j->sums);
     j->owned = calloc(cap ? cap : 1, sizeof *j->owned);
-    if (!j->gpus || !j->sums || !j->owned) {
+    if (!j->gpus || !j->owned) {
         j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
         return;
     }
@@ -581,38 +514,26 @@ static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
         if (strcmp(pl->roster[r].node, pl->nodes[k]) == 0) {
             gc_blob b;
             pl->fetch(pl->fctx, r, &b, &j->owned[j->n]);
-            load_gpu(&pl->roster[r], &b, &j->gpus[j->n++]);
+            if (gc_analyze_gpu(&pl->roster[r], &b, pl->descs, &j->gpus[j->n])) {
+                free(j->owned[j->n]);
+                j->owned[j->n] = NULL;
+                j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
+                return;
+            }
+            j->n++;
         }
     /* sort GPUs and the buffers they borrow from together */
     for (size_t a = 1; a < j->n; a++)
-        for (size_t b = a; b > 0 && j->gpus[b - 1].info.local_index > j->gpus[b].info.local_index; b--) {
-            gc_gpu t = j->gpus[b];
+        for (size_t b = a;
+             b > 0 && j->gpus[b - 1].gpu.info.local_index > j->gpus[b].gpu.info.local_index; b--) {
+            gc_analysed t = j->gpus[b];
             j->gpus[b] = j->gpus[b - 1];
             j->gpus[b - 1] = t;
             void *o = j->owned[b];
             j->owned[b] = j->owned[b - 1];
             j->owned[b - 1] = o;
         }
-    /* Each point's summary once, for the node file and the catalogue. */
-    for (size_t i = 0; i < j->n; i++) {
-        j->sums[i] = malloc((j->gpus[i].npoints ? j->gpus[i].npoints : 1) * sizeof **j->sums);
-        if (!j->sums[i]) {
-            j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
-            return;
-        }
-        for (size_t p = 0; p < j->gpus[i].npoints; p++)
-            gc_point_summary(&j->gpus[i].points[p], &j->sums[i][p]);
-    }
-    j->models = calloc(j->n ? j->n : 1, sizeof *j->models);
-    for (size_t i = 0; j->models && i < j->n; i++)
-        if (j->gpus[i].nparams && gc_models_compute(&j->gpus[i], pl->descs, &j->models[i]) == 0)
-            j->models[i].present = 1;
-    if (!j->models) {
-        j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
-        return;
-    }
-    j->rc = write_node(pl->out_dir, pl->run, pl->nodes[k], j->gpus, j->sums, j->models, j->n, bufs,
-                       &j->err);
+    j->rc = write_node(pl->out_dir, pl->run, pl->nodes[k], j->gpus, j->n, bufs, &j->err);
     if (j->rc)
         return;
     FILE *mf = open_memstream(&j->text, &j->text_len);
@@ -625,8 +546,7 @@ static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
     for (size_t i = 0; i < j->n && !j->rc; i++) {
         if (i)
             gc_jw_puts(&w, ",\n");
-        j->rc = gpu_json(&w, &j->gpus[i], j->sums[i],
-                         j->models[i].present ? &j->models[i] : NULL, 0, &j->err);
+        j->rc = gpu_json(&w, &j->gpus[i], 0, &j->err);
     }
     if (!j->rc)
         j->rc = gc_jw_finish(&w, "catalogue.json", &j->err);
@@ -734,7 +654,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         pthread_mutex_unlock(&pl.mu);
         if (j->rc) {
             rc = gc_fail(err, j->rc, "%s", j->err.msg);
-        } else if (gc_links_add_node(links, j->gpus, j->n)) {
+        } else if (links_add(links, j->gpus, j->n)) {
             rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
         } else if (j->n) {
             gc_jw_puts(&w, written ? ",\n" : "\n");
@@ -743,15 +663,16 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         }
         int worst = GC_GPU_OK;
         for (size_t i = 0; i < j->n && !rc; i++) {
-            brief_of(&j->gpus[i], &stats->briefs[stats->gpus++]);
-            gc_verdicts_gpu(verdicts, &j->gpus[i], j->sums[i]);
-            if (j->models[i].present)
-                gc_models_pool_add(&pool, &j->models[i]);
-            stats->ok += j->gpus[i].status == GC_GPU_OK;
-            stats->partial += j->gpus[i].status == GC_GPU_PARTIAL;
-            stats->failed += j->gpus[i].status == GC_GPU_FAILED;
-            if (j->gpus[i].status > worst)
-                worst = j->gpus[i].status;
+            const gc_gpu *g = &j->gpus[i].gpu;
+            gc_analysed_brief(g, &stats->briefs[stats->gpus++]);
+            gc_verdicts_gpu(verdicts, g, j->gpus[i].sums);
+            if (j->gpus[i].models.present)
+                gc_models_pool_add(&pool, &j->gpus[i].models);
+            stats->ok += g->status == GC_GPU_OK;
+            stats->partial += g->status == GC_GPU_PARTIAL;
+            stats->failed += g->status == GC_GPU_FAILED;
+            if (g->status > worst)
+                worst = g->status;
         }
         rows[k].name = nodes[k];
         rows[k].gpus = j->n;

@@ -12,28 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze.h"
 #include "err.h"
 #include "results.h"
 #include "shard.h"
 
 #define GC_SCHEMA_VERSION "1.0"
-
-typedef struct gc_blob {
-    const uint8_t *data;   /* NULL: nothing from this rank */
-    size_t len;
-    char missing_reason[160];  /* why there is nothing, if data is NULL */
-} gc_blob;
-
-/* One line per GPU for the terminal summary. */
-typedef struct gc_brief {
-    char node[GC_NODE_MAX];
-    int index;
-    int status;
-    char name[96];
-    double l1_cycles, l2_cycles, dram_cycles;   /* 0: not measured */
-    double hbm_bps, hbm_ratio;
-    size_t failed_items;
-} gc_brief;
 
 typedef struct gc_catalogue_stats {
     int nodes, gpus, ok, partial, failed;
@@ -55,6 +39,5 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
                              const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
                              void *ctx, gc_catalogue_stats *stats, gc_err *err);
 
-const char *gc_gpu_status_name(int status);
 
 #endif
