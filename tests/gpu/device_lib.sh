@@ -14,7 +14,7 @@ GC=build/gpucensus
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw,power.limit --format=csv
 [ -d build/kernels ] && touch build/kernels/*.o
 _t0=$(date +%s)
-make -j16 ${GIT_COMMIT:+GIT_COMMIT=$GIT_COMMIT} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all \
+make -j16 ${GIT_COMMIT:+GIT_COMMIT=$GIT_COMMIT} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr SQLITE_PREFIX=/opt/deps/usr all \
     > "$OUT/log/build.log" 2>&1 || { tail -40 "$OUT/log/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - _t0 )) s"
 

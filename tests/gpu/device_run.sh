@@ -1,6 +1,6 @@
 #!/bin/bash
 # One call on the GPU machine (see ../shared/device/README.md): unpack the
-# carried .deb files (libconfig, jansson headers), build, run the GPU and
+# carried .deb files (libconfig, jansson, SQLite headers: .deps holds libconfig9 libconfig-dev libjansson4 libjansson-dev libsqlite3-0 libsqlite3-dev), build, run the GPU and
 # SASS tests, the quick plan five times and the default plan once with the
 # cuda backend on every GPU (one rank each), and leave logs and catalogues
 # under $OUT (two tarballs).
@@ -21,7 +21,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,p
 GITC=$(cat .gitcommit 2>/dev/null)
 [ -d build/kernels ] && touch build/kernels/*.o
 t0=$(date +%s)
-make -j16 ${GITC:+GIT_COMMIT=$GITC} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all tests > "$OUT/log/build.log" 2>&1 \
+make -j16 ${GITC:+GIT_COMMIT=$GITC} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr SQLITE_PREFIX=/opt/deps/usr all tests > "$OUT/log/build.log" 2>&1 \
     || { tail -40 "$OUT/log/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 # the validation kernels' SASS, ptxas log and descriptions (tools/kdesc.py)

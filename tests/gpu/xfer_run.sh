@@ -21,7 +21,7 @@ nvidia-smi nvlink -s > "$OUT/log/nvlink.txt" 2>&1
 GITC=$(cat .gitcommit 2>/dev/null)
 [ -d build/kernels ] && touch build/kernels/*.o
 t0=$(date +%s)
-make -j16 ${GITC:+GIT_COMMIT=$GITC} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr all > "$OUT/log/build.log" 2>&1 \
+make -j16 ${GITC:+GIT_COMMIT=$GITC} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr SQLITE_PREFIX=/opt/deps/usr all > "$OUT/log/build.log" 2>&1 \
     || { tail -40 "$OUT/log/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 ngpu=$(nvidia-smi -L | grep -c '^GPU')

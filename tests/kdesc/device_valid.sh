@@ -16,7 +16,7 @@ export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 GC_SKIP_DEPS=1
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 t0=$(date +%s)
-mk="make -j16 LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr"
+mk="make -j16 LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr SQLITE_PREFIX=/opt/deps/usr"
 # a refused description fails the build: say why, then measure anyway
 $mk all > "$OUT/log/build.log" 2>&1 || { tail -20 "$OUT/log/build.log";
     $mk CUOBJDUMP= all > "$OUT/log/build2.log" 2>&1 || { tail -40 "$OUT/log/build2.log"; exit 1; }; }
