@@ -40,11 +40,14 @@ static void judge(gc_gpu *g)
 }
 
 /* Decode rank e's blob into g, or make the placeholder of a missing GPU. */
-static void load_gpu(const gc_roster_entry *e, const gc_blob *b, gc_gpu *g)
+static void load_gpu(const gc_roster_entry *e, const gc_blob *b, gc_gpu *g, gc_record_note *note)
 {
     gc_run_meta m;
     gc_err err = { 0 };
-    if (b->data && gc_shard_decode(b->data, b->len, &m, g, &err) == 0 &&
+    int rc = !b->data ? GC_EINVAL
+             : gc_blob_is_record(b->data, b->len) ? gc_record_decode(b->data, b->len, &m, g, note, &err)
+                                                   : gc_shard_decode(b->data, b->len, &m, g, &err);
+    if (b->data && rc == 0 &&
         strcmp(g->info.node, e->node) == 0 && g->info.local_index == e->local_index) {
         judge(g);
         gc_derive_params(g);
@@ -66,7 +69,7 @@ int gc_analyze_gpu(const gc_roster_entry *e, const gc_blob *b, const gc_kdesc_se
                    gc_analysed *a)
 {
     memset(a, 0, sizeof *a);
-    load_gpu(e, b, &a->gpu);
+    load_gpu(e, b, &a->gpu, &a->note);
     /* Each point's summary once, for the node file, the catalogue and the
      * verdicts. */
     a->sums = malloc((a->gpu.npoints ? a->gpu.npoints : 1) * sizeof *a->sums);

@@ -6,6 +6,9 @@
  * validated (validate.c). The writers (catalogue.c) only serialise what
  * this gives them.
  *
+ * A blob is a shard (histograms) or a record (shard.h: the summaries a
+ * rank computed from its histograms); both give the same analysis.
+ *
  * Input is untrusted: a blob that does not decode, or names another GPU
  * than the roster's, gives a failed GPU saying why; nothing else of the
  * census is affected. */
@@ -32,6 +35,7 @@ typedef struct gc_analysed {
     gc_gpu gpu;            /* status judged, parameters derived */
     gc_summary *sums;      /* one per point (gpu.npoints), NULL when none */
     gc_models models;      /* models.present: fitted */
+    gc_record_note note;   /* from a record: what its sender did as node leader */
 } gc_analysed;
 
 /* Analyses roster entry e's GPU from blob b (data NULL: a failed GPU

@@ -170,7 +170,10 @@ static void summary_json(gc_jw *w, const gc_summary *s)
 static int point_json(gc_jw *w, const gc_point *p, const gc_summary *s, int with_hist, gc_err *err)
 {
     char *b64 = NULL;
-    if (with_hist) {
+    /* A point known only by its record (its node's leader was lost and
+     * rank 0 cannot read its shard): histogram null, the shard has it. */
+    int no_hist = with_hist && p->has_sum && !p->enc;
+    if (with_hist && !no_hist) {
         /* Encoded first: a failure leaves nothing of the point written.
          * A point read from a shard already has its encoding. */
         gc_wbuf wb = { 0 };
@@ -199,13 +202,17 @@ static int point_json(gc_jw *w, const gc_point *p, const gc_summary *s, int with
         cond_json(w, "before", &p->before);
         cond_json(w, "after", &p->after);
         gc_jw_close(w, "}");
-        gc_jw_key(w, "histogram");
-        gc_jw_open(w, "{");
-        gc_jw_kstr(w, "encoding", "gch1+zlib+base64");
-        gc_jw_kreal(w, "scale", p->scale);
-        gc_jw_kstr(w, "data", b64);
-        gc_jw_close(w, "}");
-        free(b64);
+        if (no_hist) {
+            gc_jw_knull(w, "histogram");
+        } else {
+            gc_jw_key(w, "histogram");
+            gc_jw_open(w, "{");
+            gc_jw_kstr(w, "encoding", "gch1+zlib+base64");
+            gc_jw_kreal(w, "scale", p->scale);
+            gc_jw_kstr(w, "data", b64);
+            gc_jw_close(w, "}");
+            free(b64);
+        }
     }
     gc_jw_close(w, "}");
     return 0;
@@ -460,7 +467,9 @@ int gc_catalogue_write(const char *out_dir, const gc_run_meta *run,
 
 typedef struct node_job {
     gc_analysed *gpus;       /* analyze.c, sorted by local index */
+    size_t *ranks;           /* roster index of each */
     size_t n;
+    int by_rank0;            /* leaders mode: rank 0 wrote the node file, its leader did not */
     void **owned;            /* shard buffers the points borrow from */
     char *text;              /* this node's GPU objects for catalogue.json */
     size_t text_len;
@@ -479,6 +488,8 @@ typedef struct pipeline {
     const gc_kdesc_set *descs;   /* the validation kernels' descriptions */
     gc_blob_fetch fetch;
     void *fctx;
+    gc_blob_fetch shard_fetch;   /* leaders mode (see gc_catalogue_write_tree), else NULL */
+    int node_only;               /* gc_catalogue_write_node: no catalogue text */
     node_job *jobs;
     size_t next, consumed, window;
     int stop;
@@ -493,6 +504,7 @@ static void job_free(node_job *j)
         free(j->owned ? j->owned[i] : NULL);
     }
     free(j->gpus);
+    free(j->ranks);
     free(j->owned);
     free(j->text);
     memset(j, 0, sizeof *j);
@@ -506,7 +518,8 @@ static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
         cap += strcmp(pl->roster[r].node, pl->nodes[k]) == 0;
     j->gpus = calloc(cap ? cap : 1, sizeof *j->gpus);
     j->owned = calloc(cap ? cap : 1, sizeof *j->owned);
-    if (!j->gpus || !j->owned) {
+    j->ranks = calloc(cap ? cap : 1, sizeof *j->ranks);
+    if (!j->gpus || !j->owned || !j->ranks) {
         j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
         return;
     }
@@ -520,7 +533,7 @@ static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
                 j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
                 return;
             }
-            j->n++;
+            j->ranks[j->n++] = r;
         }
     /* sort GPUs and the buffers they borrow from together */
     for (size_t a = 1; a < j->n; a++)
@@ -532,10 +545,43 @@ static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
             void *o = j->owned[b];
             j->owned[b] = j->owned[b - 1];
             j->owned[b - 1] = o;
+            size_t q = j->ranks[b];
+            j->ranks[b] = j->ranks[b - 1];
+            j->ranks[b - 1] = q;
         }
-    j->rc = write_node(pl->out_dir, pl->run, pl->nodes[k], j->gpus, j->n, bufs, &j->err);
-    if (j->rc)
-        return;
+    int leader_wrote = 0;
+    for (size_t i = 0; pl->shard_fetch && i < j->n; i++)
+        leader_wrote |= j->gpus[i].note.node_file == GC_NODE_FILE_WRITTEN;
+    if (pl->shard_fetch && !leader_wrote) {
+        /* Its leader was lost or failed: rank 0 writes the node file, each
+         * GPU from the shard it can read (a shared file system, its own
+         * node), else from its record. Both analyse alike. */
+        j->by_rank0 = 1;
+        for (size_t i = 0; i < j->n; i++) {
+            if (!j->gpus[i].gpu.npoints || !j->gpus[i].gpu.points[0].has_sum)
+                continue;
+            gc_blob b;
+            void *owned = NULL;
+            gc_analysed a;
+            pl->shard_fetch(pl->fctx, j->ranks[i], &b, &owned);
+            if (b.data && gc_analyze_gpu(&pl->roster[j->ranks[i]], &b, pl->descs, &a) == 0) {
+                if (a.gpu.status == j->gpus[i].gpu.status && a.gpu.npoints == j->gpus[i].gpu.npoints) {
+                    gc_analysed_free(&j->gpus[i]);
+                    free(j->owned[i]);
+                    j->gpus[i] = a;
+                    j->owned[i] = owned;
+                    continue;
+                }
+                gc_analysed_free(&a);
+            }
+            free(owned);
+        }
+    }
+    if (!pl->shard_fetch || j->by_rank0) {
+        j->rc = write_node(pl->out_dir, pl->run, pl->nodes[k], j->gpus, j->n, bufs, &j->err);
+        if (j->rc || pl->node_only)
+            return;
+    }
     FILE *mf = open_memstream(&j->text, &j->text_len);
     if (!mf) {
         j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
@@ -590,9 +636,56 @@ static int usable_cpus(void)
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
 }
 
+int gc_catalogue_write_node(const char *out_dir, const gc_run_meta *run,
+                            const gc_roster_entry *roster, size_t nranks, const char *node,
+                            gc_blob_fetch fetch, void *ctx, gc_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/nodes", out_dir);
+    int rc = gc_mkdir_p(path, err);
+    if (rc)
+        return rc;
+    gc_kdesc_set descs;
+    gc_kdesc_set_embedded(&descs);
+    const char *nodes[1] = { node };
+    pipeline pl = { .out_dir = out_dir, .run = run, .roster = roster, .nranks = nranks,
+                    .nodes = nodes, .nnodes = 1, .descs = &descs, .fetch = fetch, .fctx = ctx,
+                    .node_only = 1 };
+    node_job j = { 0 };
+    char *bufs = malloc(2 * (size_t)GC_JW_BUF);
+    if (bufs)
+        run_job(&pl, 0, &j, bufs);
+    else
+        j.rc = gc_fail(&j.err, GC_ENOMEM, "node file: out of memory");
+    rc = j.rc ? gc_fail(err, j.rc, "%s", j.err.msg) : 0;
+    job_free(&j);
+    free(bufs);
+    gc_kdesc_set_free(&descs);
+    return rc;
+}
+
+static int write_all(const char *out_dir, const gc_run_meta *run, const gc_roster_entry *roster,
+                     size_t nranks, gc_blob_fetch fetch, gc_blob_fetch shard_fetch, void *ctx,
+                     gc_catalogue_stats *stats, gc_err *err);
+
 int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
                              const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
                              void *ctx, gc_catalogue_stats *stats, gc_err *err)
+{
+    return write_all(out_dir, run, roster, nranks, fetch, NULL, ctx, stats, err);
+}
+
+int gc_catalogue_write_tree(const char *out_dir, const gc_run_meta *run,
+                            const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
+                            gc_blob_fetch shard_fetch, void *ctx, gc_catalogue_stats *stats,
+                            gc_err *err)
+{
+    return write_all(out_dir, run, roster, nranks, fetch, shard_fetch, ctx, stats, err);
+}
+
+static int write_all(const char *out_dir, const gc_run_meta *run, const gc_roster_entry *roster,
+                     size_t nranks, gc_blob_fetch fetch, gc_blob_fetch shard_fetch, void *ctx,
+                     gc_catalogue_stats *stats, gc_err *err)
 {
     memset(stats, 0, sizeof *stats);
     char path[4096];
@@ -629,7 +722,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
 
     pipeline pl = { .out_dir = out_dir, .run = run, .roster = roster, .nranks = nranks,
                     .nodes = nodes, .nnodes = nnodes, .descs = &descs, .fetch = fetch,
-                    .fctx = ctx };
+                    .fctx = ctx, .shard_fetch = shard_fetch };
     int nthreads = usable_cpus();
     pl.window = (size_t)nthreads * WINDOW_PER_THREAD;
     pl.jobs = calloc(nnodes ? nnodes : 1, sizeof *pl.jobs);
@@ -652,6 +745,17 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         while (!j->done)
             pthread_cond_wait(&pl.cv, &pl.mu);
         pthread_mutex_unlock(&pl.mu);
+        if (j->by_rank0) {
+            size_t nrec = 0;
+            for (size_t i = 0; i < j->n; i++)
+                nrec += j->gpus[i].gpu.npoints && j->gpus[i].gpu.points[0].has_sum &&
+                        !j->gpus[i].gpu.points[0].enc;
+            fprintf(stderr, "gpucensus: node %s: its leader wrote no node file (lost or failed); "
+                            "rank 0 wrote nodes/%s.json%s%s\n", nodes[k], nodes[k],
+                    nrec ? ", histograms null for GPUs whose shard it cannot read (`gpucensus "
+                           "merge` on that node's shards has them)" : " from the node's shards",
+                    "");
+        }
         if (j->rc) {
             rc = gc_fail(err, j->rc, "%s", j->err.msg);
         } else if (links_add(links, j->gpus, j->n)) {

@@ -20,6 +20,7 @@
 #include "resume.h"
 #include "schedule.h"
 #include "shard.h"
+#include "tree.h"
 #include "version.h"
 #include "watch.h"
 
@@ -537,21 +538,31 @@ static int write_roster(runner *r, gc_err *e)
  * 0's own node) holds what it finished; else nothing, with the reason. */
 static void lost_blob(runner *r, int rank, gc_blob *b, uint8_t **owned)
 {
-    char dir[4200], path[4400];
-    size_t len = 0;
-    gc_err e = { 0 };
-    const gc_roster_entry *ro = &r->cl.roster[rank];
-    snprintf(dir, sizeof dir, "%s/shards", r->out);
-    *owned = NULL;
-    gc_shard_path(path, sizeof path, dir, ro->node, ro->local_index);
-    if (gc_read_file(path, GC_SHARD_MAX_BYTES + 64, owned, &len, &e) == 0) {
-        b->data = *owned;
-        b->len = len;
-    } else {
+    void *o = NULL;
+    gc_tree_read_shard(r->out, &r->cl.roster[rank], b, &o);
+    *owned = o;
+    if (!b->data)
         snprintf(b->missing_reason, sizeof b->missing_reason,
                  "rank %d lost (no word for %.0f s: hung or dead), no shard on rank 0's disk",
                  rank, gc_watch_silent_s(r->watch, rank));
-    }
+}
+
+typedef struct tree_src {
+    const char *out;
+    const gc_roster_entry *roster;
+    const gc_blob *blobs;
+} tree_src;
+
+static void tree_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
+{
+    *b = ((const tree_src *)ctx)->blobs[r];
+    *owned = NULL;
+}
+
+static void tree_shard_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
+{
+    const tree_src *t = ctx;
+    gc_tree_read_shard(t->out, &t->roster[r], b, owned);
 }
 
 /* Returns the exit code; *lost_ranks: how many ranks rank 0 gave up on. */
@@ -561,8 +572,21 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     size_t *lens = NULL;
     int *lost = NULL;
     gc_err e = { 0 };
+    gc_crash_stage("node files");
+    gc_record_note note;
+    gc_tree_node_file(r->out, &r->meta, &r->cl, r->watch, &r->abandoned, &note);
+    /* What travels is the record (summaries); the shard only if the
+     * record cannot be made. */
+    gc_wbuf rec = { 0 };
+    if (gc_record_encode(&r->meta, &r->gpu, NULL, &note, &rec, &e)) {
+        rank_error(r, &e);
+        gc_wbuf_free(&rec);
+        rec = *mine;
+        *mine = (gc_wbuf){ 0 };
+    }
     gc_crash_stage("gather and catalogue");
-    int nlost = gc_watch_gather(r->watch, mine->data, mine->len, &blobs, &lens, &lost, &e);
+    int nlost = gc_watch_gather(r->watch, rec.data, rec.len, &blobs, &lens, &lost, &e);
+    gc_wbuf_free(&rec);
     *lost_ranks = nlost > 0 ? nlost : 0;
     if (r->cl.rank != 0 || nlost < 0) {
         if (nlost < 0)
@@ -585,9 +609,11 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     }
     gc_iso_time(r->meta.end_time, sizeof r->meta.end_time, 0);
     gc_catalogue_stats st = { 0 };
-    int rc = bl && owned
-                 ? gc_catalogue_write(r->out, &r->meta, r->cl.roster, (size_t)r->cl.size, bl, &st, &e)
-                 : gc_fail(&e, GC_ENOMEM, "out of memory");
+    tree_src ts = { r->out, r->cl.roster, bl };
+    int rc = bl && owned ? gc_catalogue_write_tree(r->out, &r->meta, r->cl.roster,
+                                                   (size_t)r->cl.size, tree_fetch,
+                                                   tree_shard_fetch, &ts, &st, &e)
+                         : gc_fail(&e, GC_ENOMEM, "out of memory");
     if (rc)
         fprintf(stderr, "gpucensus: catalogue not written: %s (shards are in %s/shards; "
                         "`gpucensus merge` can rebuild it)\n", e.msg, r->out);

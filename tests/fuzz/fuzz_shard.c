@@ -21,6 +21,10 @@
  *      body of a shard built here in the current format (points with
  *      histograms, contexts, a failed point, conditions, parameters), then
  *      framed with a valid CRC: deep mutations that survive format changes.
+ *   5: the rest is a record body (shard.h: summaries instead of histograms,
+ *      the leader's note), wrapped in a valid frame; an accepted record
+ *      must decode again from its re-encoding with every field equal, and
+ *      encode to the same bytes twice.
  * Any other first byte behaves like 0.
  *
  * Seed corpus (tests/fuzz/corpus/shard): real files of a sim run,
@@ -164,6 +168,41 @@ static void fuzz_shard(const uint8_t *data, size_t len)
     gc_gpu_free(&g2);
 }
 
+static void fuzz_record(const uint8_t *data, size_t len)
+{
+    gc_run_meta run, run2;
+    gc_gpu g, g2;
+    gc_record_note note, note2;
+    gc_err err = { 0 };
+    int rc = gc_record_decode(data, len, &run, &g, &note, &err);
+    if (rc != 0) {
+        must(rc == GC_ECORRUPT || rc == GC_ENOMEM);
+        must(err.code == rc && err.msg[0] != '\0');
+        must(g.npoints == 0 && g.points == NULL && g.params == NULL);
+        return;
+    }
+    must(note.node_file >= GC_NODE_FILE_NONE && note.node_file <= GC_NODE_FILE_FAILED);
+    gc_wbuf w = { 0 }, w2 = { 0 };
+    must(gc_record_encode(&run, &g, NULL, &note, &w, &err) == 0);
+    must(gc_record_decode(w.data, w.len, &run2, &g2, &note2, &err) == 0);
+    check_run(&run, &run2);
+    must(note.node_file == note2.node_file && !strcmp(note.msg, note2.msg));
+    must(g.npoints == g2.npoints && g.nparams == g2.nparams);
+    for (size_t i = 0; i < g.npoints; i++) {
+        gc_summary a, b;
+        gc_point_summary(&g.points[i], &a);
+        gc_point_summary(&g2.points[i], &b);
+        must(g.points[i].has_sum && !g.points[i].hist.total);
+        must(memcmp(&a, &b, sizeof a) == 0);
+    }
+    must(gc_record_encode(&run2, &g2, NULL, &note2, &w2, &err) == 0);
+    must(w.len == w2.len && memcmp(w.data, w2.data, w.len) == 0);
+    gc_wbuf_free(&w);
+    gc_wbuf_free(&w2);
+    gc_gpu_free(&g);
+    gc_gpu_free(&g2);
+}
+
 /* body (mode 3): the raw body, which an accepted roster must re-encode to. */
 static void fuzz_roster(const uint8_t *data, size_t len, const uint8_t *body, size_t body_len)
 {
@@ -300,6 +339,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         break;
     case 4:
         fuzz_edits(rest, n);
+        break;
+    case 5:
+        framed("GCRC", rest, n, &f);
+        fuzz_record(f.data, f.len);
         break;
     default:
         fuzz_shard(rest, n);
