@@ -4,6 +4,8 @@
 # second job (tests/gpu/hog.cfg: 45 s of HBM triad through the sustain
 # benchmark) streams HBM on the same GPU; then the default plan alone (40 s
 # of sustained load in it). Changes no clock, power or other GPU setting.
+# Each census is then checked against the shipped baselines (the documented
+# health check): alone it must be ok, shared it must say so.
 # Catalogues and logs under $OUT (a tarball each); the last lines compare
 # the runs (tests/gpu/foreign_summary.py).
 #   OUT=/some/dir GIT_COMMIT=abc tests/gpu/foreign_run.sh
@@ -23,6 +25,10 @@ census quick_shared configs/quick.cfg
 wait $hog
 echo "hog: exit $?"
 census default_alone configs/default.cfg
+for r in quick_alone quick_shared default_alone; do
+    $GC check "$OUT/res/$r" --baseline configs/baselines > "$OUT/log/$r-check.txt" 2>&1
+    echo "$r: check against configs/baselines: exit $?"; grep -v '^ *$' "$OUT/log/$r-check.txt" | head -n 12
+done
 python3 tests/gpu/foreign_summary.py "$OUT"/res/quick_alone "$OUT"/res/quick_shared "$OUT"/res/hog \
     "$OUT"/res/default_alone | tee "$OUT/log/summary.txt"
 tar czf "$OUT/results.tgz" -C "$OUT" res && rm -rf "$OUT/res"

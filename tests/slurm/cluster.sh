@@ -1,10 +1,12 @@
 # A private Slurm cluster on this machine for the tests: munged, slurmctld
 # and N slurmd daemons (logical nodes n1..nN, one host), no systemd, no
 # cgroups, everything under $SC_DIR. Sourced by t_slurm.sh (bash).
-#   sc_begin [WAIT_S]    all a test needs before its first job: the daemons
+#   sc_begin [WAIT_S] [SC_UP OPTIONS]
+#                        all a test needs before its first job: the daemons
 #                        under $TMP/slurm, one Slurm test on the machine at a
 #                        time (lock, waits WAIT_S, default 600), sc_down at
-#                        exit; skips (77) where Slurm cannot run (lib.sh first)
+#                        exit; skips (77) where Slurm cannot run (lib.sh first);
+#                        the options go to sc_up (--prolog P)
 #   sc_check             why Slurm cannot run here (prints it, returns 1), or 0
 #   sc_up [--prolog P]   start the daemons; call in the shell that calls sc_down;
 #                        --prolog: slurm.conf gets Prolog=P (run by slurmd before
@@ -134,7 +136,8 @@ CONF
 }
 
 sc_begin() {
-    local why wait=${1:-600}
+    local why wait=600
+    case "${1:-}" in [0-9]*) wait=$1; shift ;; esac
     SC_DIR=$TMP/slurm
     trap 'sc_down; rm -rf "$TMP"' EXIT
     trap 'exit 1' INT TERM
@@ -143,7 +146,7 @@ sc_begin() {
     flock -w "$wait" 9 || skip "another Slurm test held the lock for $wait s"
     chmod 755 "$TMP"    # munged wants every folder above its socket searchable
     # In this shell (not in $(...)), so that sc_down can stop what it started.
-    if ! sc_up > "$TMP/up.log" 2>&1; then
+    if ! sc_up "$@" > "$TMP/up.log" 2>&1; then
         cat "$TMP/up.log"
         skip "Slurm daemons do not start here: $(head -n 1 "$TMP/up.log")"
     fi

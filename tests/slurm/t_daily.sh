@@ -18,15 +18,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/slurm/cluster.sh"
 set -u
-SC_DIR=$TMP/slurm
-trap 'sc_down; rm -rf "$TMP"' EXIT
-trap 'exit 1' INT TERM
-
-why=$(sc_check) || skip "$why"
 command -v promtool >/dev/null || skip "no promtool (Debian package prometheus; tools/deps.sh test)"
-exec 9>/tmp/gpucensus-slurm-test.lock
-flock -w 600 9 || skip "another Slurm test held the lock for 10 minutes"
-chmod 755 "$TMP"
 
 # the README's block, line by line, paths moved
 block=$(awk '/^## Running it every day/ { s = 1 } s && /^```/ { if (inb) exit; inb = 1; next } inb' "$ROOT/README.md")
@@ -58,11 +50,7 @@ GPUCENSUS_BASELINE=$TMP/var/lib/gpucensus/history.db
 GPUCENSUS_PROLOG_DIR=$TMP/prolog
 CONF
 
-if ! sc_up --prolog "${prolog#Prolog=}" > "$TMP/up.log" 2>&1; then
-    cat "$TMP/up.log"
-    skip "Slurm daemons do not start here: $(head -n 1 "$TMP/up.log")"
-fi
-cat "$TMP/up.log"
+sc_begin --prolog "${prolog#Prolog=}"
 
 # the cron line: its command, as cron's shell would run it
 cmd=$(echo "$cron" | cut -d' ' -f6-)

@@ -14,15 +14,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/slurm/cluster.sh"
 set -u
-SC_DIR=$TMP/slurm
-trap 'sc_down; rm -rf "$TMP"' EXIT
-trap 'exit 1' INT TERM
-
-why=$(sc_check) || skip "$why"
-exec 9>/tmp/gpucensus-slurm-test.lock
-flock -w 600 9 || skip "another Slurm test held the lock for 10 minutes"
-chmod 755 "$TMP"
-
 # an installation as an operator would make it: the script (linked) and its settings beside it
 mkdir -p "$TMP/inst/slurm" "$TMP/prolog"
 ln -s "$ROOT/slurm/prolog.sh" "$TMP/inst/slurm/prolog.sh"
@@ -41,11 +32,7 @@ GPUCENSUS_BASELINE=$TMP/history.db
 GPUCENSUS_HISTORY=$TMP/history.db
 GPUCENSUS_PROLOG_DIR=$TMP/prolog
 CONF
-if ! sc_up --prolog "$TMP/inst/slurm/prolog.sh" > "$TMP/up.log" 2>&1; then
-    cat "$TMP/up.log"
-    skip "Slurm daemons do not start here: $(head -n 1 "$TMP/up.log")"
-fi
-cat "$TMP/up.log"
+sc_begin --prolog "$TMP/inst/slurm/prolog.sh"
 grep -q "^Prolog=$TMP/inst/slurm/prolog.sh$" "$SLURM_CONF" || die "no Prolog= in slurm.conf"
 
 job() {   # job NODE: a one-line job on NODE; prints its id
