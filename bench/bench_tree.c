@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyze.h"
 #include "catalogue.h"
 #include "fsutil.h"
 #include "shard.h"
@@ -151,7 +152,7 @@ static int load(tmpl *t, const char *shards, const char *work, double *leader_s,
         gc_wbuf w = { 0 };
         gc_record_note note = { 0 };
         if (!b.data || gc_shard_decode(b.data, b.len, &m, &g, &e) ||
-            gc_record_encode(&m, &g, NULL, &note, &w, &e) ||
+            gc_analyze_local(&m, &g, &note, &w, &e) ||
             gc_record_decode(w.data, w.len, &m, &t->gpus[i], &note, &e)) {
             fprintf(stderr, "bench_tree: shard %d: %s\n", i, b.data ? e.msg : b.missing_reason);
             return -1;

@@ -44,13 +44,17 @@ static void load_gpu(const gc_roster_entry *e, const gc_blob *b, gc_gpu *g, gc_r
 {
     gc_run_meta m;
     gc_err err = { 0 };
+    int record = b->data && gc_blob_is_record(b->data, b->len);
     int rc = !b->data ? GC_EINVAL
-             : gc_blob_is_record(b->data, b->len) ? gc_record_decode(b->data, b->len, &m, g, note, &err)
-                                                   : gc_shard_decode(b->data, b->len, &m, g, &err);
+             : record ? gc_record_decode(b->data, b->len, &m, g, note, &err)
+                      : gc_shard_decode(b->data, b->len, &m, g, &err);
     if (b->data && rc == 0 &&
         strcmp(g->info.node, e->node) == 0 && g->info.local_index == e->local_index) {
         judge(g);
-        gc_derive_params(g);
+        /* A record's parameters were derived on its rank (gc_analyze_local);
+         * a shard's are derived here, from the same summaries. */
+        if (!record || !g->nparams)
+            gc_derive_params(g);
         return;
     }
     if (b->data && !err.msg[0])
@@ -63,6 +67,14 @@ static void load_gpu(const gc_roster_entry *e, const gc_blob *b, gc_gpu *g, gc_r
     g->status = GC_GPU_FAILED;
     snprintf(g->status_reason, sizeof g->status_reason, "no results from rank %d: %.120s", e->rank,
              b->data ? err.msg : (b->missing_reason[0] ? b->missing_reason : "nothing received"));
+}
+
+int gc_analyze_local(const gc_run_meta *run, gc_gpu *g, const gc_record_note *note, gc_wbuf *rec,
+                     gc_err *err)
+{
+    if (!g->nparams)
+        gc_derive_params(g);
+    return gc_record_encode(run, g, NULL, note, rec, err);
 }
 
 int gc_analyze_gpu(const gc_roster_entry *e, const gc_blob *b, const gc_kdesc_set *descs,

@@ -45,6 +45,12 @@ int gc_analyze_gpu(const gc_roster_entry *e, const gc_blob *b, const gc_kdesc_se
                    gc_analysed *a);
 void gc_analysed_free(gc_analysed *a);
 
+/* On the rank that measured g, after its last shard: derive its
+ * parameters into g and encode its record (shard.h) into rec, what it
+ * sends up the tree. */
+int gc_analyze_local(const gc_run_meta *run, gc_gpu *g, const gc_record_note *note, gc_wbuf *rec,
+                     gc_err *err);
+
 /* One line per GPU for the terminal summary. */
 typedef struct gc_brief {
     char node[GC_NODE_MAX];

@@ -578,7 +578,7 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     /* What travels is the record (summaries); the shard only if the
      * record cannot be made. */
     gc_wbuf rec = { 0 };
-    if (gc_record_encode(&r->meta, &r->gpu, NULL, &note, &rec, &e)) {
+    if (gc_analyze_local(&r->meta, &r->gpu, &note, &rec, &e)) {
         rank_error(r, &e);
         gc_wbuf_free(&rec);
         rec = *mine;
