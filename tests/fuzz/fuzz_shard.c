@@ -31,7 +31,9 @@
  *   mpirun -np 2 --oversubscribe build/gpucensus run tests/mpi/plan.cfg \
  *       --backend sim -o /tmp/x        (MPI environment as in tests/lib.sh)
  * as mode 0 ("\0" + shard), 1 ("\1" + roster), 2 and 3 (the byte + the
- * body after the 13-byte header); regenerate them when the format changes.
+ * body after the 13-byte header), and 5 (record_body_*: "\5" + the body of
+ * the record gc_analyze_local makes of that shard, note "written");
+ * regenerate them when the format changes.
  * An accepted shard is re-encoded and decoded again: every field must be
  * equal, and encoding the second copy must give the same bytes as the first
  * re-encoding (histogram zlib streams need not match the input's). */
