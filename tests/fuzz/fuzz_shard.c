@@ -21,8 +21,11 @@
  *      body of a shard built here in the current format (points with
  *      histograms, contexts, a failed point, conditions, parameters), then
  *      framed with a valid CRC: deep mutations that survive format changes.
- *   5: the rest is a record body (shard.h: summaries instead of histograms,
- *      the leader's note), wrapped in a valid frame; an accepted record
+ *   5: the rest is a record body (shard.h: its length and a zlib stream of
+ *      the summaries, parameters and the leader's note), wrapped in a valid
+ *      frame;
+ *   6: the rest is a record body before deflating: deflated here, given its
+ *      length and framed, so the fuzzer reaches the field decoders. An accepted record
  *      must decode again from its re-encoding with every field equal, and
  *      encode to the same bytes twice.
  * Any other first byte behaves like 0.
@@ -31,8 +34,9 @@
  *   mpirun -np 2 --oversubscribe build/gpucensus run tests/mpi/plan.cfg \
  *       --backend sim -o /tmp/x        (MPI environment as in tests/lib.sh)
  * as mode 0 ("\0" + shard), 1 ("\1" + roster), 2 and 3 (the byte + the
- * body after the 13-byte header), and 5 (record_body_*: "\5" + the body of
- * the record gc_analyze_local makes of that shard, note "written");
+ * body after the 13-byte header), 5 and 6 (record_*: the record
+ * gc_analyze_local makes of that shard, note "written": "\5" + its body,
+ * "\6" + its body inflated);
  * regenerate them when the format changes.
  * An accepted shard is re-encoded and decoded again: every field must be
  * equal, and encoding the second copy must give the same bytes as the first
@@ -346,6 +350,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         framed("GCRC", rest, n, &f);
         fuzz_record(f.data, f.len);
         break;
+    case 6: {
+        gc_wbuf z = { 0 };
+        gc_err err;
+        gc_put_u32le(&z, (uint32_t)n);
+        if (gc_deflate(rest, n, &z, &err) == 0 && !z.oom) {
+            framed("GCRC", z.data, z.len, &f);
+            fuzz_record(f.data, f.len);
+        }
+        gc_wbuf_free(&z);
+        break;
+    }
     default:
         fuzz_shard(rest, n);
         break;
