@@ -26,7 +26,8 @@
  *   leader_s, record_bytes_per_gpu, and per N: rank0_N_s, peak_N_mb,
  *   catalogue_N_mb, check_N_s, report_N_s, page_N_mb.
  *
- * Usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] SHARDS
+ * Usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] [-r] SHARDS
+ *   -r  rank 0's part only (no check, no report)
  *   -d  work directory (default: a fresh mkdtemp under /tmp, removed at
  *       the end unless -k) */
 #ifndef _GNU_SOURCE
@@ -250,10 +251,10 @@ static int run_cmd(char *const argv[], const char *log, double *wall_s)
 int main(int argc, char **argv)
 {
     size_t sizes[MAX_SIZES] = { 1024, 4096, 16384 };
-    int nsizes = 3, keep = 0;
+    int nsizes = 3, keep = 0, rank0_only = 0;
     const char *dir = NULL, *exe = "build/gpucensus";
     int opt;
-    while ((opt = getopt(argc, argv, "n:d:x:k")) != -1) {
+    while ((opt = getopt(argc, argv, "n:d:x:kr")) != -1) {
         if (opt == 'n') {
             nsizes = 0;
             for (char *s = strtok(optarg, ","); s && nsizes < MAX_SIZES; s = strtok(NULL, ","))
@@ -264,8 +265,10 @@ int main(int argc, char **argv)
             exe = optarg;
         } else if (opt == 'k') {
             keep = 1;
+        } else if (opt == 'r') {
+            rank0_only = 1;
         } else {
-            fprintf(stderr, "usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] "
+            fprintf(stderr, "usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] [-r] "
                             "SHARDS\n");
             return 2;
         }
@@ -330,12 +333,12 @@ int main(int argc, char **argv)
         double check_s = -1, report_s = -1;
         snprintf(log, sizeof log, "%s/check.txt", out);
         char *ca[] = { (char *)exe, "check", cat, NULL };
-        if (run_cmd(ca, log, &check_s) < 0)
+        if (!rank0_only && run_cmd(ca, log, &check_s) < 0)
             status = 1, check_s = -1;
         snprintf(page, sizeof page, "%s/report.html", out);
         snprintf(log, sizeof log, "%s/report.txt", out);
         char *ra[] = { (char *)exe, "report", cat, "-o", page, NULL };
-        if (run_cmd(ra, log, &report_s) != 0)
+        if (!rank0_only && run_cmd(ra, log, &report_s) != 0)
             status = 1, report_s = -1;
         double page_mb = file_bytes(page) / 1e6;
         printf("%7zu %9.2f %9.1f %10.1f %10.0f %9.2f %10.2f %9.2f\n", n, r0, peak_mb, cat_mb,
