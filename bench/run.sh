@@ -9,9 +9,10 @@
 # error).
 #
 # Environment:
-#   BENCH_TREE_SIZES GPU counts of the tree benchmark (default 1024,4096,16384; the
-#                 default plan's catalogue is ~1.2 MB per GPU today: 16384 needs ~20 GB
-#                 of disk and ~8 GB of memory for the records)
+#   BENCH_TREE_SIZES GPU counts of the tree benchmark (default 1024; issue 16 asks
+#                 for 1024,4096,16384, but the default plan's catalogue is still
+#                 ~1.2 MB per GPU: 4096 takes ~45 min here with check and report,
+#                 16384 needs ~20 GB of disk and hours)
 #   BENCH_TREE_PLAN plan of the tree benchmark (default configs/default.cfg)
 #   BENCH_SIZES   GPU counts (default 64,256,1024)
 #   BENCH_PLANS   plans (default "configs/quick.cfg configs/default.cfg")
@@ -86,7 +87,7 @@ for plan in $PLANS; do
 done
 # The aggregation tree (issue 16): a leader's part on one node of 8 sim
 # shards, rank 0's part from N records, check and report -o on its catalogue.
-TREE_SIZES=${BENCH_TREE_SIZES:-1024,4096,16384}
+TREE_SIZES=${BENCH_TREE_SIZES:-1024}
 TREE_PLAN=${BENCH_TREE_PLAN:-configs/default.cfg}
 echo "== tree, plan $TREE_PLAN ($BUILD/bench/bench_tree -n $TREE_SIZES)"
 tree_out="$work/tree.txt"
