@@ -600,24 +600,6 @@ static void lost_blob(runner *r, int rank, gc_blob *b, uint8_t **owned)
                  rank, gc_watch_silent_s(r->watch, rank));
 }
 
-typedef struct tree_src {
-    const char *out;
-    const gc_roster_entry *roster;
-    const gc_blob *blobs;
-} tree_src;
-
-static void tree_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
-{
-    *b = ((const tree_src *)ctx)->blobs[r];
-    *owned = NULL;
-}
-
-static void tree_shard_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
-{
-    const tree_src *t = ctx;
-    gc_tree_read_shard(t->out, &t->roster[r], b, owned);
-}
-
 /* Returns the exit code; *lost_ranks: how many ranks rank 0 gave up on. */
 static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
 {
@@ -662,10 +644,8 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     }
     gc_iso_time(r->meta.end_time, sizeof r->meta.end_time, 0);
     gc_catalogue_stats st = { 0 };
-    tree_src ts = { r->out, r->cl.roster, bl };
-    int rc = bl && owned ? gc_catalogue_write_tree(r->out, &r->meta, r->cl.roster,
-                                                   (size_t)r->cl.size, tree_fetch,
-                                                   tree_shard_fetch, &ts, &st, &e)
+    int rc = bl && owned ? gc_tree_catalogue(r->out, &r->meta, r->cl.roster, (size_t)r->cl.size,
+                                             bl, &st, &e)
                          : gc_fail(&e, GC_ENOMEM, "out of memory");
     if (rc)
         fprintf(stderr, "gpucensus: catalogue not written: %s (`gpucensus merge %s/shards` can "

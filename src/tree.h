@@ -24,6 +24,7 @@
 #define GC_TREE_H
 
 #include "analyze.h"
+#include "catalogue.h"
 #include "cluster.h"
 #include "results.h"
 #include "shard.h"
@@ -40,5 +41,12 @@ void gc_tree_node_file(const char *out, const gc_run_meta *run, const gc_cluster
 /* Roster entry e's shard from out/shards on this machine's disk into b
  * (*owned: what to free), or b->data NULL and the reason. */
 void gc_tree_read_shard(const char *out, const gc_roster_entry *e, gc_blob *b, void **owned);
+
+/* Rank 0: out/catalogue.json from the gathered blobs (a record per rank,
+ * a lost rank's shard from this disk, or nothing with its reason), and
+ * the node file of any node whose leader wrote none (from the shards on
+ * this disk, else the records). */
+int gc_tree_catalogue(const char *out, const gc_run_meta *run, const gc_roster_entry *roster,
+                      size_t n, const gc_blob *blobs, gc_catalogue_stats *stats, gc_err *err);
 
 #endif
