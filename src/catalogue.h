@@ -12,28 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze.h"
 #include "err.h"
 #include "results.h"
 #include "shard.h"
 
 #define GC_SCHEMA_VERSION "1.0"
-
-typedef struct gc_blob {
-    const uint8_t *data;   /* NULL: nothing from this rank */
-    size_t len;
-    char missing_reason[160];  /* why there is nothing, if data is NULL */
-} gc_blob;
-
-/* One line per GPU for the terminal summary. */
-typedef struct gc_brief {
-    char node[GC_NODE_MAX];
-    int index;
-    int status;
-    char name[96];
-    double l1_cycles, l2_cycles, dram_cycles;   /* 0: not measured */
-    double hbm_bps, hbm_ratio;
-    size_t failed_items;
-} gc_brief;
 
 typedef struct gc_catalogue_stats {
     int nodes, gpus, ok, partial, failed;
@@ -55,6 +39,22 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
                              const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
                              void *ctx, gc_catalogue_stats *stats, gc_err *err);
 
-const char *gc_gpu_status_name(int status);
+
+/* The tree (run.c): blobs come as records (shard.h) from every rank and
+ * each node's leader has written its node file (its record says so).
+ * Only catalogue.json is written here, and the node file of a node whose
+ * leader wrote none (lost, failed), from shard_fetch's shards where rank 0
+ * can read them, else from the records (histograms null). Record or shard,
+ * a GPU is analysed alike, so this catalogue equals merge's from the shards. */
+int gc_catalogue_write_tree(const char *out_dir, const gc_run_meta *run,
+                            const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
+                            gc_blob_fetch shard_fetch, void *ctx, gc_catalogue_stats *stats,
+                            gc_err *err);
+
+/* A node leader: out_dir/nodes/<node>.json from the node's shards (fetch is
+ * asked for the roster entries of that node only). */
+int gc_catalogue_write_node(const char *out_dir, const gc_run_meta *run,
+                            const gc_roster_entry *roster, size_t nranks, const char *node,
+                            gc_blob_fetch fetch, void *ctx, gc_err *err);
 
 #endif

@@ -21,7 +21,7 @@ static double p50(const gc_point *p)
 
 static int usable(const gc_point *p)
 {
-    return p->status == GC_PT_OK && p->hist.total > 0;
+    return p->status == GC_PT_OK && gc_point_count(p) > 0;
 }
 
 /* Maximum p50 of bench/metric over all points, with the point. */

@@ -547,7 +547,7 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
         throttled += (p->flags & GC_FLAG_THROTTLED) != 0;
         shared += (p->flags & GC_FLAG_SHARED) != 0;
         int b = gc_det_better_of_unit(p->unit);
-        if (!d->r->judge_points || !b || p->status != GC_PT_OK || !p->hist.total ||
+        if (!d->r->judge_points || !b || p->status != GC_PT_OK || !gc_point_count(p) ||
             gc_rules_skips(d->r, p->bench))
             continue;
         gc_summary s;

@@ -158,8 +158,17 @@ const gc_point *gc_gpu_find_point(const gc_gpu *g, const char *bench,
     return NULL;
 }
 
+uint64_t gc_point_count(const gc_point *p)
+{
+    return p->has_sum ? p->sum.count : p->hist.total;
+}
+
 void gc_point_summary(const gc_point *p, gc_summary *s)
 {
+    if (p->has_sum) {
+        *s = p->sum;
+        return;
+    }
     const gc_hist *h = &p->hist;
     double k = 1.0 / p->scale;
     memset(s, 0, sizeof *s);

@@ -70,6 +70,12 @@ enum {
     GC_FLAG_SHARED = 1u << 4,       /* another process used the GPU while it was measured */
 };
 
+/* Distribution summary in the point's unit. */
+typedef struct gc_summary {
+    uint64_t count;
+    double min, p1, p5, p50, p95, p99, max, mean, stddev;
+} gc_summary;
+
 /* One measured distribution: a benchmark at one point of its sweep. The
  * histogram holds integers: value_in_unit * scale (e.g. ns recorded as ps
  * with scale 1000). */
@@ -90,6 +96,10 @@ typedef struct gc_point {
      * canonical, so these are the bytes gc_hist_encode would produce. */
     const uint8_t *enc;
     size_t enc_len;
+    /* A point read from a compact record (record.h) has its summary and no
+     * histogram: has_sum set, hist empty. */
+    int has_sum;
+    gc_summary sum;
 } gc_point;
 
 /* A scalar derived from points on rank 0 (plateaus, knees, fits). */
@@ -155,12 +165,9 @@ int gc_gpu_add_param(gc_gpu *g, const char *name, double value,
 const gc_point *gc_gpu_find_point(const gc_gpu *g, const char *bench,
                                   const char *metric, const gc_ctx *match);
 
-/* Distribution summary in the point's unit. */
-typedef struct gc_summary {
-    uint64_t count;
-    double min, p1, p5, p50, p95, p99, max, mean, stddev;
-} gc_summary;
 void gc_point_summary(const gc_point *p, gc_summary *s);
+/* Samples behind the point (its histogram's, or its summary's count). */
+uint64_t gc_point_count(const gc_point *p);
 
 typedef struct gc_run_meta {
     char tool_version[16];

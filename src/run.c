@@ -23,6 +23,7 @@
 #include "resume.h"
 #include "schedule.h"
 #include "shard.h"
+#include "tree.h"
 #include "version.h"
 #include "watch.h"
 
@@ -630,21 +631,13 @@ static int write_roster(runner *r, gc_err *e)
  * 0's own node) holds what it finished; else nothing, with the reason. */
 static void lost_blob(runner *r, int rank, gc_blob *b, uint8_t **owned)
 {
-    char dir[4200], path[4400];
-    size_t len = 0;
-    gc_err e = { 0 };
-    const gc_roster_entry *ro = &r->cl.roster[rank];
-    snprintf(dir, sizeof dir, "%s/shards", r->out);
-    *owned = NULL;
-    gc_shard_path(path, sizeof path, dir, ro->node, ro->local_index);
-    if (gc_read_file(path, GC_SHARD_MAX_BYTES + 64, owned, &len, &e) == 0) {
-        b->data = *owned;
-        b->len = len;
-    } else {
+    void *o = NULL;
+    gc_tree_read_shard(r->out, &r->cl.roster[rank], b, &o);
+    *owned = o;
+    if (!b->data)
         snprintf(b->missing_reason, sizeof b->missing_reason,
                  "rank %d lost (no word for %.0f s: hung or dead), no shard on rank 0's disk",
                  rank, gc_watch_silent_s(r->watch, rank));
-    }
 }
 
 /* Returns the exit code; *lost_ranks: how many ranks rank 0 gave up on. */
@@ -654,8 +647,21 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     size_t *lens = NULL;
     int *lost = NULL;
     gc_err e = { 0 };
+    gc_crash_stage("node files");
+    gc_record_note note;
+    gc_tree_node_file(r->out, &r->meta, &r->cl, r->watch, &r->abandoned, &note);
+    /* What travels is the record (summaries); the shard only if the
+     * record cannot be made. */
+    gc_wbuf rec = { 0 };
+    if (gc_analyze_local(&r->meta, &r->gpu, &note, &rec, &e)) {
+        rank_error(r, &e);
+        gc_wbuf_free(&rec);
+        rec = *mine;
+        *mine = (gc_wbuf){ 0 };
+    }
     gc_crash_stage("gather and catalogue");
-    int nlost = gc_watch_gather(r->watch, mine->data, mine->len, &blobs, &lens, &lost, &e);
+    int nlost = gc_watch_gather(r->watch, rec.data, rec.len, &blobs, &lens, &lost, &e);
+    gc_wbuf_free(&rec);
     *lost_ranks = nlost > 0 ? nlost : 0;
     if (r->cl.rank != 0 || nlost < 0) {
         if (nlost < 0)
@@ -678,9 +684,9 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     }
     gc_iso_time(r->meta.end_time, sizeof r->meta.end_time, 0);
     gc_catalogue_stats st = { 0 };
-    int rc = bl && owned
-                 ? gc_catalogue_write(r->out, &r->meta, r->cl.roster, (size_t)r->cl.size, bl, &st, &e)
-                 : gc_fail(&e, GC_ENOMEM, "out of memory");
+    int rc = bl && owned ? gc_tree_catalogue(r->out, &r->meta, r->cl.roster, (size_t)r->cl.size,
+                                             bl, &st, &e)
+                         : gc_fail(&e, GC_ENOMEM, "out of memory");
     if (rc)
         fprintf(stderr, "gpucensus: catalogue not written: %s (`gpucensus merge %s/shards` can "
                         "rebuild it from the shards that were saved; a rank that said \"shard not "

@@ -11,6 +11,7 @@
 
 static const char SHARD_MAGIC[4] = { 'G', 'C', 'S', 'H' };
 static const char ROSTER_MAGIC[4] = { 'G', 'C', 'R', 'O' };
+static const char RECORD_MAGIC[4] = { 'G', 'C', 'R', 'C' };
 #define HEADER_BYTES 13
 
 /* ---- framing: magic, version, length, CRC ---- */
@@ -287,7 +288,26 @@ static void get_ctx(gc_rbuf *r, gc_ctx *c)
     c->n = (int)n;
 }
 
-static int put_point(gc_wbuf *w, const gc_point *p, gc_err *err)
+static void put_summary(gc_wbuf *w, const gc_summary *s)
+{
+    gc_put_varint(w, s->count);
+    const double v[] = { s->min, s->p1, s->p5, s->p50, s->p95, s->p99, s->max, s->mean, s->stddev };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        gc_put_f64(w, v[i]);
+}
+
+static void get_summary(gc_rbuf *r, gc_summary *s)
+{
+    s->count = gc_get_varint(r);
+    double *v[] = { &s->min, &s->p1, &s->p5, &s->p50, &s->p95, &s->p99, &s->max, &s->mean,
+                    &s->stddev };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        *v[i] = gc_get_f64(r);
+}
+
+/* sum NULL: the point with its histogram (a shard); else with this summary
+ * in its place (a record). */
+static int put_point(gc_wbuf *w, const gc_point *p, const gc_summary *sum, gc_err *err)
 {
     gc_put_varint(w, p->item_id);
     gc_put_str(w, p->bench);
@@ -298,8 +318,16 @@ static int put_point(gc_wbuf *w, const gc_point *p, gc_err *err)
     gc_put_u8(w, (uint8_t)p->status);
     gc_put_varint(w, p->flags);
     gc_put_str(w, p->error);
-    put_cond(w, &p->before);
-    put_cond(w, &p->after);
+    /* A record carries a point's conditions only when other processes
+     * used the GPU (the catalogue's shared_points and foreign_seen): the
+     * rest of them are for the node file, written from the shards. */
+    static const gc_conditions none = { 0 };
+    put_cond(w, sum && p->before.nforeign <= 0 ? &none : &p->before);
+    put_cond(w, sum && p->after.nforeign <= 0 ? &none : &p->after);
+    if (sum) {
+        put_summary(w, sum);
+        return 0;
+    }
     gc_wbuf h = { 0 };
     int rc = gc_hist_encode(&p->hist, &h, err);
     if (rc == 0) {
@@ -310,7 +338,7 @@ static int put_point(gc_wbuf *w, const gc_point *p, gc_err *err)
     return rc;
 }
 
-static int get_point(gc_rbuf *r, gc_point *p, gc_err *err)
+static int get_point(gc_rbuf *r, gc_point *p, int record, gc_err *err)
 {
     memset(p, 0, sizeof *p);
     uint64_t id = gc_get_varint(r);
@@ -334,6 +362,13 @@ static int get_point(gc_rbuf *r, gc_point *p, gc_err *err)
     GET_STR(r, p->error);
     get_cond(r, &p->before);
     get_cond(r, &p->after);
+    if (record) {
+        get_summary(r, &p->sum);
+        p->has_sum = 1;
+        if (r->bad)
+            return gc_fail(err, GC_ECORRUPT, "point %u: bad field", p->item_id);
+        return 0;
+    }
     uint64_t hlen = gc_get_varint(r);
     if (hlen > gc_rbuf_left(r))
         r->bad = 1;
@@ -351,7 +386,11 @@ static int get_point(gc_rbuf *r, gc_point *p, gc_err *err)
 
 /* ---- shards ---- */
 
-int gc_shard_encode(const gc_run_meta *run, const gc_gpu *g, gc_wbuf *out, gc_err *err)
+/* A shard (sums NULL, histograms) or a record (summaries; sums may be
+ * NULL only for a shard). */
+static int encode_gpu(const char magic[4], const char *what, const gc_run_meta *run,
+                      const gc_gpu *g, int record, const gc_summary *sums,
+                      const gc_record_note *note, gc_wbuf *out, gc_err *err)
 {
     gc_wbuf b = { 0 };
     int rc = 0;
@@ -363,8 +402,14 @@ int gc_shard_encode(const gc_run_meta *run, const gc_gpu *g, gc_wbuf *out, gc_er
     put_cond(&b, &g->start);
     put_cond(&b, &g->end);
     gc_put_varint(&b, g->npoints);
-    for (size_t i = 0; i < g->npoints && rc == 0; i++)
-        rc = put_point(&b, &g->points[i], err);
+    for (size_t i = 0; i < g->npoints && rc == 0; i++) {
+        gc_summary sm;
+        if (record && sums)
+            sm = sums[i];
+        else if (record)
+            gc_point_summary(&g->points[i], &sm);
+        rc = put_point(&b, &g->points[i], record ? &sm : NULL, err);
+    }
     gc_put_varint(&b, g->nparams);
     for (size_t i = 0; i < g->nparams; i++) {
         const gc_param *p = &g->params[i];
@@ -373,27 +418,51 @@ int gc_shard_encode(const gc_run_meta *run, const gc_gpu *g, gc_wbuf *out, gc_er
         gc_put_str(&b, p->unit);
         gc_put_str(&b, p->source);
     }
-    if (rc == 0 && b.oom)
-        rc = gc_fail(err, GC_ENOMEM, "shard: out of memory");
-    if (rc == 0 && b.len > GC_SHARD_MAX_BYTES)
-        rc = gc_fail(err, GC_EINVAL, "shard: %zu bytes exceeds the %u limit", b.len,
-                     GC_SHARD_MAX_BYTES);
-    if (rc == 0) {
-        frame(SHARD_MAGIC, &b, out);
-        if (out->oom)
-            rc = gc_fail(err, GC_ENOMEM, "shard: out of memory");
+    if (record) {
+        gc_put_u8(&b, (uint8_t)(note ? note->node_file : 0));
+        gc_put_str(&b, note ? note->msg : "");
     }
+    if (rc == 0 && b.oom)
+        rc = gc_fail(err, GC_ENOMEM, "%s: out of memory", what);
+    if (rc == 0 && b.len > GC_SHARD_MAX_BYTES)
+        rc = gc_fail(err, GC_EINVAL, "%s: %zu bytes exceeds the %u limit", what, b.len,
+                     GC_SHARD_MAX_BYTES);
+    gc_wbuf z = { 0 };
+    if (rc == 0 && record) {
+        /* Records go over the network to one rank: deflated (about 5x on
+         * the default plan, their keys and units repeat). */
+        gc_put_u32le(&z, (uint32_t)b.len);
+        rc = gc_deflate(b.data, b.len, &z, err);
+        if (rc == 0 && z.oom)
+            rc = gc_fail(err, GC_ENOMEM, "%s: out of memory", what);
+    }
+    if (rc == 0) {
+        frame(magic, record ? &z : &b, out);
+        if (out->oom)
+            rc = gc_fail(err, GC_ENOMEM, "%s: out of memory", what);
+    }
+    gc_wbuf_free(&z);
     gc_wbuf_free(&b);
     return rc;
 }
 
-int gc_shard_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *g, gc_err *err)
+int gc_shard_encode(const gc_run_meta *run, const gc_gpu *g, gc_wbuf *out, gc_err *err)
 {
-    gc_gpu_init(g);
-    gc_rbuf r;
-    int rc = unframe(SHARD_MAGIC, "shard", data, len, &r, err);
-    if (rc)
-        return rc;
+    return encode_gpu(SHARD_MAGIC, "shard", run, g, 0, NULL, NULL, out, err);
+}
+
+int gc_record_encode(const gc_run_meta *run, const gc_gpu *g, const gc_summary *sums,
+                     const gc_record_note *note, gc_wbuf *out, gc_err *err)
+{
+    return encode_gpu(RECORD_MAGIC, "record", run, g, 1, sums, note, out, err);
+}
+
+/* The body of a shard or (note set) of a record, already inflated. */
+static int decode_body(gc_rbuf *rp, const char *what, gc_run_meta *run, gc_gpu *g,
+                       gc_record_note *note, gc_err *err)
+{
+    int record = note != NULL, rc = 0;
+    gc_rbuf r = *rp;
     get_run(&r, run);
     get_info(&r, &g->info);
     if (!r.bad && !gc_name_ok(g->info.node))   /* it names files: OUT/nodes/NODE.json */
@@ -415,15 +484,15 @@ int gc_shard_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *g, g
     if (np > GC_SHARD_MAX_POINTS || np > gc_rbuf_left(&r) / 16)
         r.bad = 1;
     if (r.bad)
-        return gc_fail(err, GC_ECORRUPT, "shard: bad header fields");
+        return gc_fail(err, GC_ECORRUPT, "%s: bad header fields", what);
     if (np) {
         g->points = calloc((size_t)np, sizeof *g->points);
         if (!g->points)
-            return gc_fail(err, GC_ENOMEM, "shard: out of memory");
+            return gc_fail(err, GC_ENOMEM, "%s: out of memory", what);
         g->cap_points = (size_t)np;
     }
     for (uint64_t i = 0; i < np; i++) {
-        rc = get_point(&r, &g->points[i], err);
+        rc = get_point(&r, &g->points[i], record, err);
         if (rc) {
             gc_hist_free(&g->points[i].hist);
             gc_gpu_free(g);
@@ -444,14 +513,64 @@ int gc_shard_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *g, g
         if (!r.bad && gc_gpu_add_param(g, p.name, p.value, p.unit, p.source))
             r.bad = 1;
     }
+    if (record && !r.bad) {
+        uint8_t nf = gc_get_u8(&r);
+        if (nf > GC_NODE_FILE_FAILED)
+            r.bad = 1;
+        note->node_file = nf;
+        GET_STR(&r, note->msg);
+    }
     if (!r.bad && gc_rbuf_left(&r) != 0)
-        return gc_gpu_free(g), gc_fail(err, GC_ECORRUPT, "shard: %zu trailing bytes",
+        return gc_gpu_free(g), gc_fail(err, GC_ECORRUPT, "%s: %zu trailing bytes", what,
                                        gc_rbuf_left(&r));
     if (r.bad) {
         gc_gpu_free(g);
-        return gc_fail(err, GC_ECORRUPT, "shard: bad or truncated parameters");
+        return gc_fail(err, GC_ECORRUPT, "%s: bad or truncated parameters", what);
     }
     return 0;
+}
+
+static int decode_gpu(const char magic[4], const char *what, const void *data, size_t len,
+                      gc_run_meta *run, gc_gpu *g, gc_record_note *note, gc_err *err)
+{
+    gc_gpu_init(g);
+    gc_rbuf r;
+    int rc = unframe(magic, what, data, len, &r, err);
+    if (rc || !note)
+        return rc ? rc : decode_body(&r, what, run, g, NULL, err);
+    /* A record's body is deflated: raw length (u32le), one zlib stream. */
+    uint32_t raw = gc_get_u32le(&r);
+    if (r.bad)
+        return gc_fail(err, GC_ECORRUPT, "%s: truncated body", what);
+    uint8_t *plain = NULL;
+    gc_err ie = { 0 };
+    size_t zlen = gc_rbuf_left(&r);
+    const uint8_t *z = gc_get_bytes(&r, zlen);
+    rc = gc_inflate(z, zlen, raw, GC_SHARD_MAX_BYTES, &plain, &ie);
+    if (rc)
+        return gc_fail(err, rc, "%s: %s", what, ie.msg);
+    gc_rbuf pr;
+    gc_rbuf_init(&pr, plain, raw);
+    rc = decode_body(&pr, what, run, g, note, err);
+    free(plain);
+    return rc;
+}
+
+int gc_shard_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *g, gc_err *err)
+{
+    return decode_gpu(SHARD_MAGIC, "shard", data, len, run, g, NULL, err);
+}
+
+int gc_record_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *g,
+                     gc_record_note *note, gc_err *err)
+{
+    memset(note, 0, sizeof *note);
+    return decode_gpu(RECORD_MAGIC, "record", data, len, run, g, note, err);
+}
+
+int gc_blob_is_record(const void *data, size_t len)
+{
+    return data && len >= 4 && memcmp(data, RECORD_MAGIC, 4) == 0;
 }
 
 int gc_shard_decode_meta(const void *data, size_t len, gc_run_meta *run, gc_err *err)

@@ -27,6 +27,26 @@ int gc_shard_encode(const gc_run_meta *run, const gc_gpu *gpu, gc_wbuf *out, gc_
 /* run and gpu are filled (gpu initialised by the call; free with gc_gpu_free). */
 int gc_shard_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *gpu, gc_err *err);
 
+/* Records: what a rank's analysis sends up the tree instead of its shard
+ * (no histograms). The same body as a shard, framed "GCRC", each point's
+ * histogram replaced by its summary (count varint, then min p1 p5 p50 p95
+ * p99 max mean stddev as f64) and its conditions left out (invalid) unless
+ * other processes used the GPU then, and at the end what the sender did as its
+ * node's leader; the frame holds that body deflated: its length (u32le)
+ * and one zlib stream (inflated with a cap of GC_SHARD_MAX_BYTES). Decoded
+ * points have has_sum set and no histogram. */
+enum { GC_NODE_FILE_NONE = 0, GC_NODE_FILE_WRITTEN = 1, GC_NODE_FILE_FAILED = 2 };
+typedef struct gc_record_note {
+    int node_file;        /* GC_NODE_FILE_*: the sender leads its node and wrote its file */
+    char msg[200];        /* why it failed */
+} gc_record_note;
+/* sums: each point's summary, NULL: computed from the histograms. */
+int gc_record_encode(const gc_run_meta *run, const gc_gpu *g, const gc_summary *sums,
+                     const gc_record_note *note, gc_wbuf *out, gc_err *err);
+int gc_record_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *g,
+                     gc_record_note *note, gc_err *err);
+int gc_blob_is_record(const void *data, size_t len);
+
 /* Only the run metadata at the head of a shard (checks the frame). */
 int gc_shard_decode_meta(const void *data, size_t len, gc_run_meta *run, gc_err *err);
 

@@ -124,7 +124,7 @@ static void predict_row(const gc_gpu *g, const gc_models *m, const gc_point *p,
 static int is_valid_point(const gc_point *p)
 {
     return strcmp(p->bench, "valid") == 0 && strcmp(p->metric, "time") == 0 &&
-           p->status == GC_PT_OK && p->hist.total > 0 && gc_ctx_get(&p->ctx, "kernel");
+           p->status == GC_PT_OK && gc_point_count(p) > 0 && gc_ctx_get(&p->ctx, "kernel");
 }
 
 int gc_models_compute(const gc_gpu *g, const gc_kdesc_set *s, gc_models *m)

@@ -21,13 +21,23 @@
  *      body of a shard built here in the current format (points with
  *      histograms, contexts, a failed point, conditions, parameters), then
  *      framed with a valid CRC: deep mutations that survive format changes.
+ *   5: the rest is a record body (shard.h: its length and a zlib stream of
+ *      the summaries, parameters and the leader's note), wrapped in a valid
+ *      frame;
+ *   6: the rest is a record body before deflating: deflated here, given its
+ *      length and framed, so the fuzzer reaches the field decoders. An accepted record
+ *      must decode again from its re-encoding with every field equal, and
+ *      encode to the same bytes twice.
  * Any other first byte behaves like 0.
  *
  * Seed corpus (tests/fuzz/corpus/shard): real files of a sim run,
  *   mpirun -np 2 --oversubscribe build/gpucensus run tests/mpi/plan.cfg \
  *       --backend sim -o /tmp/x        (MPI environment as in tests/lib.sh)
  * as mode 0 ("\0" + shard), 1 ("\1" + roster), 2 and 3 (the byte + the
- * body after the 13-byte header); regenerate them when the format changes.
+ * body after the 13-byte header), 5 and 6 (record_*: the record
+ * gc_analyze_local makes of that shard, note "written": "\5" + its body,
+ * "\6" + its body inflated);
+ * regenerate them when the format changes.
  * An accepted shard is re-encoded and decoded again: every field must be
  * equal, and encoding the second copy must give the same bytes as the first
  * re-encoding (histogram zlib streams need not match the input's). */
@@ -157,6 +167,41 @@ static void fuzz_shard(const uint8_t *data, size_t len)
     check_run(&run, &run2);
     check_gpu(&g, &g2);
     must(gc_shard_encode(&run2, &g2, &w2, &err) == 0);
+    must(w.len == w2.len && memcmp(w.data, w2.data, w.len) == 0);
+    gc_wbuf_free(&w);
+    gc_wbuf_free(&w2);
+    gc_gpu_free(&g);
+    gc_gpu_free(&g2);
+}
+
+static void fuzz_record(const uint8_t *data, size_t len)
+{
+    gc_run_meta run, run2;
+    gc_gpu g, g2;
+    gc_record_note note, note2;
+    gc_err err = { 0 };
+    int rc = gc_record_decode(data, len, &run, &g, &note, &err);
+    if (rc != 0) {
+        must(rc == GC_ECORRUPT || rc == GC_ENOMEM);
+        must(err.code == rc && err.msg[0] != '\0');
+        must(g.npoints == 0 && g.points == NULL && g.params == NULL);
+        return;
+    }
+    must(note.node_file >= GC_NODE_FILE_NONE && note.node_file <= GC_NODE_FILE_FAILED);
+    gc_wbuf w = { 0 }, w2 = { 0 };
+    must(gc_record_encode(&run, &g, NULL, &note, &w, &err) == 0);
+    must(gc_record_decode(w.data, w.len, &run2, &g2, &note2, &err) == 0);
+    check_run(&run, &run2);
+    must(note.node_file == note2.node_file && !strcmp(note.msg, note2.msg));
+    must(g.npoints == g2.npoints && g.nparams == g2.nparams);
+    for (size_t i = 0; i < g.npoints; i++) {
+        gc_summary a, b;
+        gc_point_summary(&g.points[i], &a);
+        gc_point_summary(&g2.points[i], &b);
+        must(g.points[i].has_sum && !g.points[i].hist.total);
+        must(memcmp(&a, &b, sizeof a) == 0);
+    }
+    must(gc_record_encode(&run2, &g2, NULL, &note2, &w2, &err) == 0);
     must(w.len == w2.len && memcmp(w.data, w2.data, w.len) == 0);
     gc_wbuf_free(&w);
     gc_wbuf_free(&w2);
@@ -301,6 +346,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
     case 4:
         fuzz_edits(rest, n);
         break;
+    case 5:
+        framed("GCRC", rest, n, &f);
+        fuzz_record(f.data, f.len);
+        break;
+    case 6: {
+        gc_wbuf z = { 0 };
+        gc_err err;
+        gc_put_u32le(&z, (uint32_t)n);
+        if (gc_deflate(rest, n, &z, &err) == 0 && !z.oom) {
+            framed("GCRC", z.data, z.len, &f);
+            fuzz_record(f.data, f.len);
+        }
+        gc_wbuf_free(&z);
+        break;
+    }
     default:
         fuzz_shard(rest, n);
         break;

@@ -378,6 +378,70 @@ static void test_roundtrip(void)
     gc_wbuf_free(&w2);
 }
 
+/* Records: the summaries in place of the histograms, the leader's note;
+ * what decodes gives the same summaries, parameters and identity. */
+static void test_record(void)
+{
+    gc_run_meta run, run2;
+    gc_gpu g, g2, g3;
+    gc_err err = { 0 };
+    make_run(&run);
+    make_gpu(&g);
+    gc_record_note note = { GC_NODE_FILE_FAILED, "disk full" }, note2;
+    gc_wbuf w = { 0 }, ws = { 0 }, w2 = { 0 };
+    CHECK(gc_record_encode(&run, &g, NULL, &note, &w, &err) == 0, "record encode: %s", err.msg);
+    CHECK(gc_shard_encode(&run, &g, &ws, &err) == 0, "shard encode: %s", err.msg);
+    CHECK(memcmp(w.data, "GCRC", 4) == 0 && gc_blob_is_record(w.data, w.len) &&
+          !gc_blob_is_record(ws.data, ws.len), "record magic");
+    CHECK(gc_shard_decode(w.data, w.len, &run2, &g3, &err) == GC_ECORRUPT, "a record is no shard");
+    CHECK(gc_record_decode(w.data, w.len, &run2, &g2, &note2, &err) == 0, "record decode: %s",
+          err.msg);
+    check_run_equal(&run, &run2);
+    CHECK(note2.node_file == GC_NODE_FILE_FAILED && strcmp(note2.msg, "disk full") == 0, "note");
+    CHECK(g2.npoints == g.npoints && g2.nparams == g.nparams, "counts");
+    for (size_t i = 0; i < g.npoints && i < g2.npoints; i++) {
+        gc_summary a, b;
+        gc_point_summary(&g.points[i], &a);
+        gc_point_summary(&g2.points[i], &b);
+        CHECK(g2.points[i].has_sum && g2.points[i].hist.total == 0, "point %zu: summary only", i);
+        CHECK(memcmp(&a, &b, sizeof a) == 0, "point %zu: summary differs", i);
+        CHECK(gc_point_count(&g2.points[i]) == g.points[i].hist.total, "point %zu: count", i);
+        CHECK(strcmp(g.points[i].metric, g2.points[i].metric) == 0 &&
+              g.points[i].ctx.n == g2.points[i].ctx.n, "point %zu: context", i);
+    }
+    CHECK(w.len < ws.len, "record (%zu B) smaller than shard (%zu B)", w.len, ws.len);
+    /* Decoded and encoded again: the same bytes. */
+    CHECK(gc_record_encode(&run2, &g2, NULL, &note2, &w2, &err) == 0 && w2.len == w.len &&
+          memcmp(w.data, w2.data, w.len) == 0, "record re-encode differs");
+    /* Every truncation is refused. */
+    int bad = 0;
+    for (size_t n = 0; n < w.len; n++) {
+        uint8_t *copy = malloc(n ? n : 1);
+        memcpy(copy, w.data, n);
+        gc_gpu x;
+        if (gc_record_decode(copy, n, &run2, &x, &note2, &err) != GC_ECORRUPT)
+            bad++;
+        free(copy);
+    }
+    CHECK(bad == 0, "%d record truncations of %zu accepted", bad, w.len);
+    /* Every truncation of the body inside a valid frame. */
+    gc_wbuf f = { 0 };
+    bad = 0;
+    for (size_t n = 0; n + HDR < w.len; n++) {
+        reframe(&f, "GCRC", GC_SHARD_VERSION, w.data + HDR, n);
+        gc_gpu x;
+        if (gc_record_decode(f.data, f.len, &run2, &x, &note2, &err) != GC_ECORRUPT)
+            bad++;
+    }
+    CHECK(bad == 0, "%d record body truncations accepted", bad);
+    gc_wbuf_free(&f);
+    gc_gpu_free(&g);
+    gc_gpu_free(&g2);
+    gc_wbuf_free(&w);
+    gc_wbuf_free(&ws);
+    gc_wbuf_free(&w2);
+}
+
 static void test_truncation_and_flips(void)
 {
     gc_run_meta run;
@@ -948,6 +1012,7 @@ int main(void)
     }
     test_roundtrip();
     test_truncation_and_flips();
+    test_record();
     test_oversize_counts();
     test_roster();
     test_meta();

@@ -1,0 +1,365 @@
+/* The aggregation tree at scale (src/tree.h): a node leader's part and
+ * rank 0's part of a census of 1024, 4096 and 16,384 GPUs, without MPI.
+ *
+ * Input: the shards of one node of 8 GPUs (SHARDS, with its roster.gcr),
+ * as bench_merge -n 8 -k leaves them from the sim backend.
+ *
+ *   leader   gc_catalogue_write_node on those 8 shards: read them from
+ *            disk, analyse, write nodes/n1.json (what each leader does in
+ *            parallel with the others)
+ *   records  each shard made a record (shard.h) once; a census of N GPUs
+ *            is N records made from them, node n<k/8+1>, local index k%8,
+ *            rank k, its own UUID, and every point's summary scaled by a
+ *            factor of its own (within +-1%), so no two GPUs are equal.
+ *            The records are made in a child process before the clock
+ *            starts: they are what rank 0 holds after the gather.
+ *   rank 0   gc_catalogue_write_tree on them, the leaders having written
+ *            the node files: from the last record received to catalogue.json
+ *            on disk (wall time), and the child's peak resident memory
+ *            (wait4's ru_maxrss, the records included)
+ *   check    `GPUCENSUS check OUT/catalogue.json` (wall time)
+ *   report   `GPUCENSUS report OUT/catalogue.json -o OUT/report.html`
+ *            (wall time, page size); the node files are not there, so the
+ *            latency plots that read them are empty
+ *
+ * Output: one line per N, then key=value lines for bench/run.sh:
+ *   leader_s, record_bytes_per_gpu, and per N: rank0_N_s, peak_N_mb,
+ *   catalogue_N_mb, check_N_s, report_N_s, page_N_mb.
+ *
+ * Usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] [-r] SHARDS
+ *   -r  rank 0's part only (no check, no report)
+ *   -d  work directory (default: a fresh mkdtemp under /tmp, removed at
+ *       the end unless -k) */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze.h"
+#include "catalogue.h"
+#include "fsutil.h"
+#include "shard.h"
+
+#define NODE_GPUS 8
+#define MAX_SIZES 8
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long file_bytes(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+typedef struct tmpl {
+    gc_run_meta run;
+    gc_roster_entry roster[NODE_GPUS];
+    gc_gpu gpus[NODE_GPUS];      /* decoded from records: summaries, no histograms */
+    const char *shards;
+} tmpl;
+
+static void shard_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
+{
+    const tmpl *t = ctx;
+    memset(b, 0, sizeof *b);
+    *owned = NULL;
+    char path[4200];
+    uint8_t *d = NULL;
+    size_t n = 0;
+    gc_err e = { 0 };
+    gc_shard_path(path, sizeof path, t->shards, t->roster[r].node, t->roster[r].local_index);
+    if (gc_read_file(path, GC_SHARD_MAX_BYTES + 64, &d, &n, &e) == 0) {
+        b->data = d;
+        b->len = n;
+        *owned = d;
+    } else {
+        snprintf(b->missing_reason, sizeof b->missing_reason, "%.150s", e.msg);
+    }
+}
+
+static void none_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
+{
+    (void)ctx;
+    (void)r;
+    memset(b, 0, sizeof *b);
+    *owned = NULL;
+}
+
+typedef struct census {
+    gc_blob *blobs;
+} census;
+
+static void blob_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
+{
+    *b = ((const census *)ctx)->blobs[r];
+    *owned = NULL;
+}
+
+static int load(tmpl *t, const char *shards, const char *work, double *leader_s,
+                size_t *record_bytes)
+{
+    char path[4200];
+    uint8_t *d = NULL;
+    size_t n = 0;
+    gc_err e = { 0 };
+    gc_roster_entry *ro = NULL;
+    size_t nro = 0;
+    snprintf(path, sizeof path, "%s/roster.gcr", shards);
+    if (gc_read_file(path, 1u << 26, &d, &n, &e) || gc_roster_decode(d, n, &t->run, &ro, &nro, &e)) {
+        fprintf(stderr, "bench_tree: %s: %s\n", path, e.msg);
+        return -1;
+    }
+    free(d);
+    if (nro != NODE_GPUS) {
+        fprintf(stderr, "bench_tree: %s: %zu GPUs, expected one node of %d\n", path, nro, NODE_GPUS);
+        return -1;
+    }
+    memcpy(t->roster, ro, sizeof t->roster);
+    free(ro);
+    t->shards = shards;
+
+    /* The leader's part. */
+    snprintf(path, sizeof path, "%s/leader", work);
+    double t0 = now_s();
+    if (gc_catalogue_write_node(path, &t->run, t->roster, NODE_GPUS, t->roster[0].node, shard_fetch,
+                                t, &e)) {
+        fprintf(stderr, "bench_tree: leader: %s\n", e.msg);
+        return -1;
+    }
+    *leader_s = now_s() - t0;
+
+    /* Templates: each shard as a record, decoded. */
+    *record_bytes = 0;
+    for (int i = 0; i < NODE_GPUS; i++) {
+        gc_blob b;
+        void *owned;
+        shard_fetch(t, (size_t)i, &b, &owned);
+        gc_run_meta m;
+        gc_gpu g;
+        gc_wbuf w = { 0 };
+        gc_record_note note = { 0 };
+        if (!b.data || gc_shard_decode(b.data, b.len, &m, &g, &e) ||
+            gc_analyze_local(&m, &g, &note, &w, &e) ||
+            gc_record_decode(w.data, w.len, &m, &t->gpus[i], &note, &e)) {
+            fprintf(stderr, "bench_tree: shard %d: %s\n", i, b.data ? e.msg : b.missing_reason);
+            return -1;
+        }
+        *record_bytes += w.len;
+        gc_gpu_free(&g);
+        gc_wbuf_free(&w);
+        free(owned);
+    }
+    *record_bytes /= NODE_GPUS;
+    return 0;
+}
+
+static void scale_sum(gc_summary *s, double f)
+{
+    double *v[] = { &s->min, &s->p1, &s->p5, &s->p50, &s->p95, &s->p99, &s->max, &s->mean,
+                    &s->stddev };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        *v[i] *= f;
+}
+
+/* The child: make n records, then time rank 0's part. Prints its time. */
+static int rank0_child(const tmpl *t, size_t n, const char *out)
+{
+    gc_roster_entry *ro = calloc(n, sizeof *ro);
+    gc_blob *blobs = calloc(n, sizeof *blobs);
+    if (!ro || !blobs)
+        return 1;
+    gc_run_meta run = t->run;
+    run.ranks = (int)n;
+    run.nodes = (int)(n / NODE_GPUS);
+    gc_err e = { 0 };
+    for (size_t k = 0; k < n; k++) {
+        const gc_gpu *src = &t->gpus[k % NODE_GPUS];
+        gc_gpu g = *src;
+        g.points = malloc((src->npoints ? src->npoints : 1) * sizeof *g.points);
+        if (!g.points)
+            return 1;
+        memcpy(g.points, src->points, src->npoints * sizeof *g.points);
+        snprintf(g.info.node, sizeof g.info.node, "n%zu", k / NODE_GPUS + 1);
+        g.info.local_index = (int)(k % NODE_GPUS);
+        g.info.rank = (int)k;
+        snprintf(g.info.uuid, sizeof g.info.uuid, "GPU-bench-%08zx", k);
+        double f = 1.0 + 0.01 * ((double)((k * 7919) % 201) - 100.0) / 100.0;
+        for (size_t i = 0; i < g.npoints; i++)
+            scale_sum(&g.points[i].sum, f);
+        ro[k].rank = (int)k;
+        snprintf(ro[k].node, sizeof ro[k].node, "%s", g.info.node);
+        ro[k].local_index = g.info.local_index;
+        gc_record_note note = { k % NODE_GPUS == 0 ? GC_NODE_FILE_WRITTEN : GC_NODE_FILE_NONE, "" };
+        gc_wbuf w = { 0 };
+        if (gc_record_encode(&run, &g, NULL, &note, &w, &e)) {
+            fprintf(stderr, "bench_tree: record %zu: %s\n", k, e.msg);
+            return 1;
+        }
+        free(g.points);
+        blobs[k].data = w.data;
+        blobs[k].len = w.len;
+    }
+    census c = { blobs };
+    gc_catalogue_stats st = { 0 };
+    double t0 = now_s();
+    int rc = gc_catalogue_write_tree(out, &run, ro, n, blob_fetch, none_fetch, &c, &st, &e);
+    double s = now_s() - t0;
+    if (rc) {
+        fprintf(stderr, "bench_tree: rank 0, %zu GPUs: %s\n", n, e.msg);
+        return 1;
+    }
+    printf("%.3f %d\n", s, st.ok);
+    fflush(stdout);   /* the caller leaves with _exit */
+    return 0;
+}
+
+/* Run cmd (argv) with stdout to log; wall seconds, exit status (-1: crash). */
+static int run_cmd(char *const argv[], const char *log, double *wall_s)
+{
+    fflush(stdout);
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if (!freopen(log, "w", stdout) || !freopen("/dev/null", "w", stderr))
+            _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) < 0)
+        return -1;
+    *wall_s = now_s() - t0;
+    return WIFSIGNALED(st) || WEXITSTATUS(st) == 127 ? -1 : WEXITSTATUS(st);
+}
+
+int main(int argc, char **argv)
+{
+    size_t sizes[MAX_SIZES] = { 1024, 4096, 16384 };
+    int nsizes = 3, keep = 0, rank0_only = 0;
+    const char *dir = NULL, *exe = "build/gpucensus";
+    int opt;
+    while ((opt = getopt(argc, argv, "n:d:x:kr")) != -1) {
+        if (opt == 'n') {
+            nsizes = 0;
+            for (char *s = strtok(optarg, ","); s && nsizes < MAX_SIZES; s = strtok(NULL, ","))
+                sizes[nsizes++] = strtoul(s, NULL, 10) / NODE_GPUS * NODE_GPUS;
+        } else if (opt == 'd') {
+            dir = optarg;
+        } else if (opt == 'x') {
+            exe = optarg;
+        } else if (opt == 'k') {
+            keep = 1;
+        } else if (opt == 'r') {
+            rank0_only = 1;
+        } else {
+            fprintf(stderr, "usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] [-r] "
+                            "SHARDS\n");
+            return 2;
+        }
+    }
+    if (optind != argc - 1)
+        return fprintf(stderr, "bench_tree: one SHARDS directory (one node of 8 GPUs)\n"), 2;
+    char work[4096];
+    if (dir) {
+        snprintf(work, sizeof work, "%s", dir);
+        mkdir(work, 0755);
+    } else {
+        snprintf(work, sizeof work, "/tmp/gc-bench-tree.XXXXXX");
+        if (!mkdtemp(work))
+            return perror("mkdtemp"), 1;
+    }
+    static tmpl t;
+    double leader_s = 0;
+    size_t record_bytes = 0;
+    if (load(&t, argv[optind], work, &leader_s, &record_bytes))
+        return 1;
+    long node_bytes = 0;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/leader/nodes/%s.json", work, t.roster[0].node);
+    node_bytes = file_bytes(path);
+    printf("leader: 8 GPUs, %.3f s, node file %.1f MB; record %zu B per GPU\n", leader_s,
+           node_bytes / 1e6, record_bytes);
+    printf("%7s %9s %9s %10s %10s %9s %10s %9s\n", "gpus", "rank0_s", "peak_mb", "cat_mb",
+           "cat_B/gpu", "check_s", "report_s", "page_mb");
+    char keys[4096] = "";
+    size_t klen = 0;
+    int status = 0;
+    for (int i = 0; i < nsizes; i++) {
+        size_t n = sizes[i];
+        char out[4300], log[4400], cat[4400], page[4400];
+        snprintf(out, sizeof out, "%s/n%zu", work, n);
+        mkdir(out, 0755);
+        snprintf(log, sizeof log, "%s/rank0.txt", out);
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (!freopen(log, "w", stdout))
+                _exit(127);
+            _exit(rank0_child(&t, n, out));
+        }
+        int st;
+        struct rusage ru;
+        if (pid < 0 || wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+            fprintf(stderr, "bench_tree: rank 0 part for %zu GPUs failed\n", n);
+            status = 1;
+            break;
+        }
+        double r0 = -1;
+        int ok = -1;
+        FILE *f = fopen(log, "r");
+        if (!f || fscanf(f, "%lf %d", &r0, &ok) != 2)
+            status = 1;
+        if (f)
+            fclose(f);
+        double peak_mb = ru.ru_maxrss / 1024.0;
+        snprintf(cat, sizeof cat, "%s/catalogue.json", out);
+        double cat_mb = file_bytes(cat) / 1e6;
+        double check_s = -1, report_s = -1;
+        snprintf(log, sizeof log, "%s/check.txt", out);
+        char *ca[] = { (char *)exe, "check", cat, NULL };
+        if (!rank0_only && run_cmd(ca, log, &check_s) < 0)
+            status = 1, check_s = -1;
+        snprintf(page, sizeof page, "%s/report.html", out);
+        snprintf(log, sizeof log, "%s/report.txt", out);
+        char *ra[] = { (char *)exe, "report", cat, "-o", page, NULL };
+        if (!rank0_only && run_cmd(ra, log, &report_s) != 0)
+            status = 1, report_s = -1;
+        double page_mb = file_bytes(page) / 1e6;
+        printf("%7zu %9.2f %9.1f %10.1f %10.0f %9.2f %10.2f %9.2f\n", n, r0, peak_mb, cat_mb,
+               cat_mb * 1e6 / (double)n, check_s, report_s, page_mb);
+        klen += (size_t)snprintf(keys + klen, sizeof keys - klen,
+                                 "rank0_%zu_s=%.3f\npeak_%zu_mb=%.1f\ncatalogue_%zu_mb=%.1f\n"
+                                 "check_%zu_s=%.3f\nreport_%zu_s=%.3f\npage_%zu_mb=%.2f\n",
+                                 n, r0, n, peak_mb, n, cat_mb, n, check_s, n, report_s, n, page_mb);
+        if (ok != (int)n)
+            fprintf(stderr, "bench_tree: %zu GPUs: %d ok\n", n, ok);
+        if (!keep) {
+            char *rm[] = { "/bin/rm", "-rf", out, NULL };
+            double ignored;
+            run_cmd(rm, "/dev/null", &ignored);
+        }
+    }
+    printf("leader_s=%.3f\nrecord_bytes_per_gpu=%zu\n%s", leader_s, record_bytes, keys);
+    if (!keep && !dir) {
+        char *rm[] = { "/bin/rm", "-rf", work, NULL };
+        double ignored;
+        run_cmd(rm, "/dev/null", &ignored);
+    }
+    return status;
+}

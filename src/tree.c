@@ -1,0 +1,118 @@
+/* The aggregation tree's node level. See tree.h. */
+#include "tree.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "catalogue.h"
+#include "fsutil.h"
+#include "timeutil.h"
+
+void gc_tree_read_shard(const char *out, const gc_roster_entry *e, gc_blob *b, void **owned)
+{
+    char dir[4200], path[4400];
+    size_t len = 0;
+    uint8_t *data = NULL;
+    gc_err err = { 0 };
+    memset(b, 0, sizeof *b);
+    *owned = NULL;
+    snprintf(dir, sizeof dir, "%s/shards", out);
+    if (gc_shard_path(path, sizeof path, dir, e->node, e->local_index) == 0 &&
+        gc_read_file(path, GC_SHARD_MAX_BYTES + 64, &data, &len, &err) == 0) {
+        b->data = data;
+        b->len = len;
+        *owned = data;
+    } else {
+        snprintf(b->missing_reason, sizeof b->missing_reason, "no shard of rank %d here: %.100s",
+                 e->rank, err.msg[0] ? err.msg : path);
+    }
+}
+
+typedef struct leader_ctx {
+    const char *out;
+    const gc_roster_entry *roster;
+} leader_ctx;
+
+static void leader_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
+{
+    const leader_ctx *c = ctx;
+    gc_tree_read_shard(c->out, &c->roster[r], b, owned);
+}
+
+/* After the run was abandoned the node's ranks may still be finishing an
+ * item: wait a little for their last shards, never for a hung one. */
+static void wait_bounded(MPI_Request *rq, double limit_s)
+{
+    double until = gc_now_s() + limit_s;
+    int flag = 0;
+    while (!flag && gc_now_s() < until) {
+        if (MPI_Test(rq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return;
+        if (!flag) {
+            struct timespec ts = { 0, 10 * 1000 * 1000 };
+            nanosleep(&ts, NULL);
+        }
+    }
+    /* An unfinished nonblocking collective may not be freed: it stays
+     * pending until the job ends. */
+}
+
+void gc_tree_node_file(const char *out, const gc_run_meta *run, const gc_cluster *cl,
+                       gc_watch *w, int *abandoned, gc_record_note *note)
+{
+    memset(note, 0, sizeof *note);
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int rc = MPI_Ibarrier(cl->node, &rq);
+    if (cl->local_rank != 0) {
+        /* Others need not wait for their node: the leader reads their
+         * shards from disk. The barrier completes with the leader's. */
+        if (rc == MPI_SUCCESS && !*abandoned && gc_watch_wait(w, rc, &rq, "the node's barrier"))
+            *abandoned = 1;
+        return;
+    }
+    /* A failed barrier (an MPI error, told to rank 0 by the watch): the
+     * node file is written from the shards as they are. */
+    if (rc == MPI_SUCCESS && (*abandoned || gc_watch_wait(w, rc, &rq, "the node's barrier"))) {
+        *abandoned = 1;
+        wait_bounded(&rq, GC_TREE_ABANDON_WAIT_S);
+    }
+    leader_ctx c = { out, cl->roster };
+    gc_err e = { 0 };
+    if (gc_catalogue_write_node(out, run, cl->roster, (size_t)cl->size, cl->node_name,
+                                leader_fetch, &c, &e) == 0) {
+        note->node_file = GC_NODE_FILE_WRITTEN;
+    } else {
+        note->node_file = GC_NODE_FILE_FAILED;
+        snprintf(note->msg, sizeof note->msg, "%.190s", e.msg);
+        fprintf(stderr, "gpucensus: rank %d: node file of %s not written: %s (rank 0 writes it "
+                        "from what it can read)\n", cl->rank, cl->node_name, e.msg);
+    }
+}
+
+typedef struct tree_src {
+    const char *out;
+    const gc_roster_entry *roster;
+    const gc_blob *blobs;
+} tree_src;
+
+static void tree_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
+{
+    *b = ((const tree_src *)ctx)->blobs[r];
+    *owned = NULL;
+}
+
+static void tree_shard_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
+{
+    const tree_src *t = ctx;
+    gc_tree_read_shard(t->out, &t->roster[r], b, owned);
+}
+
+int gc_tree_catalogue(const char *out, const gc_run_meta *run, const gc_roster_entry *roster,
+                      size_t n, const gc_blob *blobs, gc_catalogue_stats *stats, gc_err *err)
+{
+    tree_src ts = { out, roster, blobs };
+    return gc_catalogue_write_tree(out, run, roster, n, tree_fetch, tree_shard_fetch, &ts, stats,
+                                   err);
+}
