@@ -517,9 +517,11 @@ static int run_job(const gc_backend *b, const gc_task *t, gc_gpu *gpu, const job
     for (int k = 0; k < j->nmetrics; k++)   /* adding may move the array */
         pts[k] = &gpu->points[first + k];
     sim_rng r;
+    /* a re-measure (round > 0) draws its own samples; the first pass's
+     * stream is the one it always was */
     uint64_t keys[] = { b->plan->sim.seed, (uint64_t)b->node_index,
-                        (uint64_t)b->local_index, t->item->id };
-    sim_rng_seed(&r, keys, 4);
+                        (uint64_t)b->local_index, t->item->id, (uint64_t)t->round };
+    sim_rng_seed(&r, keys, t->round ? 5 : 4);
     uint32_t n = spec->samples ? spec->samples : 1;
     uint32_t reps = spec->repetitions ? spec->repetitions : 1;
     uint32_t per_rep = (n + reps - 1) / reps;
@@ -543,7 +545,8 @@ static int run_job(const gc_backend *b, const gc_task *t, gc_gpu *gpu, const job
 static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
 {
     const gc_item *it = t->item;
-    sim_fault_events(b->plan, b->node, b->local_index, it->id);
+    if (!t->round)   /* a crash or stall fault fires on the first pass only */
+        sim_fault_events(b->plan, b->node, b->local_index, it->id);
     const char *name = it->spec->name;
     if (!strcmp(name, "net") && b->peer && b->peer->send && t->peer_rank >= 0)
         return sim_net_real(b, t, gpu, err);
