@@ -200,6 +200,8 @@ static void loaded_law(gc_gpu *g, const char *prefix, const double *x, const dou
 {
     gc_hinge h;
     char name[GC_STR_MAX], src[96];
+    if (n < 3)
+        return;   /* a line through two points has R^2 1 and says nothing */
     snprintf(src, sizeof src, "chase_loaded.latency footprint_bytes=%.0f, %zu points, hinge", fp,
              n);
     snprintf(name, sizeof name, "%s_law_linear", prefix);
