@@ -174,6 +174,14 @@ int gck_valid_setup(gck_valid *v, int r, char *err, size_t errlen);
 int gck_valid_run(gck_valid *v, uint32_t launches, float *ms, char *err, size_t errlen);
 int gck_valid_clock(gck_scratch *s, double *mhz, char *err, size_t errlen);
 void gck_valid_free(gck_valid *v);
+/* Held-out kernels (kernels/heldout.cu, issue 14): timed like the suite's
+ * (gck_valid_clock, gck_valid_free serve them too), never fitted. i in
+ * 0 .. gck_held_count() - 1; name NULL outside. setup sizes, allocates,
+ * initialises and runs one warm-up launch; v->row is the held-out index. */
+int gck_held_count(void);
+const char *gck_held_name(int i);
+int gck_held_setup(gck_valid *v, int i, char *err, size_t errlen);
+int gck_held_run(gck_valid *v, uint32_t launches, float *ms, char *err, size_t errlen);
 
 
 /* ------------------------------------------------------------------------

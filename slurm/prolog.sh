@@ -107,7 +107,9 @@ again=$(comm -12 <(echo "$first") <(bad_gpus 2))
 [ $rc = 2 ] && [ -n "$again" ] || finish 0 "not confirmed (second check exit $rc): not drained"
 
 # confirmed: check's own drain line for this node, with its reason
-reason=$(sed -n "s/^  scontrol update NodeName=$node State=DRAIN Reason=\"\(.*\)\"$/\1/p" "$dir/check2.out" | head -n 1)
+# (check single-quotes both fields for the shell: a ' inside is written '\'')
+reason=$(sed -n "s/^  scontrol update NodeName='$node' State=DRAIN Reason='\(.*\)'$/\1/p" "$dir/check2.out" |
+         head -n 1 | sed "s/'\\\\''/'/g")
 [ -n "$reason" ] || reason="gpucensus: ${again//$'\n'/ } degraded (see $dir/check2.out)"
 reason="$reason (confirmed by the prolog)"
 if [ "${GPUCENSUS_DRAIN:-1}" = 1 ]; then

@@ -60,6 +60,9 @@ typedef struct gc_backend_ops {
 } gc_backend_ops;
 
 extern const gc_backend_ops gc_backend_sim;
+/* The plan's sim profile loads (at plan time: a missing or bad profile is a
+ * bad plan, exit 2, not a failure of every rank at open). */
+int gc_sim_plan_check(const gc_plan *plan, gc_err *err);
 extern const gc_backend_ops gc_backend_cuda;
 
 

@@ -107,6 +107,16 @@ static int load_profile(const gc_plan *plan, gc_sim_profile *prof, gc_err *err)
     return gc_sim_profile_load(path, prof, err);
 }
 
+int gc_sim_plan_check(const gc_plan *plan, gc_err *err)
+{
+    gc_sim_profile *prof = malloc(sizeof *prof);
+    if (!prof)
+        return gc_fail(err, GC_ENOMEM, "sim: out of memory");
+    int rc = load_profile(plan, prof, err);
+    free(prof);
+    return rc;
+}
+
 static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *info,
                     gc_err *err)
 {

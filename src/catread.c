@@ -2,6 +2,8 @@
  * catread_par.c). See catread.h. */
 #include "catread.h"
 #include "catread_int.h"
+#include "fsutil.h"
+#include "quote.h"
 
 #include <fcntl.h>
 #include <jansson.h>
@@ -60,6 +62,16 @@ static const char *s_req(rd *r, json_t *o, const char *k, const char *path, int 
     if (v && !json_is_string(v) && !*rc)
         *rc = cr_bad(r, "'%s%s' must be a string", path, k);
     return v && json_is_string(v) ? json_string_value(v) : "";
+}
+
+/* a node name: it names files (nodes/NAME.json) and reaches shell lines */
+static const char *name_req(rd *r, json_t *o, const char *k, const char *path, int *rc)
+{
+    const char *t = s_req(r, o, k, path, rc);
+    if (!*rc && !gc_name_ok(t))
+        *rc = cr_bad(r, "'%s%s' must be 1-%d characters of A-Z a-z 0-9 . _ - (not . or ..)", path,
+                     k, GC_NAME_MAX);
+    return t;
 }
 
 /* a string or null (NULL) */
@@ -177,7 +189,7 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
     b->n = 0;
     if (!json_is_object(o))
         return cr_bad(r, "a GPU must be an object");
-    g->node = s_req(r, o, "node", "", &rc);
+    g->node = name_req(r, o, "node", "", &rc);
     g->index = clampi(i_req(r, o, "index", "", 0, 0, &rc), 0, 1 << 20);
     g->rank = clampi(i_req(r, o, "rank", "", 0, 0, &rc), -1, 1 << 30);
     g->status = s_req(r, o, "status", "", &rc);
@@ -291,7 +303,7 @@ static void end_of(rd *r, json_t *o, const char *path, gc_det_end *e, int *rc)
     if (!*rc && strcmp(t, "gpu") && strcmp(t, "host"))
         *rc = cr_bad(r, "'%stype' must be gpu or host", path);
     e->is_gpu = !strcmp(t, "gpu");
-    e->node = s_req(r, o, "node", path, rc);
+    e->node = name_req(r, o, "node", path, rc);
     e->gpu_index = clampi(i_req(r, o, "gpu_index", path, 1, -1, rc), -1, 1 << 20);
     e->uuid = s_null(r, o, "uuid", path, rc);
     e->numa_node = clampi(i_req(r, o, "numa_node", path, 1, -1, rc), -1, 1 << 20);
@@ -425,6 +437,9 @@ static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
     return rc;
 }
 
+const char *const cr_top_names[] = { "schema_version", "kind", "run", "gpus", "nodes", "links",
+                                     "models", "verdicts", NULL };
+
 int cr_walk(rd *r, sink *s)
 {
     size_t p = 0;
@@ -449,6 +464,9 @@ int cr_walk(rd *r, sink *s)
             json_decref(k);
             if ((rc = expect(r, &p, ':', "':'")))
                 break;
+            for (unsigned t = 0; cr_top_names[t]; t++)
+                if (!strcmp(key, cr_top_names[t]))
+                    s->seen |= 1u << t;
             p = cr_skip_ws(r, p);
             int arr = p < r->len && r->buf[p] == '[';
             if (!strcmp(key, "gpus") && !s->is_baseline && arr) {
@@ -530,6 +548,23 @@ static int cat_top(sink *s, rd *r, const char *key, json_t *v)
         int bad = cr_kind_catalogue(r, v, "check");
         if (bad)
             return bad;
+    } else if (!strcmp(key, "nodes")) {
+        /* names and files the report opens: inside OUT/nodes/ only */
+        if (!json_is_array(v))
+            return cr_bad(r, "'nodes' must be an array");
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            char at[32], want[GC_NAME_MAX + 16];
+            snprintf(at, sizeof at, "nodes[%zu].", i);
+            const char *name = name_req(r, e, "name", at, &rc);
+            const char *file = s_req(r, e, "file", at, &rc);
+            snprintf(want, sizeof want, "nodes/%s.json", name);
+            if (!rc && strcmp(file, want))
+                rc = cr_bad(r, "'%sfile' must be \"%s\"", at, want);
+            if (rc)
+                return rc;
+        }
     } else if (!strcmp(key, "run")) {
         if (!json_is_object(v))
             return cr_bad(r, "'run' must be an object");
@@ -547,55 +582,18 @@ static int cat_top(sink *s, rd *r, const char *key, json_t *v)
     return rc;
 }
 
-static int read_file(const char *path, char **buf, size_t *len, gc_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return gc_fail(err, GC_EIO, "%s: cannot open", path);
-    size_t cap = 1 << 20, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        if (n == cap) {
-            if (cap >= MAX_FILE) {
-                free(b);
-                fclose(f);
-                return gc_fail(err, GC_EIO, "%s: larger than 64 GiB", path);
-            }
-            char *nb = realloc(b, cap *= 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-        }
-        size_t k = fread(b + n, 1, cap - n, f);
-        n += k;
-        if (k == 0)
-            break;
-    }
-    int ferr = ferror(f);
-    fclose(f);
-    if (!b)
-        return gc_fail(err, GC_ENOMEM, "%s: out of memory", path);
-    if (ferr) {
-        free(b);
-        return gc_fail(err, GC_EIO, "%s: read error", path);
-    }
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
 /* A regular file is mapped (a large catalogue stays in the page cache, not
  * in our heap); anything else is read. *mapped says which to undo. */
 int cr_load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err)
 {
     *mapped = 0;
-    int fd = open(path, O_RDONLY);
+    /* regular and bounded (check /dev/zero or a FIFO: refused at once) */
+    int fd = gc_open_input(path, MAX_FILE, err);
+    if (fd < 0)
+        return err ? err->code : GC_EIO;
     struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (unsigned long long)st.st_size <= MAX_FILE) {
+    fstat(fd, &st);
+    if (st.st_size > 0) {
         void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p != MAP_FAILED) {
             close(fd);
@@ -606,9 +604,11 @@ int cr_load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err 
             return 0;
         }
     }
-    if (fd >= 0)
-        close(fd);
-    return read_file(path, buf, len, err);
+    close(fd);
+    uint8_t *b;
+    int rc = gc_read_file(path, MAX_FILE, &b, len, err);
+    *buf = (char *)b;
+    return rc;
 }
 
 void cr_unload_file(char *buf, size_t len, int mapped)
@@ -628,6 +628,11 @@ int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_d
     if (info)
         memset(info, 0, sizeof *info);
     int rc = cr_walk(&r, &s);
+    /* the rest of what the schema requires at the top (the report and
+     * other tools rely on it); the members are checked as they are read */
+    for (unsigned t = 0; !rc && cr_top_names[t]; t++)
+        if (!(s.seen & (1u << t)))
+            rc = cr_bad(&r, "'%s' is missing (required by the catalogue schema)", cr_top_names[t]);
     free(s.b.v);
     free(s.b.keys);
     return rc;

@@ -36,7 +36,11 @@ typedef struct sink {
     int gpus_optional;
     json_t *names;               /* catalogue baselines: "node/index" -> [name, uuid] */
     char kind[16], sku[96];
+    unsigned seen;               /* top-level members met: bit i = cr_top_names[i] */
 } sink;
+
+/* The catalogue schema's required top-level members (cr_walk marks them). */
+extern const char *const cr_top_names[];
 
 int cr_line_of(const rd *r, size_t pos);
 /* A schema error at r's position: GC_ECORRUPT "FILE:LINE: WHERE: message". */

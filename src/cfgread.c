@@ -179,10 +179,10 @@ int gc_cfg_opt_int(const gc_cfg *L, const config_setting_t *g, const char *base,
     return s ? gc_cfg_get_int(L, s, p, lo, hi, out) : 0;
 }
 
-/* Names used in file names and keys: [A-Za-z0-9_.-]+ */
+/* Names used in file names and keys: [A-Za-z0-9_.-]+, not . or .. */
 int gc_cfg_valid_name(const char *s)
 {
-    if (!*s)
+    if (!*s || !strcmp(s, ".") || !strcmp(s, ".."))   /* they name directories */
         return 0;
     for (; *s; s++) {
         char c = *s;

@@ -1,5 +1,6 @@
 /* The check subcommand. See check.h. */
 #include "check_cmd.h"
+#include "quote.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,14 +27,28 @@ static int by_severity(const void *a, const void *b)
 }
 
 /* A Slurm reason: no double quotes or control characters, short. */
+/* Slurm's reason: one line (control characters become '?'); the shell
+ * quoting is gc_shell_quote's */
 static void slurm_reason(const char *in, char *out, size_t cap)
 {
     size_t n = 0;
     for (; *in && n + 1 < cap; in++) {
         unsigned char c = (unsigned char)*in;
-        out[n++] = c == '"' || c == '\\' || c == '$' || c == '`' || c < 0x20 ? '\'' : (char)c;
+        out[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
     }
     out[n] = '\0';
+}
+
+/* Text from the catalogue (names, details) with its control characters
+ * shown as \xNN: never an escape sequence to the operator's terminal.
+ * Rotating buffers: up to four in one printf. */
+static const char *T(const char *s)
+{
+    static char buf[4][1024];
+    static int k;
+    k = (k + 1) % 4;
+    gc_term_esc(s, buf[k], sizeof buf[k]);
+    return buf[k];
 }
 
 void gc_check_print(FILE *f, const gc_detect *d)
@@ -63,21 +78,21 @@ void gc_check_print(FILE *f, const gc_detect *d)
             for (size_t k = 0; k < v->nreasons && k < MAX_SHOWN_REASONS; k++) {
                 const gc_reason *r = rs[k];
                 if (k == 0)
-                    fprintf(f, "%-9s %-34s ", gc_verdict_name(v->level), v->subject);
+                    fprintf(f, "%-9s %-34s ", gc_verdict_name(v->level), T(v->subject));
                 else
                     fprintf(f, "%-9s %-34s ", "", "");
                 if (!strcmp(r->rule, "gpu") || !strcmp(r->rule, "link"))
-                    fprintf(f, "%s %s: %s\n", r->metric, gc_verdict_name(r->severity), r->detail);
+                    fprintf(f, "%s %s: %s\n", T(r->metric), gc_verdict_name(r->severity), T(r->detail));
                 else if (!strcmp(r->rule, r->metric))
-                    fprintf(f, "%s: %s\n", r->rule, r->detail);
+                    fprintf(f, "%s: %s\n", T(r->rule), T(r->detail));
                 else
-                    fprintf(f, "%s: %s: %s\n", r->rule, r->metric, r->detail);
+                    fprintf(f, "%s: %s: %s\n", T(r->rule), T(r->metric), T(r->detail));
             }
             if (v->nreasons > MAX_SHOWN_REASONS)
                 fprintf(f, "%-9s %-34s (+%zu more reasons: gpucensus check --json)\n", "", "",
                         v->nreasons - MAX_SHOWN_REASONS);
             if (v->note[0])
-                fprintf(f, "%-9s %-34s note: %s\n", "", "", v->note);
+                fprintf(f, "%-9s %-34s note: %s\n", "", "", T(v->note));
             free(rs);
         }
     /* notes of subjects judged without peers, once each */
@@ -93,7 +108,7 @@ void gc_check_print(FILE *f, const gc_detect *d)
         if (k == nn) {
             if (nn < 8) {
                 notes[nn++] = v->note;
-                fprintf(f, "%snote: %s (%s)\n", nn == 1 ? "\n" : "", v->note, v->group);
+                fprintf(f, "%snote: %s (%s)\n", nn == 1 ? "\n" : "", T(v->note), T(v->group));
             } else {
                 more++;
             }
@@ -130,9 +145,14 @@ void gc_check_print(FILE *f, const gc_detect *d)
         else
             snprintf(why, sizeof why, "gpucensus: %.200s", w ? w->detail : "degraded");
         slurm_reason(why, safe, sizeof safe);
+        /* pasted into a shell: both single-quoted; a name that cannot be
+         * (the reader refuses such names; this is the last guard) is skipped */
+        char qnode[2 * GC_NODE_MAX + 8], qwhy[4 * sizeof safe + 8];
+        if (gc_shell_quote(v->node, qnode, sizeof qnode) || gc_shell_quote(safe, qwhy, sizeof qwhy))
+            continue;
         if (!drains++)
             fprintf(f, "\nTo drain the degraded nodes (not run; check, then paste):\n");
-        fprintf(f, "  scontrol update NodeName=%s State=DRAIN Reason=\"%s\"\n", v->node, safe);
+        fprintf(f, "  scontrol update NodeName=%s State=DRAIN Reason=%s\n", qnode, qwhy);
     }
 }
 
@@ -225,8 +245,8 @@ int gc_check_main(int argc, char **argv)
     } else {
         printf("gpucensus check %s: %zu GPUs, %zu links (backend %s, plan %s, started %s)\n"
                "rules: %s; baseline: %s\n\n",
-               path, info.gpus, info.links, info.backend, info.plan_name[0] ? info.plan_name : "?",
-               info.start_time[0] ? info.start_time : "?", rules.file,
+               path, info.gpus, info.links, T(info.backend), info.plan_name[0] ? T(info.plan_name) : "?",
+               info.start_time[0] ? T(info.start_time) : "?", rules.file,
                base ? gc_baseline_source(base) : "none (peers and limits)");
         gc_check_print(stdout, d);
         static const char *const what[3] = { "all ok", "suspects only", "degraded or failed" };

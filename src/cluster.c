@@ -1,5 +1,6 @@
 /* MPI topology and gather. See cluster.h. */
 #include "cluster.h"
+#include "quote.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,18 +26,6 @@ static void own_node_name(char *out, size_t cap)
     if (dot)
         *dot = '\0';
     snprintf(out, cap, "%.*s", (int)cap - 1, host);
-}
-
-/* Node names become file names: keep them to a safe alphabet. */
-static int name_ok(const char *s)
-{
-    if (!*s || s[0] == '.' || s[0] == '-')
-        return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-              (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.'))
-            return 0;
-    return 1;
 }
 
 int gc_cluster_all_ok(const gc_cluster *c, int ok)
@@ -103,10 +92,10 @@ static int hosts_count(const int *host_of, int size)
 /* Node names and numbers, the roster, the node communicator. */
 static int place(gc_cluster *c, MPI_Comm host, const int *host_of, gc_err *err)
 {
-    int ok = name_ok(c->node_name), rc;
+    int ok = gc_name_ok(c->node_name), rc;   /* names become file names */
     if (!gc_cluster_all_ok(c, ok))
         return gc_fail(err, GC_EINVAL,
-                       "node name '%s' has characters other than [A-Za-z0-9._-]%s", c->node_name,
+                       "node name '%s' is not 1-63 characters of [A-Za-z0-9._-] (nor . or ..)%s", c->node_name,
                        ok ? " (on another rank)" : "");
 
     /* Every rank learns every rank's node name; nodes are numbered in

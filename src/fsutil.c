@@ -15,19 +15,11 @@ int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_e
 {
     *data = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = gc_open_input(path, max, err);
     if (fd < 0)
-        return gc_fail(err, GC_EIO, "%s: %s", path, strerror(errno));
+        return err ? err->code : GC_EIO;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return gc_fail(err, GC_EIO, "%s: not a regular file", path);
-    }
-    if ((uint64_t)st.st_size > max) {
-        close(fd);
-        return gc_fail(err, GC_EINVAL, "%s: %lld bytes, more than the %zu allowed", path,
-                       (long long)st.st_size, max);
-    }
+    fstat(fd, &st);
     uint8_t *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
     if (!buf) {
         close(fd);
@@ -50,6 +42,46 @@ int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_e
     *data = buf;
     *len = got;
     return 0;
+}
+
+int gc_open_input(const char *path, size_t max, gc_err *err)
+{
+    /* O_NONBLOCK: a FIFO planted where a file was expected must not block
+     * the open; it is then refused as not regular */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        gc_fail(err, GC_EIO, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        gc_fail(err, GC_EIO, "%s: not a regular file", path);
+        return -1;
+    }
+    if ((uint64_t)st.st_size > max) {
+        close(fd);
+        gc_fail(err, GC_EINVAL, "%s: %lld bytes, more than the %zu allowed", path,
+                (long long)st.st_size, max);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+FILE *gc_fopen_input(const char *path, size_t max, gc_err *err)
+{
+    int fd = gc_open_input(path, max, err);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        gc_fail(err, GC_ENOMEM, "%s: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
 }
 
 int gc_afile_open(gc_afile *a, const char *path, gc_err *err)

@@ -12,6 +12,11 @@
 
 #include "err.h"
 
+/* Inputs: opened without blocking (a FIFO never hangs us), then refused
+ * unless a regular file of at most max bytes. A descriptor (blocking
+ * again) or -1 with err filled; the FILE variant for text parsers. */
+int gc_open_input(const char *path, size_t max, gc_err *err);
+FILE *gc_fopen_input(const char *path, size_t max, gc_err *err);
 /* Read a whole regular file of at most max bytes into a new buffer. */
 int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err);
 int gc_write_atomic(const char *path, const void *data, size_t len, gc_err *err);

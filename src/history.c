@@ -6,6 +6,7 @@
  * written, so two jobs adding at once wait for each other (busy timeout)
  * instead of failing halfway, and a failure rolls the whole run back. */
 #include "history.h"
+#include "fsutil.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -78,7 +79,7 @@ int gc_history_is_db(const char *path)
     struct stat st;
     if (stat(path, &st) || !S_ISREG(st.st_mode))
         return 0;
-    FILE *f = fopen(path, "rb");
+    FILE *f = gc_fopen_input(path, SIZE_MAX, NULL);
     char head[16] = "";
     size_t n = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)

@@ -3,6 +3,7 @@
  * Errors follow the plan loader's style, "FILE:LINE: kernel.key: what is
  * wrong", so a typo in a hand-written description points at its line. */
 #include "kdesc.h"
+#include "fsutil.h"
 
 #include "cfgread.h"
 
@@ -23,7 +24,7 @@ static const char *const kernel_keys[] = {
     "registers_per_thread", "smem_static_bytes", "smem_dynamic_bytes", "insts", "mem",
     "syncs", "critical_path", NULL };
 static const char *const mem_keys[] = { "op", "count", "bytes_per_thread", "sectors_per_inst",
-                                        "lines_per_inst", NULL };
+                                        "lines_per_inst", "dram_ratio", NULL };
 
 /* Errors through cfgread (the plan loader's "FILE:LINE: key.path: message"). */
 #define fail_at(c, s, path, ...) gc_cfg_fail_at((c), gc_cfg_line_of(s), (path), __VA_ARGS__)
@@ -138,6 +139,9 @@ static int get_mem(const gc_cfg *c, const config_setting_t *k, gc_kdesc *d)
                          "%g: %g sectors lie in %g to %g lines of 128 bytes", m->lines_per_inst,
                          m->sectors_per_inst, ceil(m->sectors_per_inst / 4.0), m->sectors_per_inst);
         }
+        m->dram_ratio = 1;
+        if (!rc)
+            rc = get_num(c, e, p, "dram_ratio", 0, 0, 1e-6, 1, &m->dram_ratio);
         if (rc)
             return rc;
         m->is_store = !strcmp(op, "store");
@@ -172,9 +176,9 @@ static int load_kernel(const gc_cfg *c, const config_t *cfg, gc_kdesc *d)
                        "\"%s\": letters, digits, '_', '-' and '.' only", d->name);
     if ((rc = get_str(c, k, "kernel", "origin", 1, d->origin, sizeof d->origin)))
         return rc;
-    if (strcmp(d->origin, "sass") && strcmp(d->origin, "hand"))
+    if (strcmp(d->origin, "sass") && strcmp(d->origin, "hand") && strcmp(d->origin, "profile"))
         return fail_at(c, config_setting_get_member(k, "origin"), "kernel.origin",
-                       "\"%s\": expected \"sass\" or \"hand\"", d->origin);
+                       "\"%s\": expected \"sass\", \"profile\" or \"hand\"", d->origin);
     if ((rc = get_str(c, k, "kernel", "arch", 0, d->arch, sizeof d->arch)) ||
         (rc = get_str(c, k, "kernel", "source_sha256", 0, d->source_sha256,
                       sizeof d->source_sha256)) ||
@@ -221,9 +225,9 @@ int gc_kdesc_parse(const char *file, const char *text, gc_kdesc *d, gc_err *err)
 
 int gc_kdesc_load(const char *path, gc_kdesc *d, gc_err *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = gc_fopen_input(path, (size_t)KD_MAX_FILE + 1, err);
     if (!f)
-        return gc_fail(err, GC_EIO, "%s: cannot open the kernel description", path);
+        return err ? err->code : GC_EIO;
     char *buf = malloc(KD_MAX_FILE + 1);
     size_t n = buf ? fread(buf, 1, KD_MAX_FILE + 1, f) : 0;
     int bad = ferror(f);
@@ -282,7 +286,9 @@ double gc_kdesc_dram_traffic(const gc_kdesc *d, double fetch_bytes, double *load
         /* a line's contiguous sectors cost their bytes; a lone sector costs
          * at least one DRAM fetch (the measured cost of an isolated sector;
          * none given: 0 or NaN, fmax keeps per_line) */
-        double b = m->count * lines * fmax(per_line, fetch_bytes);
+        /* dram_ratio 0: a description built in code without one (all DRAM) */
+        double b = m->count * lines * fmax(per_line, fetch_bytes) *
+                   (m->dram_ratio > 0 ? m->dram_ratio : 1.0);
         if (m->is_store)
             s += b;
         else

@@ -33,6 +33,9 @@ typedef struct gc_kdesc_mem {
     double sectors_per_inst;   /* 32-byte sectors one warp instruction touches */
     double lines_per_inst;     /* 128-byte lines they lie in (optional key; default
                                   ceil(sectors / 4): contiguous sectors) */
+    double dram_ratio;         /* share of those sectors' bytes that reach DRAM (optional
+                                * key, (0, 1], default 1: a profile's DRAM bytes over its
+                                * L2 sectors; the rest hit the L2) */
 } gc_kdesc_mem;
 
 typedef struct gc_kdesc {

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "backend.h"
 #include "check_cmd.h"
 #include "crash.h"
 #include "history_cmd.h"
@@ -24,11 +26,13 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpucensus COMMAND [ARGS]\n"
             "  run PLAN.cfg [--backend cuda|sim] [-o OUT] [--sim-nodes N] [--quiet]\n"
-            "      [--progress=text|json|off] [--gather-timeout S] [--resume OUT] [--history DB]\n"
+            "      [--progress=text|json|off] [--gather-timeout S] [--resume OUT [--resume-reshape]]\n"
+            "      [--history DB]\n"
             "        measure every GPU of the job (one MPI rank per GPU); writes OUT/catalogue.json;\n"
             "        progress on stderr once a second; a rank silent S s (default 60) past its\n"
             "        item's budget is lost: partial catalogue, exit 1; --resume measures only\n"
-            "        what OUT's shards lack; --history adds the catalogue to a history database\n"
+            "        what OUT's shards lack (refused when the job's GPUs are not the old run's,\n"
+            "        unless --resume-reshape); --history adds the catalogue to a history database\n"
             "  plan PLAN.cfg [--ranks N] [--nodes M]\n"
             "        validate a plan and print the work list of every rank\n"
             "  merge SHARDS_DIR -o OUT\n"
@@ -101,6 +105,8 @@ static int cmd_run(int argc, char **argv)
                 return fprintf(stderr, "gpucensus: --gather-timeout: seconds, > 0\n"), 2;
         } else if (strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
             o.resume = argv[++i];
+        else if (strcmp(argv[i], "--resume-reshape") == 0)
+            o.resume_reshape = 1;
         else if (strcmp(argv[i], "--history") == 0 && i + 1 < argc)
             o.history = argv[++i];
         else if (argv[i][0] != '-' && !o.plan_path)
@@ -167,6 +173,10 @@ static int cmd_plan(int argc, char **argv)
     gc_err e = { 0 };
     if (gc_plan_load(path, &p, &e))
         return fprintf(stderr, "gpucensus: %s\n", e.msg), 2;
+    if (p.sim.present && gc_sim_plan_check(&p, &e)) {
+        gc_plan_free(&p);
+        return fprintf(stderr, "gpucensus: %s\n", e.msg), 2;
+    }
     gc_item *items = NULL;
     size_t n = 0;
     int rc = gc_plan_expand(&p, &items, &n, &e);
@@ -235,6 +245,8 @@ static int cmd_merge(int argc, char **argv)
     }
     if (!dir || !out)
         return fprintf(stderr, "usage: gpucensus merge SHARDS_DIR -o OUT\n"), 2;
+    if (!*out)
+        return fprintf(stderr, "gpucensus merge: -o: the output directory is empty\n"), 2;
     gc_run_meta run;
     gc_catalogue_stats st;
     gc_err e = { 0 };
@@ -273,6 +285,9 @@ int main(int argc, char **argv)
 {
     /* A file-size limit must become a write error we report, not a kill. */
     signal(SIGXFSZ, SIG_IGN);
+    /* Outputs are never world-writable, whatever umask we inherit (a
+     * catalogue others could rewrite would feed check and the prolog). */
+    umask(umask(0) | 002);
     /* A fatal signal is reported before the process dies; SIGINT/SIGTERM
      * leave no temporary behind (a run stops gracefully, see cmd_run). */
     gc_crash_install();

@@ -4,11 +4,13 @@
 #include "merge.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fsutil.h"
+#include "outlock.h"
 #include "shard.h"
 
 typedef struct merge_in {
@@ -57,6 +59,44 @@ static void read_shard(const char *dir, const gc_roster_entry *e, gc_blob *b, ui
     }
 }
 
+/* A shard must belong here before its values join the catalogue: this
+ * run's plan, the GPU the roster (or its file name) says, and finite
+ * values (JSON has no NaN: a null would make the catalogue invalid). A
+ * shard that does not decode is left to the catalogue, which records the
+ * GPU as failed with the reason. */
+static int check_shard(const char *path, const gc_run_meta *run, const gc_roster_entry *want,
+                       const gc_blob *b, gc_err *err)
+{
+    gc_run_meta sm;
+    gc_gpu g;
+    if (!b->data || gc_shard_decode(b->data, b->len, &sm, &g, NULL))
+        return 0;
+    int rc = 0;
+    if (strcmp(sm.plan_sha256, run->plan_sha256) || strcmp(sm.plan_name, run->plan_name))
+        rc = gc_fail(err, GC_EINVAL, "%s: a shard of another plan (%.60s, sha256 %.12s; this run: "
+                     "%.60s, %.12s): not merged", path, sm.plan_name, sm.plan_sha256,
+                     run->plan_name, run->plan_sha256);
+    else if (want && (strcmp(g.info.node, want->node) || g.info.local_index != want->local_index))
+        rc = gc_fail(err, GC_EINVAL, "%s: holds %s/gpu%d, not %s/gpu%d (a copy under another "
+                     "name?): not merged", path, g.info.node, g.info.local_index, want->node,
+                     want->local_index);
+    for (size_t i = 0; !rc && i < g.npoints; i++) {
+        const gc_point *pt = &g.points[i];
+        int bad = !isfinite(pt->scale) || pt->scale <= 0;
+        for (int k = 0; !bad && k < pt->ctx.n; k++)
+            bad = !pt->ctx.v[k].is_str && !isfinite(pt->ctx.v[k].num);
+        if (bad)
+            rc = gc_fail(err, GC_ECORRUPT, "%s: point %zu (%.40s %.60s): a value that is not a "
+                         "finite number: not merged", path, i, pt->bench, pt->metric);
+    }
+    for (size_t i = 0; !rc && i < g.nparams; i++)
+        if (!isfinite(g.params[i].value))
+            rc = gc_fail(err, GC_ECORRUPT, "%s: parameter %.60s is not a finite number: not merged",
+                         path, g.params[i].name);
+    gc_gpu_free(&g);
+    return rc;
+}
+
 typedef struct lazy {
     const char *dir;
     const gc_roster_entry *roster;
@@ -88,7 +128,38 @@ typedef struct scanned {
     uint8_t *data;
     size_t len;
     gc_roster_entry e;
+    char name[256];
 } scanned;
+
+static int by_gpu(const void *a, const void *b)
+{
+    const gc_roster_entry *x = &(*(const scanned *const *)a)->e, *y = &(*(const scanned *const *)b)->e;
+    int c = strcmp(x->node, y->node);
+    return c ? c : (x->local_index > y->local_index) - (x->local_index < y->local_index);
+}
+
+/* Two shards of one rank, or of one GPU (a copy, or another run's): which
+ * one is right cannot be told, so neither is taken. */
+static int no_duplicates(const char *dir, scanned *v, size_t n, gc_err *err)
+{
+    for (size_t i = 1; i < n; i++)
+        if (v[i].e.rank == v[i - 1].e.rank)
+            return gc_fail(err, GC_EINVAL, "%s: %s and %s are both rank %d's shard: not merged",
+                           dir, v[i - 1].name, v[i].name, v[i].e.rank);
+    scanned **p = malloc((n ? n : 1) * sizeof *p);
+    if (!p)
+        return gc_fail(err, GC_ENOMEM, "merge: out of memory");
+    for (size_t i = 0; i < n; i++)
+        p[i] = &v[i];
+    qsort(p, n, sizeof *p, by_gpu);
+    int rc = 0;
+    for (size_t i = 1; i < n && !rc; i++)
+        if (!by_gpu(&p[i], &p[i - 1]))
+            rc = gc_fail(err, GC_EINVAL, "%s: %s and %s both hold %s/gpu%d: not merged", dir,
+                         p[i - 1]->name, p[i]->name, p[i]->e.node, p[i]->e.local_index);
+    free(p);
+    return rc;
+}
 
 static int by_rank(const void *a, const void *b)
 {
@@ -105,7 +176,8 @@ static int from_scan(const char *dir, merge_in *m, gc_run_meta *run, gc_err *err
     size_t cap = 0, n = 0;
     scanned *v = NULL;
     struct dirent *de;
-    int rc = 0;
+    int rc = 0, have_first = 0;
+    gc_run_meta first;
     while (!rc && (de = readdir(d))) {
         size_t l = strlen(de->d_name);
         if (l < 5 || strcmp(de->d_name + l - 4, ".gcs") != 0)
@@ -124,7 +196,15 @@ static int from_scan(const char *dir, merge_in *m, gc_run_meta *run, gc_err *err
         s.e.rank = g.info.rank;
         s.e.local_index = g.info.local_index;
         snprintf(s.e.node, sizeof s.e.node, "%s", g.info.node);
+        snprintf(s.name, sizeof s.name, "%s", de->d_name);
         gc_gpu_free(&g);
+        if (!have_first++)
+            first = *run;
+        gc_blob b = { .data = s.data, .len = s.len };
+        if ((rc = check_shard(path, &first, NULL, &b, err))) {
+            free(s.data);
+            break;
+        }
         if (n == cap) {
             scanned *p = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
             if (!p) {
@@ -143,6 +223,8 @@ static int from_scan(const char *dir, merge_in *m, gc_run_meta *run, gc_err *err
         rc = alloc_in(m, n, err);
     if (!rc)
         qsort(v, n, sizeof *v, by_rank);
+    if (!rc)
+        rc = no_duplicates(dir, v, n, err);
     for (size_t i = 0; i < n; i++) {
         if (rc) {
             free(v[i].data);
@@ -168,6 +250,9 @@ int gc_merge(const char *shards_dir, const char *out_dir, gc_run_meta *run,
     gc_err e = { 0 };
     int rc;
     int lazily = 0;
+    /* one writer per OUT: not while a run (or another merge) writes there */
+    if ((rc = gc_mkdir_p(out_dir, err)) || (rc = gc_out_lock(out_dir, err)))
+        return rc;
     if (gc_read_file(path, 64u << 20, &data, &len, &e) == 0) {
         rc = from_roster(shards_dir, data, len, &m, run, err);
         lazily = 1;
@@ -185,8 +270,15 @@ int gc_merge(const char *shards_dir, const char *out_dir, gc_run_meta *run,
         gc_run_meta sm;
         gc_blob b = m.blobs[i];
         uint8_t *owned = NULL;
-        if (lazily)
+        if (lazily) {
             read_shard(shards_dir, &m.roster[i], &b, &owned);
+            gc_shard_path(path, sizeof path, shards_dir, m.roster[i].node, m.roster[i].local_index);
+            if ((rc = check_shard(path, run, &m.roster[i], &b, err))) {
+                free(owned);
+                merge_in_free(&m);
+                return rc;
+            }
+        }
         if (b.data && gc_shard_decode_meta(b.data, b.len, &sm, NULL) == 0 &&
             strcmp(sm.end_time, run->end_time) > 0)
             snprintf(run->end_time, sizeof run->end_time, "%s", sm.end_time);

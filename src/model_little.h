@@ -26,6 +26,7 @@ typedef struct gc_little_pred {
     double block_cycles;           /* block replacement latency (0: not measured) */
     double interval_cycles;        /* block scheduler interval (0: not measured) */
     double latency_bound_cycles;   /* max of the two + block replacement */
+    double dram_wait_cycles;       /* queueing of the path's DRAM loads at the kernel's load */
     double cpw[LT_NTERMS];         /* cycles per warp, eq. 4.5 */
     int cpw_max;                   /* the largest term */
     double throughput_bound;       /* warps / cycle / SM, eq. 4.6 */

@@ -18,6 +18,7 @@
  *   plan_sim.c      the sim section and its faults
  *   plan_bytes.c    checks on the raw bytes before libconfig parses them */
 #include "plan.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <libconfig.h>
@@ -250,9 +251,10 @@ static int load_top(const gc_cfg *L, const config_setting_t *root, gc_plan *plan
 
 static int read_all(const char *path, char **buf, size_t *len, gc_err *err)
 {
-    FILE *f = fopen(path, "rb");
+    /* the size is checked below, with the plan's own message */
+    FILE *f = gc_fopen_input(path, SIZE_MAX, err);
     if (!f)
-        return gc_fail(err, GC_EIO, "%s: cannot open plan: %s", path, strerror(errno));
+        return err ? err->code : GC_EIO;
     size_t cap = 4096, n = 0;
     char *b = malloc(cap + 1);
     while (b) {

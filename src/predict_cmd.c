@@ -29,7 +29,48 @@ typedef struct gpu_pred {
     gc_little_pred lit;
     double ns[GC_NMODELS], cal_ns[GC_NMODELS];
     int regime;
+    const char *bound;          /* "memory", "compute", "latency", "launch" or NULL */
+    char says[240];             /* which of the GPU's parameters drove the result */
 } gpu_pred;
+
+/* The parameter behind each Little's-law throughput term (model_little.h). */
+static const int term_param[LT_NTERMS] = { HW_LANES_FP32, HW_LANES_FP64, HW_LANES_INT, HW_LANES_SFU,
+                                           HW_LANES_SMEM, HW_ISSUE_INTERVAL, HW_GMEM_BPC,
+                                           HW_BLOCK_CYCLES };
+
+/* What bounds the kernel on this GPU, from the Little's-law terms (the
+ * regime rule of validate.h) plus the launch floor: "launch" when the
+ * measured back-to-back launch time is at least half the prediction. */
+static void explain(const gc_cat_gpu *c, gpu_pred *o)
+{
+    const gc_little_pred *m = &o->lit;
+    const gc_hwp *h = &c->hw;
+    double fl = h->v[HW_LAUNCH_NS];
+    if (!o->ok[GC_M_LITTLE])
+        return;
+    if (isfinite(fl) && fl >= 0.5 * o->cal_ns[GC_M_LITTLE]) {
+        o->bound = "launch";
+        snprintf(o->says, sizeof o->says, "launch: launch_overhead_ns %.0f of %.0f ns", fl,
+                 o->cal_ns[GC_M_LITTLE]);
+    } else if (o->regime == GC_REG_LATENCY) {
+        o->bound = "latency";
+        snprintf(o->says, sizeof o->says,
+                 "latency: %.0f warps/SM over %.0f cycles a warp (critical path %.0f with "
+                 "latency_gmem_cycles %.0f, block_replacement_cycles %.0f)",
+                 m->occupancy_warps, m->latency_bound_cycles, m->cp_cycles, h->v[HW_LAT_GMEM],
+                 m->block_cycles);
+    } else {
+        int t = m->cpw_max, id = term_param[t];
+        o->bound = t == LT_GMEM ? "memory" : "compute";
+        int n = snprintf(o->says, sizeof o->says, "%s: the %s term, %.1f cycles/warp at %s %.4g "
+                         "(%.0f DRAM bytes/warp)", o->bound, gc_little_term_names[t], m->cpw[t],
+                         gc_hw_defs[id].name, h->v[id], m->gmem_bytes_per_warp);
+        if (m->warp_throughput < m->throughput_bound && n > 0 && (size_t)n < sizeof o->says)
+            snprintf(o->says + n, sizeof o->says - (size_t)n, "; its dependent loads queue %.0f "
+                     "cycles behind its DRAM traffic: %.0f%% of that bound",
+                     m->dram_wait_cycles, 100 * m->warp_throughput / m->throughput_bound);
+    }
+}
 
 static double calibrated(const gc_cat_gpu *c, int k, double exec_ns)
 {
@@ -61,6 +102,7 @@ static void predict_gpu(const gc_cat_gpu *c, const gc_kdesc *d, gpu_pred *o)
         o->ns[GC_M_LITTLE] = o->lit.ns;
         o->cal_ns[GC_M_LITTLE] = calibrated(c, GC_M_LITTLE, o->lit.exec_ns);
         o->regime = gc_regime_of(&o->lit);
+        explain(c, o);
     } else {
         snprintf(o->error[GC_M_LITTLE], sizeof o->error[GC_M_LITTLE], "%.190s", e.msg);
     }
@@ -100,6 +142,8 @@ static void table_kernel(const gc_cat_models *cat, const char *path, const gc_kd
                c->info.local_index, c->info.name, w,
                o->regime == GC_REG_ALL ? "-" : gc_regime_names[o->regime], cells[0], cells[1],
                cells[2], cells[3], c->from_models ? "catalogue models" : "recomputed");
+        if (o->bound)
+            printf("    bound by %s\n", o->says);
         for (int k = 0; k < GC_NMODELS; k++)
             if (!o->ok[k] && (k == 0 || strcmp(o->error[0], o->error[1])))
                 printf("    %s: %s\n", gc_model_names[k], o->error[k]);
@@ -137,6 +181,7 @@ static void json_little(gc_jw *w, const gc_little_pred *m)
     gc_jw_kreal(w, "occupancy_warps", m->occupancy_warps);
     gc_jw_kreal(w, "latency_bound_cycles", m->latency_bound_cycles);
     gc_jw_kreal(w, "critical_path_cycles", m->cp_cycles);
+    gc_jw_kreal(w, "dram_wait_cycles", m->dram_wait_cycles);
     gc_jw_kreal(w, "block_replacement_cycles", m->block_cycles);
     gc_jw_kreal(w, "block_interval_cycles", m->interval_cycles);
     gc_jw_kreal(w, "issue_cycles", m->issue_cycles);
@@ -185,6 +230,15 @@ static void json_kernel(gc_jw *w, const gc_cat_models *cat, const char *path, co
             gc_jw_knull(w, "regime");
         else
             gc_jw_kstr(w, "regime", gc_regime_names[o->regime]);
+        if (o->bound) {
+            gc_jw_key(w, "bound");
+            gc_jw_open(w, "{");
+            gc_jw_kstr(w, "kind", o->bound);
+            gc_jw_kstr(w, "says", o->says);
+            gc_jw_close(w, "}");
+        } else {
+            gc_jw_knull(w, "bound");
+        }
         if (o->launch_ok) {
             gc_jw_key(w, "launch");
             gc_jw_open(w, "{");

@@ -3,6 +3,8 @@
  * The file is first read by catread.c into a detector, exactly as
  * `gpucensus check` does: that validates it (FILE:LINE errors for
  * malformed JSON or members the schema requires) and gives the verdicts.
+ * Strings are kept with their control characters shown as \xNN (quote.h):
+ * they reach the terminal table as well as the page.
  * Then it is walked once more, one GPU and one link at a time (jansson
  * with JSON_DISABLE_EOF_CHECK on each element), keeping only what the
  * table and the plots draw. */
@@ -16,6 +18,7 @@
 
 #include "catread.h"
 #include "fsutil.h"
+#include "quote.h"
 
 typedef struct walker {
     const char *buf;
@@ -79,13 +82,13 @@ static int add_gpu(rp_cat *c, json_t *o, size_t *cap)
     }
     rp_gpu *g = &c->gpus[c->ngpus];
     memset(g, 0, sizeof *g);
-    snprintf(g->node, sizeof g->node, "%s", str(o, "node"));
+    gc_term_esc(str(o, "node"), g->node, sizeof g->node);
     g->index = (int)num(o, "index");
-    snprintf(g->status, sizeof g->status, "%s", str(o, "status"));
-    snprintf(g->status_reason, sizeof g->status_reason, "%s", str(o, "status_reason"));
+    gc_term_esc(str(o, "status"), g->status, sizeof g->status);
+    gc_term_esc(str(o, "status_reason"), g->status_reason, sizeof g->status_reason);
     json_t *id = json_object_get(o, "identity");
-    snprintf(g->name, sizeof g->name, "%s", str(id, "name"));
-    snprintf(g->uuid, sizeof g->uuid, "%s", str(id, "uuid"));
+    gc_term_esc(str(id, "name"), g->name, sizeof g->name);
+    gc_term_esc(str(id, "uuid"), g->uuid, sizeof g->uuid);
     g->l1 = g->l2 = g->dram = g->hbm_bps = g->hbm_theo = g->hbm_ratio = g->l2_bw = g->launch_ns = NAN;
     g->h2d_bps = g->h2d_alpha = g->d2h_bps = g->d2h_alpha = g->p2p_bps = NAN;
     g->verdict = -1;
@@ -132,7 +135,7 @@ static int add_gpu(rp_cat *c, json_t *o, size_t *cap)
 
 static void end_of(json_t *e, char *node, int *gpu)
 {
-    snprintf(node, GC_NODE_MAX, "%s", str(e, "node"));
+    gc_term_esc(str(e, "node"), node, GC_NODE_MAX);
     json_t *t = json_object_get(e, "type"), *ix = json_object_get(e, "gpu_index");
     *gpu = json_is_string(t) && !strcmp(json_string_value(t), "gpu") && json_is_integer(ix)
                ? (int)json_integer_value(ix) : -1;
@@ -150,17 +153,17 @@ static int add_link(rp_cat *c, json_t *o, size_t *cap)
     }
     rp_link *l = &c->links[c->nlinks];
     memset(l, 0, sizeof *l);
-    snprintf(l->kind, sizeof l->kind, "%s", str(o, "kind"));
-    snprintf(l->bench, sizeof l->bench, "%s", str(o, "benchmark"));
-    snprintf(l->dir, sizeof l->dir, "%s", str(o, "direction"));
-    snprintf(l->mem, sizeof l->mem, "%s", str(o, "memory"));
-    snprintf(l->engine, sizeof l->engine, "%s", str(o, "engine"));
-    snprintf(l->peer, sizeof l->peer, "%s", str(o, "peer_access"));
+    gc_term_esc(str(o, "kind"), l->kind, sizeof l->kind);
+    gc_term_esc(str(o, "benchmark"), l->bench, sizeof l->bench);
+    gc_term_esc(str(o, "direction"), l->dir, sizeof l->dir);
+    gc_term_esc(str(o, "memory"), l->mem, sizeof l->mem);
+    gc_term_esc(str(o, "engine"), l->engine, sizeof l->engine);
+    gc_term_esc(str(o, "peer_access"), l->peer, sizeof l->peer);
     l->concurrent = json_is_true(json_object_get(o, "concurrent"));
     snprintf(l->cls, sizeof l->cls, "%s %s %s %s%s%s%s%s%s", l->kind, l->bench, l->dir, l->mem,
              *l->engine ? " " : "", l->engine, *l->peer ? " peer_access=" : "", l->peer,
              l->concurrent ? " concurrent" : "");
-    snprintf(l->node, sizeof l->node, "%s", str(json_object_get(o, "measured_on"), "node"));
+    gc_term_esc(str(json_object_get(o, "measured_on"), "node"), l->node, sizeof l->node);
     end_of(json_object_get(o, "src"), l->src_node, &l->src_gpu);
     end_of(json_object_get(o, "dst"), l->dst_node, &l->dst_gpu);
     json_t *m = json_object_get(o, "model");
@@ -194,12 +197,12 @@ static int add_link(rp_cat *c, json_t *o, size_t *cap)
 static int top(rp_cat *c, const char *key, json_t *v)
 {
     if (!strcmp(key, "run")) {
-        snprintf(c->tool_version, sizeof c->tool_version, "%s", str(v, "tool_version"));
-        snprintf(c->plan_name, sizeof c->plan_name, "%s", str(v, "plan_name"));
-        snprintf(c->backend, sizeof c->backend, "%s", str(v, "backend"));
-        snprintf(c->start_time, sizeof c->start_time, "%s", str(v, "start_time"));
-        snprintf(c->end_time, sizeof c->end_time, "%s", str(v, "end_time"));
-        snprintf(c->commit, sizeof c->commit, "%s", str(v, "git_commit"));
+        gc_term_esc(str(v, "tool_version"), c->tool_version, sizeof c->tool_version);
+        gc_term_esc(str(v, "plan_name"), c->plan_name, sizeof c->plan_name);
+        gc_term_esc(str(v, "backend"), c->backend, sizeof c->backend);
+        gc_term_esc(str(v, "start_time"), c->start_time, sizeof c->start_time);
+        gc_term_esc(str(v, "end_time"), c->end_time, sizeof c->end_time);
+        gc_term_esc(str(v, "git_commit"), c->commit, sizeof c->commit);
         c->ranks = (int)num(v, "ranks");
         c->nodes = (int)num(v, "nodes");
     } else if (!strcmp(key, "nodes") && json_is_array(v)) {
@@ -210,8 +213,8 @@ static int top(rp_cat *c, const char *key, json_t *v)
             return -1;
         json_t *e;
         json_array_foreach(v, i, e) {
-            snprintf(c->node_names[i], GC_NODE_MAX, "%s", str(e, "name"));
-            snprintf(c->node_files[i], 256, "%s", str(e, "file"));
+            gc_term_esc(str(e, "name"), c->node_names[i], GC_NODE_MAX);
+            gc_term_esc(str(e, "file"), c->node_files[i], 256);
         }
         c->nnodes = n;
     }

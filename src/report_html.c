@@ -26,6 +26,7 @@
 
 #include "hist.h"
 #include "report_int.h"
+#include "fsutil.h"
 #include "svg.h"
 
 #define MAX_VERDICT_ROWS 500
@@ -216,8 +217,11 @@ static void verdict_table(FILE *f, const rp_cat *c)
         fprintf(f, "<p class=note>%zu subjects are ok and not listed.</p>\n",
                 counts[0][0] + counts[1][0] + counts[2][0]);
     if (hidden)
-        fprintf(f, "<p class=note>%zu more non-ok subjects: <code>gpucensus check %s</code>.</p>\n",
-                hidden, c->path);
+{
+        fprintf(f, "<p class=note>%zu more non-ok subjects: <code>gpucensus check ", hidden);
+        rh_esc(f, c->path);
+        fputs("</code>.</p>\n", f);
+    }
     free(vs);
 }
 
@@ -420,21 +424,18 @@ int rp_html(const rp_cat *c, const char *out, const char *history_db, gc_err *er
             gc_hist_free(&agg.h[l]);
             agg.have[l] = 0;
         }
-    char tmpname[4300];
-    snprintf(tmpname, sizeof tmpname, "%s.tmp.%ld", out, (long)getpid());
-    FILE *f = fopen(tmpname, "w");
-    int rc = 0;
-    if (!f)
-        rc = gc_fail(err, GC_EIO, "%s: cannot create", tmpname);
-    else {
-        page(f, c, nodes_html, nodes_len, hist_html, hist_len, &agg, tmp);
-        int bad = ferror(f);
-        if (fclose(f) || bad)
-            rc = gc_fail(err, GC_EIO, "%s: write error", tmpname);
-        else if (rename(tmpname, out))
-            rc = gc_fail(err, GC_EIO, "%s: cannot rename to %s", tmpname, out);
-        if (rc)
-            unlink(tmpname);
+    /* a temporary by mkstemp beside the target, renamed over it; a
+     * symlink, FIFO or device at the target is refused (fsutil.h) */
+    gc_afile a;
+    int rc = gc_afile_open(&a, out, err);
+    if (!rc) {
+        page(a.f, c, nodes_html, nodes_len, hist_html, hist_len, &agg, tmp);
+        if (ferror(a.f)) {
+            gc_afile_abort(&a);
+            rc = gc_fail(err, GC_EIO, "%s: write error", out);
+        } else {
+            rc = gc_afile_commit(&a, err);
+        }
     }
     rh_free_h3(&agg, 1);
     free(nodes_html);

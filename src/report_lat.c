@@ -90,7 +90,9 @@ void rh_latency_plot(FILE *f, const rp_cat *c, size_t first, size_t n, const cha
                 x[k] = g->chase[k].x, x[g->nchase + k] = g->chase[k].p50;
             char cls[16];
             snprintf(cls, sizeof cls, "c%zu", (i - first) % NCOL);
-            fprintf(f, "<g><title>%s/gpu%d</title>", g->node, g->index);
+            fputs("<g><title>", f);
+            gc_html_esc(f, g->node);
+            fprintf(f, "/gpu%d</title>", g->index);
             gc_plot_line(&p, g->nchase, x, x + g->nchase, cls);
             fputs("</g>", f);
             free(x);

@@ -331,10 +331,12 @@ static void xfer_plot(FILE *f, const rp_cat *c, const size_t *idx, size_t m, con
                     lx[k] = l->sz[k].x, lx[l->nsz + k] = l->sz[k].p50;
                 char cls[8];
                 snprintf(cls, sizeof cls, "c%zu", i % NCOL);
-                fprintf(f, "<g class=link><title>%s%s%d -> %s%s%d: beta %.4g GB/s</title>",
-                        l->src_node, l->src_gpu >= 0 ? "/gpu" : "/host", l->src_gpu >= 0 ? l->src_gpu : 0,
-                        l->dst_node, l->dst_gpu >= 0 ? "/gpu" : "/host", l->dst_gpu >= 0 ? l->dst_gpu : 0,
-                        l->beta / 1e9);
+                fputs("<g class=link><title>", f);
+                gc_html_esc(f, l->src_node);
+                fprintf(f, "%s%d -> ", l->src_gpu >= 0 ? "/gpu" : "/host", l->src_gpu >= 0 ? l->src_gpu : 0);
+                gc_html_esc(f, l->dst_node);
+                fprintf(f, "%s%d: beta %.4g GB/s</title>", l->dst_gpu >= 0 ? "/gpu" : "/host",
+                        l->dst_gpu >= 0 ? l->dst_gpu : 0, l->beta / 1e9);
                 gc_plot_line(&p, l->nsz, lx, lx + l->nsz, cls);
                 fputs("</g>", f);
                 free(lx);

@@ -1,6 +1,7 @@
 /* Detection rules from a libconfig file. See rules.h and configs/rules.cfg,
  * which documents every setting; the defaults below are the same values. */
 #include "rules.h"
+#include "fsutil.h"
 
 #include "cfgread.h"
 
@@ -276,6 +277,18 @@ int gc_rules_load_mem(const char *name, const char *text, size_t len, gc_rules *
         return gc_fail(err, GC_ENOMEM, "out of memory");
     memcpy(copy, text, len);
     copy[len] = '\0';
+    /* libconfig would open an @include'd file itself, blocking on a FIFO
+     * and reading any device: refused, as in plans */
+    for (size_t i = 0, line = 1, bol = 1; i < len; i++) {
+        if (bol && !strncmp(copy + i, "@include", 8)) {
+            free(copy);
+            return gc_fail(err, GC_EINVAL, "%s:%zu: @include: not supported in rules files", name, line);
+        }
+        if (copy[i] == '\n')
+            line++, bol = 1;
+        else if (copy[i] != ' ' && copy[i] != '\t' && copy[i] != '\r')
+            bol = 0;
+    }
     config_t c;
     config_init(&c);
     int rc = load(&c, config_read_string(&c, copy), name, r, err);
@@ -286,9 +299,9 @@ int gc_rules_load_mem(const char *name, const char *text, size_t len, gc_rules *
 
 int gc_rules_load(const char *path, gc_rules *r, gc_err *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = gc_fopen_input(path, SIZE_MAX, err);   /* not a directory, FIFO or device */
     if (!f)
-        return gc_fail(err, GC_EIO, "%s: cannot read the rules file", path);
+        return err ? err->code : GC_EIO;
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {

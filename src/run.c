@@ -1,5 +1,6 @@
 /* The run pipeline. See run.h. */
 #include "run.h"
+#include "quote.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "cluster.h"
 #include "crash.h"
 #include "fsutil.h"
+#include "outlock.h"
 #include "hostinfo.h"
 #include "remeasure.h"
 #include "report.h"
@@ -108,13 +110,20 @@ int gc_expand_output(const char *pattern, const char *stamp, char *out, unsigned
 {
     const char *job = getenv("SLURM_JOB_ID");
     unsigned n = 0;
+    if (!*pattern)
+        return GC_EINVAL;   /* "" would put OUT's files at the root */
     for (const char *p = pattern; *p; p++) {
         const char *ins = NULL;
         char one[2] = { *p, 0 };
         if (p[0] == '%' && p[1] == 't')
             ins = stamp, p++;
-        else if (p[0] == '%' && p[1] == 'j')
+        else if (p[0] == '%' && p[1] == 'j') {
+            /* the environment is input too: "../x" must not move OUT */
+            if (job && *job && !gc_name_ok(job))
+                return GC_EINVAL;
             ins = job && *job ? job : "nojob", p++;
+        } else if (p[0] == '%' && p[1] == '%')
+            ins = "%", p++;
         else
             ins = one;
         size_t k = strlen(ins);
@@ -511,11 +520,15 @@ static int make_out_dir(runner *r, const char *stamp, gc_err *e)
                           : r->opts->out_dir ? r->opts->out_dir
                                              : r->plan.output;
         if (gc_expand_output(pat, stamp, r->out, sizeof r->out))
-            rc = gc_fail(e, GC_EINVAL, "output path '%s' is too long", pat);
+            rc = gc_fail(e, GC_EINVAL, !*pat ? "the output directory is empty (-o '')"
+                                       : "output path '%s' is too long, or %%j has a SLURM_JOB_ID "
+                                         "that is not a name of [A-Za-z0-9._-]", pat);
         char shards[4200];
         snprintf(shards, sizeof shards, "%s/shards", r->out);
         if (!rc)
             rc = gc_mkdir_p(shards, e);
+        if (!rc)
+            rc = gc_out_lock(r->out, e);   /* one run per OUT */
     }
     int brc = MPI_Bcast(r->out, sizeof r->out, MPI_CHAR, 0, r->cl.world);
     if (brc && !rc) {
@@ -556,10 +569,50 @@ static int open_backend(runner *r, gc_err *e)
     return rc;
 }
 
+/* --resume: the run being resumed must be this plan on the same GPUs; with
+ * fewer ranks its other GPUs would silently leave the catalogue. */
+static int resume_same_job(const runner *r, const char *path, gc_err *e)
+{
+    uint8_t *data;
+    size_t len;
+    gc_err re = { 0 };
+    if (gc_read_file(path, 64u << 20, &data, &len, &re))
+        return 0;   /* no roster: nothing to compare (each shard is checked) */
+    gc_run_meta old;
+    gc_roster_entry *v;
+    size_t n;
+    int rc = gc_roster_decode(data, len, &old, &v, &n, &re);
+    free(data);
+    if (rc)
+        return gc_fail(e, rc, "%s: %s", path, re.msg);
+    if (strcmp(old.plan_sha256, r->meta.plan_sha256))
+        rc = gc_fail(e, GC_EINVAL, "--resume %s: that run is of another plan (%.60s, sha256 "
+                     "%.12s...): resume needs the same plan file", r->out, old.plan_name,
+                     old.plan_sha256);
+    for (size_t i = 0; !rc && !r->opts->resume_reshape && i < n; i++) {
+        int found = 0;
+        for (int k = 0; !found && k < r->cl.size; k++)
+            found = r->cl.roster[k].local_index == v[i].local_index &&
+                    !strcmp(r->cl.roster[k].node, v[i].node);
+        if (!found || (size_t)r->cl.size != n)
+            rc = gc_fail(e, GC_EINVAL, "--resume %s: that run had %zu ranks, this job %d%s%s%s: its "
+                         "results would leave the catalogue; run with the old run's ranks, or add "
+                         "--resume-reshape to resume anyway", r->out, n, r->cl.size,
+                         found ? "" : " (", found ? "" : v[i].node, found ? "" : " is missing)");
+    }
+    free(v);
+    return rc;
+}
+
 static int write_roster(runner *r, gc_err *e)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/shards/roster.gcr", r->out);
+    if (r->opts->resume) {
+        int rc = resume_same_job(r, path, e);
+        if (rc)
+            return rc;
+    }
     gc_wbuf w = { 0 };
     int rc = gc_roster_encode(&r->meta, r->cl.roster, (size_t)r->cl.size, &w, e);
     if (!rc)
@@ -624,8 +677,9 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
                  ? gc_catalogue_write(r->out, &r->meta, r->cl.roster, (size_t)r->cl.size, bl, &st, &e)
                  : gc_fail(&e, GC_ENOMEM, "out of memory");
     if (rc)
-        fprintf(stderr, "gpucensus: catalogue not written: %s (shards are in %s/shards; "
-                        "`gpucensus merge` can rebuild it)\n", e.msg, r->out);
+        fprintf(stderr, "gpucensus: catalogue not written: %s (`gpucensus merge %s/shards` can "
+                        "rebuild it from the shards that were saved; a rank that said \"shard not "
+                        "saved\" left none)\n", e.msg, r->out);
     else if (!r->opts->quiet)
         gc_report_summary(stdout, &r->meta, &st, r->out, gc_now_s() - t0);
     if (!rc && r->opts->history && gc_history_add_path(r->opts->history, r->out, GC_HISTORY_TIMEOUT_S, &e)) {
@@ -722,6 +776,8 @@ int gc_run_main(const gc_run_opts *o)
     int rc = gc_plan_load(o->plan_path, &r.plan, &e);
     if (!rc)
         rc = setup(&r, &e);
+    if (!rc && r.ops == &gc_backend_sim)
+        rc = gc_sim_plan_check(&r.plan, &e);
     int ok = rc == 0, all_ok, root_ok = ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     MPI_Bcast(&root_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -789,10 +845,14 @@ int gc_run_main(const gc_run_opts *o)
     rc = gc_plan_expand(&r.plan, &items, &nitems, &e);
     if (!rc)
         rc = gc_schedule(items, nitems, &geom, r.plan.pair_budget_s, &tasks, &ntasks, &e);
-    if (!rc && r.cl.rank == 0)
-        rc = write_roster(&r, &e);
+    if (!rc && r.cl.rank == 0 && (rc = write_roster(&r, &e)) == GC_EINVAL)
+        exit_code = 2;   /* --resume of another plan or other GPUs: nothing measured */
     if (rc)
         rank_error(&r, &e);
+    if (o->resume && ok > 0 && !gc_cluster_all_ok(&r.cl, exit_code != 2)) {
+        exit_code = 2;   /* every rank: the job's exit code does not depend on who ends first */
+        goto out;
+    }
     if (ok > 0)
         ok = all_ok_watched(&r, rc == 0);
     if (!ok || rc)

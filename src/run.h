@@ -15,6 +15,7 @@ typedef struct gc_run_opts {
     double gather_timeout_s;  /* a rank silent this long past its item's budget is
                                  lost; <= 0: GC_GATHER_TIMEOUT_S */
     const char *resume;       /* measure only what OUT's shards lack; NULL: all */
+    int resume_reshape;       /* --resume-reshape: resume with other GPUs than the old run's */
     const char *history;      /* rank 0 adds the catalogue to this history database */
 } gc_run_opts;
 

@@ -1,6 +1,7 @@
 /* Shard and roster files: binary encoding of one GPU's results, atomic
  * writes, strict reading. See shard.h for the layout. */
 #include "shard.h"
+#include "quote.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,6 +396,9 @@ int gc_shard_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *g, g
         return rc;
     get_run(&r, run);
     get_info(&r, &g->info);
+    if (!r.bad && !gc_name_ok(g->info.node))   /* it names files: OUT/nodes/NODE.json */
+        return gc_fail(err, GC_ECORRUPT, "shard: node name '%.40s' is not 1-%d characters of "
+                       "[A-Za-z0-9._-] (nor . or ..)", g->info.node, GC_NAME_MAX);
     uint64_t total = gc_get_varint(&r), done = gc_get_varint(&r);
     if (total > UINT32_MAX || done > total)
         r.bad = 1;
@@ -504,6 +508,14 @@ int gc_roster_decode(const void *data, size_t len, gc_run_meta *run, gc_roster_e
     for (uint64_t i = 0; i < cnt && !r.bad; i++) {
         uint64_t rank = gc_get_varint(&r);
         GET_STR(&r, v[i].node);
+        if (!r.bad && !gc_name_ok(v[i].node)) {
+            char bad[GC_NODE_MAX];
+            snprintf(bad, sizeof bad, "%s", v[i].node);
+            free(v);
+            return gc_fail(err, GC_ECORRUPT, "roster: rank %llu: node name '%.40s' is not 1-%d "
+                           "characters of [A-Za-z0-9._-] (nor . or ..)", (unsigned long long)i, bad,
+                           GC_NAME_MAX);
+        }
         uint64_t li = gc_get_varint(&r);
         if (rank != i || li > (1u << 20))
             r.bad = 1;

@@ -4,6 +4,9 @@
  * every key: a silently defaulted number would make the sim look right for
  * the wrong reason. */
 #include "sim_profile.h"
+#include "fsutil.h"
+
+#include <unistd.h>
 
 #include <errno.h>
 #include <libconfig.h>
@@ -265,10 +268,11 @@ static int read_ops(const config_t *cfg, gc_sim_profile *p, const char *file,
 
 static int check_file(const char *path, gc_err *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return gc_fail(err, GC_EIO, "sim profile %s: %s", path, strerror(errno));
-    fclose(f);
+    gc_err e = { 0 };
+    int fd = gc_open_input(path, 1u << 20, &e);   /* regular, small; a FIFO never blocks */
+    if (fd < 0)
+        return gc_fail(err, e.code, "sim profile %s", e.msg);
+    close(fd);
     return 0;
 }
 

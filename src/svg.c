@@ -4,20 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-void gc_html_esc(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 static void scaled(char *out, size_t cap, double v, const char *const *units, double step,
                    int n)
 {

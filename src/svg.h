@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "quote.h"   /* gc_html_esc */
+
 enum { GC_FMT_NUM = 0, GC_FMT_BYTES = 1, GC_FMT_SECONDS = 2, GC_FMT_BPS = 3 };
 
 typedef struct gc_axis {
@@ -26,8 +28,6 @@ typedef struct gc_plot {
     gc_axis x, y;
 } gc_plot;
 
-/* Escaped text (& < > " ') */
-void gc_html_esc(FILE *f, const char *s);
 /* "4 KiB", "1.5 GiB"; "2.4 us"; "54.7 GB/s"; "%.3g" */
 void gc_fmt_value(char *out, size_t cap, double v, int fmt);
 

@@ -35,9 +35,9 @@ grep -q "scontrol" "$TMP/suspect.out" && die "a suspect node is not drained"
 expect 2 degraded "$TMP/degraded.json"
 grep -q "^degraded  n2/gpu1 .*limit_pcie: pcie_width: PCIe link trained at x8 of x16" "$TMP/degraded.out" ||
     die "degraded row"
-grep -q '^  scontrol update NodeName=n2 State=DRAIN Reason="gpucensus: n2/gpu1 degraded: PCIe link trained at x8 of x16' \
+grep -q '^  scontrol update NodeName='"'n2'"' State=DRAIN Reason='"'"'gpucensus: n2/gpu1 degraded: PCIe link trained at x8 of x16' \
     "$TMP/degraded.out" || die "drain command"
-grep -q "NodeName=n1" "$TMP/degraded.out" && die "n1 is healthy"
+grep -q "NodeName='n1'" "$TMP/degraded.out" && die "n1 is healthy"
 
 expect 2 failed "$TMP/failed.json"
 grep -q "^failed    n2/gpu3 .*status: measurement failed: the rank stopped" "$TMP/failed.out" || die "failed row"

@@ -13,8 +13,8 @@ $VALIDATE "$out" >/dev/null || { $VALIDATE "$out"; die "schema"; }
 [ $? -eq 2 ] || die "check --json: exit $?, expected 2"
 "$GC" check "$out" > "$TMP/check.txt"
 [ $? -eq 2 ] || { cat "$TMP/check.txt"; die "check: expected exit 2"; }
-grep -q 'NodeName=n1 State=DRAIN Reason="gpucensus: n1/gpu2 degraded' "$TMP/check.txt" || die "drain n1"
-grep -q 'NodeName=n2 State=DRAIN Reason="gpucensus: n2/gpu1 degraded: PCIe link trained at x8' "$TMP/check.txt" ||
+grep -q 'NodeName='"'n1'"' State=DRAIN Reason='"'"'gpucensus: n1/gpu2 degraded' "$TMP/check.txt" || die "drain n1"
+grep -q 'NodeName='"'n2'"' State=DRAIN Reason='"'"'gpucensus: n2/gpu1 degraded: PCIe link trained at x8' "$TMP/check.txt" ||
     die "drain n2"
 "$GC" merge "$out/shards" -o "$out/merged" >/dev/null || die "merge"
 /usr/bin/python3 - "$out/catalogue.json" "$TMP/check.json" "$out/merged/catalogue.json" <<'PY' || die "verdicts"

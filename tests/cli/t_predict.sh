@@ -68,6 +68,7 @@ EOF
 for k in "$ROOT"/configs/kernels/*.cfg; do
     "$GC" predict "$cat" "$k" > "$TMP/table.txt" || die "predict $k"
     grep -q "^kernel $(basename "$k" .cfg) " "$TMP/table.txt" || { cat "$TMP/table.txt"; die "table header $k"; }
+    grep -q "^    bound by \(memory\|compute\|latency\|launch\): " "$TMP/table.txt" || { cat "$TMP/table.txt"; die "bound line $k"; }
     [ "$(grep -c 'NVIDIA H200 (sim).*catalogue models' "$TMP/table.txt")" = 2 ] || { cat "$TMP/table.txt"; die "table rows $k"; }
     "$GC" predict "$cat" "$k" --json > "$TMP/$(basename "$k").json" || die "predict --json $k"
 done
@@ -87,6 +88,9 @@ assert p["kernel"]["name"] == "vector_add" and len(p["gpus"]) == 2
 def rel(a, b): return abs(a - b) / abs(b)
 for g in p["gpus"]:
     assert g["regime"] == "memory" and g["launch"]["warps_per_sm"] == 64 and g["launch"]["limiter"] == "warps"
+    # what drove it: the DRAM term at the GPU's measured bytes per cycle per SM
+    assert g["bound"]["kind"] == "memory", g["bound"]
+    assert g["bound"]["says"].startswith("memory: the gmem term") and "gmem_bytes_per_cycle_per_sm" in g["bound"]["says"]
     l, m = g["littles_law"], g["mwp_cwp"]
     f = l["launch_overhead_ns"]
     # eq. 4.1: warps launched / (warp throughput x SMs), at 1980 MHz

@@ -52,4 +52,14 @@ rc=$?
 cat "$TMP/other.log"
 [ $rc = 2 ] || die "resume with another plan: exit $rc, expected 2"
 grep -q 'resume needs the same plan file' "$TMP/other.log" || die "no reason given"
-echo "ok: resumed to a whole catalogue in $i resumes"
+# Fewer ranks than the run being resumed: its other GPUs would leave the
+# catalogue silently; refused (exit 2, the roster kept) unless --resume-reshape.
+cp "$out/shards/roster.gcr" "$TMP/roster.before"
+$MPIRUN -np 2 "$GC" run "$plan" --backend sim --resume "$out" --quiet > "$TMP/fewer.log" 2>&1
+rc=$?
+[ $rc = 2 ] || { cat "$TMP/fewer.log"; die "resume with 2 of 4 ranks: exit $rc, expected 2"; }
+grep -q 'that run had 4 ranks, this job 2' "$TMP/fewer.log" || { cat "$TMP/fewer.log"; die "no reason for the refused resume"; }
+cmp -s "$out/shards/roster.gcr" "$TMP/roster.before" || die "the refused resume replaced the roster"
+$MPIRUN -np 2 "$GC" run "$plan" --backend sim --resume "$out" --resume-reshape --quiet > "$TMP/reshape.log" 2>&1 ||
+    { cat "$TMP/reshape.log"; die "--resume-reshape refused"; }
+echo "ok: resumed to a whole catalogue in $i resumes; fewer ranks refused, --resume-reshape taken"

@@ -98,18 +98,18 @@ static void test_kdesc(void)
      * stride of 8 words) move 1024 bytes, in 32 lines (stride 32) 2048 */
     gc_kdesc t = d;
     t.nmem = 1;
-    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 32, 8 };
+    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 32, 8, 1 };
     CHECK(gc_kdesc_dram_traffic(&t, 64, NULL, NULL) == 1024, "contiguous sectors %g",
           gc_kdesc_dram_traffic(&t, 64, NULL, NULL));
     t.mem[0].lines_per_inst = 32;
     CHECK(gc_kdesc_dram_traffic(&t, 64, NULL, NULL) == 2048, "isolated sectors %g",
           gc_kdesc_dram_traffic(&t, 64, NULL, NULL));
     CHECK(gc_kdesc_dram_traffic(&t, NAN, NULL, NULL) == 1024, "no fetch granularity: sectors");
-    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 4, 1 };
+    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 4, 1, 1 };
     CHECK(gc_kdesc_dram_traffic(&t, 64, NULL, NULL) == 128, "a coalesced line");
     CHECK(gc_kdesc_dram_traffic(&t, 77, NULL, NULL) == 128,
           "a coalesced line costs its bytes, whatever an isolated sector costs");
-    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 32, 32 };
+    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 32, 32, 1 };
     CHECK(rel(gc_kdesc_dram_traffic(&t, 76.7, NULL, NULL), 32 * 76.7) < 1e-12,
           "isolated sectors at a measured 76.7 bytes each");
 
@@ -117,7 +117,7 @@ static void test_kdesc(void)
         { "block_threads", "  block_threads = 2048;", "t.cfg:6: kernel.block_threads: 2048 out of range" },
         { "registers_per_thread", "  registers_per_thread = \"16\";",
           "t.cfg:7: kernel.registers_per_thread: expected a number, got a string" },
-        { "origin", "  origin = \"guess\";", "t.cfg:4: kernel.origin: \"guess\": expected \"sass\" or \"hand\"" },
+        { "origin", "  origin = \"guess\";", "t.cfg:4: kernel.origin: \"guess\": expected \"sass\", \"profile\" or \"hand\"" },
         { "zzz", "  threads = 5;", "t.cfg:14: kernel.threads: unknown setting" },
         { "insts", "  insts = { fp32 = 16; fp16 = 2; };", "t.cfg:8: kernel.insts.fp16: unknown setting" },
         { "insts", "  insts = { fp32 = -1; };", "t.cfg:8: kernel.insts.fp32: -1 out of range" },
@@ -329,7 +329,7 @@ static gc_kdesc paper_kernel(long long grid, double comp, double mem, double sec
     d.registers_per_thread = 8;
     d.insts[GC_KD_FP32] = comp;
     d.nmem = 1;
-    d.mem[0] = (gc_kdesc_mem){ 0, mem, 4, sectors, ceil(sectors / 4) };
+    d.mem[0] = (gc_kdesc_mem){ 0, mem, 4, sectors, ceil(sectors / 4), 1 };
     d.syncs = syncs;
     d.critical_path[GC_CP_FP32] = comp;
     d.critical_path[GC_CP_GMEM] = 1;
@@ -427,6 +427,22 @@ static void test_mwp(void)
 
 /* ---- Little's law by hand ---------------------------------------------------- */
 
+/* model_little.c's queued latency rate: the root of
+ * X (lat + gl x rho / (2 (1 - rho))) = occ, rho = X x cpw_gmem < 1 (the
+ * left side grows with X), by bisection. */
+static double queued_rate(double occ, double lat, double gl, double cpw_gmem)
+{
+    double lo = 0, hi = fmin(occ / lat, 1 / cpw_gmem) * (1 - 1e-15);
+    for (int i = 0; i < 200; i++) {
+        double x = 0.5 * (lo + hi), rho = x * cpw_gmem;
+        if (x * (lat + gl * rho / (2 * (1 - rho))) < occ)
+            lo = x;
+        else
+            hi = x;
+    }
+    return lo;
+}
+
 static void test_little(void)
 {
     /* document 001's GTX 970 numbers: 13 SMs at 1253 MHz, 128 CUDA cores,
@@ -462,8 +478,11 @@ static void test_little(void)
     double tb = 1 / fmax(cpw_fp32, fmax(cpw_issue, cpw_gmem));
     double lat = fmax(16 * 6 + 2 * 6 + 350, 90);   /* critical path: 16 fp32, 2 int, 1 load */
     CHECK(o.block_cycles == 0, "no block replacement measured");
-    double wt = fmin(64 / lat, tb);
+    /* the path's one load waits rho / (2 (1 - rho)) x 350 cycles more at
+     * the DRAM utilisation rho = wt x cpw_gmem the throughput wt gives */
+    double wt = fmin(queued_rate(64, lat, 350, cpw_gmem), tb);
     double cycles = 1024 * 8 / (wt * 13);
+    CHECK(wt < 1 / cpw_gmem && wt > 0.5 * tb, "queued rate %g of the bound %g", wt, tb);
     CHECK(rel(o.cpw[LT_GMEM], cpw_gmem) < 1e-9 && rel(o.cpw[LT_FP32], cpw_fp32) < 1e-12 &&
               rel(o.cpw[LT_ISSUE], cpw_issue) < 1e-12, "CPW terms");
     CHECK(rel(o.latency_bound_cycles, lat) < 1e-12, "latency bound %g, want %g", o.latency_bound_cycles, lat);
@@ -475,12 +494,14 @@ static void test_little(void)
     d.grid_blocks = 13;
     gc_mlaunch_of(&lim, &h, &d, &l, &e);
     CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && o.latency_limited &&
-              gc_regime_of(&o) == GC_REG_LATENCY && rel(o.cycles, 26 / (2 / lat * 13)) < 1e-9,
+              gc_regime_of(&o) == GC_REG_LATENCY &&
+              rel(o.cycles, 26 / (queued_rate(2, lat, 350, cpw_gmem) * 13)) < 1e-9,
           "latency-bound: %g cycles", o.cycles);
     /* + block replacement (document 001 Table 4.1's latency, measured) */
     h.v[HW_BLOCK_CYCLES] = 150;
     CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.latency_bound_cycles, lat + 150) < 1e-12 &&
-              rel(o.cycles, 26 / (2 / (lat + 150) * 13)) < 1e-9, "block replacement: %g", o.latency_bound_cycles);
+              rel(o.cycles, 26 / (queued_rate(2, lat + 150, 350, cpw_gmem) * 13)) < 1e-9,
+          "block replacement: %g", o.latency_bound_cycles);
     /* many one-warp blocks of little work: the block scheduler bounds it,
      * blocks per SM x interval, and the regime is latency (block replacement) */
     d.grid_blocks = 13 * 1000;

@@ -49,6 +49,15 @@ static void fill_str(char *dst, size_t n, char c)
     dst[n] = '\0';
 }
 
+/* n characters of the name alphabet (quote.h's rule: node names name files) */
+static void fill_name(char *dst, size_t n)
+{
+    static const char abc[] = "abcdefghijklmnopqrstuvwxyz0123456789._-ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    for (size_t i = 0; i < n; i++)
+        dst[i] = abc[i % (sizeof abc - 1)];
+    dst[n] = '\0';
+}
+
 static void make_run(gc_run_meta *m)
 {
     memset(m, 0, sizeof *m);
@@ -99,7 +108,7 @@ static void make_gpu(gc_gpu *g)
 {
     gc_gpu_init(g);
     gc_gpu_info *i = &g->info;
-    fill_str(i->node, sizeof i->node - 1, 'n');   /* 63 bytes: the longest */
+    fill_name(i->node, sizeof i->node - 1);   /* 63 bytes: the longest */
     i->local_index = 3;
     i->rank = 11;
     snprintf(i->uuid, sizeof i->uuid, "GPU-8f6c2d1e-3b4a-4c5d-9e8f-0a1b2c3d4e5f");
@@ -502,6 +511,7 @@ static void test_oversize_counts(void)
     gc_err err;
     make_run(&run);
     gc_gpu_init(&g);
+    snprintf(g.info.node, sizeof g.info.node, "n0");
     gc_wbuf w = { 0 };
     CHECK(gc_shard_encode(&run, &g, &w, &err) == 0, "encode");
     size_t plen = w.len - HDR - 2;
@@ -587,7 +597,7 @@ static void test_roster(void)
         snprintf(in[i].node, sizeof in[i].node, "node-%d", i / 2);
         in[i].local_index = i % 2;
     }
-    fill_str(in[4].node, sizeof in[4].node - 1, 'x');
+    fill_name(in[4].node, sizeof in[4].node - 1);
     in[4].local_index = 1 << 20;
     gc_wbuf w = { 0 };
     CHECK(gc_roster_encode(&run, in, 5, &w, &err) == 0, "roster encode");
@@ -601,6 +611,28 @@ static void test_roster(void)
         CHECK(out[i].rank == in[i].rank && strcmp(out[i].node, in[i].node) == 0 &&
               out[i].local_index == in[i].local_index, "roster entry %zu", i);
     free(out);
+
+    /* node names that would leave the directory, or reach a shell, are
+     * refused where they are read: in a roster and in a shard */
+    static const char *const hostile[] = { "../../../../tmp/x", "..", ".", "", "a b", "x;id",
+                                            "a\x1b[2J" };
+    for (size_t h = 0; h < sizeof hostile / sizeof *hostile; h++) {
+        gc_roster_entry one = in[0];
+        snprintf(one.node, sizeof one.node, "%s", hostile[h]);
+        gc_wbuf wh = { 0 };
+        CHECK(gc_roster_encode(&run, &one, 1, &wh, &err) == 0, "encode");
+        CHECK(gc_roster_decode(wh.data, wh.len, &run2, &out, &n, &err) == GC_ECORRUPT &&
+                  strstr(err.msg, "node name"), "roster node '%s' accepted", hostile[h]);
+        gc_wbuf_free(&wh);
+        gc_gpu g;
+        gc_gpu_init(&g);
+        snprintf(g.info.node, sizeof g.info.node, "%s", hostile[h]);
+        CHECK(gc_shard_encode(&run, &g, &wh, &err) == 0, "encode");
+        CHECK(decode_shard(wh.data, wh.len, &err) == GC_ECORRUPT && strstr(err.msg, "node name"),
+              "shard node '%s' accepted", hostile[h]);
+        gc_gpu_free(&g);
+        gc_wbuf_free(&wh);
+    }
 
     int bad = 0;
     for (size_t k = 0; k < w.len; k++) {

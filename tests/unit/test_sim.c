@@ -472,7 +472,9 @@ static void test_crash(void)
     CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "crash fault kills with SIGKILL");
 }
 
-/* Thousands of points of ~1000 samples: well under a second. */
+/* Thousands of points of ~1000 samples each, all kept. The time is printed,
+   not asserted: a loaded machine must not fail a unit test (speed is make
+   bench's business). */
 static void test_speed(void)
 {
     gc_plan plan;
@@ -495,12 +497,8 @@ static void test_speed(void)
     }
     double dt = gc_now_s() - t0;
     printf("2000 chase points x 1000 samples x 3 metrics: %.3f s\n", dt);
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    double limit_s = 20.0;   /* instrumented builds */
-#else
-    double limit_s = 1.0;
-#endif
-    CHECK(dt < limit_s, "too slow: %.3f s", dt);
+    CHECK(g.npoints == 6000, "points %zu, want 2000 x 3", g.npoints);
+    CHECK(g.npoints > 0 && g.points[g.npoints - 1].hist.total == 1000, "samples of the last point");
     gc_backend_sim.close(b);
     gc_gpu_free(&g);
 }

@@ -1,0 +1,85 @@
+#!/bin/sh
+# tools/describe.py on fixtures captured on an H100 machine (tests/kdesc/
+# heldout/: cuobjdump -sass and -res-usage of build/kernels/heldout.o at
+# a912eb2, Nsight Compute 2025.3.1's per-instruction counts (SourceCounters,
+# --page source --csv) and per-kernel totals (--page raw --csv) of one launch
+# of every held-out kernel): the counts a profile gives, the same counts from
+# trip counts without a profile, the refusals, and that gpucensus reads the
+# result. Needs python3 only (no GPU, no cuobjdump, no ncu).
+. "$(dirname "$0")/../lib.sh"
+command -v python3 >/dev/null || skip "no python3"
+FX=$ROOT/tests/kdesc/heldout
+gzip -dc "$FX/heldout.sass.gz" > "$TMP/h.sass" || die "fixture SASS"
+gzip -dc "$FX/ncu-source.csv.gz" > "$TMP/src.csv" || die "fixture profile"
+DS="python3 $ROOT/tools/describe.py --sass $TMP/h.sass --res $FX/heldout.res"
+prof() {    # prof KERNEL OUT: from the profile, launch from configs/kernels/heldout
+    $DS --spec "$ROOT/configs/kernels/heldout/$1.spec" --ncu-source "$TMP/src.csv" \
+        --ncu-raw "$FX/ncu-raw.csv" --tool "$(cat "$FX/tool.txt")" -o "$2"
+}
+has() {     # has FILE TEXT
+    grep -qF -- "$2" "$1" || die "$(basename "$1"): no '$2' in: $(grep -E 'insts|count|critical|regis|smem' "$1")"
+}
+
+# tiled SGEMM (2048^3, 32x32 tiles, 4 outputs per thread): 64 k-steps of
+# 4 + 4 tile loads, 32 x 4 FFMA and 32 x 4.5 LDS each; the FFMA chain of
+# one accumulator runs through all 2048 k
+prof held_sgemm_tiled "$TMP/sgemm.cfg" || die "describe refused held_sgemm_tiled"
+has "$TMP/sgemm.cfg" 'origin = "profile";'
+has "$TMP/sgemm.cfg" 'registers_per_thread = 44;'
+has "$TMP/sgemm.cfg" 'smem_static_bytes = 8192;'
+has "$TMP/sgemm.cfg" 'fp32 = 8196;'
+has "$TMP/sgemm.cfg" 'smem = 4608;'
+has "$TMP/sgemm.cfg" '{ op = "load"; count = 512; bytes_per_thread = 4; sectors_per_inst = 4; dram_ratio = 0.0158; }'
+has "$TMP/sgemm.cfg" 'syncs = 128;'
+has "$TMP/sgemm.cfg" 'critical_path = { fp32 = 2049;'
+# the naive transpose's stores: one sector per lane (32 per warp store)
+prof held_transpose_naive "$TMP/tn.cfg" || die "describe refused held_transpose_naive"
+has "$TMP/tn.cfg" '{ op = "store"; count = 4; bytes_per_thread = 4; sectors_per_inst = 32; dram_ratio = 0.1167; }'
+# every held-out kernel: the committed description is what the fixture gives
+for s in "$ROOT"/configs/kernels/heldout/*.spec; do
+    k=$(basename "$s" .spec)
+    sed 's/^  source_sha256 = .*//' "$ROOT/configs/kernels/heldout/$k.cfg" > "$TMP/want.cfg"
+    prof "$k" "$TMP/$k.cfg" || die "describe refused $k"
+    sed 's/^  source_sha256 = .*//' "$TMP/$k.cfg" | diff -u "$TMP/want.cfg" - >&2 ||
+        die "$k: configs/kernels/heldout/$k.cfg is not what describe makes of the fixture"
+done
+echo "profile counts ok"
+
+# without a profile: trip counts and branch fractions give the same counts
+printf 'kernel = held_reduce_shfl\ngrid = 8192\nblock = 256\n' > "$TMP/none.spec"
+out=$($DS --spec "$TMP/none.spec" -o "$TMP/x.cfg" 2>&1) && die "a loop without a trip count was accepted"
+echo "$out" | grep -q "held_reduce_shfl: loop 1 (header 0x100, back edge at 0x150 \`@!P0 BRA 0x100\`): no trip count" \
+    || die "loop refusal: $out"
+printf 'kernel = held_reduce_shfl\ngrid = 8192\nblock = 256\ntrips 1 = 16\n' > "$TMP/nobr.spec"
+out=$($DS --spec "$TMP/nobr.spec" -o "$TMP/x.cfg" 2>&1) && die "a branch without a fraction was accepted"
+echo "$out" | grep -q "conditional branch at 0xc0 (\`@P0 BRA 0x160\`): no taken fraction" || die "branch refusal: $out"
+$DS --spec "$FX/reduce_shfl_trips.spec" -o "$TMP/trips.cfg" || die "describe refused the trip counts"
+prof held_reduce_shfl "$TMP/rs.cfg" || die "describe refused held_reduce_shfl"
+has "$TMP/trips.cfg" 'origin = "sass";'
+for key in insts syncs critical_path; do
+    [ "$(grep "^  $key =" "$TMP/trips.cfg")" = "$(grep "^  $key =" "$TMP/rs.cfg")" ] ||
+        die "trip counts vs profile: $key differs"
+done
+has "$TMP/trips.cfg" '{ op = "load"; count = 16; bytes_per_thread = 4; sectors_per_inst = 4; },'
+has "$TMP/trips.cfg" '{ op = "store"; count = 0.125; bytes_per_thread = 4; sectors_per_inst = 4; }'
+echo "trip counts ok"
+
+# refused: another kernel's profile, another launch shape
+out=$($DS --kernel held_scan --grid 131072 --block 256 --ncu-source "$TMP/src.csv" -o "$TMP/x.cfg" 2>&1) \
+    || die "held_scan's own profile refused: $out"
+sed 's/"held_scan",/"held_scan_x",/; s/"held_transpose_naive",/"held_scan",/' "$TMP/src.csv" > "$TMP/wrong.csv"
+out=$($DS --kernel held_scan --grid 131072 --block 256 --ncu-source "$TMP/wrong.csv" -o "$TMP/x.cfg" 2>&1) &&
+    die "another kernel's profile was accepted"
+echo "$out" | grep -q "held_scan: the profile has" || die "profile refusal: $out"
+out=$($DS --kernel held_scan --grid 65536 --block 256 --ncu-source "$TMP/src.csv" -o "$TMP/x.cfg" 2>&1) &&
+    die "another launch shape was accepted"
+echo "$out" | grep -q "another launch shape" || die "launch refusal: $out"
+echo "refusals ok"
+
+# gpucensus reads what describe writes (origin "profile", dram_ratio)
+if [ -x "$ROOT/build/gpucensus" ]; then
+    "$ROOT/build/gpucensus" predict "$ROOT/results/fleet/h100-2026-11-25-a912eb2b2ca9-models" \
+        "$TMP/sgemm.cfg" > "$TMP/pred.txt" 2>&1 || die "predict: $(cat "$TMP/pred.txt")"
+    grep -q 'NVIDIA H100' "$TMP/pred.txt" || die "predict: $(cat "$TMP/pred.txt")"
+fi
+echo "describe ok"

@@ -1,0 +1,107 @@
+/* merge.c's checks on what it is given: a shard with a value that is not a
+ * finite number (a NaN would become null in the catalogue, which check and
+ * report then refuse) is refused, naming the shard; the same shard with
+ * finite values merges. (A NaN scale does not decode at all: the catalogue
+ * records that GPU failed, test_shard's business.) Real files in a temporary directory. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../src/fsutil.h"
+#include "../../src/merge.h"
+#include "../../src/shard.h"
+#include "check.h"
+
+static void make_run(gc_run_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->tool_version, sizeof m->tool_version, "0.3.1");
+    snprintf(m->plan_name, sizeof m->plan_name, "quick");
+    snprintf(m->plan_file, sizeof m->plan_file, "configs/quick.cfg");
+    memset(m->plan_sha256, 'a', 64);
+    snprintf(m->start_time, sizeof m->start_time, "2025-01-02T03:04:05Z");
+    snprintf(m->end_time, sizeof m->end_time, "2025-01-02T03:14:15Z");
+    snprintf(m->backend, sizeof m->backend, "sim");
+    m->ranks = 1;
+    m->nodes = 1;
+    m->precision = 0.01;
+    m->sub_bits = 7;
+}
+
+/* OUT/shards with a roster and n1's one shard; NaN where asked */
+static int write_census(const char *shards, double ctxv, double param, gc_err *err)
+{
+    gc_run_meta run;
+    make_run(&run);
+    gc_roster_entry e = { .rank = 0, .node = "n1", .local_index = 0 };
+    gc_wbuf w = { 0 };
+    int rc = gc_mkdir_p(shards, err);
+    char path[512];
+    snprintf(path, sizeof path, "%s/roster.gcr", shards);
+    if (!rc && !(rc = gc_roster_encode(&run, &e, 1, &w, err)))
+        rc = gc_write_atomic(path, w.data, w.len, err);
+    gc_wbuf_free(&w);
+    gc_gpu g;
+    gc_gpu_init(&g);
+    snprintf(g.info.node, sizeof g.info.node, "n1");
+    g.info.local_index = 0;
+    g.info.rank = 0;
+    snprintf(g.info.uuid, sizeof g.info.uuid, "GPU-test");
+    snprintf(g.info.name, sizeof g.info.name, "Test GPU");
+    g.items_total = g.items_done = 1;
+    g.complete = 1;
+    gc_ctx ctx = { 0 };
+    gc_ctx_set_num(&ctx, "footprint_bytes", ctxv);
+    gc_point *p = gc_gpu_add_point(&g, 0, "launch", &ctx, "latency_ns", "ns", 1000, run.sub_bits);
+    if (p)
+        gc_hist_record(&p->hist, 5000);
+    gc_gpu_add_param(&g, "launch_ns", param, "ns", "launch");
+    gc_shard_path(path, sizeof path, shards, "n1", 0);
+    if (!rc && !(rc = gc_shard_encode(&run, &g, &w, err)))
+        rc = gc_write_atomic(path, w.data, w.len, err);
+    gc_wbuf_free(&w);
+    gc_gpu_free(&g);
+    return rc;
+}
+
+int main(void)
+{
+    char tmpl[] = "/tmp/gctest-merge.XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    if (!dir)
+        return 77;
+    const struct { const char *name; double ctxv, param; int ok; } cases[] = {
+        { "finite", 4096, 5.0, 1 },
+        { "nan-context", NAN, 5.0, 0 },
+        { "inf-param", 4096, INFINITY, 0 },
+        { "nan-param", 4096, NAN, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char shards[256], out[256];
+        snprintf(shards, sizeof shards, "%s/%s/shards", dir, cases[i].name);
+        snprintf(out, sizeof out, "%s/%s", dir, cases[i].name);
+        gc_err err = { 0 };
+        CHECK(write_census(shards, cases[i].ctxv, cases[i].param, &err) == 0, "%s: write: %s",
+              cases[i].name, err.msg);
+        gc_run_meta run;
+        gc_catalogue_stats st = { 0 };
+        int rc = gc_merge(shards, out, &run, &st, &err);
+        if (cases[i].ok) {
+            CHECK(rc == 0, "%s: merge: %s", cases[i].name, err.msg);
+        } else {
+            CHECK(rc != 0 && strstr(err.msg, "n1-gpu0.gcs") && strstr(err.msg, "not a finite number"),
+                  "%s: merged (rc %d: %s)", cases[i].name, rc, err.msg);
+            char cat[300];
+            snprintf(cat, sizeof cat, "%s/catalogue.json", out);
+            CHECK(access(cat, F_OK) != 0, "%s: a catalogue was written", cases[i].name);
+        }
+        free(st.briefs);
+    }
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    CHECK_DONE();
+}
