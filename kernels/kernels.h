@@ -213,6 +213,10 @@ typedef struct gck_xfer {
 } gck_xfer;
 /* Grow the buffers for copies of `bytes` (pinned, or pageable). */
 int gck_xfer_reserve(gck_xfer *x, size_t bytes, int pageable, char *err, size_t errlen);
+/* Host memory the caller allocated (e.g. bound to one NUMA node), pinned
+ * and mapped for the GPU: *dev is the GPU's address of it. */
+int gck_host_register(void *p, size_t bytes, void **dev, char *err, size_t errlen);
+void gck_host_unregister(void *p);
 /* dir 0 h2d, 1 d2h, 2 both at once on two streams; sm: a kernel copies
  * through mapped pinned memory instead of the copy engine. ns[i] = time of
  * one copy (both: of one pair of copies), averaged over `batch` copies

@@ -487,3 +487,20 @@ extern "C" void gck_xfer_free(gck_xfer *x)
         cudaFreeHost(x->flag);
     memset(x, 0, sizeof *x);
 }
+
+int gck_host_register(void *p, size_t bytes, void **dev, char *err, size_t errlen)
+{
+    CK(cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable));
+    cudaError_t e = cudaHostGetDevicePointer(dev, p, 0);
+    if (e != cudaSuccess) {
+        cudaHostUnregister(p);
+        snprintf(err, errlen, "cudaHostGetDevicePointer: %s", cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
+
+void gck_host_unregister(void *p)
+{
+    cudaHostUnregister(p);
+}

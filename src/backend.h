@@ -44,6 +44,7 @@ typedef struct gc_task {
     const char *peer_node;  /* NULL: none */
     int initiator;          /* 1: this rank drives the pair's measurement */
     double deadline_s;      /* gc_now_s() value after which to stop sampling; <= 0: none */
+    int round;              /* 0: first pass; k: the k-th re-measure (remeasure.h) */
 } gc_task;
 
 typedef struct gc_backend_ops {

@@ -559,9 +559,12 @@ static int run_job(const gc_backend *b, const gc_task *t, gc_gpu *gpu, const job
     for (int k = 0; k < j->nmetrics; k++)   /* adding may move the array */
         pts[k] = &gpu->points[first + k];
     sim_rng r;
+    /* the first pass's stream is the one it always was */
     uint64_t keys[] = { b->plan->sim.seed, (uint64_t)b->node_index,
-                        (uint64_t)b->local_index, t->item->id, b->attempt };
-    sim_rng_seed(&r, keys, b->attempt ? 5 : 4);   /* a re-measure draws afresh */
+                        (uint64_t)b->local_index, t->item->id, b->attempt,
+                        (uint64_t)t->round };
+    /* a confirming re-run (attempt) or a re-measure round draws afresh */
+    sim_rng_seed(&r, keys, (b->attempt || t->round) ? 6 : 4);
     uint32_t n = spec->samples ? spec->samples : 1;
     uint32_t reps = spec->repetitions ? spec->repetitions : 1;
     uint32_t per_rep = (n + reps - 1) / reps;
@@ -585,7 +588,8 @@ static int run_job(const gc_backend *b, const gc_task *t, gc_gpu *gpu, const job
 static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
 {
     const gc_item *it = t->item;
-    sim_fault_events(b->plan, b->node, b->local_index, it->id);
+    if (!t->round)   /* a crash or stall fault fires on the first pass only */
+        sim_fault_events(b->plan, b->node, b->local_index, it->id);
     const char *name = it->spec->name;
     if (!strcmp(name, "net") && b->peer && b->peer->send && t->peer_rank >= 0)
         return sim_net_real(b, t, gpu, err);

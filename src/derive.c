@@ -183,6 +183,43 @@ static void add_line(gc_gpu *g, const char *prefix, const gc_line *l, const char
 
 #define MAX_FIT 256
 
+/* The law the loaded latency follows. Document 000's line where it holds
+ * (R^2 >= 0.9); where it does not, a floor and a rise past a knee (fit.h,
+ * gc_fit_hinge): on Hopper the DRAM chase stays at its unloaded latency
+ * up to 16 warps per SM and rises beyond (H100, results/fleet c902708:
+ * 680-695 cycles, then 707 at 32, 784 at 64), and the L2 one does not
+ * rise at all in the range, where a line's R^2 measures only noise.
+ *   <prefix>_law_linear          1: the line is the law, 0: the hinge is
+ *   <prefix>_floor_cycles        the hinge's floor
+ *   <prefix>_knee_warps          where the rise starts (warps_max: none)
+ *   <prefix>_rise_cycles_per_warps
+ *   <prefix>_hinge_r2, <prefix>_hinge_rms_rel (rms residual / floor) */
+#define LINEAR_LAW_R2 0.9
+static void loaded_law(gc_gpu *g, const char *prefix, const double *x, const double *y,
+                       size_t n, const gc_line *l, double fp)
+{
+    gc_hinge h;
+    char name[GC_STR_MAX], src[96];
+    if (n < 3)
+        return;   /* a line through two points has R^2 1 and says nothing */
+    snprintf(src, sizeof src, "chase_loaded.latency footprint_bytes=%.0f, %zu points, hinge", fp,
+             n);
+    snprintf(name, sizeof name, "%s_law_linear", prefix);
+    gc_gpu_add_param(g, name, l->r2 >= LINEAR_LAW_R2, "bool", src);
+    if (gc_fit_hinge(x, y, n, &h))
+        return;
+    snprintf(name, sizeof name, "%s_floor_cycles", prefix);
+    gc_gpu_add_param(g, name, h.floor, "cycles", src);
+    snprintf(name, sizeof name, "%s_knee_warps", prefix);
+    gc_gpu_add_param(g, name, h.knee, "warps", src);
+    snprintf(name, sizeof name, "%s_rise_cycles_per_warps", prefix);
+    gc_gpu_add_param(g, name, h.rise, "cycles/warps", src);
+    snprintf(name, sizeof name, "%s_hinge_r2", prefix);
+    gc_gpu_add_param(g, name, h.r2, "ratio", src);
+    snprintf(name, sizeof name, "%s_hinge_rms_rel", prefix);
+    gc_gpu_add_param(g, name, h.rms_rel, "ratio", src);
+}
+
 /* Document 000's "DRAM latency vs threads": latency = a + b * warps in
  * flight on the whole GPU, per footprint (L2- or DRAM-resident). */
 static void loaded_params(gc_gpu *g)
@@ -216,10 +253,12 @@ static void loaded_params(gc_gpu *g)
         if (gc_fit_ols(x, y, n, &l))
             continue;
         int in_l2 = g->info.l2_bytes && fps[k] <= g->info.l2_bytes / 2;
+        const char *prefix = in_l2 ? "loaded_l2_latency" : "loaded_dram_latency";
         char src[96];
         snprintf(src, sizeof src, "chase_loaded.latency footprint_bytes=%.0f, %zu points, least squares",
                  fps[k], n);
-        add_line(g, in_l2 ? "loaded_l2_latency" : "loaded_dram_latency", &l, "cycles", "warps", src);
+        add_line(g, prefix, &l, "cycles", "warps", src);
+        loaded_law(g, prefix, x, y, n, &l, fps[k]);
     }
 }
 

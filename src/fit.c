@@ -88,3 +88,69 @@ int gc_fit_theil_sen(const double *x, const double *y, size_t n, gc_line *out)
     range_and_r2(x, y, n, out);
     return 0;
 }
+
+/* Least squares of y = a + b * max(0, x - k) for a fixed knee k (b >= 0:
+ * a negative rise is a flat line). Returns the sum of squared residuals. */
+static double hinge_at(const double *x, const double *y, size_t n, double k, double *a,
+                       double *b)
+{
+    double mu = 0, my = 0;
+    for (size_t i = 0; i < n; i++) {
+        mu += x[i] > k ? x[i] - k : 0;
+        my += y[i];
+    }
+    mu /= (double)n;
+    my /= (double)n;
+    double suu = 0, suy = 0;
+    for (size_t i = 0; i < n; i++) {
+        double u = (x[i] > k ? x[i] - k : 0) - mu;
+        suu += u * u;
+        suy += u * (y[i] - my);
+    }
+    *b = suu > 0 && suy > 0 ? suy / suu : 0;
+    *a = my - *b * mu;
+    double sse = 0;
+    for (size_t i = 0; i < n; i++) {
+        double r = y[i] - (*a + *b * (x[i] > k ? x[i] - k : 0));
+        sse += r * r;
+    }
+    return sse;
+}
+
+int gc_fit_hinge(const double *x, const double *y, size_t n, gc_hinge *out)
+{
+    if (n < 3)
+        return -1;
+    double lo = x[0], hi = x[0];
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] > 0))
+            return -1;
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    /* knees from lo to hi on a log grid, 16 steps per factor of 2 of x */
+    int steps = (int)ceil(16 * log2(hi / lo));
+    double best = INFINITY, a = 0, b = 0;
+    for (int s = 0; s <= steps; s++) {
+        double k = steps ? lo * pow(hi / lo, (double)s / steps) : lo;
+        double ka, kb, sse = hinge_at(x, y, n, k, &ka, &kb);
+        if (s == 0 || sse < best - 1e-12 * (1 + best)) {   /* earliest knee on a tie */
+            best = sse;
+            a = ka;
+            b = kb;
+            out->knee = kb > 0 ? k : hi;
+        }
+    }
+    double my = 0, sst = 0;
+    for (size_t i = 0; i < n; i++)
+        my += y[i];
+    my /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        sst += (y[i] - my) * (y[i] - my);
+    out->floor = a;
+    out->rise = b;
+    out->r2 = sst > 0 ? 1 - best / sst : 1;
+    out->rms_rel = a > 0 ? sqrt(best / (double)n) / a : NAN;
+    out->n = n;
+    return 0;
+}

@@ -278,6 +278,11 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
                            (same_str(p->metric, "latency_ns") || same_str(p->metric, "latency"));
             if (!is_t && !is_bw && !is_to && !is_from && !is_chase)
                 continue;
+            /* a host chase per NUMA node (numa = "each"): the link's is the
+             * one over the GPU's own node, where the host says which */
+            if (is_chase && g->info.numa_node >= 0 &&
+                gc_ctx_num(&p->ctx, "numa_node", g->info.numa_node) != g->info.numa_node)
+                continue;
             lk *x = find_link(l, &key);
             if (!x)
                 return -1;

@@ -19,6 +19,7 @@
 #include "fsutil.h"
 #include "outlock.h"
 #include "hostinfo.h"
+#include "remeasure.h"
 #include "report.h"
 #include "resume.h"
 #include "schedule.h"
@@ -401,6 +402,35 @@ static void net_checks(runner *r, const gc_step_task *tasks, size_t ntasks, cons
     free(chk);
 }
 
+/* Host-bound items of the step just run whose samples spread widely are
+ * measured again (remeasure.h), inside the step: an isolated step still
+ * has the node to itself. Bound: the host-bound items' budgets once more. */
+static void remeasure_step(runner *r, gc_step_task *tasks, size_t from, size_t to,
+                           double plan_deadline)
+{
+    size_t n = 0;
+    gc_task **ts = malloc((to - from + 1) * sizeof *ts);
+    double *bs = malloc((to - from + 1) * sizeof *bs), step_s = 0;
+    for (size_t k = from; ts && bs && k < to; k++)
+        if (!(r->skip && r->skip[k]) && gc_remeasure_host_bound(tasks[k].task.item)) {
+            ts[n] = &tasks[k].task;
+            bs[n] = tasks[k].budget_s;
+            step_s += bs[n++];
+        }
+    if (ts && bs && n) {
+        gc_remeasure_cfg cfg;
+        gc_remeasure_defaults(&cfg);
+        cfg.budget_s = step_s;
+        cfg.deadline_s = plan_deadline;
+        /* rank 0 hears nothing while it measures: tell it how long at most */
+        gc_watch_item(r->watch, r->gpu.items_done, step_s);
+        if (gc_remeasure(r->ops, r->be, ts, bs, n, &r->gpu, &cfg))
+            write_shard(r, NULL);
+    }
+    free(ts);
+    free(bs);
+}
+
 static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_geom *geom)
 {
     double deadline = r->plan.budget_s > 0 ? gc_now_s() + r->plan.budget_s : 0;
@@ -411,6 +441,7 @@ static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_g
         if (ph == GC_PHASE_CONCURRENT && barrier(r, comm)) /* start together */
             break;
         for (int s = 0; s < steps && !r->abandoned; s++) {
+            size_t step_first = k;
             while (k < ntasks && (int)tasks[k].task.item->phase == ph && tasks[k].step == s) {
                 if (r->skip && r->skip[k]) {   /* resumed: already measured */
                     k++;
@@ -423,6 +454,10 @@ static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_g
                     r->abandoned = 1;
                     break;
                 }
+            }
+            if ((ph == GC_PHASE_GPU || ph == GC_PHASE_ISOLATED) && !r->abandoned) {
+                remeasure_step(r, tasks, step_first, k, deadline);
+                gc_watch_item(r->watch, r->gpu.items_done, budget_of(tasks, ntasks, k));
             }
             if (ph != GC_PHASE_GPU && ph != GC_PHASE_CONCURRENT)
                 barrier(r, comm);

@@ -84,6 +84,12 @@ static int setup_host_chase(const gc_backend *b, const gc_task *t, job *j, gc_er
     j->metrics = M_CHASE;
     j->nmetrics = 3;
     int rc = sim_ctx_num(j, "stride_bytes", 128, err);
+    if (!rc && !strcmp(sim_pstr(t->item, "numa"), "each")) {
+        /* the sim's host has one NUMA node, as the GPU machine's (cuda: one chase per node) */
+        rc = sim_ctx_num(j, "numa_node", 0, err);
+        rc = rc ? rc : sim_ctx_num(j, "numa_nodes", 1, err);
+        rc = rc ? rc : sim_ctx_num(j, "numa_landed", 0, err);
+    }
     return rc ? rc : pcie_ctx(b, j, err);
 }
 

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../model_xfer.h"
+#include "cuda_numa.h"
 #include "../timeutil.h"
 
 #define MAX_QUEUED_OPS 480   /* stay well below the driver's launch queue */
@@ -160,6 +161,45 @@ static void link_ctx(gc_cuda *c, gc_gpu *g, size_t from)
     }
 }
 
+/* numa = "each": the chase once per online NUMA node of the host, over
+ * memory bound to that node (cuda_numa.c) and then pinned and mapped; each
+ * point says numa_node, numa_nodes and numa_landed (the node the pages
+ * are on, -1 unknown). Without /sys NUMA information: node 0 of 1. */
+static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, gc_err *err)
+{
+    int nodes[GC_NUMA_MAX], nn = gc_numa_nodes(nodes, GC_NUMA_MAX), done = 0;
+    if (nn == 0)
+        nodes[nn++] = 0;
+    char msg[256] = "";
+    for (int k = 0; k < nn; k++) {
+        double t0 = gc_now_s();
+        int landed = -1;
+        void *host = gc_numa_alloc(fp, nodes[k], &landed, msg, sizeof msg), *dev = NULL;
+        if (host && gck_host_register(host, fp, &dev, msg, sizeof msg)) {
+            gc_numa_free(host, fp);
+            host = NULL;
+        }
+        if (c->stop_s > 0)   /* binding and pinning are not measuring */
+            c->stop_s += gc_now_s() - t0;
+        if (!host)
+            continue;   /* a node this process may not bind to (cpuset): the others still count */
+        size_t from = g->npoints;
+        int rc = gc_cuda_chase_far(c, t, g, dev, fp, "xfer chase", err);
+        gck_host_unregister(host);
+        gc_numa_free(host, fp);
+        if (rc)
+            return rc;
+        link_ctx(c, g, from);
+        for (size_t i = from; i < g->npoints; i++) {
+            gc_ctx_set_num(&g->points[i].ctx, "numa_node", nodes[k]);
+            gc_ctx_set_num(&g->points[i].ctx, "numa_nodes", nn);
+            gc_ctx_set_num(&g->points[i].ctx, "numa_landed", landed);
+        }
+        done++;
+    }
+    return done ? 0 : gc_fail(err, GC_EDEVICE, "xfer chase: no NUMA node could be bound (last: %s)", msg);
+}
+
 /* mode chase: one thread chases a cycle over mapped pinned host memory,
  * the latency of one load from the GPU to the host's memory. */
 static int host_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
@@ -168,6 +208,8 @@ static int host_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     char msg[256] = "";
     if (strcmp(gc_cuda_str(t, "memory"), "pinned"))
         return gc_fail(err, GC_EINVAL, "xfer: mode chase reads mapped pinned memory (memory = \"pinned\")");
+    if (!strcmp(gc_cuda_str(t, "numa"), "each"))
+        return host_chase_numa(c, t, g, fp, err);
     double t0 = gc_now_s();
     if (gck_xfer_reserve(&c->xfer, fp, 0, msg, sizeof msg))
         return gc_fail(err, GC_EDEVICE, "xfer chase: %s", msg);

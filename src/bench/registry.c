@@ -30,6 +30,7 @@ static const char *const p2p_dirs[] = { "oneway", "bidir", NULL };
 static const char *const on_off[] = { "on", "off", NULL };
 static const char *const p2p_modes[] = { "copy", "chase", NULL };
 static const char *const chase_orders[] = { "random", "page", NULL };
+static const char *const numa_modes[] = { "any", "each", NULL };
 
 static const gc_param_def chase_p[] = {
     NUM("footprint_bytes", 1 * KiB, 64 * GiB, 64 * KiB),
@@ -73,6 +74,7 @@ static const gc_param_def xfer_p[] = {
     STR("engine", engines, "ce"),
     NUM("size_bytes", 1, 4 * GiB, 1 * MiB),   /* mode chase: the chased footprint */
     STR("mode", p2p_modes, "copy"),           /* chase: GPU load latency from host memory */
+    STR("numa", numa_modes, "any"),           /* chase: each = once per host NUMA node (cuda_numa.c) */
 };
 static const gc_param_def p2p_p[] = {
     STR("direction", p2p_dirs, "oneway"),

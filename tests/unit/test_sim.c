@@ -80,7 +80,7 @@ static int run_item(const gc_plan *plan, int gpu, const char *bench, const gc_ct
     gc_bench_spec spec;
     spec_init(&spec, bench, 1000);
     gc_item item = { id, &spec, spec.phase, *params };
-    gc_task task = { &item, -1, -1, NULL, 1, deadline_s };
+    gc_task task = { &item, -1, -1, NULL, 1, deadline_s, 0 };
     if (!strcmp(bench, "p2p"))
         task.peer_local_index = gpu == 0 ? 1 : 0;
     gc_backend_args a = args_for(plan, gpu);
@@ -415,7 +415,7 @@ static void test_pairs_and_clock(void)
     gc_bench_spec spec;
     spec_init(&spec, "p2p", 100);
     gc_item item = { 3, &spec, spec.phase, c };
-    gc_task task = { &item, 0, -1, NULL, 0, 0 };
+    gc_task task = { &item, 0, -1, NULL, 0, 0, 0 };
     gc_backend_args a = args_for(&plan, 1);
     gc_backend *b;
     gc_gpu_info info;
@@ -492,7 +492,7 @@ static void test_speed(void)
     double t0 = gc_now_s();
     for (uint32_t i = 0; i < 2000; i++) {
         gc_item item = { i, &spec, spec.phase, chase_ctx(1 * KiB * (1 + i)) };
-        gc_task task = { &item, -1, -1, NULL, 1, 0 };
+        gc_task task = { &item, -1, -1, NULL, 1, 0, 0 };
         gc_backend_sim.measure(b, &task, &g, &err);
     }
     double dt = gc_now_s() - t0;

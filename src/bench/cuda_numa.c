@@ -1,0 +1,82 @@
+/* Host memory on one NUMA node. See cuda_numa.h. mbind and get_mempolicy
+ * through syscall(2): numaif.h is libnuma's header, not a dependency here. */
+#include "cuda_numa.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define POLICY_BIND 2      /* MPOL_BIND */
+#define MF_STRICT 1        /* MPOL_MF_STRICT */
+#define MF_MOVE 2          /* MPOL_MF_MOVE */
+#define F_NODE 1           /* MPOL_F_NODE */
+#define F_ADDR 2           /* MPOL_F_ADDR */
+#define MASK_WORDS (GC_NUMA_MAX / (8 * sizeof(unsigned long)))
+
+int gc_numa_nodes(int *nodes, int cap)
+{
+    FILE *f = fopen("/sys/devices/system/node/online", "r");
+    if (!f)
+        return 0;
+    char line[256] = "";
+    if (!fgets(line, sizeof line, f))
+        line[0] = '\0';
+    fclose(f);
+    int n = 0;
+    for (char *s = line; *s && *s != '\n';) {   /* "0-1,3" */
+        char *end;
+        long a = strtol(s, &end, 10), b = a;
+        if (end == s)
+            break;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        for (long k = a; k <= b && n < cap && k < GC_NUMA_MAX; k++)
+            nodes[n++] = (int)k;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+static int node_of(void *addr)
+{
+    int node = -1;
+    if (syscall(SYS_get_mempolicy, &node, NULL, 0, addr, F_NODE | F_ADDR))
+        return -1;
+    return node;
+}
+
+void *gc_numa_alloc(size_t bytes, int node, int *landed, char *msg, size_t len)
+{
+    *landed = -1;
+    if (node < 0 || node >= GC_NUMA_MAX) {
+        snprintf(msg, len, "NUMA node %d: 0 .. %d", node, GC_NUMA_MAX - 1);
+        return NULL;
+    }
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        snprintf(msg, len, "mmap %zu bytes: %s", bytes, strerror(errno));
+        return NULL;
+    }
+    unsigned long mask[MASK_WORDS] = { 0 };
+    mask[node / (8 * sizeof(unsigned long))] = 1ul << (node % (8 * sizeof(unsigned long)));
+    if (syscall(SYS_mbind, p, bytes, POLICY_BIND, mask, (unsigned long)GC_NUMA_MAX + 1,
+                MF_STRICT | MF_MOVE)) {
+        snprintf(msg, len, "mbind to NUMA node %d: %s", node, strerror(errno));
+        munmap(p, bytes);
+        return NULL;
+    }
+    memset(p, 0x3c, bytes);   /* place every page now, on the bound node */
+    int first = node_of(p), last = node_of((char *)p + bytes - 1);
+    *landed = first == last ? first : -1;
+    return p;
+}
+
+void gc_numa_free(void *p, size_t bytes)
+{
+    if (p)
+        munmap(p, bytes);
+}

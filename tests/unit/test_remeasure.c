@@ -1,0 +1,223 @@
+/* Host-bound points measured again (src/remeasure.c) on the sim backend:
+ * a clean host link is left alone; one whose samples spread (a bimodal
+ * fault: a fraction of copies 1.6x slower) is re-measured until its
+ * median holds, or until the round or time bound when it never does; the
+ * re-measures of several sizes alternate; the context says what was done. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "check.h"
+#include "remeasure.h"
+
+#define MiB (1024.0 * 1024.0)
+#define NITEMS 3
+
+static gc_fault faults[4];
+static uint32_t order[64];
+static size_t norder;
+
+static int logged_measure(gc_backend *b, const gc_task *t, gc_gpu *g, gc_err *e)
+{
+    if (t->round && norder < sizeof order / sizeof order[0])
+        order[norder++] = t->item->id;
+    return gc_backend_sim.measure(b, t, g, e);
+}
+
+typedef struct fixture {
+    gc_plan plan;
+    gc_bench_spec spec;
+    gc_item items[NITEMS];
+    gc_task tasks[NITEMS];
+    gc_task *tp[NITEMS];
+    double budgets[NITEMS];
+    gc_backend *be;
+    gc_gpu g;
+    gc_backend_ops ops;
+} fixture;
+
+/* Three h2d sizes of GPU 0; bimodal: fraction of slow copies (0: none). */
+static int setup(fixture *f, double bimodal)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->plan.file, sizeof f->plan.file, "configs/quick.cfg");
+    snprintf(f->plan.name, sizeof f->plan.name, "test_remeasure");
+    f->plan.sim.present = 1;
+    snprintf(f->plan.sim.profile, sizeof f->plan.sim.profile, "sim/h100-sxm.cfg");
+    f->plan.sim.seed = 5;
+    f->plan.sim.nodes = 1;
+    f->plan.sim.gpus_per_node = 1;
+    f->plan.sim.faults = faults;
+    if (bimodal > 0) {
+        memset(faults, 0, sizeof faults);
+        snprintf(faults[0].metric, sizeof faults[0].metric, "h2d_bw");
+        snprintf(faults[0].kind, sizeof faults[0].kind, "bimodal");
+        faults[0].factor = bimodal;
+        faults[0].at_item = -1;
+        f->plan.sim.nfaults = 1;
+    }
+    snprintf(f->spec.name, sizeof f->spec.name, "xfer");
+    snprintf(f->spec.label, sizeof f->spec.label, "xfer");
+    f->spec.def = gc_bench_find("xfer");
+    f->spec.phase = GC_PHASE_ISOLATED;
+    f->spec.samples = 200;
+    f->spec.repetitions = 4;
+    double sizes[NITEMS] = { 1 * MiB, 16 * MiB, 256 * MiB };
+    for (int i = 0; i < NITEMS; i++) {
+        gc_ctx c = { 0 };
+        gc_ctx_set_str(&c, "direction", "h2d");
+        gc_ctx_set_str(&c, "memory", "pinned");
+        gc_ctx_set_str(&c, "engine", "ce");
+        gc_ctx_set_num(&c, "size_bytes", sizes[i]);
+        f->items[i] = (gc_item){ (uint32_t)i + 1, &f->spec, GC_PHASE_ISOLATED, c };
+        f->tasks[i] = (gc_task){ &f->items[i], -1, -1, NULL, 1, 0, 0 };
+        f->tp[i] = &f->tasks[i];
+        f->budgets[i] = 0.25;
+    }
+    uint32_t sb = 7;
+    gc_hist_sub_bits_for(0.001, &sb, NULL);
+    gc_backend_args a = { &f->plan, "node000", 0, 0, 1, 0, sb, NULL, NULL, 0 };
+    gc_gpu_info info;
+    gc_err err = { 0 };
+    gc_gpu_init(&f->g);
+    if (gc_backend_sim.open(&a, &f->be, &info, &err)) {
+        fprintf(stderr, "open: %s\n", err.msg);
+        return 1;
+    }
+    for (int i = 0; i < NITEMS; i++)
+        if (gc_backend_sim.measure(f->be, &f->tasks[i], &f->g, &err)) {
+            fprintf(stderr, "measure: %s\n", err.msg);
+            return 1;
+        }
+    f->ops = gc_backend_sim;
+    f->ops.measure = logged_measure;
+    norder = 0;
+    return 0;
+}
+
+static void teardown(fixture *f)
+{
+    gc_backend_sim.close(f->be);
+    gc_gpu_free(&f->g);
+}
+
+static const gc_point *point_of(const fixture *f, uint32_t item, const char *metric)
+{
+    for (size_t k = 0; k < f->g.npoints; k++)
+        if (f->g.points[k].item_id == item && !strcmp(f->g.points[k].metric, metric))
+            return &f->g.points[k];
+    return NULL;
+}
+
+static void test_clean(void)
+{
+    fixture f;
+    CHECK(setup(&f, 0) == 0, "setup");
+    gc_remeasure_cfg cfg;
+    gc_remeasure_defaults(&cfg);
+    int runs = gc_remeasure(&f.ops, f.be, f.tp, f.budgets, NITEMS, &f.g, &cfg);
+    CHECK(runs == 0, "a clean link is not measured again: %d runs", runs);
+    const gc_point *p = point_of(&f, 3, "time");
+    CHECK(p && p->hist.total == 200, "first pass only: %llu samples",
+          p ? (unsigned long long)p->hist.total : 0ull);
+    double s = p ? gc_ctx_num(&p->ctx, "spread", 0) : 0;
+    CHECK(s > 1.0 && s < GC_REMEASURE_SPREAD_MAX, "spread reported: %.4f", s);
+    CHECK(p && !gc_ctx_get(&p->ctx, "remeasures"), "no remeasures key");
+    teardown(&f);
+}
+
+static void test_spread_then_stable(void)
+{
+    fixture f;
+    CHECK(setup(&f, 0.2) == 0, "setup");
+    gc_remeasure_cfg cfg;
+    gc_remeasure_defaults(&cfg);
+    int runs = gc_remeasure(&f.ops, f.be, f.tp, f.budgets, NITEMS, &f.g, &cfg);
+    CHECK(runs >= NITEMS, "each spread size measured again: %d runs", runs);
+    for (uint32_t id = 1; id <= NITEMS; id++) {
+        const gc_point *t = point_of(&f, id, "time"), *b = point_of(&f, id, "bandwidth");
+        CHECK(t && b, "item %u has its points", id);
+        if (!t || !b)
+            continue;
+        double n = gc_ctx_num(&t->ctx, "remeasures", 0);
+        CHECK(n >= 1 && n <= GC_REMEASURE_MAX_ROUNDS, "item %u: %g re-measures", id, n);
+        CHECK(t->hist.total == 200 * (uint64_t)(n + 1), "item %u: rounds merged (%llu samples)",
+              id, (unsigned long long)t->hist.total);
+        CHECK(b->hist.total == t->hist.total, "bandwidth merged too");
+        CHECK(gc_ctx_num(&t->ctx, "spread_first", 0) > GC_REMEASURE_SPREAD_MAX,
+              "item %u: spread_first %.3f", id, gc_ctx_num(&t->ctx, "spread_first", 0));
+        int stable = (int)gc_ctx_num(&t->ctx, "median_stable", -1);
+        double moved = gc_ctx_num(&t->ctx, "median_moved", -1);
+        CHECK(stable == 1 && moved >= 0 && moved < GC_REMEASURE_STABLE_REL,
+              "item %u: stable %d, median moved %.4f", id, stable, moved);
+        CHECK(gc_ctx_num(&b->ctx, "remeasures", 0) == n, "the bandwidth point says it too");
+    }
+    /* interleaved: no item is measured twice in a row while others wait */
+    for (size_t i = 1; i < norder; i++)
+        CHECK(order[i] != order[i - 1] || norder <= NITEMS, "round order %zu: %u after %u", i,
+              order[i], order[i - 1]);
+    CHECK(norder >= 1 && order[0] == 1 && (norder < 2 || order[1] == 2), "plan order in a round");
+    teardown(&f);
+}
+
+static void test_never_stable(void)
+{
+    /* a median that never holds (stable_rel 0): the round bound ends it */
+    fixture f;
+    CHECK(setup(&f, 0.5) == 0, "setup");
+    gc_remeasure_cfg cfg;
+    gc_remeasure_defaults(&cfg);
+    cfg.stable_rel = 0;   /* nothing is stable (moved < 0): the round bound must end it */
+    int runs = gc_remeasure(&f.ops, f.be, f.tp, f.budgets, NITEMS, &f.g, &cfg);
+    CHECK(runs == NITEMS * GC_REMEASURE_MAX_ROUNDS, "round bound: %d runs", runs);
+    for (size_t i = NITEMS; i < norder; i++)
+        CHECK(order[i] == order[i - NITEMS], "round %zu keeps plan order", i / NITEMS);
+    const gc_point *t = point_of(&f, 2, "time");
+    CHECK(t && gc_ctx_num(&t->ctx, "remeasures", 0) == GC_REMEASURE_MAX_ROUNDS, "max rounds");
+    CHECK(t && gc_ctx_num(&t->ctx, "median_stable", -1) == 0, "reported not stable");
+    teardown(&f);
+
+    /* the time bound: 0.25 s per re-measure, 0.6 s in all -> two runs */
+    CHECK(setup(&f, 0.5) == 0, "setup");
+    gc_remeasure_defaults(&cfg);
+    cfg.stable_rel = 0;
+    cfg.budget_s = 0.6;
+    runs = gc_remeasure(&f.ops, f.be, f.tp, f.budgets, NITEMS, &f.g, &cfg);
+    CHECK(runs == 2, "time bound: %d runs", runs);
+    t = point_of(&f, 3, "time");
+    CHECK(t && !gc_ctx_get(&t->ctx, "remeasures") && gc_ctx_num(&t->ctx, "spread", 0) > 1.2,
+          "an item the bound left out keeps its first pass and its spread");
+    teardown(&f);
+}
+
+static void test_host_bound(void)
+{
+    gc_bench_spec s = { 0 };
+    s.def = gc_bench_find("launch");
+    gc_item it = { 1, &s, GC_PHASE_GPU, { 0 } };
+    gc_ctx_set_str(&it.params, "mode", "launch_sync");
+    CHECK(gc_remeasure_host_bound(&it), "launch_sync is host-bound");
+    it.params.n = 0;
+    gc_ctx_set_str(&it.params, "mode", "blocks");
+    CHECK(!gc_remeasure_host_bound(&it), "block churn is not");
+    s.def = gc_bench_find("xfer");
+    it.params.n = 0;
+    gc_ctx_set_str(&it.params, "mode", "chase");
+    CHECK(!gc_remeasure_host_bound(&it), "a host chase is not");
+    it.params.n = 0;
+    it.phase = GC_PHASE_CONCURRENT;
+    CHECK(!gc_remeasure_host_bound(&it), "concurrent copies are not (every GPU at once)");
+    s.def = gc_bench_find("hbm_bw");
+    it.phase = GC_PHASE_GPU;
+    CHECK(!gc_remeasure_host_bound(&it), "hbm_bw is not");
+}
+
+int main(void)
+{
+    test_host_bound();
+    test_clean();
+    test_spread_then_stable();
+    test_never_stable();
+    CHECK_DONE();
+}
