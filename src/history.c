@@ -106,38 +106,65 @@ static int pragma_int(gc_history *h, const char *sql, long long *v, gc_err *err)
     return rc == SQLITE_OK ? 0 : db_fail(h, rc, "reading its header", err);
 }
 
-/* Ours (application id), or empty and writable: made ours. */
+/* The header of an open database: its application id and how many schema
+ * objects it holds (two reads: one state of the file only under a lock). */
+static int read_header(gc_history *h, long long *app, long long *tables, gc_err *err)
+{
+    int rc = pragma_int(h, "PRAGMA application_id", app, err);
+    return rc ? rc : pragma_int(h, "SELECT count(*) FROM sqlite_master", tables, err);
+}
+
+static int check_version(gc_history *h, gc_err *err)
+{
+    long long ver;
+    int rc = pragma_int(h, "PRAGMA user_version", &ver, err);
+    if (!rc && ver != SCHEMA_VERSION)
+        rc = gc_fail(err, GC_EINVAL, "%s: history schema version %lld; this gpucensus reads %d",
+                     h->path, ver, SCHEMA_VERSION);
+    return rc;
+}
+
+static int not_ours(gc_history *h, long long app, gc_err *err)
+{
+    return gc_fail(err, GC_EINVAL, "%s: an SQLite database, but not a gpucensus history "
+                   "(application_id 0x%llx)", h->path, (unsigned long long)app);
+}
+
+/* Ours (application id), or empty and writable: made ours. Several writers
+ * may meet a new file at once (jobs ending together): the one that takes
+ * the write lock first creates the tables; the others, looking again under
+ * the lock, find them made. */
 static int check_schema(gc_history *h, int write, gc_err *err)
 {
     long long app, tables;
-    int rc = pragma_int(h, "PRAGMA application_id", &app, err);
-    if (!rc)
-        rc = pragma_int(h, "SELECT count(*) FROM sqlite_master", &tables, err);
+    int rc = read_header(h, &app, &tables, err);
     if (rc)
         return rc;
-    if (app == APP_ID) {
-        long long ver;
-        if ((rc = pragma_int(h, "PRAGMA user_version", &ver, err)))
-            return rc;
-        if (ver != SCHEMA_VERSION)
-            return gc_fail(err, GC_EINVAL, "%s: history schema version %lld; this gpucensus reads %d",
-                           h->path, ver, SCHEMA_VERSION);
-        return 0;
-    }
-    if (app != 0 || tables != 0)
-        return gc_fail(err, GC_EINVAL, "%s: an SQLite database, but not a gpucensus history "
-                       "(application_id 0x%llx)", h->path, (unsigned long long)app);
+    if (app == APP_ID)
+        return check_version(h, err);
     if (!write)
-        return gc_fail(err, GC_EINVAL, "%s: an empty database: no history yet", h->path);
-    /* a new database; WAL first (it cannot change inside a transaction) */
+        return app != 0 || tables != 0 ? not_ours(h, app, err)
+                                       : gc_fail(err, GC_EINVAL, "%s: an empty database: no history yet",
+                                                 h->path);
+    if (app != 0)
+        return not_ours(h, app, err);
+    /* WAL first (it cannot change inside a transaction) */
     if ((rc = exec(h, "PRAGMA journal_mode=WAL", "switching it to WAL", err)))
         return rc;
+    if ((rc = exec(h, "BEGIN IMMEDIATE", "creating its tables", err)))
+        return rc;
+    rc = read_header(h, &app, &tables, err);
+    if (!rc && app == APP_ID) {   /* another writer made it meanwhile */
+        exec(h, "COMMIT", "reading its header", err);
+        return check_version(h, err);
+    }
+    if (!rc && (app != 0 || tables != 0))
+        rc = not_ours(h, app, err);
     char sql[128];
     snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA user_version=%d;", APP_ID,
              SCHEMA_VERSION);
-    if ((rc = exec(h, "BEGIN IMMEDIATE", "creating its tables", err)))
-        return rc;
-    rc = exec(h, SCHEMA, "creating its tables", err);
+    if (!rc)
+        rc = exec(h, SCHEMA, "creating its tables", err);
     if (!rc)
         rc = exec(h, sql, "creating its tables", err);
     if (!rc)
