@@ -56,6 +56,16 @@ fails=0
 for p in $pids; do wait "$p" || fails=$((fails + 1)); done
 [ $fails = 0 ] || { cat "$TMP"/add*.out; die "$fails of 5 concurrent adds failed"; }
 [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] || die "integrity after concurrent adds"
+# writers meeting a file that does not exist yet: one creates it, none refuses it
+for round in 1 2 3 4 5 6 7 8 9 10; do
+    rm -f "$TMP/new.db" "$TMP/new.db-wal" "$TMP/new.db-shm"
+    pids=""
+    for k in 1 2 3 4 5; do
+        "$GC" history add "$TMP/new.db" "$TMP/r$k" > "$TMP/new$k.out" 2>&1 &
+        pids="$pids $!"
+    done
+    for p in $pids; do wait "$p" || { cat "$TMP"/new*.out; die "round $round: a concurrent add to a new file failed"; }; done
+done
 [ "$(sqlite3 "$DB" 'PRAGMA journal_mode')" = wal ] || die "not in WAL mode"
 [ "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')" = 5 ] || die "runs: $(sqlite3 "$DB" 'SELECT count(*) FROM runs')"
 [ "$(sqlite3 "$DB" 'SELECT count(*) FROM gpus')" = 20 ] || die "5 runs x 4 GPUs"
