@@ -32,8 +32,8 @@ if [ -n "$P" ] && [ -d "$P/gpu-benches" ]; then
     # gpu-latency walks 16 B .. 120 MB; its L1 and L2 plateaus come first
     ( cd "$P/gpu-benches/gpu-latency" && nvcc -std=c++17 -O3 -arch=sm_90 -Xcompiler -fopenmp \
         -o cuda-latency main.cu -lnvidia-ml > "$OUT/log/peer-latency-build.log" 2>&1 &&
-      timeout "${LAT_S:-45}" ./cuda-latency ) > "$OUT/log/peer-latency.txt" 2>&1
-    echo "gpu-latency: exit $? (124: cut at ${LAT_S:-45} s)"
+      timeout "${LAT_S:-30}" ./cuda-latency ) > "$OUT/log/peer-latency.txt" 2>&1
+    echo "gpu-latency: exit $? (124: cut at ${LAT_S:-30} s)"
 fi
 if [ -n "$P" ] && [ -d "$P/nvbandwidth" ]; then
     mkdir -p /opt/boost && for f in "$P"/boostdeb/*.deb; do dpkg -x "$f" /opt/boost; done
