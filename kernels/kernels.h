@@ -131,13 +131,12 @@ int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks, int threa
                    char *err, size_t errlen);
 /* L2: about bytes_per_launch of reads (ld.global.cg) over an L2-resident
  * footprint per launch, in blocks of `threads` that each read several
- * chunks of threads x unroll float4 (unroll 4, 8, 16 or 32), every load of
- * a chunk in flight before the first is used; sweep 0: each block its own
+ * chunks of threads x unroll float4 (unroll 4, 8, 16 or 32); sweep 0: each block its own
  * run of chunks, 1: the resident blocks on neighbouring chunks; *blocks:
- * the grid. */
+ * the grid; *readers: the resident blocks that read one chunk at once. */
 int gck_l2_run(void *buf, size_t footprint, size_t bytes_per_launch, int threads, int unroll,
-               int sweep, uint32_t launches, float *ms, uint64_t *bytes, int *blocks, char *err,
-               size_t errlen);
+               int sweep, uint32_t launches, float *ms, uint64_t *bytes, int *blocks,
+               double *readers, char *err, size_t errlen);
 /* Shared memory: each thread reads 32-bit words at lane * stride_words
  * (bank conflicts for even strides), full occupancy. */
 int gck_smem_run(int stride_words, uint32_t iters, uint32_t launches, float *ms,

@@ -266,12 +266,12 @@ extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks
 }
 
 // L2: each block reads L2_ROUNDS chunks of U x blockDim float4 (64 KiB
-// at 256 threads x 16), ld.global.cg (L1 kept out). The loads of a chunk
-// and the adds that consume them are volatile asm, so they stay in source
-// order: all U loads are issued before the first add waits (U x 16 bytes
-// in flight per thread; plain C let the compiler interleave them: 32
-// registers for U = 16, about 7 loads in flight). Long-lived blocks: the
-// block scheduler's replacement latency is paid once per L2_ROUNDS chunks.
+// at 256 threads x 16), ld.global.cg (L1 kept out; LDG.E.128.STRONG.GPU in
+// SASS). Loads and adds are volatile asm, but ptxas still interleaves them
+// to save registers: the SASS of 529db9a on an H100 shows 5 loads issued,
+// then one per 4 adds, for U = 16 (32 registers), so U sets the chunk
+// size more than the loads in flight. Long-lived blocks: the block
+// scheduler's replacement latency is paid once per L2_ROUNDS chunks.
 //
 // order "chunk": block b reads chunks b x L2_ROUNDS + r; where that would
 // make the blocks an SM holds at once (b, b + SMs, ...) read the same
@@ -329,9 +329,16 @@ static l2_fn l2_kernel(int unroll, int sweep)
     return NULL;
 }
 
+// Chunk of block b in round r, as k_l2 computes it.
+static size_t l2_chunk(size_t b, int r, int grid, size_t chunks, uint32_t stagger, int sweep)
+{
+    return sweep ? ((size_t)r * grid + b) % chunks
+                 : (b * L2_ROUNDS + r + (stagger ? b / stagger : 0)) % chunks;
+}
+
 extern "C" int gck_l2_run(void *buf, size_t footprint, size_t bytes_per_launch, int threads,
                           int unroll, int sweep, uint32_t launches, float *ms, uint64_t *bytes,
-                          int *blocks, char *err, size_t errlen)
+                          int *blocks, double *readers, char *err, size_t errlen)
 {
     l2_fn fn = l2_kernel(unroll, sweep != 0);
     size_t chunk_bytes = (size_t)threads * unroll * sizeof(float4);
@@ -357,6 +364,24 @@ extern "C" int gck_l2_run(void *buf, size_t footprint, size_t bytes_per_launch, 
             stagger = (uint32_t)sms;
     *blocks = (int)(bytes_per_launch / (chunk_bytes * L2_ROUNDS));
     *bytes = (uint64_t)*blocks * L2_ROUNDS * chunk_bytes;
+    // Blocks reading one chunk at once: the first wave's blocks (all SMs
+    // full) over the distinct chunks they read in round 0. Above 1, several
+    // SMs ask L2 for the same lines together, and the rate is no longer one
+    // line per request (tests/gpu/truer2.cfg: 4 MiB read 21 TB/s so).
+    size_t wave = (size_t)resident * sms < (size_t)*blocks ? (size_t)resident * sms : (size_t)*blocks;
+    size_t distinct = 0;
+    unsigned char *seen = (unsigned char *)calloc(chunks, 1);
+    if (!seen) {
+        snprintf(err, errlen, "l2: out of host memory");
+        return 1;
+    }
+    for (size_t b = 0; b < wave; b++) {
+        size_t ch = l2_chunk(b, 0, *blocks, chunks, stagger, sweep);
+        distinct += !seen[ch];
+        seen[ch] = 1;
+    }
+    free(seen);
+    *readers = distinct ? (double)wave / distinct : 0;
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));

@@ -61,6 +61,8 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     uint32_t done = 0, chunk = 5;
     while (done < total) {   /* chunks of launches, budget checked between */
         uint32_t n = total - done < chunk ? total - done : chunk;
+        if (full)   /* gck_stream_run sets the full grid's size: 0 asks for it again */
+            blocks = 0;
         if (gck_stream_run(kind, c->big, fp, &blocks, threads, vec, unroll, n, ms, &bytes, msg,
                            sizeof msg))
             return gc_fail(err, GC_EDEVICE, "%s", msg);
@@ -98,13 +100,14 @@ int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     int blocks = 0;
     int threads = (int)gc_cuda_num(t, "block_threads"), unroll = (int)gc_cuda_num(t, "unroll");
     int sweep = strcmp(gc_cuda_str(t, "order"), "sweep") == 0;
+    double readers = 0;
     uint64_t bytes = 0;
     char msg[256] = "";
     uint32_t done = 0, chunk = 5;
     while (done < total) {
         uint32_t n = total - done < chunk ? total - done : chunk;
         if (gck_l2_run(c->big, fp, L2_LAUNCH_BYTES, threads, unroll, sweep, n, ms, &bytes, &blocks,
-                       msg, sizeof msg))
+                       &readers, msg, sizeof msg))
             return gc_fail(err, GC_EDEVICE, "%s", msg);
         record_ms(&g->points[ip], ms, n, bytes);
         done += n;
@@ -115,6 +118,7 @@ int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     gc_ctx_set_num(x, "grid_blocks", blocks);
     gc_ctx_set_num(x, "bytes_moved", (double)bytes);
     gc_ctx_set_num(x, "l2_bytes", (double)c->dev.l2_bytes);
+    gc_ctx_set_num(x, "blocks_per_chunk", readers);
     return 0;
 }
 

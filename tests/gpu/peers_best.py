@@ -22,7 +22,8 @@ import sys
 
 def shape(x):
     if "order" in x:   # l2_bw
-        return "%s t%d u%d" % (x["order"], x.get("block_threads", 0), x.get("unroll", 0))
+        return "%s t%d u%d, %.1f blocks/chunk" % (x["order"], x.get("block_threads", 0),
+                                                 x.get("unroll", 0), x.get("blocks_per_chunk", 0))
     if x.get("grid") == "full":
         return "full t%d v%d u%d fp%.0fG" % (x.get("block_threads", 0), x.get("vector_bytes", 16),
                                              x.get("unroll", 4), x["footprint_bytes"] / 2**30)
@@ -48,7 +49,8 @@ def ours(out):
                 l2[fp] = (v, shape(x))
         elif r["benchmark"] == "xfer" and x.get("memory") == "pinned":
             if x.get("mode") == "chase":
-                chase.append((v, x.get("numa_node")))
+                if r["metric"] == "latency_ns":
+                    chase.append((v, x.get("numa_node")))
             elif r["metric"] == "bandwidth":
                 xfer[(x["direction"], x["engine"], int(x["size_bytes"]))] = v
     par = {p["name"]: p["value"] for p in g.get("parameters", [])}
