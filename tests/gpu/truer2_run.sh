@@ -34,6 +34,7 @@ fi
 echo "numa nodes: $(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)"
 census default configs/default.cfg
 census truer2 tests/gpu/truer2.cfg
+tar czf "$OUT/results.tgz" -C "$OUT" res   # kept should a time limit cut the peers
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
 if [ -n "$P" ] && [ -d "$P/gpu-benches" ]; then
     # its Makefile asks for sm_70, which nvcc 13 no longer builds: sm_90
