@@ -87,7 +87,7 @@ __global__ void k_sparse(const float *__restrict__ a, size_t lines, float *out)
 // bytes and U is 1); the hardware keeps as many blocks resident as fit.
 // V (float2 or float4) and U set the loads in flight per thread and the
 // registers, hence the resident warps: the triad at float4 x 4 takes 56
-// registers (half the SM's warps), at float2 x 1 about 16 (all of them).
+// registers (half the SM's warps), at float2 x 1 12 (all of them).
 __device__ __forceinline__ float sum4(float2 v) { return v.x + v.y; }
 __device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
 __device__ __forceinline__ void fill(float2 &v, float c) { v = make_float2(c, c + 1); }
