@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "quote.h"
 #include "results.h"
@@ -41,7 +42,13 @@ void gc_catpoints_path(const gc_catpoints *c, const char *node, char *out, size_
     snprintf(out, cap, "%s/nodes/%s.json", c->dir, node);
 }
 
-/* The node file of node, loaded and checked (kind, version, node, arrays). */
+static size_t gz_read(void *buf, size_t n, void *z)
+{
+    int k = gzread((gzFile)z, buf, n > (1u << 30) ? (1u << 30) : (unsigned)n);
+    return k < 0 ? (size_t)-1 : (size_t)k;
+}
+
+/* The node file of node (nodes/<node>.json, or .json.gz), loaded and checked (kind, version, node, arrays). */
 static json_t *node_root(gc_catpoints *c, const char *node, gc_err *err)
 {
     if (c->root && !strcmp(c->node, node))
@@ -55,8 +62,21 @@ static json_t *node_root(gc_catpoints *c, const char *node, gc_err *err)
         return gc_fail(err, GC_ECORRUPT, "%s: not a node name a catalogue may name", path), NULL;
     json_error_t je;
     json_t *root = json_load_file(path, JSON_ALLOW_NUL, &je);
+    FILE *f = root ? NULL : fopen(path, "r");
+    if (!root && !f) {
+        /* gzipped (results/fleet keeps node files so) */
+        char gz[4300];
+        snprintf(gz, sizeof gz, "%s.gz", path);
+        gzFile z = gzopen(gz, "rb");
+        if (z) {
+            root = json_load_callback(gz_read, z, JSON_ALLOW_NUL, &je);
+            gzclose(z);
+            if (!root)
+                return gc_fail(err, GC_ECORRUPT, "%s:%d: not valid JSON: %s", gz, je.line, je.text),
+                       NULL;
+        }
+    }
     if (!root) {
-        FILE *f = fopen(path, "r");
         if (!f)
             gc_fail(err, GC_EIO, "%s: cannot open it: the points of node %s are there (copy the "
                     "node files next to catalogue.json, in nodes/)", path, node);

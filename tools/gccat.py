@@ -12,9 +12,11 @@ node's GPUs measured are in OUT/nodes/<node>.json. Schema 1.x: both inline.
     gccat.save(cat, NEW_OUT, OUT)     # a doctored catalogue (its points edited in
                                       # gpus[].results) written back in its own layout
 
-A missing node file is an error naming it (FileNotFoundError), raised only
-when points are asked for."""
+A node file may be gzipped (nodes/<node>.json.gz, as results/fleet keeps
+them). A missing node file is an error naming it (FileNotFoundError), raised
+only when points are asked for."""
 import copy
+import gzip
 import json
 import os
 
@@ -38,10 +40,14 @@ def _node(cat, node):
     cache = cat.setdefault("_nodes", {})
     if node not in cache:
         path = node_file(cat, node)
-        if not os.path.exists(path):
+        if os.path.exists(path):
+            with open(path) as f:
+                cache[node] = json.load(f)
+        elif os.path.exists(path + ".gz"):   # results/fleet keeps them gzipped
+            with gzip.open(path + ".gz", "rt") as f:
+                cache[node] = json.load(f)
+        else:
             raise FileNotFoundError("%s: no such node file: the points of node %s are there" % (path, node))
-        with open(path) as f:
-            cache[node] = json.load(f)
     return cache[node]
 
 
