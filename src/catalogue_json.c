@@ -241,7 +241,8 @@ static void shared_json(gc_jw *w, const gc_gpu *g)
     procs_json(w, "foreign_seen", seen, nseen);
 }
 
-static void gpu_head_json(gc_jw *w, const gc_gpu *g)
+/* full: a node file's (each parameter's source: the points it came from) */
+static void gpu_head_json(gc_jw *w, const gc_gpu *g, int full)
 {
     const gc_gpu_info *in = &g->info;
     gc_jw_kstr(w, "node", in->node);
@@ -330,21 +331,22 @@ static void gpu_head_json(gc_jw *w, const gc_gpu *g)
         gc_jw_kstr(w, "name", p->name);
         gc_jw_kreal(w, "value", p->value);
         gc_jw_kstr(w, "unit", p->unit);
-        gc_jw_kstr(w, "source", p->source);
+        if (full)
+            gc_jw_kstr(w, "source", p->source);
         gc_jw_close(w, "}");
     }
     gc_jw_close(w, "]");
 }
 
 /* One GPU object: in a node file (with_hist) with its points, each with
- * its summary, conditions and histogram; in catalogue.json with the
- * number of its points only. */
+ * its summary, conditions and histogram, and its parameters' sources; in
+ * catalogue.json with the number of its points only. */
 int gc_cat_gpu_json(gc_jw *w, const gc_analysed *a, int with_hist, gc_err *err)
 {
     const gc_gpu *g = &a->gpu;
     const gc_summary *sums = a->sums;
     gc_jw_open(w, "{");
-    gpu_head_json(w, g);
+    gpu_head_json(w, g, with_hist);
     if (a->models.present)
         gc_models_json(w, &a->models);
     if (!with_hist) {
