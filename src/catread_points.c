@@ -24,7 +24,7 @@ gc_catpoints *gc_catpoints_new(const char *cat_path)
     if (!slash)
         snprintf(c->dir, sizeof c->dir, ".");
     else
-        snprintf(c->dir, sizeof c->dir, "%.*s", (int)(slash - cat_path ? slash - cat_path : 1),
+        snprintf(c->dir, sizeof c->dir, "%.*s", (int)((slash - cat_path) ? (slash - cat_path) : 1),
                  cat_path);
     return c;
 }

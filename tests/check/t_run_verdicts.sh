@@ -51,3 +51,34 @@ cp "$out/catalogue.json" "$TMP/alone/"
 "$GC" check "$TMP/alone" --rules "$ROOT/configs/rules.cfg" > /dev/null 2> "$TMP/alone.err"
 [ $? -eq 3 ] || die "check --rules without node files: exit $?, expected 3"
 grep -q "alone/nodes/n1.json: cannot open it" "$TMP/alone.err" || { cat "$TMP/alone.err"; die "missing node file not named"; }
+# like with like per point through the node files: n2/gpu0's HBM points (not
+# its parameters) 15% lower in a doctored copy (tools/gccat.py writes them
+# back into its node files), checked against the run as the baseline, whose
+# points come from its own node files
+/usr/bin/python3 - "$out" "$TMP/doctored" <<'PY' || die "doctor"
+import sys
+import gccat
+c = gccat.load(sys.argv[1])
+n = 0
+for g in c["gpus"]:
+    if (g["node"], g["index"]) == ("n2", 0):
+        for r in g["results"]:
+            if r["benchmark"] == "hbm_bw" and r["summary"].get("count"):
+                for k in ("min", "p1", "p5", "p50", "p95", "p99", "max", "mean"):
+                    r["summary"][k] *= 0.85
+                n += 1
+assert n >= 2, n
+gccat.save(c, sys.argv[2])
+PY
+"$GC" check "$TMP/doctored" --baseline "$out" --json > "$TMP/doctored.json"
+[ $? -eq 2 ] || die "doctored against the run: exit $?, expected 2"
+/usr/bin/python3 - "$TMP/doctored.json" <<'PY' || die "n2/gpu0's HBM points not judged against the baseline's"
+import json, sys
+v = {x["subject"]: x for x in json.load(open(sys.argv[1]))}
+rs = [r for r in v["n2/gpu0"]["reasons"] if r["rule"] == "baseline" and r["metric"].startswith("hbm_bw.bandwidth")]
+assert v["n2/gpu0"]["verdict"] == "degraded" and rs, v["n2/gpu0"]
+assert all(-0.16 < r["deviation"] < -0.14 for r in rs), [(r["metric"], r["deviation"]) for r in rs]
+PY
+"$GC" check "$TMP/doctored" > "$TMP/asis.txt"   # its verdicts as written: the run's
+grep -q "^degraded  n2/gpu0" "$TMP/asis.txt" && die "check without a baseline judged the doctored points"
+echo "ok: points judged like with like through both catalogues' node files"
