@@ -448,6 +448,7 @@ int rp_load(const char *arg, rp_cat *c, gc_err *err)
         return gc_fail(err, GC_EINVAL, "%s: no GPU in this catalogue: nothing to report", c->path);
     if (!as_written && (rc = gc_detect_finish(c->det, err)))
         return rc;
+    c->as_written = as_written;
     if (!(c->pts = gc_catpoints_new(c->path)))
         return gc_fail(err, GC_ENOMEM, "out of memory");
     uint8_t *buf;

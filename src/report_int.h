@@ -64,6 +64,7 @@ typedef struct rp_cat {
     gc_detect *det;
     gc_rules rules;
     int worst;                    /* worst verdict level */
+    int as_written;               /* the verdicts are the catalogue's (schema 2), not judged here */
     struct gc_catpoints *pts;     /* schema 2: points and size tables from the node files */
     char missing[GC_NODE_MAX];    /* the last node whose file could not give them */
 } rp_cat;
