@@ -348,7 +348,7 @@ int gc_cat_gpu_json(gc_jw *w, const gc_analysed *a, int with_hist, gc_err *err)
     gc_jw_open(w, "{");
     gpu_head_json(w, g, with_hist);
     if (a->models.present)
-        gc_models_json(w, &a->models);
+        gc_models_json(w, &a->models, with_hist);
     if (!with_hist) {
         /* catalogue.json (schema 2): the points are in nodes/<node>.json */
         gc_jw_kint(w, "points", (long long)g->npoints);

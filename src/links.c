@@ -428,7 +428,9 @@ static double concurrent_share(const gc_links *l, const lk *x, const lk_size *s,
     return share;
 }
 
-static void model_json(gc_jw *w, const gc_xfer_model *m)
+/* brief: catalogue.json's (no fit description, and no segments where one
+ * line is the model: its alpha, beta and size range are the model's) */
+static void model_json(gc_jw *w, const gc_xfer_model *m, int brief)
 {
     gc_jw_key(w, "model");
     gc_jw_open(w, "{");
@@ -438,7 +440,12 @@ static void model_json(gc_jw *w, const gc_xfer_model *m)
     gc_jw_kreal(w, "max_rel_residual", m->max_rel_residual);
     gc_jw_kreal(w, "size_min_bytes", m->size_min);
     gc_jw_kreal(w, "size_max_bytes", m->size_max);
-    gc_jw_kstr(w, "fit", "relative least squares, Huber-reweighted, on per-size medians");
+    if (brief && m->nseg <= 1) {
+        gc_jw_close(w, "}");
+        return;
+    }
+    if (!brief)
+        gc_jw_kstr(w, "fit", "relative least squares, Huber-reweighted, on per-size medians");
     gc_jw_key(w, "segments");
     gc_jw_open(w, "[");
     for (size_t k = 0; k < m->nseg; k++) {
@@ -543,7 +550,7 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l)
     if (!l->no_sizes)
         gc_jw_close(w, "]");
     if (ok)
-        model_json(w, &m);
+        model_json(w, &m, l->no_sizes);
     else
         gc_jw_knull(w, "model");
     chase_json(w, &x->chase);

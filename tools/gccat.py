@@ -7,6 +7,7 @@ node's GPUs measured are in OUT/nodes/<node>.json. Schema 1.x: both inline.
     import gccat                      # sys.path: the repository's tools/
     cat = gccat.load(OUT)             # OUT or OUT/catalogue.json; points attached:
                                       # every gpus[].results and links[].sizes as in 1.x
+                                      # (and parameters' sources, models' validation rows)
     cat = gccat.load(OUT, points=False)   # catalogue.json alone (no node file read)
     gccat.results(cat, g)             # g's points (attached, inline, or read now)
     gccat.save(cat, NEW_OUT, OUT)     # a doctored catalogue (its points edited in
@@ -57,16 +58,22 @@ def link_key(l):
     return tuple(l.get(k) for k in LINK_KEY) + ends + ((by.get("node"), by.get("gpu_index")),)
 
 
+def node_gpu(cat, g):
+    """GPU g (a member of cat["gpus"]) as its node file has it: with its
+    points, its parameters' sources and its models' validation rows."""
+    for x in _node(cat, g["node"])["gpus"]:
+        if x["index"] == g["index"]:
+            return x
+    raise KeyError("%s: no GPU %s/gpu%d" % (node_file(cat, g["node"]), g["node"], g["index"]))
+
+
 def results(cat, g):
     """The points of GPU g (a member of cat["gpus"])."""
     if "results" in g:
         return g["results"]
     if not g.get("points"):
         return []
-    for x in _node(cat, g["node"])["gpus"]:
-        if x["index"] == g["index"]:
-            return x["results"]
-    raise KeyError("%s: no GPU %s/gpu%d" % (node_file(cat, g["node"]), g["node"], g["index"]))
+    return node_gpu(cat, g)["results"]
 
 
 def sizes(cat, l):
@@ -82,15 +89,20 @@ def sizes(cat, l):
 
 def load(path, points=True):
     """The catalogue at path (OUT or its catalogue.json); points=True attaches
-    every GPU's results and every link's sizes (from the node files for a
-    compact catalogue), so that code written for 1.x reads either."""
+    every GPU's results, its parameters' sources and its models' validation
+    rows, and every link's sizes (from the node files for a compact
+    catalogue), so that code written for 1.x reads either."""
     p = catalogue_path(path)
     with open(p) as f:
         cat = json.load(f)
     cat["_dir"] = os.path.dirname(os.path.abspath(p))
     if points and compact(cat):
         for g in cat["gpus"]:
-            g["results"] = results(cat, g)
+            x = node_gpu(cat, g)
+            g["results"] = x["results"]
+            g["parameters"] = x["parameters"]   # with their sources
+            if "models" in x:
+                g["models"] = x["models"]       # with the validation rows
         for l in cat["links"]:
             l["sizes"] = sizes(cat, l)
         cat.pop("_nodes", None)   # attached: the node trees are no longer needed
@@ -115,6 +127,9 @@ def save(cat, out, src=None):
         for g in c["gpus"]:
             by_node.setdefault(g["node"], {})[g["index"]] = g.pop("results", None)
             g["points"] = len(by_node[g["node"]][g["index"]] or [])
+            for p in g["parameters"]:
+                p.pop("source", None)
+            g.get("models", {}).pop("validation", None)
         for l in c["links"]:
             l.pop("sizes", None)
         for node, res in by_node.items():
