@@ -143,3 +143,54 @@ def save(cat, out, src=None):
     with open(os.path.join(out, "catalogue.json"), "w") as f:
         json.dump(c, f, indent=1)
     return os.path.join(out, "catalogue.json")
+
+
+def top_bandwidth(l):
+    """bandwidth_p50_bps at the largest size of a link with its sizes."""
+    s = [x for x in l.get("sizes") or [] if x.get("size_bytes")]
+    return max(s, key=lambda x: x["size_bytes"])["bandwidth_p50_bps"] if s else None
+
+
+def to_compact(cat, out, old_nodes=None):
+    """A catalogue of schema 1.x (points inline) written to out/ in the
+    compact layout (2.0): catalogue.json without the points and size tables,
+    nodes/<node>.json with them. old_nodes: the old run's nodes/ directory
+    (its GPUs keep their conditions and histograms); without it the node
+    files hold the catalogue's points (summaries only). The verdicts are
+    kept as they are."""
+    c = copy.deepcopy(plain(cat))
+    assert not compact(c), "already compact"
+    c["schema_version"] = "2.0"
+    nodes = {}
+    for g in c["gpus"]:
+        nodes.setdefault(g["node"], {"gpus": [], "links": []})["gpus"].append(copy.deepcopy(g))
+        g["points"] = len(g.pop("results", []))
+    for l in c["links"]:
+        l["bandwidth_top_p50_bps"] = top_bandwidth(l)
+        nodes.setdefault(l["measured_on"]["node"], {"gpus": [], "links": []})["links"].append(copy.deepcopy(l))
+        l.pop("sizes", None)
+    os.makedirs(os.path.join(out, "nodes"), exist_ok=True)
+    for name, n in nodes.items():
+        nf = {"schema_version": "2.0", "kind": "node", "run": c["run"], "node": name, "gpus": n["gpus"],
+              "links": n["links"]}
+        old = os.path.join(old_nodes, name + ".json") if old_nodes else None
+        if old and os.path.exists(old):
+            with open(old) as f:
+                nf["gpus"] = json.load(f)["gpus"]
+        elif old and os.path.exists(old + ".gz"):
+            with gzip.open(old + ".gz", "rt") as f:
+                nf["gpus"] = json.load(f)["gpus"]
+        with open(os.path.join(out, "nodes", name + ".json"), "w") as f:
+            json.dump(nf, f)
+    with open(os.path.join(out, "catalogue.json"), "w") as f:
+        json.dump(c, f, indent=1)
+    return os.path.join(out, "catalogue.json")
+
+
+if __name__ == "__main__":
+    import sys
+    if len(sys.argv) != 4 or sys.argv[1] != "compact":
+        sys.exit("usage: gccat.py compact OLD_OUT NEW_OUT   (a schema-1 catalogue and its node "
+                 "files to the compact layout; OLD_OUT is left as it is)")
+    old = load(sys.argv[2], points=False)
+    print(to_compact(old, sys.argv[3], os.path.join(old["_dir"], "nodes")))
