@@ -1,0 +1,111 @@
+// Memory-level parallelism and scattered accesses (bench `mlp`, issue 14):
+// what the kernel-time models need for kernels people write, measured
+// rather than fitted to them.
+//
+//   inflight       every warp loads R coalesced 128-byte lines (one word a
+//                  lane), adds them, and only then computes the next
+//                  addresses (a dependency through a run-time zero): R
+//                  requests in flight per warp, W x R per SM. The cycles
+//                  per round are the latency of a DRAM request when the SM
+//                  keeps that many in flight: the loop of a grid-stride
+//                  reduction or histogram, whose loads wait in order.
+//   scatter_load   the same with every lane in its own 128-byte line (32
+//                  sectors per request, as a gather): SM cycles per sector.
+//   scatter_store  a transpose's stores: lane l of a warp writes row l of a
+//                  column, H words apart; consecutive warps write the next
+//                  words of the same sectors. SM cycles per sector.
+//
+// Each warp reads %clock64 around its rounds; the sample of a launch is the
+// median over warps of cycles per round (SM cycles, whatever the clock).
+#include "kernels.h"
+#include "bench_util.cuh"
+
+#include <stdlib.h>
+
+template <int R, bool STORE>
+__global__ void __launch_bounds__(256) gck_mlp_kernel(float *buf, uint64_t mask, uint64_t base,
+                                                      uint32_t span, uint32_t lane_stride,
+                                                      uint32_t log2h, uint32_t iters, uint32_t zero,
+                                                      uint32_t *out)
+{
+    uint32_t lane = threadIdx.x & 31;
+    uint64_t gw = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    uint64_t nw = ((uint64_t)gridDim.x * blockDim.x) >> 5;
+    float acc = 0;
+    uint64_t t0 = gck_clock();
+#pragma unroll 1
+    for (uint32_t it = 0; it < iters; it++) {
+        uint32_t dep = __float_as_uint(acc) & zero;   // 0, but only known at run time
+        float v[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            uint64_t unit = ((uint64_t)it * R + r) * nw + gw + dep;
+            uint64_t w;
+            if (STORE)   // word (column block x 32 + lane) x H + row
+                w = ((((unit >> log2h) << 5) + lane) << log2h) + (unit & ((1ull << log2h) - 1));
+            else
+                w = unit * span + (uint64_t)lane * lane_stride;
+            w = (w + base) & mask;
+            if (STORE)
+                buf[w] = acc + (float)lane;
+            else
+                v[r] = buf[w];
+        }
+        if (!STORE) {
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                acc += v[r];
+        } else {
+            acc += 1.0f;
+        }
+    }
+    uint64_t t1 = gck_clock();
+    if (lane == 0)
+        out[gw] = (uint32_t)((t1 - t0) / iters);
+    if (acc == -1.0f && zero)   // never: keeps the loads
+        out[0] = 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef void (*mlp_fn)(float *, uint64_t, uint64_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                       uint32_t, uint32_t *);
+
+extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, int warps_per_sm,
+                           int requests, int sms, uint32_t iters, uint64_t base_words,
+                           double *cycles, char *err, size_t errlen)
+{
+    static const mlp_fn loads[] = { gck_mlp_kernel<1, false>, gck_mlp_kernel<2, false>,
+                                    gck_mlp_kernel<4, false>, gck_mlp_kernel<8, false> };
+    static const mlp_fn stores[] = { gck_mlp_kernel<1, true>, gck_mlp_kernel<2, true>,
+                                     gck_mlp_kernel<4, true>, gck_mlp_kernel<8, true> };
+    int ri = requests == 1 ? 0 : requests == 2 ? 1 : requests == 4 ? 2 : requests == 8 ? 3 : -1;
+    uint64_t words = bytes / 4;
+    if (ri < 0 || warps_per_sm < 1 || warps_per_sm > 64 || sms < 1 || iters < 1 ||
+        words < 4096 || (words & (words - 1))) {
+        snprintf(err, errlen, "mlp: bad shape (requests %d, warps/SM %d, %zu bytes: a power of two)",
+                 requests, warps_per_sm, bytes);
+        return 1;
+    }
+    int threads = warps_per_sm >= 8 ? 256 : 32 * warps_per_sm;
+    int blocks = sms * (warps_per_sm >= 8 ? warps_per_sm / 8 : 1);
+    size_t nw = (size_t)blocks * (threads / 32);
+    uint32_t log2h = 0;
+    while ((2ull << (2 * log2h + 1)) <= words)   // H x H words, H = 2^log2h
+        log2h++;
+    uint32_t span = mode == 1 ? 32 * 32 : 32, ls = mode == 1 ? 32 : 1;
+    if (gck_scratch_reserve(s, nw, err, errlen))
+        return 1;
+    mlp_fn f = mode == 2 ? stores[ri] : loads[ri];
+    f<<<blocks, threads>>>((float *)buf, words - 1, base_words, span, ls, log2h, iters, 0,
+                           s->d_samples);
+    CKL();
+    CK(cudaMemcpy(s->h_samples, s->d_samples, nw * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    qsort(s->h_samples, nw, sizeof(uint32_t), cmp_u32);
+    *cycles = s->h_samples[nw / 2];
+    return 0;
+}

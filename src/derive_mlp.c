@@ -1,0 +1,99 @@
+/* Parameters of bench mlp (src/bench/cuda_mlp.c, kernels/mlp.cu), for the
+ * kernel-time models (model_hw.c):
+ *   dram_inflight_latency_cycles_n<N>  a DRAM request's latency when each SM
+ *       keeps N coalesced 128-byte requests in flight (the mean of the
+ *       medians of every warps x requests = N point);
+ *   scatter_load_sector_cycles / scatter_store_sector_cycles  SM cycles per
+ *       sector of requests with one lane per line: loads at the smallest
+ *       footprint (L2-resident, the gather of a vector that fits), stores
+ *       at the largest (a transpose of a matrix that does not fit); the
+ *       other footprint as scatter_load_dram_sector_cycles /
+ *       scatter_store_l2_sector_cycles. */
+#include "derive.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static double median_of(const gc_point *p)
+{
+    gc_summary s;
+    gc_point_summary(p, &s);
+    return s.p50;
+}
+
+/* requests in flight per SM: the cuda driver's context, else the item's */
+static double inflight_of(const gc_point *p)
+{
+    return gc_ctx_num(&p->ctx, "inflight_per_sm", gc_ctx_num(&p->ctx, "warps_per_sm", 64) *
+                                                       gc_ctx_num(&p->ctx, "requests", 1));
+}
+
+static int mlp_point(const gc_point *p, const char *metric)
+{
+    return p->status == GC_PT_OK && gc_point_count(p) > 0 && strcmp(p->bench, "mlp") == 0 &&
+           strcmp(p->metric, metric) == 0;
+}
+
+static void inflight(gc_gpu *g)
+{
+    double seen[64];
+    size_t ns = 0;
+    for (size_t i = 0; i < g->npoints; i++) {
+        const gc_point *p = &g->points[i];
+        double n = inflight_of(p);
+        if (!mlp_point(p, "latency") || !(n > 0))
+            continue;
+        size_t k = 0;
+        while (k < ns && seen[k] != n)
+            k++;
+        if (k < ns || ns == 64)
+            continue;
+        seen[ns++] = n;
+        double sum = 0;
+        int cnt = 0;
+        for (size_t j = i; j < g->npoints; j++)
+            if (mlp_point(&g->points[j], "latency") &&
+                inflight_of(&g->points[j]) == n) {
+                sum += median_of(&g->points[j]);
+                cnt++;
+            }
+        char name[64], src[96];
+        snprintf(name, sizeof name, "dram_inflight_latency_cycles_n%.0f", n);
+        snprintf(src, sizeof src, "mlp.latency mode=inflight inflight_per_sm=%.0f, mean of %d point%s",
+                 n, cnt, cnt == 1 ? "" : "s");
+        gc_gpu_add_param(g, name, sum / cnt, "cycles", src);
+    }
+}
+
+static void scatter(gc_gpu *g, const char *mode, const char *at_small, const char *at_large)
+{
+    const gc_point *lo = NULL, *hi = NULL;
+    for (size_t i = 0; i < g->npoints; i++) {
+        const gc_point *p = &g->points[i];
+        if (!mlp_point(p, "sector_cycles") || strcmp(gc_ctx_str(&p->ctx, "mode", ""), mode) != 0)
+            continue;
+        double fp = gc_ctx_num(&p->ctx, "footprint_bytes", 0);
+        if (!lo || fp < gc_ctx_num(&lo->ctx, "footprint_bytes", 0))
+            lo = p;
+        if (!hi || fp > gc_ctx_num(&hi->ctx, "footprint_bytes", 0))
+            hi = p;
+    }
+    const gc_point *ps[2] = { lo, hi };
+    const char *names[2] = { at_small, at_large };
+    for (int k = 0; k < 2; k++) {
+        if (!ps[k] || (k == 1 && hi == lo))
+            continue;
+        char src[96];
+        snprintf(src, sizeof src, "mlp.sector_cycles mode=%s footprint_bytes=%.0f", mode,
+                 gc_ctx_num(&ps[k]->ctx, "footprint_bytes", 0));
+        gc_gpu_add_param(g, names[k], median_of(ps[k]), "cycles", src);
+    }
+}
+
+void gc_derive_mlp(gc_gpu *g)
+{
+    inflight(g);
+    scatter(g, "scatter_load", "scatter_load_sector_cycles", "scatter_load_dram_sector_cycles");
+    scatter(g, "scatter_store", "scatter_store_l2_sector_cycles", "scatter_store_sector_cycles");
+}
