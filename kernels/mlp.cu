@@ -11,6 +11,11 @@
 //                  reduction or histogram, whose loads wait in order.
 //   scatter_load   the same with every lane in its own 128-byte line (32
 //                  sectors per request, as a gather): SM cycles per sector.
+//   gather         every lane of a warp follows its own pseudo-random chain
+//                  of 128-byte lines over the footprint (a full-period LCG
+//                  of line indices written by gck_mlp_gather_init): the
+//                  latency of a dependent load whose 32 lanes lie in 32
+//                  random lines (32 sectors, pages and DRAM rows apart).
 //   scatter_store  a transpose's stores: lane l of a warp writes row l of a
 //                  column, H words apart; consecutive warps write the next
 //                  words of the same sectors. SM cycles per sector.
@@ -66,6 +71,33 @@ __global__ void __launch_bounds__(256) gck_mlp_kernel(float *buf, uint64_t mask,
         out[0] = 0;
 }
 
+#define GATHER_A 1664525u      // LCG mod 2^k: A = 1 mod 4, C odd: full period
+#define GATHER_C 1013904223u
+
+__global__ void gck_mlp_gather_init(uint32_t *buf, uint32_t lines)
+{
+    uint32_t st = gridDim.x * blockDim.x;
+    for (uint32_t l = blockIdx.x * blockDim.x + threadIdx.x; l < lines; l += st)
+        buf[(size_t)l * 32] = (l * GATHER_A + GATHER_C) & (lines - 1);
+}
+
+__global__ void __launch_bounds__(256) gck_mlp_gather(const uint32_t *buf, uint32_t lines,
+                                                      uint32_t start, uint32_t iters, uint32_t *out)
+{
+    uint32_t lane = threadIdx.x & 31;
+    uint32_t gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    uint32_t l = ((gw * 32 + lane) * 2654435761u + start) & (lines - 1);
+    uint64_t t0 = gck_clock();
+#pragma unroll 1
+    for (uint32_t it = 0; it < iters; it++)
+        l = buf[(size_t)l * 32];
+    uint64_t t1 = gck_clock();
+    if (lane == 0)
+        out[gw] = (uint32_t)((t1 - t0) / iters);
+    if (l == 0xffffffffu)   // never: keeps the chain
+        out[0] = l;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -100,9 +132,23 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
     uint32_t span = mode == 1 ? 32 * 32 : 32, ls = mode == 1 ? 32 : 1;
     if (gck_scratch_reserve(s, nw, err, errlen))
         return 1;
-    mlp_fn f = mode == 2 ? stores[ri] : loads[ri];
-    f<<<blocks, threads>>>((float *)buf, words - 1, base_words, span, ls, log2h, iters, 0,
-                           s->d_samples);
+    if (mode == 3) {   // gather: the chain over every line, then the chase
+        uint64_t lines = words / 32;
+        if (lines > 0xffffffffull) {
+            snprintf(err, errlen, "mlp gather: at most 2^32 lines");
+            return 1;
+        }
+        if (base_words == 0) {
+            gck_mlp_gather_init<<<4 * sms, 1024>>>((uint32_t *)buf, (uint32_t)lines);
+            CKL();
+        }
+        gck_mlp_gather<<<blocks, threads>>>((const uint32_t *)buf, (uint32_t)lines,
+                                            (uint32_t)base_words, iters, s->d_samples);
+    } else {
+        mlp_fn f = mode == 2 ? stores[ri] : loads[ri];
+        f<<<blocks, threads>>>((float *)buf, words - 1, base_words, span, ls, log2h, iters, 0,
+                               s->d_samples);
+    }
     CKL();
     CK(cudaMemcpy(s->h_samples, s->d_samples, nw * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     qsort(s->h_samples, nw, sizeof(uint32_t), cmp_u32);

@@ -524,7 +524,8 @@ static int setup_valid(const gc_backend *b, const gc_task *t, job *j, gc_err *er
 
 /* bench mlp (cuda_mlp.c): the sim's own rules, not the GPU's. inflight:
  * the unloaded DRAM latency until N = warps x requests 128-byte requests
- * per SM fill the achieved bandwidth, then N x 128 bytes over it; scattered
+ * per SM fill the achieved bandwidth, then N x 128 bytes over it; gather:
+ * the DRAM latency and one uncoalesced departure; scattered
  * loads: a sector at the L2 bandwidth, scattered stores: a DRAM fetch
  * (dram_fetch_bytes) each way at the HBM bandwidth. */
 static int setup_mlp(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
@@ -537,13 +538,15 @@ static int setup_mlp(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     double n = sim_pnum(t->item, "warps_per_sm") * sim_pnum(t->item, "requests");
     if (!strcmp(mode, "inflight"))
         j->u.t.ns = fmax(p->dram_latency_cycles * b->f.scale[F_DRAM_LAT], n * 128 / hbm_bpc);
+    else if (!strcmp(mode, "gather"))   /* one uncoalesced request's departure on top */
+        j->u.t.ns = p->dram_latency_cycles * b->f.scale[F_DRAM_LAT] + p->departure_uncoalesced_cycles;
     else if (!strcmp(mode, "scatter_load"))
         j->u.t.ns = 32 / l2_bpc;
     else
         j->u.t.ns = 2 * p->dram_fetch_bytes / hbm_bpc;
     j->u.t.slow = 0;
     j->draw = draw_time;
-    j->metrics = strcmp(mode, "inflight") ? M_MLP_SECT : M_MLP_LAT;
+    j->metrics = strcmp(mode, "inflight") && strcmp(mode, "gather") ? M_MLP_SECT : M_MLP_LAT;
     j->nmetrics = 1;
     return 0;
 }

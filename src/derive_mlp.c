@@ -8,7 +8,9 @@
  *       footprint (L2-resident, the gather of a vector that fits), stores
  *       at the largest (a transpose of a matrix that does not fit); the
  *       other footprint as scatter_load_dram_sector_cycles /
- *       scatter_store_l2_sector_cycles. */
+ *       scatter_store_l2_sector_cycles;
+ *   gather_latency_cycles  a dependent load whose 32 lanes lie in 32
+ *       random lines of the largest footprint (mode gather). */
 #include "derive.h"
 
 #include <math.h>
@@ -42,7 +44,7 @@ static void inflight(gc_gpu *g)
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
         double n = inflight_of(p);
-        if (!mlp_point(p, "latency") || !(n > 0))
+        if (!mlp_point(p, "latency") || !(n > 0) || strcmp(gc_ctx_str(&p->ctx, "mode", ""), "inflight"))
             continue;
         size_t k = 0;
         while (k < ns && seen[k] != n)
@@ -54,6 +56,7 @@ static void inflight(gc_gpu *g)
         int cnt = 0;
         for (size_t j = i; j < g->npoints; j++)
             if (mlp_point(&g->points[j], "latency") &&
+                !strcmp(gc_ctx_str(&g->points[j].ctx, "mode", ""), "inflight") &&
                 inflight_of(&g->points[j]) == n) {
                 sum += median_of(&g->points[j]);
                 cnt++;
@@ -66,12 +69,13 @@ static void inflight(gc_gpu *g)
     }
 }
 
-static void scatter(gc_gpu *g, const char *mode, const char *at_small, const char *at_large)
+static void scatter(gc_gpu *g, const char *mode, const char *metric, const char *at_small,
+                    const char *at_large)
 {
     const gc_point *lo = NULL, *hi = NULL;
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
-        if (!mlp_point(p, "sector_cycles") || strcmp(gc_ctx_str(&p->ctx, "mode", ""), mode) != 0)
+        if (!mlp_point(p, metric) || strcmp(gc_ctx_str(&p->ctx, "mode", ""), mode) != 0)
             continue;
         double fp = gc_ctx_num(&p->ctx, "footprint_bytes", 0);
         if (!lo || fp < gc_ctx_num(&lo->ctx, "footprint_bytes", 0))
@@ -82,10 +86,12 @@ static void scatter(gc_gpu *g, const char *mode, const char *at_small, const cha
     const gc_point *ps[2] = { lo, hi };
     const char *names[2] = { at_small, at_large };
     for (int k = 0; k < 2; k++) {
-        if (!ps[k] || (k == 1 && hi == lo))
+        /* one footprint only: named by where it lies (beyond L2 or not) */
+        if (!ps[k] || (hi == lo && (k == 1) != (gc_ctx_num(&hi->ctx, "footprint_bytes", 0) >
+                                                 (double)g->info.l2_bytes)))
             continue;
         char src[96];
-        snprintf(src, sizeof src, "mlp.sector_cycles mode=%s footprint_bytes=%.0f", mode,
+        snprintf(src, sizeof src, "mlp.%s mode=%s footprint_bytes=%.0f", metric, mode,
                  gc_ctx_num(&ps[k]->ctx, "footprint_bytes", 0));
         gc_gpu_add_param(g, names[k], median_of(ps[k]), "cycles", src);
     }
@@ -94,6 +100,9 @@ static void scatter(gc_gpu *g, const char *mode, const char *at_small, const cha
 void gc_derive_mlp(gc_gpu *g)
 {
     inflight(g);
-    scatter(g, "scatter_load", "scatter_load_sector_cycles", "scatter_load_dram_sector_cycles");
-    scatter(g, "scatter_store", "scatter_store_l2_sector_cycles", "scatter_store_sector_cycles");
+    scatter(g, "scatter_load", "sector_cycles", "scatter_load_sector_cycles",
+            "scatter_load_dram_sector_cycles");
+    scatter(g, "scatter_store", "sector_cycles", "scatter_store_l2_sector_cycles",
+            "scatter_store_sector_cycles");
+    scatter(g, "gather", "latency", "gather_l2_latency_cycles", "gather_latency_cycles");
 }
