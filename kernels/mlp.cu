@@ -9,6 +9,10 @@
 //                  per round are the latency of a DRAM request when the SM
 //                  keeps that many in flight: the loop of a grid-stride
 //                  reduction or histogram, whose loads wait in order.
+//   inflight_sync  the same with a barrier closing every round: the round
+//                  lasts as long as the slowest of the block's 8 warps
+//                  (256 threads) waits, as a block of a one-shot kernel
+//                  lives as long as its slowest warp.
 //   scatter_load   the same with every lane in its own 128-byte line (32
 //                  sectors per request, as a gather): SM cycles per sector.
 //   gather         every lane of a warp follows its own pseudo-random chain
@@ -27,7 +31,7 @@
 
 #include <stdlib.h>
 
-template <int R, bool STORE>
+template <int R, bool STORE, bool SYNC>
 __global__ void __launch_bounds__(256) gck_mlp_kernel(float *buf, uint64_t mask, uint64_t base,
                                                       uint32_t span, uint32_t lane_stride,
                                                       uint32_t log2h, uint32_t iters, uint32_t zero,
@@ -63,6 +67,8 @@ __global__ void __launch_bounds__(256) gck_mlp_kernel(float *buf, uint64_t mask,
         } else {
             acc += 1.0f;
         }
+        if (SYNC)   // the round ends with the block's slowest warp
+            __syncthreads();
     }
     uint64_t t1 = gck_clock();
     if (lane == 0)
@@ -111,10 +117,12 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
                            int requests, int sms, uint32_t iters, uint64_t base_words,
                            double *cycles, char *err, size_t errlen)
 {
-    static const mlp_fn loads[] = { gck_mlp_kernel<1, false>, gck_mlp_kernel<2, false>,
-                                    gck_mlp_kernel<4, false>, gck_mlp_kernel<8, false> };
-    static const mlp_fn stores[] = { gck_mlp_kernel<1, true>, gck_mlp_kernel<2, true>,
-                                     gck_mlp_kernel<4, true>, gck_mlp_kernel<8, true> };
+    static const mlp_fn loads[] = { gck_mlp_kernel<1, false, false>, gck_mlp_kernel<2, false, false>,
+                                    gck_mlp_kernel<4, false, false>, gck_mlp_kernel<8, false, false> };
+    static const mlp_fn synced[] = { gck_mlp_kernel<1, false, true>, gck_mlp_kernel<2, false, true>,
+                                     gck_mlp_kernel<4, false, true>, gck_mlp_kernel<8, false, true> };
+    static const mlp_fn stores[] = { gck_mlp_kernel<1, true, false>, gck_mlp_kernel<2, true, false>,
+                                     gck_mlp_kernel<4, true, false>, gck_mlp_kernel<8, true, false> };
     int ri = requests == 1 ? 0 : requests == 2 ? 1 : requests == 4 ? 2 : requests == 8 ? 3 : -1;
     uint64_t words = bytes / 4;
     if (ri < 0 || warps_per_sm < 1 || warps_per_sm > 64 || sms < 1 || iters < 1 ||
@@ -130,6 +138,10 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
     while ((2ull << (2 * log2h + 1)) <= words)   // H x H words, H = 2^log2h
         log2h++;
     uint32_t span = mode == 1 ? 32 * 32 : 32, ls = mode == 1 ? 32 : 1;
+    if (mode == 4 && warps_per_sm < 8) {
+        snprintf(err, errlen, "mlp inflight_sync: blocks of 8 warps, at least 8 warps per SM");
+        return 1;
+    }
     if (gck_scratch_reserve(s, nw, err, errlen))
         return 1;
     if (mode == 3) {   // gather: the chain over every line, then the chase
@@ -145,7 +157,7 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
         gck_mlp_gather<<<blocks, threads>>>((const uint32_t *)buf, (uint32_t)lines,
                                             (uint32_t)base_words, iters, s->d_samples);
     } else {
-        mlp_fn f = mode == 2 ? stores[ri] : loads[ri];
+        mlp_fn f = mode == 2 ? stores[ri] : mode == 4 ? synced[ri] : loads[ri];
         f<<<blocks, threads>>>((float *)buf, words - 1, base_words, span, ls, log2h, iters, 0,
                                s->d_samples);
     }

@@ -536,8 +536,9 @@ static int setup_mlp(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     double hbm_bpc = sim_hbm_bps(b, "read", 32) / cyc_s, l2_bpc = p->l2_tb_per_s * 1e12 / cyc_s;
     const char *mode = sim_pstr(t->item, "mode");
     double n = sim_pnum(t->item, "warps_per_sm") * sim_pnum(t->item, "requests");
-    if (!strcmp(mode, "inflight"))
-        j->u.t.ns = fmax(p->dram_latency_cycles * b->f.scale[F_DRAM_LAT], n * 128 / hbm_bpc);
+    if (!strcmp(mode, "inflight") || !strcmp(mode, "inflight_sync"))   /* sync: a 20% tail */
+        j->u.t.ns = fmax(p->dram_latency_cycles * b->f.scale[F_DRAM_LAT], n * 128 / hbm_bpc) *
+                    (strcmp(mode, "inflight") ? 1.2 : 1.0);
     else if (!strcmp(mode, "gather"))   /* one uncoalesced request's departure on top */
         j->u.t.ns = p->dram_latency_cycles * b->f.scale[F_DRAM_LAT] + p->departure_uncoalesced_cycles;
     else if (!strcmp(mode, "scatter_load"))
@@ -546,7 +547,7 @@ static int setup_mlp(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
         j->u.t.ns = 2 * p->dram_fetch_bytes / hbm_bpc;
     j->u.t.slow = 0;
     j->draw = draw_time;
-    j->metrics = strcmp(mode, "inflight") && strcmp(mode, "gather") ? M_MLP_SECT : M_MLP_LAT;
+    j->metrics = strncmp(mode, "inflight", 8) && strcmp(mode, "gather") ? M_MLP_SECT : M_MLP_LAT;
     j->nmetrics = 1;
     return 0;
 }

@@ -1,8 +1,10 @@
 /* Parameters of bench mlp (src/bench/cuda_mlp.c, kernels/mlp.cu), for the
  * kernel-time models (model_hw.c):
  *   dram_inflight_latency_cycles_n<N>  a DRAM request's latency when each SM
- *       keeps N coalesced 128-byte requests in flight (the mean of the
- *       medians of every warps x requests = N point);
+ *       keeps N coalesced 128-byte requests in flight (of the warps x
+ *       requests = N points, the one with the most warps);
+ *   dram_inflight_sync_latency_cycles_n<N>  the same with a barrier ending
+ *       each round: the slowest of a 256-thread block's 8 warps;
  *   scatter_load_sector_cycles / scatter_store_sector_cycles  SM cycles per
  *       sector of requests with one lane per line: loads at the smallest
  *       footprint (L2-resident, the gather of a vector that fits), stores
@@ -37,14 +39,16 @@ static int mlp_point(const gc_point *p, const char *metric)
            strcmp(p->metric, metric) == 0;
 }
 
-static void inflight(gc_gpu *g)
+/* Per N, the point with the most warps (the fewest requests per warp):
+ * along warps_per_sm at one request, then requests at the most warps. */
+static void inflight(gc_gpu *g, const char *mode, const char *prefix)
 {
     double seen[64];
     size_t ns = 0;
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
         double n = inflight_of(p);
-        if (!mlp_point(p, "latency") || !(n > 0) || strcmp(gc_ctx_str(&p->ctx, "mode", ""), "inflight"))
+        if (!mlp_point(p, "latency") || !(n > 0) || strcmp(gc_ctx_str(&p->ctx, "mode", ""), mode))
             continue;
         size_t k = 0;
         while (k < ns && seen[k] != n)
@@ -52,20 +56,19 @@ static void inflight(gc_gpu *g)
         if (k < ns || ns == 64)
             continue;
         seen[ns++] = n;
-        double sum = 0;
-        int cnt = 0;
-        for (size_t j = i; j < g->npoints; j++)
-            if (mlp_point(&g->points[j], "latency") &&
-                !strcmp(gc_ctx_str(&g->points[j].ctx, "mode", ""), "inflight") &&
-                inflight_of(&g->points[j]) == n) {
-                sum += median_of(&g->points[j]);
-                cnt++;
-            }
+        const gc_point *best = p;
+        for (size_t j = i + 1; j < g->npoints; j++) {
+            const gc_point *q = &g->points[j];
+            if (mlp_point(q, "latency") && !strcmp(gc_ctx_str(&q->ctx, "mode", ""), mode) &&
+                inflight_of(q) == n &&
+                gc_ctx_num(&q->ctx, "warps_per_sm", 0) > gc_ctx_num(&best->ctx, "warps_per_sm", 0))
+                best = q;
+        }
         char name[64], src[96];
-        snprintf(name, sizeof name, "dram_inflight_latency_cycles_n%.0f", n);
-        snprintf(src, sizeof src, "mlp.latency mode=inflight inflight_per_sm=%.0f, mean of %d point%s",
-                 n, cnt, cnt == 1 ? "" : "s");
-        gc_gpu_add_param(g, name, sum / cnt, "cycles", src);
+        snprintf(name, sizeof name, "%s_n%.0f", prefix, n);
+        snprintf(src, sizeof src, "mlp.latency mode=%s warps_per_sm=%.0f requests=%.0f", mode,
+                 gc_ctx_num(&best->ctx, "warps_per_sm", 0), gc_ctx_num(&best->ctx, "requests", 1));
+        gc_gpu_add_param(g, name, median_of(best), "cycles", src);
     }
 }
 
@@ -99,7 +102,8 @@ static void scatter(gc_gpu *g, const char *mode, const char *metric, const char 
 
 void gc_derive_mlp(gc_gpu *g)
 {
-    inflight(g);
+    inflight(g, "inflight", "dram_inflight_latency_cycles");
+    inflight(g, "inflight_sync", "dram_inflight_sync_latency_cycles");
     scatter(g, "scatter_load", "sector_cycles", "scatter_load_sector_cycles",
             "scatter_load_dram_sector_cycles");
     scatter(g, "scatter_store", "sector_cycles", "scatter_store_l2_sector_cycles",

@@ -52,11 +52,14 @@ const int gc_little_params[] = {
     HW_LANES_SFU, HW_LANES_SMEM, HW_SCHEDULERS, HW_GMEM_BPC, HW_GMEM_BPC_THEO,
     HW_BW_READ, HW_BW_WRITE, HW_BW_COPY, HW_BW_TRIAD, HW_BW_THEO,
     HW_LAT_FP32, HW_LAT_FP64, HW_LAT_INT, HW_LAT_SFU, HW_LAT_SMEM, HW_LAT_GMEM,
-    HW_ISSUE_INTERVAL, HW_BLOCK_CYCLES, HW_BLOCK_LAT, HW_FETCH_BYTES, HW_LAUNCH_NS };
+    HW_ISSUE_INTERVAL, HW_BLOCK_CYCLES, HW_BLOCK_LAT, HW_FETCH_BYTES, HW_LAUNCH_NS,
+    HW_INFL_N4, HW_INFL_N8, HW_INFL_N16, HW_INFL_N32, HW_INFL_N64, HW_INFL_N128, HW_INFL_N256,
+    HW_INFL_N512, HW_SYNC_N8, HW_SYNC_N16, HW_SYNC_N32, HW_SYNC_N64, HW_GATHER_LAT, HW_SCAT_LD,
+    HW_SCAT_ST };
 const int gc_little_nparams = (int)(sizeof gc_little_params / sizeof gc_little_params[0]);
 
 const char *const gc_little_term_names[LT_NTERMS] = {
-    "fp32", "fp64", "int", "sfu", "smem", "issue", "gmem", "block" };
+    "fp32", "fp64", "int", "sfu", "smem", "issue", "gmem", "block", "lsu" };
 
 static const int required[] = { HW_FREQ_HZ, HW_SM_COUNT, HW_WARP_SIZE, HW_LANES_FP32,
                                 HW_SCHEDULERS, HW_LAT_FP32, HW_LAT_GMEM };
@@ -91,6 +94,71 @@ static double loaded_rate(const gc_little_pred *o, double gmem_cp)
     return lo;
 }
 
+/* The latency of a dependent global load on the critical path, from bench
+ * mlp's measurements where the catalogue has them (else the unloaded chase
+ * latency, and loaded_rate's queueing later):
+ *   coalesced: the latency at the requests the kernel keeps in flight per
+ *     SM, N = warps/SM x its load requests per warp (sectors / 4 each, the
+ *     DRAM share of them) / the waits on its path (critical_path.gmem: the
+ *     loads issued between two waits are in flight together);
+ *   uncoalesced (a lane per line): the gather latency, at least that;
+ *   a kernel with both: weighted by their load instruction counts. */
+static void path_latency(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
+                         gc_little_pred *o)
+{
+    double req = 0, ld = 0, unc = 0;
+    for (int i = 0; i < d->nmem; i++) {
+        const gc_kdesc_mem *m = &d->mem[i];
+        if (m->is_store)
+            continue;
+        double r = m->dram_ratio > 0 ? m->dram_ratio : 1;
+        req += m->count * m->sectors_per_inst / 4 * r;
+        ld += m->count;
+        if (!gc_kdesc_mem_coalesced(m))
+            unc += m->count;
+    }
+    o->inflight_per_sm = l->warps_per_sm * req / fmax(1, d->critical_path[GC_CP_GMEM]);
+    const char *src;
+    double coal = gc_hwp_inflight_latency(h, o->inflight_per_sm, &src);
+    o->gmem_latency_cycles = val(h, HW_LAT_GMEM, HW_LAT_GMEM);
+    o->gmem_latency_src = gc_hw_defs[HW_LAT_GMEM].name;
+    if (!isfinite(coal))
+        return;
+    double u = ld > 0 ? unc / ld : 0, g = h->v[HW_GATHER_LAT];
+    o->gmem_latency_cycles = coal;
+    o->gmem_latency_src = src;
+    if (u > 0 && isfinite(g) && g > 0) {
+        o->gmem_latency_cycles = (1 - u) * coal + u * fmax(g, coal);
+        if (u >= 0.5)
+            o->gmem_latency_src = gc_hw_defs[HW_GATHER_LAT].name;
+    }
+    /* A block leaves with its slowest warp: one load's wait is the slowest
+     * of its warps' (measured for 8 warps, the barrier-ended rounds); the
+     * expected maximum of k waits grows as log k, so k warps per block
+     * take log2(k) / 3 of the 8-warp excess. */
+    double ls = gc_hwp_sync_latency(h, o->inflight_per_sm, NULL);
+    double wpb = ceil(d->block_threads / h->v[HW_WARP_SIZE]);
+    if (isfinite(ls) && ls > coal && wpb > 1 && d->critical_path[GC_CP_GMEM] >= 1)
+        o->gmem_tail_cycles = (ls - coal) * log2(wpb) / 3;
+}
+
+/* SM cycles per warp of its spread accesses (more than twice the sectors
+ * of a coalesced one: lanes over many lines, as a gather or a transpose's
+ * stores; a misaligned coalesced access, 5 sectors in 2 lines, is not):
+ * sectors x the measured cycles per sector of scattered loads / stores;
+ * 0 where the catalogue has not measured them. */
+static double lsu_cycles(const gc_hwp *h, const gc_kdesc *d)
+{
+    double c = 0;
+    for (int i = 0; i < d->nmem; i++) {
+        const gc_kdesc_mem *m = &d->mem[i];
+        double per = h->v[m->is_store ? HW_SCAT_ST : HW_SCAT_LD];
+        if (m->sectors_per_inst > 2 * gc_kdesc_min_sectors(m) && isfinite(per) && per > 0)
+            c += m->count * m->sectors_per_inst * per;
+    }
+    return c;
+}
+
 int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
                       gc_little_pred *o, gc_err *err)
 {
@@ -106,8 +174,11 @@ int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
     /* latency bound */
     static const int lat_id[GC_CP_NCLASS] = { HW_LAT_FP32, HW_LAT_FP64, HW_LAT_INT, HW_LAT_SFU,
                                               HW_LAT_SMEM, HW_LAT_GMEM };
+    path_latency(h, l, d, o);
     for (int c = 0; c < GC_CP_NCLASS; c++)
-        o->cp_cycles += d->critical_path[c] * val(h, lat_id[c], HW_LAT_FP32);
+        o->cp_cycles += d->critical_path[c] *
+                        (c == GC_CP_GMEM ? o->gmem_latency_cycles : val(h, lat_id[c], HW_LAT_FP32));
+    o->cp_cycles += o->gmem_tail_cycles;
     double interval = val(h, HW_ISSUE_INTERVAL, HW_ISSUE_INTERVAL);
     o->issue_cycles = gc_kdesc_total_insts(d) * (isfinite(interval) ? interval : 1.0);
     /* block replacement: measured with one block per SM; older catalogues
@@ -128,23 +199,34 @@ int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
     o->cpw[LT_FP64] = ws * d->insts[GC_KD_FP64] / val(h, HW_LANES_FP64, HW_LANES_FP32);
     o->cpw[LT_INT] = ws * d->insts[GC_KD_INT] / val(h, HW_LANES_INT, HW_LANES_FP32);
     o->cpw[LT_SFU] = ws * d->insts[GC_KD_SFU] / val(h, HW_LANES_SFU, HW_LANES_FP32);
-    o->cpw[LT_SMEM] = ws * d->insts[GC_KD_SMEM] / val(h, HW_LANES_SMEM, HW_LANES_FP32);
+    /* shared memory: one wavefront per conflict way (a profile's count) */
+    o->cpw[LT_SMEM] = ws * fmax(d->smem_wavefronts, d->insts[GC_KD_SMEM]) /
+                      val(h, HW_LANES_SMEM, HW_LANES_FP32);
     o->cpw[LT_ISSUE] = gc_kdesc_total_insts(d) / h->v[HW_SCHEDULERS];
     o->cpw[LT_GMEM] = o->gmem_bytes_per_warp > 0 ? o->gmem_bytes_per_warp /
                                                      o->gmem_bytes_per_cycle_per_sm : 0;
     /* An SM takes a new block once per block interval at best (measured
      * with many empty blocks): a throughput bound per warp of the block. */
     o->cpw[LT_BLOCK] = o->interval_cycles / ceil(d->block_threads / ws);
+    o->cpw[LT_LSU] = lsu_cycles(h, d);
     o->cpw_max = 0;
     for (int t = 1; t < LT_NTERMS; t++)
         if (o->cpw[t] > o->cpw[o->cpw_max])
             o->cpw_max = t;
     o->throughput_bound = 1.0 / o->cpw[o->cpw_max];                       /* eq. 4.6 */
     o->latency_rate = o->occupancy_warps / o->latency_bound_cycles;
-    /* the regime by the unloaded rate: queueing slows a memory-bound
-     * kernel, it does not make it latency-bound */
-    o->latency_limited = o->latency_rate < o->throughput_bound;
-    double loaded = loaded_rate(o, d->critical_path[GC_CP_GMEM] * val(h, HW_LAT_GMEM, HW_LAT_GMEM));
+    /* the regime by the unloaded rate (the path's loads at the unloaded
+     * chase latency, no tail): queueing slows a memory-bound kernel, it
+     * does not make it latency-bound */
+    double cp0 = o->cp_cycles - o->gmem_tail_cycles -
+                 d->critical_path[GC_CP_GMEM] * (o->gmem_latency_cycles - val(h, HW_LAT_GMEM, HW_LAT_GMEM));
+    double rate0 = o->occupancy_warps / (fmax(cp0, o->issue_cycles) + o->block_cycles);
+    o->latency_limited = rate0 < o->throughput_bound;
+    /* bench mlp's latencies hold the queueing already (measured at the
+     * kernel's requests in flight): no M/D/1 wait on top */
+    double loaded = o->gmem_latency_src == gc_hw_defs[HW_LAT_GMEM].name
+                        ? loaded_rate(o, d->critical_path[GC_CP_GMEM] * o->gmem_latency_cycles)
+                        : o->latency_rate;
     o->dram_wait_cycles = loaded > 0 && loaded < o->latency_rate
                               ? o->occupancy_warps / loaded - o->latency_bound_cycles : 0;
     o->warp_throughput = fmin(loaded, o->throughput_bound);               /* eq. 4.3 */

@@ -7,6 +7,8 @@
  *   mode scatter_load / scatter_store: metric "sector_cycles" (cycles): SM
  *     cycles per 32-byte sector of requests whose 32 lanes lie in 32
  *     lines (cycles per round / (warps_per_sm x requests x 32)).
+ *   mode inflight_sync: as inflight with a barrier ending every round (the
+ *     latency of the slowest of a 256-thread block's 8 warps);
  *   mode gather: metric "latency" (cycles): a dependent load whose 32
  *     lanes each follow a pseudo-random chain of lines over the footprint
  *     (the chain is written by the first launch of the item).
@@ -16,13 +18,14 @@
 
 #include <string.h>
 
-static const char *const modes[] = { "inflight", "scatter_load", "scatter_store", "gather" };
+static const char *const modes[] = { "inflight", "scatter_load", "scatter_store", "gather",
+                                     "inflight_sync" };
 
 int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     const char *mn = gc_cuda_str(t, "mode");
     int mode = -1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (strcmp(mn, modes[i]) == 0)
             mode = i;
     if (mode < 0)
@@ -35,11 +38,11 @@ int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     c->chain_valid = 0;   /* the chase's chain in the buffer is overwritten */
     /* rounds per warp: enough to dwarf the start; a scattered store's launch
      * stays near one pass over its footprint */
-    uint32_t iters = mode == 0 ? 64 : mode == 3 ? 256 : 16;
+    int lat = mode == 0 || mode == 3 || mode == 4;   /* metric latency, else sector_cycles */
+    uint32_t iters = mode == 0 || mode == 4 ? 64 : mode == 3 ? 256 : 16;
     uint32_t total = gc_cuda_samples(t, 20);
     size_t ip = g->npoints;
-    if (!gc_cuda_point(c, t, g, mode == 0 || mode == 3 ? "latency" : "sector_cycles", "cycles",
-                       mode == 0 || mode == 3 ? 100 : 1000, err))
+    if (!gc_cuda_point(c, t, g, lat ? "latency" : "sector_cycles", "cycles", lat ? 100 : 1000, err))
         return GC_ENOMEM;
     int sms = c->dev.sm_count;
     uint64_t words = fp / 4, base = 0;
@@ -50,7 +53,7 @@ int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
         if (gck_mlp_run(&c->scratch, c->big, fp, mode, w, r, sms, iters, base, &cyc, msg, sizeof msg))
             return gc_fail(err, GC_EDEVICE, "%s", msg);
         if (cyc > 0)
-            gc_cuda_record(&g->points[ip], mode == 0 || mode == 3 ? cyc : cyc / ((double)w * r * 32));
+            gc_cuda_record(&g->points[ip], lat ? cyc : cyc / ((double)w * r * 32));
         /* gather: the next launch starts its lanes elsewhere on the chain */
         base = mode == 3 ? base + 7919 : (base + step) & (words - 1);
         if (gc_cuda_over(c))
