@@ -96,39 +96,49 @@ static double loaded_rate(const gc_little_pred *o, double gmem_cp)
 
 /* The latency of a dependent global load on the critical path, from bench
  * mlp's measurements where the catalogue has them (else the unloaded chase
- * latency, and loaded_rate's queueing later):
- *   coalesced: the latency at the requests the kernel keeps in flight per
- *     SM, N = warps/SM x its load requests per warp (sectors / 4 each, the
- *     DRAM share of them) / the waits on its path (critical_path.gmem: the
- *     loads issued between two waits are in flight together);
- *   uncoalesced (a lane per line): the gather latency, at least that;
- *   a kernel with both: weighted by their load instruction counts. */
+ * latency, and loaded_rate's queueing later). Little's law for the memory
+ * system: an SM keeps N requests in flight (128-byte equivalents: sectors
+ * / 4, the DRAM share of them), N = warps/SM x (load + store requests per
+ * warp) x L / T, each request spending L of the warp's life T = (waits on
+ * its path) x L + the rest of its path and its block's replacement; L is
+ * the latency measured at N (dram_inflight_latency_cycles_n*), solved as a
+ * fixed point (a store occupies DRAM as a load does; the warp waits only for
+ * its loads). An uncoalesced load (a lane per line) waits at least the
+ * measured gather latency; a kernel with both kinds: weighted by their
+ * load instruction counts. other_cycles: the path without its loads plus
+ * block replacement. */
 static void path_latency(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
-                         gc_little_pred *o)
+                         double other_cycles, gc_little_pred *o)
 {
     double req = 0, ld = 0, unc = 0;
     for (int i = 0; i < d->nmem; i++) {
         const gc_kdesc_mem *m = &d->mem[i];
-        if (m->is_store)
-            continue;
         double r = m->dram_ratio > 0 ? m->dram_ratio : 1;
         req += m->count * m->sectors_per_inst / 4 * r;
+        if (m->is_store)
+            continue;
         ld += m->count;
         if (!gc_kdesc_mem_coalesced(m))
             unc += m->count;
     }
-    o->inflight_per_sm = l->warps_per_sm * req / fmax(1, d->critical_path[GC_CP_GMEM]);
+    double waits = d->critical_path[GC_CP_GMEM], w = l->warps_per_sm;
     const char *src;
-    double coal = gc_hwp_inflight_latency(h, o->inflight_per_sm, &src);
+    double lat = gc_hwp_inflight_latency(h, w * req / fmax(1, waits), &src);
     o->gmem_latency_cycles = val(h, HW_LAT_GMEM, HW_LAT_GMEM);
     o->gmem_latency_src = gc_hw_defs[HW_LAT_GMEM].name;
-    if (!isfinite(coal))
+    if (!isfinite(lat))
         return;
+    o->inflight_per_sm = w * req / fmax(1, waits);
+    if (waits >= 1)
+        for (int it = 0; it < 100; it++) {
+            o->inflight_per_sm = w * req * lat / (waits * lat + other_cycles);
+            lat = 0.5 * (lat + gc_hwp_inflight_latency(h, o->inflight_per_sm, &src));
+        }
     double u = ld > 0 ? unc / ld : 0, g = h->v[HW_GATHER_LAT];
-    o->gmem_latency_cycles = coal;
+    o->gmem_latency_cycles = lat;
     o->gmem_latency_src = src;
     if (u > 0 && isfinite(g) && g > 0) {
-        o->gmem_latency_cycles = (1 - u) * coal + u * fmax(g, coal);
+        o->gmem_latency_cycles = (1 - u) * lat + u * fmax(g, lat);
         if (u >= 0.5)
             o->gmem_latency_src = gc_hw_defs[HW_GATHER_LAT].name;
     }
@@ -136,10 +146,17 @@ static void path_latency(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d
      * of its warps' (measured for 8 warps, the barrier-ended rounds); the
      * expected maximum of k waits grows as log k, so k warps per block
      * take log2(k) / 3 of the 8-warp excess. */
-    double ls = gc_hwp_sync_latency(h, o->inflight_per_sm, NULL);
+    /* (within the barrier-ended rounds' range: past it, the excess at its
+     * last N; both tables' extrapolations are bandwidth, not tails) */
+    double nmax = 0;
+    for (int i = HW_SYNC_N8; i <= HW_SYNC_N64; i++)
+        if (isfinite(h->v[i]) && h->v[i] > 0)
+            nmax = 8.0 * (1 << (i - HW_SYNC_N8));
+    double n = fmin(o->inflight_per_sm, nmax);
+    double ls = gc_hwp_sync_latency(h, n, NULL), lu = gc_hwp_inflight_latency(h, n, NULL);
     double wpb = ceil(d->block_threads / h->v[HW_WARP_SIZE]);
-    if (isfinite(ls) && ls > coal && wpb > 1 && d->critical_path[GC_CP_GMEM] >= 1)
-        o->gmem_tail_cycles = (ls - coal) * log2(wpb) / 3;
+    if (isfinite(ls) && isfinite(lu) && ls > lu && wpb > 1 && waits >= 1)
+        o->gmem_tail_cycles = (ls - lu) * log2(wpb) / 3;
 }
 
 /* SM cycles per warp of its spread accesses (more than twice the sectors
@@ -174,18 +191,20 @@ int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
     /* latency bound */
     static const int lat_id[GC_CP_NCLASS] = { HW_LAT_FP32, HW_LAT_FP64, HW_LAT_INT, HW_LAT_SFU,
                                               HW_LAT_SMEM, HW_LAT_GMEM };
-    path_latency(h, l, d, o);
+    double other = 0;
     for (int c = 0; c < GC_CP_NCLASS; c++)
-        o->cp_cycles += d->critical_path[c] *
-                        (c == GC_CP_GMEM ? o->gmem_latency_cycles : val(h, lat_id[c], HW_LAT_FP32));
-    o->cp_cycles += o->gmem_tail_cycles;
-    double interval = val(h, HW_ISSUE_INTERVAL, HW_ISSUE_INTERVAL);
-    o->issue_cycles = gc_kdesc_total_insts(d) * (isfinite(interval) ? interval : 1.0);
+        if (c != GC_CP_GMEM)
+            other += d->critical_path[c] * val(h, lat_id[c], HW_LAT_FP32);
     /* block replacement: measured with one block per SM; older catalogues
      * have only the scheduler's interval, the best stand-in */
     double blk = h->v[HW_BLOCK_LAT], ivl = h->v[HW_BLOCK_CYCLES];
     o->block_cycles = isfinite(blk) && blk > 0 ? blk : isfinite(ivl) && ivl > 0 ? ivl : 0;
     o->interval_cycles = isfinite(ivl) && ivl > 0 ? ivl : 0;
+    path_latency(h, l, d, other + o->block_cycles, o);
+    o->cp_cycles = other + d->critical_path[GC_CP_GMEM] * o->gmem_latency_cycles +
+                   o->gmem_tail_cycles;
+    double interval = val(h, HW_ISSUE_INTERVAL, HW_ISSUE_INTERVAL);
+    o->issue_cycles = gc_kdesc_total_insts(d) * (isfinite(interval) ? interval : 1.0);
     o->latency_bound_cycles = fmax(o->cp_cycles, o->issue_cycles) + o->block_cycles;
     /* throughput bound */
     double lb, sb;
