@@ -13,6 +13,9 @@
 //                  lasts as long as the slowest of the block's 8 warps
 //                  (256 threads) waits, as a block of a one-shot kernel
 //                  lives as long as its slowest warp.
+//   inflight_copy  inflight with as many coalesced stores as loads each round
+//                  (the loaded values, to the other half of the footprint):
+//                  the loads' latency when half the DRAM traffic is writes.
 //   scatter_load   the same with every lane in its own 128-byte line (32
 //                  sectors per request, as a gather): SM cycles per sector.
 //   gather         every lane of a warp follows its own pseudo-random chain
@@ -31,7 +34,7 @@
 
 #include <stdlib.h>
 
-template <int R, bool STORE, bool SYNC>
+template <int R, bool STORE, bool SYNC, bool COPY = false>
 __global__ void __launch_bounds__(256) gck_mlp_kernel(float *buf, uint64_t mask, uint64_t base,
                                                       uint32_t span, uint32_t lane_stride,
                                                       uint32_t log2h, uint32_t iters, uint32_t zero,
@@ -54,7 +57,7 @@ __global__ void __launch_bounds__(256) gck_mlp_kernel(float *buf, uint64_t mask,
                 w = ((((unit >> log2h) << 5) + lane) << log2h) + (unit & ((1ull << log2h) - 1));
             else
                 w = unit * span + (uint64_t)lane * lane_stride;
-            w = (w + base) & mask;
+            w = (w + base) & (COPY ? mask >> 1 : mask);   // copy: loads in the lower half
             if (STORE)
                 buf[w] = acc + (float)lane;
             else
@@ -64,6 +67,12 @@ __global__ void __launch_bounds__(256) gck_mlp_kernel(float *buf, uint64_t mask,
 #pragma unroll
             for (int r = 0; r < R; r++)
                 acc += v[r];
+            if (COPY) {   // as many stores as loads, to the upper half
+#pragma unroll
+                for (int r = 0; r < R; r++)
+                    buf[(((((uint64_t)it * R + r) * nw + gw) * 32 + lane + base) & (mask >> 1)) +
+                        (mask >> 1) + 1] = v[r] + acc;
+            }
         } else {
             acc += 1.0f;
         }
@@ -121,6 +130,10 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
                                     gck_mlp_kernel<4, false, false>, gck_mlp_kernel<8, false, false> };
     static const mlp_fn synced[] = { gck_mlp_kernel<1, false, true>, gck_mlp_kernel<2, false, true>,
                                      gck_mlp_kernel<4, false, true>, gck_mlp_kernel<8, false, true> };
+    static const mlp_fn copies[] = { gck_mlp_kernel<1, false, false, true>,
+                                     gck_mlp_kernel<2, false, false, true>,
+                                     gck_mlp_kernel<4, false, false, true>,
+                                     gck_mlp_kernel<8, false, false, true> };
     static const mlp_fn stores[] = { gck_mlp_kernel<1, true, false>, gck_mlp_kernel<2, true, false>,
                                      gck_mlp_kernel<4, true, false>, gck_mlp_kernel<8, true, false> };
     int ri = requests == 1 ? 0 : requests == 2 ? 1 : requests == 4 ? 2 : requests == 8 ? 3 : -1;
@@ -157,7 +170,7 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
         gck_mlp_gather<<<blocks, threads>>>((const uint32_t *)buf, (uint32_t)lines,
                                             (uint32_t)base_words, iters, s->d_samples);
     } else {
-        mlp_fn f = mode == 2 ? stores[ri] : mode == 4 ? synced[ri] : loads[ri];
+        mlp_fn f = mode == 2 ? stores[ri] : mode == 4 ? synced[ri] : mode == 5 ? copies[ri] : loads[ri];
         f<<<blocks, threads>>>((float *)buf, words - 1, base_words, span, ls, log2h, iters, 0,
                                s->d_samples);
     }

@@ -536,7 +536,10 @@ static int setup_mlp(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     double hbm_bpc = sim_hbm_bps(b, "read", 32) / cyc_s, l2_bpc = p->l2_tb_per_s * 1e12 / cyc_s;
     const char *mode = sim_pstr(t->item, "mode");
     double n = sim_pnum(t->item, "warps_per_sm") * sim_pnum(t->item, "requests");
-    if (!strcmp(mode, "inflight") || !strcmp(mode, "inflight_sync"))   /* sync: a 20% tail */
+    if (!strcmp(mode, "inflight_copy"))   /* loads and stores: copy bandwidth, 2n requests */
+        j->u.t.ns = fmax(p->dram_latency_cycles * b->f.scale[F_DRAM_LAT],
+                         2 * n * 128 / (sim_hbm_bps(b, "copy", 32) / cyc_s));
+    else if (!strncmp(mode, "inflight", 8))   /* sync: a 20% tail */
         j->u.t.ns = fmax(p->dram_latency_cycles * b->f.scale[F_DRAM_LAT], n * 128 / hbm_bpc) *
                     (strcmp(mode, "inflight") ? 1.2 : 1.0);
     else if (!strcmp(mode, "gather"))   /* one uncoalesced request's departure on top */

@@ -5,6 +5,8 @@
  *       requests = N points, the one with the most warps);
  *   dram_inflight_sync_latency_cycles_n<N>  the same with a barrier ending
  *       each round: the slowest of a 256-thread block's 8 warps;
+ *   dram_inflight_copy_latency_cycles_n<N>  the loads' latency when each
+ *       round also stores as much (N counts loads and stores);
  *   scatter_load_sector_cycles / scatter_store_sector_cycles  SM cycles per
  *       sector of requests with one lane per line: loads at the smallest
  *       footprint (L2-resident, the gather of a vector that fits), stores
@@ -29,7 +31,8 @@ static double median_of(const gc_point *p)
 /* requests in flight per SM: the cuda driver's context, else the item's */
 static double inflight_of(const gc_point *p)
 {
-    return gc_ctx_num(&p->ctx, "inflight_per_sm", gc_ctx_num(&p->ctx, "warps_per_sm", 64) *
+    double copy = strcmp(gc_ctx_str(&p->ctx, "mode", ""), "inflight_copy") ? 1 : 2;
+    return gc_ctx_num(&p->ctx, "inflight_per_sm", copy * gc_ctx_num(&p->ctx, "warps_per_sm", 64) *
                                                        gc_ctx_num(&p->ctx, "requests", 1));
 }
 
@@ -104,6 +107,7 @@ void gc_derive_mlp(gc_gpu *g)
 {
     inflight(g, "inflight", "dram_inflight_latency_cycles");
     inflight(g, "inflight_sync", "dram_inflight_sync_latency_cycles");
+    inflight(g, "inflight_copy", "dram_inflight_copy_latency_cycles");
     scatter(g, "scatter_load", "sector_cycles", "scatter_load_sector_cycles",
             "scatter_load_dram_sector_cycles");
     scatter(g, "scatter_store", "sector_cycles", "scatter_store_l2_sector_cycles",

@@ -69,6 +69,12 @@ const gc_hw_def gc_hw_defs[HW_N] = {
     [HW_SYNC_N16] = { "dram_inflight_sync_latency_cycles_n16", "slowest of 8 warps (16 in flight)", "cycles" },
     [HW_SYNC_N32] = { "dram_inflight_sync_latency_cycles_n32", "slowest of 8 warps (32 in flight)", "cycles" },
     [HW_SYNC_N64] = { "dram_inflight_sync_latency_cycles_n64", "slowest of 8 warps (64 in flight)", "cycles" },
+    [HW_COPY_N16] = { "dram_inflight_copy_latency_cycles_n16", "loaded latency, half stores (16)", "cycles" },
+    [HW_COPY_N32] = { "dram_inflight_copy_latency_cycles_n32", "loaded latency, half stores (32)", "cycles" },
+    [HW_COPY_N64] = { "dram_inflight_copy_latency_cycles_n64", "loaded latency, half stores (64)", "cycles" },
+    [HW_COPY_N128] = { "dram_inflight_copy_latency_cycles_n128", "loaded latency, half stores (128)", "cycles" },
+    [HW_COPY_N256] = { "dram_inflight_copy_latency_cycles_n256", "loaded latency, half stores (256)", "cycles" },
+    [HW_COPY_N512] = { "dram_inflight_copy_latency_cycles_n512", "loaded latency, half stores (512)", "cycles" },
     [HW_GATHER_LAT] = { "gather_latency_cycles", "gather latency", "cycles" },
     [HW_SCAT_LD] = { "scatter_load_sector_cycles", "scattered load", "cycles/sector/SM" },
     [HW_SCAT_ST] = { "scatter_store_sector_cycles", "scattered store", "cycles/sector/SM" },
@@ -253,7 +259,7 @@ void gc_hwp_from_gpu(const gc_gpu *g, gc_hwp *h)
     take(h, HW_BLOCK_CYCLES, g, "block_interval_cycles", 1, 0);
     take(h, HW_BLOCK_LAT, g, "block_replacement_cycles", 1, 0);
     take(h, HW_FETCH_BYTES, g, "dram_fetch_granularity_bytes", 1, 0);
-    for (int i = HW_INFL_N4; i <= HW_SYNC_N64; i++)   /* same names in the GPU's parameters */
+    for (int i = HW_INFL_N4; i <= HW_COPY_N512; i++)   /* same names in the GPU's parameters */
         take(h, i, g, gc_hw_defs[i].name, 1, 0);
     take(h, HW_GATHER_LAT, g, "gather_latency_cycles", 1, 0);
     take(h, HW_SCAT_LD, g, "scatter_load_sector_cycles", 1, 0);
@@ -347,4 +353,17 @@ double gc_hwp_inflight_latency(const gc_hwp *h, double n, const char **src)
 double gc_hwp_sync_latency(const gc_hwp *h, double n, const char **src)
 {
     return table_latency(h, HW_SYNC_N8, HW_SYNC_N64 - HW_SYNC_N8 + 1, 8, n, src);
+}
+
+double gc_hwp_mixed_latency(const gc_hwp *h, double n, double store_share, const char **src)
+{
+    double lr = gc_hwp_inflight_latency(h, n, src);
+    const char *csrc;
+    double lc = table_latency(h, HW_COPY_N16, HW_COPY_N512 - HW_COPY_N16 + 1, 16, n, &csrc);
+    if (!isfinite(lc) || !isfinite(lr) || !(store_share > 0))
+        return lr;
+    double f = fmin(1.0, 2 * store_share);
+    if (src && f >= 0.5)
+        *src = csrc;
+    return exp((1 - f) * log(lr) + f * log(lc));
 }

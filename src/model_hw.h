@@ -42,6 +42,9 @@ enum {
     HW_INFL_N256, HW_INFL_N512,
     /* the same with a barrier ending each round: the slowest of 8 warps */
     HW_SYNC_N8, HW_SYNC_N16, HW_SYNC_N32, HW_SYNC_N64,
+    /* the loads' latency when each round stores as much: N = 16 .. 512
+     * requests (loads + stores) in flight per SM */
+    HW_COPY_N16, HW_COPY_N32, HW_COPY_N64, HW_COPY_N128, HW_COPY_N256, HW_COPY_N512,
     HW_GATHER_LAT,       /* a dependent load whose 32 lanes lie in 32 random lines */
     HW_SCAT_LD,          /* SM cycles per sector of a load with one lane per line (L2-resident) */
     HW_SCAT_ST,          /* SM cycles per sector of a transpose's one-lane-per-line stores */
@@ -76,6 +79,11 @@ double gc_hwp_bw_for(const gc_hwp *h, double load_bytes, double store_bytes);
  * value; beyond the last, the last one's bandwidth (latency grows as n).
  * NAN when none was measured. *src (may be NULL): the parameters used. */
 double gc_hwp_inflight_latency(const gc_hwp *h, double n, const char **src);
+/* The same when a share store_share of the requests are stores (the
+ * kernel's): log-linear between the read-only table (share 0) and the
+ * copy table (HW_COPY_N*, share 1/2; at least 1/2: the copy table), the
+ * read-only one alone where the copy table is missing. */
+double gc_hwp_mixed_latency(const gc_hwp *h, double n, double store_share, const char **src);
 /* The same from the barrier-ended rounds (HW_SYNC_N8 .. N64). */
 double gc_hwp_sync_latency(const gc_hwp *h, double n, const char **src);
 

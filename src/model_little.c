@@ -54,8 +54,8 @@ const int gc_little_params[] = {
     HW_LAT_FP32, HW_LAT_FP64, HW_LAT_INT, HW_LAT_SFU, HW_LAT_SMEM, HW_LAT_GMEM,
     HW_ISSUE_INTERVAL, HW_BLOCK_CYCLES, HW_BLOCK_LAT, HW_FETCH_BYTES, HW_LAUNCH_NS,
     HW_INFL_N4, HW_INFL_N8, HW_INFL_N16, HW_INFL_N32, HW_INFL_N64, HW_INFL_N128, HW_INFL_N256,
-    HW_INFL_N512, HW_SYNC_N8, HW_SYNC_N16, HW_SYNC_N32, HW_SYNC_N64, HW_GATHER_LAT, HW_SCAT_LD,
-    HW_SCAT_ST };
+    HW_INFL_N512, HW_SYNC_N8, HW_SYNC_N16, HW_SYNC_N32, HW_SYNC_N64, HW_COPY_N16, HW_COPY_N32,
+    HW_COPY_N64, HW_COPY_N128, HW_COPY_N256, HW_COPY_N512, HW_GATHER_LAT, HW_SCAT_LD, HW_SCAT_ST };
 const int gc_little_nparams = (int)(sizeof gc_little_params / sizeof gc_little_params[0]);
 
 const char *const gc_little_term_names[LT_NTERMS] = {
@@ -101,29 +101,33 @@ static double loaded_rate(const gc_little_pred *o, double gmem_cp)
  * / 4, the DRAM share of them), N = warps/SM x (load + store requests per
  * warp) x L / T, each request spending L of the warp's life T = (waits on
  * its path) x L + the rest of its path and its block's replacement; L is
- * the latency measured at N (dram_inflight_latency_cycles_n*), solved as a
- * fixed point (a store occupies DRAM as a load does; the warp waits only for
- * its loads). An uncoalesced load (a lane per line) waits at least the
+ * the latency measured at N (dram_inflight_latency_cycles_n*; with stores,
+ * toward the copy rounds' dram_inflight_copy_latency_cycles_n* by their
+ * share: DRAM writes slow the reads), solved as a fixed point (a store
+ * occupies DRAM as a load does; the warp waits only for its loads). An uncoalesced load (a lane per line) waits at least the
  * measured gather latency; a kernel with both kinds: weighted by their
  * load instruction counts. other_cycles: the path without its loads plus
  * block replacement. */
 static void path_latency(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
                          double other_cycles, gc_little_pred *o)
 {
-    double req = 0, ld = 0, unc = 0;
+    double req = 0, st = 0, ld = 0, unc = 0;
     for (int i = 0; i < d->nmem; i++) {
         const gc_kdesc_mem *m = &d->mem[i];
         double r = m->dram_ratio > 0 ? m->dram_ratio : 1;
         req += m->count * m->sectors_per_inst / 4 * r;
-        if (m->is_store)
+        if (m->is_store) {
+            st += m->count * m->sectors_per_inst / 4 * r;
             continue;
+        }
         ld += m->count;
         if (!gc_kdesc_mem_coalesced(m))
             unc += m->count;
     }
     double waits = d->critical_path[GC_CP_GMEM], w = l->warps_per_sm;
     const char *src;
-    double lat = gc_hwp_inflight_latency(h, w * req / fmax(1, waits), &src);
+    double share = req > 0 ? st / req : 0;   /* the stores' share: DRAM writes slow reads */
+    double lat = gc_hwp_mixed_latency(h, w * req / fmax(1, waits), share, &src);
     o->gmem_latency_cycles = val(h, HW_LAT_GMEM, HW_LAT_GMEM);
     o->gmem_latency_src = gc_hw_defs[HW_LAT_GMEM].name;
     if (!isfinite(lat))
@@ -132,7 +136,7 @@ static void path_latency(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d
     if (waits >= 1)
         for (int it = 0; it < 100; it++) {
             o->inflight_per_sm = w * req * lat / (waits * lat + other_cycles);
-            lat = 0.5 * (lat + gc_hwp_inflight_latency(h, o->inflight_per_sm, &src));
+            lat = 0.5 * (lat + gc_hwp_mixed_latency(h, o->inflight_per_sm, share, &src));
         }
     double u = ld > 0 ? unc / ld : 0, g = h->v[HW_GATHER_LAT];
     o->gmem_latency_cycles = lat;

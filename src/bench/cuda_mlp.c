@@ -9,6 +9,8 @@
  *     lines (cycles per round / (warps_per_sm x requests x 32)).
  *   mode inflight_sync: as inflight with a barrier ending every round (the
  *     latency of the slowest of a 256-thread block's 8 warps);
+ *   mode inflight_copy: as inflight with as many stores as loads each round
+ *     (context inflight_per_sm: loads + stores, 2 x warps_per_sm x requests);
  *   mode gather: metric "latency" (cycles): a dependent load whose 32
  *     lanes each follow a pseudo-random chain of lines over the footprint
  *     (the chain is written by the first launch of the item).
@@ -19,13 +21,13 @@
 #include <string.h>
 
 static const char *const modes[] = { "inflight", "scatter_load", "scatter_store", "gather",
-                                     "inflight_sync" };
+                                     "inflight_sync", "inflight_copy" };
 
 int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     const char *mn = gc_cuda_str(t, "mode");
     int mode = -1;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         if (strcmp(mn, modes[i]) == 0)
             mode = i;
     if (mode < 0)
@@ -38,8 +40,8 @@ int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     c->chain_valid = 0;   /* the chase's chain in the buffer is overwritten */
     /* rounds per warp: enough to dwarf the start; a scattered store's launch
      * stays near one pass over its footprint */
-    int lat = mode == 0 || mode == 3 || mode == 4;   /* metric latency, else sector_cycles */
-    uint32_t iters = mode == 0 || mode == 4 ? 64 : mode == 3 ? 256 : 16;
+    int lat = mode == 0 || mode >= 3;   /* metric latency, else sector_cycles */
+    uint32_t iters = mode == 0 || mode >= 4 ? 64 : mode == 3 ? 256 : 16;
     uint32_t total = gc_cuda_samples(t, 20);
     size_t ip = g->npoints;
     if (!gc_cuda_point(c, t, g, lat ? "latency" : "sector_cycles", "cycles", lat ? 100 : 1000, err))
@@ -60,7 +62,7 @@ int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
             break;
     }
     gc_ctx *x = &g->points[ip].ctx;
-    gc_ctx_set_num(x, "inflight_per_sm", (double)w * r);
+    gc_ctx_set_num(x, "inflight_per_sm", (double)w * r * (mode == 5 ? 2 : 1));
     gc_ctx_set_num(x, "rounds", iters);
     return 0;
 }

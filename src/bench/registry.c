@@ -98,7 +98,7 @@ static const gc_param_def valid_p[] = {
     STR("kernel", valid_kernels, "saxpy_a1"),
 };
 static const char *const mlp_modes[] = { "inflight", "scatter_load", "scatter_store", "gather",
-                                         "inflight_sync", NULL };
+                                         "inflight_sync", "inflight_copy", NULL };
 static const gc_param_def mlp_p[] = {   /* cuda_mlp.c */
     STR("mode", mlp_modes, "inflight"),
     NUM("warps_per_sm", 1, 64, 64),
