@@ -55,11 +55,12 @@ const int gc_little_params[] = {
     HW_ISSUE_INTERVAL, HW_BLOCK_CYCLES, HW_BLOCK_LAT, HW_FETCH_BYTES, HW_LAUNCH_NS,
     HW_INFL_N4, HW_INFL_N8, HW_INFL_N16, HW_INFL_N32, HW_INFL_N64, HW_INFL_N128, HW_INFL_N256,
     HW_INFL_N512, HW_SYNC_N8, HW_SYNC_N16, HW_SYNC_N32, HW_SYNC_N64, HW_COPY_N16, HW_COPY_N32,
-    HW_COPY_N64, HW_COPY_N128, HW_COPY_N256, HW_COPY_N512, HW_GATHER_LAT, HW_SCAT_LD, HW_SCAT_ST };
+    HW_COPY_N64, HW_COPY_N128, HW_COPY_N256, HW_COPY_N512, HW_GATHER_LAT, HW_SCAT_LD, HW_SCAT_ST,
+    HW_L2_BPC };
 const int gc_little_nparams = (int)(sizeof gc_little_params / sizeof gc_little_params[0]);
 
 const char *const gc_little_term_names[LT_NTERMS] = {
-    "fp32", "fp64", "int", "sfu", "smem", "issue", "gmem", "block", "lsu" };
+    "fp32", "fp64", "int", "sfu", "smem", "issue", "gmem", "block", "lsu", "l2" };
 
 static const int required[] = { HW_FREQ_HZ, HW_SM_COUNT, HW_WARP_SIZE, HW_LANES_FP32,
                                 HW_SCHEDULERS, HW_LAT_FP32, HW_LAT_GMEM };
@@ -232,6 +233,12 @@ int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
      * with many empty blocks): a throughput bound per warp of the block. */
     o->cpw[LT_BLOCK] = o->interval_cycles / ceil(d->block_threads / ws);
     o->cpw[LT_LSU] = lsu_cycles(h, d);
+    /* every sector a warp's global accesses ask L2 for (L1 hits unknown to
+     * the description: counted too) at the measured L2 bandwidth */
+    double l2 = h->v[HW_L2_BPC], l2_bytes = 0;
+    for (int i = 0; i < d->nmem; i++)
+        l2_bytes += d->mem[i].count * d->mem[i].sectors_per_inst * GC_KD_SECTOR_BYTES;
+    o->cpw[LT_L2] = isfinite(l2) && l2 > 0 ? l2_bytes / l2 : 0;
     o->cpw_max = 0;
     for (int t = 1; t < LT_NTERMS; t++)
         if (o->cpw[t] > o->cpw[o->cpw_max])

@@ -14,7 +14,7 @@ extern const int gc_little_nparams;
 /* Cycles-per-warp terms of the throughput bound (document 001 eq. 4.5,
  * one term per unit the census measures). */
 enum { LT_FP32 = 0, LT_FP64, LT_INT, LT_SFU, LT_SMEM, LT_ISSUE, LT_GMEM, LT_BLOCK, LT_LSU,
-       LT_NTERMS };
+       LT_L2, LT_NTERMS };
 extern const char *const gc_little_term_names[LT_NTERMS];
 
 typedef struct gc_little_pred {

@@ -38,7 +38,7 @@ typedef struct gpu_pred {
 /* The parameter behind each Little's-law throughput term (model_little.h). */
 static const int term_param[LT_NTERMS] = { HW_LANES_FP32, HW_LANES_FP64, HW_LANES_INT, HW_LANES_SFU,
                                            HW_LANES_SMEM, HW_ISSUE_INTERVAL, HW_GMEM_BPC,
-                                           HW_BLOCK_CYCLES, HW_SCAT_LD };
+                                           HW_BLOCK_CYCLES, HW_SCAT_LD, HW_L2_BPC };
 
 /* What bounds the kernel on this GPU, from the Little's-law terms (the
  * regime rule of validate.h) plus the launch floor: "launch" when the
@@ -67,7 +67,7 @@ static void explain(const gc_cat_gpu *c, gpu_pred *o)
         int t = m->cpw_max, id = term_param[t];
         if (t == LT_LSU && o->kd_store_lsu)   /* the stores' sectors are most of it */
             id = HW_SCAT_ST;
-        o->bound = t == LT_GMEM || t == LT_LSU ? "memory" : "compute";
+        o->bound = t == LT_GMEM || t == LT_LSU || t == LT_L2 ? "memory" : "compute";
         int n = snprintf(o->says, sizeof o->says, "%s: the %s term, %.1f cycles/warp at %s %.4g "
                          "(%.0f DRAM bytes/warp)", o->bound, gc_little_term_names[t], m->cpw[t],
                          gc_hw_defs[id].name, h->v[id], m->gmem_bytes_per_warp);

@@ -613,13 +613,19 @@ static void test_little_mlp(void)
     d.insts[GC_KD_SMEM] = 175;
     d.smem_wavefronts = 306;
     CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.cpw[LT_LSU], 4 * 32 * 3) < 1e-12 &&
-              rel(o.cpw[LT_SMEM], 32 * 306 / 32.0) < 1e-12,
-          "lsu %g, smem %g", o.cpw[LT_LSU], o.cpw[LT_SMEM]);
+              rel(o.cpw[LT_SMEM], 32 * 306 / 32.0) < 1e-12 && o.cpw[LT_L2] == 0,
+          "lsu %g, smem %g, l2 %g", o.cpw[LT_LSU], o.cpw[LT_SMEM], o.cpw[LT_L2]);
+    /* every sector at the L2 bandwidth: (16 x 4 + 4 x 32 + 9 x 5) x 32 bytes */
+    h.v[HW_L2_BPC] = 48;
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 &&
+              rel(o.cpw[LT_L2], (16 * 4 + 4 * 32 + 9 * 5) * 32 / 48.0) < 1e-12,
+          "l2 %g", o.cpw[LT_L2]);
     /* an older catalogue without bench mlp: the unloaded latency and M/D/1 */
-    for (int i = HW_INFL_N4; i <= HW_SCAT_ST; i++)
+    for (int i = HW_INFL_N4; i <= HW_L2_BPC; i++)
         h.v[i] = NAN;
     CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && o.gmem_latency_cycles == 690 &&
-              strcmp(o.gmem_latency_src, "latency_gmem_cycles") == 0 && o.cpw[LT_LSU] == 0,
+              strcmp(o.gmem_latency_src, "latency_gmem_cycles") == 0 && o.cpw[LT_LSU] == 0 &&
+              o.cpw[LT_L2] == 0,
           "fallback: %g %s", o.gmem_latency_cycles, o.gmem_latency_src);
 }
 
