@@ -32,7 +32,7 @@ typedef struct gpu_pred {
     const char *bound;          /* "memory", "compute", "latency", "launch" or NULL */
     double kd_gmem_waits;       /* the description's critical_path.gmem */
     int kd_store_lsu;           /* its scattered stores' sectors outweigh its loads' */
-    char says[240];             /* which of the GPU's parameters drove the result */
+    char says[320];             /* which of the GPU's parameters drove the result */
 } gpu_pred;
 
 /* The parameter behind each Little's-law throughput term (model_little.h). */
@@ -71,10 +71,17 @@ static void explain(const gc_cat_gpu *c, gpu_pred *o)
         int n = snprintf(o->says, sizeof o->says, "%s: the %s term, %.1f cycles/warp at %s %.4g "
                          "(%.0f DRAM bytes/warp)", o->bound, gc_little_term_names[t], m->cpw[t],
                          gc_hw_defs[id].name, h->v[id], m->gmem_bytes_per_warp);
-        if (m->warp_throughput < m->throughput_bound && n > 0 && (size_t)n < sizeof o->says)
-            snprintf(o->says + n, sizeof o->says - (size_t)n, "; its dependent loads queue %.0f "
-                     "cycles behind its DRAM traffic: %.0f%% of that bound",
-                     m->dram_wait_cycles, 100 * m->warp_throughput / m->throughput_bound);
+        if (m->warp_throughput < m->throughput_bound && n > 0 && (size_t)n < sizeof o->says) {
+            if (m->dram_wait_cycles > 0)   /* a catalogue without bench mlp: M/D/1 */
+                snprintf(o->says + n, sizeof o->says - (size_t)n, "; its dependent loads queue %.0f "
+                         "cycles behind its DRAM traffic: %.0f%% of that bound",
+                         m->dram_wait_cycles, 100 * m->warp_throughput / m->throughput_bound);
+            else
+                snprintf(o->says + n, sizeof o->says - (size_t)n, "; its loads wait %s %.0f at "
+                         "%.3g requests in flight per SM: %.0f%% of that bound",
+                         m->gmem_latency_src, m->gmem_latency_cycles, m->inflight_per_sm,
+                         100 * m->warp_throughput / m->throughput_bound);
+        }
     }
 }
 
