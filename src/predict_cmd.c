@@ -56,13 +56,15 @@ static void explain(const gc_cat_gpu *c, gpu_pred *o)
                  o->cal_ns[GC_M_LITTLE]);
     } else if (o->regime == GC_REG_LATENCY) {
         o->bound = "latency";
+        char infl[48] = "";
+        if (m->inflight_per_sm > 0)   /* measured at it (bench mlp) */
+            snprintf(infl, sizeof infl, ", %.3g requests in flight per SM", m->inflight_per_sm);
         snprintf(o->says, sizeof o->says,
                  "latency: %.0f warps/SM over %.0f cycles a warp (critical path %.0f with %.0f "
-                 "dependent loads at %s %.0f, %.3g requests in flight per SM; "
-                 "block_replacement_cycles %.0f)",
+                 "dependent loads at %s %.0f%s; block_replacement_cycles %.0f)",
                  m->occupancy_warps, m->latency_bound_cycles, m->cp_cycles,
-                 o->kd_gmem_waits, m->gmem_latency_src, m->gmem_latency_cycles,
-                 m->inflight_per_sm, m->block_cycles);
+                 o->kd_gmem_waits, m->gmem_latency_src, m->gmem_latency_cycles, infl,
+                 m->block_cycles);
     } else {
         int t = m->cpw_max, id = term_param[t];
         if (t == LT_LSU && o->kd_store_lsu)   /* the stores' sectors are most of it */
