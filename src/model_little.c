@@ -20,7 +20,7 @@
  *     what they move;
  *   - the latency bound is the critical path of the description
  *     (critical_path counts, each class at its measured latency, global
- *     loads at the unloaded DRAM latency), but never less than issuing the
+ *     loads as below), but never less than issuing the
  *     warp's instructions one per cycle (Volkov's ILP latency, 1 cycle);
  *     plus the seed's "terminated block replacement" latency (its Table
  *     4.1: 150 cycles on Maxwell), here the measured block interval (launch
@@ -34,11 +34,19 @@
  *     block interval / warps per block cycles (kernels of many small, short
  *     blocks are bound by it: on an H200, 2M blocks of 64 threads take
  *     1.27 ms whatever their occupancy);
- *   - the latency bound's dependent DRAM loads wait in the DRAM queue the
- *     kernel's own traffic makes (loaded_rate: M/D/1 at the utilisation
- *     the warp throughput gives, solved as a fixed point; no parameter):
- *     without it a kernel near the bandwidth bound was predicted at the
- *     bound (lambda 0.84 on an H200, 0.91 on an H100; with it 1.01-1.02);
+ *   - the latency bound's dependent DRAM loads wait the latency bench mlp
+ *     measured at the kernel's requests in flight per SM (path_latency:
+ *     Little's law for the memory system, a fixed point; read-only and
+ *     copy rounds by the store share; a gather's latency for uncoalesced
+ *     loads; the block's slowest warp's tail), where the catalogue has
+ *     them (issue 14: a grid-stride loop keeps one request per warp in
+ *     flight, far from the bandwidth bound); an older catalogue queues them
+ *     in the DRAM queue the kernel's own traffic makes (loaded_rate: M/D/1
+ *     at the utilisation the warp throughput gives, no parameter);
+ *   - three more throughput terms: shared memory by wavefronts (bank
+ *     conflicts, the description's smem_wavefronts), spread accesses at the
+ *     measured cycles per scattered sector (lsu), every sector at the
+ *     measured L2 bandwidth (l2);
  *   - SMs is the number of SMs the grid occupies (min(SMs, grid));
  *   - the launch floor (measured back-to-back launch time) is added to
  *     T_k, as for MWP-CWP (model_mwp.c). */
