@@ -19,7 +19,7 @@
  * side are left out: with a few hundred samples they are a handful of
  * samples, and mostly the host's noise (a launch-time p99 varies 2x
  * between healthy GPUs), not the GPU's. */
-static double w1_bad(const double *x, const double *ref, int better)
+static double w1_bad(const float *x, const double *ref, int better)
 {
     static const double qs[GC_DET_NQ] = { 0.01, 0.05, 0.5, 0.95, 0.99 };
     enum { FIRST = 1, LAST = 3 };

@@ -400,7 +400,7 @@ static int send_blob(gc_watch *w, const void *data, size_t len, gc_err *err)
     return 0;
 }
 
-int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs, size_t **lens,
+int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_blob, void *ctx,
                     int **lost, gc_err *err)
 {
     if (len > (size_t)0x7fffffff)
@@ -408,26 +408,28 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
     if (w->rank != 0)
         return send_blob(w, data, len, err) ? -1 : 0;
     size_t n = (size_t)w->size;
-    *blobs = calloc(n, sizeof **blobs);
-    *lens = calloc(n, sizeof **lens);
+    /* a rank's bytes while they arrive; handed to on_blob once they have */
+    uint8_t **blobs = calloc(n, sizeof *blobs);
+    size_t *lens = calloc(n, sizeof *lens);
     *lost = calloc(n, sizeof **lost);
     MPI_Request *dreq = calloc(n, sizeof *dreq);
-    if (!*blobs || !*lens || !*lost || !dreq) {
-        free(dreq);
+    if (!blobs || !lens || !*lost || !dreq) {
+        free(dreq), free(blobs), free(lens);
         return gc_fail(err, GC_ENOMEM, "gather: out of memory"), -1;
     }
     for (size_t r = 0; r < n; r++)
         dreq[r] = MPI_REQUEST_NULL;
+    uint8_t *own = NULL;
     if (len) {
-        (*blobs)[0] = malloc(len);
-        if (!(*blobs)[0]) {
-            free(dreq);
+        own = malloc(len);
+        if (!own) {
+            free(dreq), free(blobs), free(lens);
             return gc_fail(err, GC_ENOMEM, "gather: out of memory"), -1;
         }
-        memcpy((*blobs)[0], data, len);
+        memcpy(own, data, len);
     }
-    (*lens)[0] = len;
     w->delivered[0] = 1;
+    on_blob(ctx, 0, own, len);
     long long hdr = 0;
     MPI_Request hreq = MPI_REQUEST_NULL;
     unsigned spins = 0;
@@ -462,21 +464,23 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
             busy = 1;
             if (r > 0 && r < w->size && !w->delivered[r]) {
                 size_t bl = hdr > 0 ? (size_t)hdr : 0;
-                (*lens)[r] = bl;
+                lens[r] = bl;
                 w->heard[r] = gc_now_s();
                 w->budget_of[r] = 0;
                 w->lost[r] = 0;   /* it spoke after all: take what it sends */
                 if (bl) {
-                    (*blobs)[r] = malloc(bl);
-                    if (!(*blobs)[r]) {
+                    blobs[r] = malloc(bl);
+                    if (!blobs[r]) {
                         /* The sender waits for us: nothing sane is left. */
                         fprintf(stderr, "gpucensus: gather: no memory for rank %d's %zu bytes\n",
                                 r, bl);
                         MPI_Abort(MPI_COMM_WORLD, 1);
                     }
-                    MPI_Irecv((*blobs)[r], (int)bl, MPI_BYTE, r, TAG_DATA, w->comm, &dreq[r]);
+                    MPI_Irecv(blobs[r], (int)bl, MPI_BYTE, r, TAG_DATA, w->comm, &dreq[r]);
                 }
                 w->delivered[r] = 1;
+                if (!bl)
+                    on_blob(ctx, r, NULL, 0);
             }
         }
         for (int r = 1; r < w->size; r++) {
@@ -489,12 +493,16 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
                 MPI_Error_string(rc, s, &sl);
                 fprintf(stderr, "gpucensus: gather: MPI error receiving rank %d's results: %s; "
                                 "it is taken as lost\n", r, s);
-                free((*blobs)[r]);
-                (*blobs)[r] = NULL;
-                (*lens)[r] = 0;
+                free(blobs[r]);
+                blobs[r] = NULL;
+                lens[r] = 0;
                 w->lost[r] = 1;
                 dreq[r] = MPI_REQUEST_NULL;
                 f = 1;
+            } else if (f) {
+                /* arrived: analysed now, while others still send */
+                on_blob(ctx, r, blobs[r], lens[r]);
+                blobs[r] = NULL;
             }
             busy |= f;
         }
@@ -512,6 +520,8 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
     if (w->mode != GC_PROGRESS_OFF && !w->printed_end)
         print_progress(w, gc_now_s());
     free(dreq);
+    free(blobs);
+    free(lens);
     return nlost;
 }
 
