@@ -111,6 +111,8 @@ gc_collect *gc_collect_new(const char *out_dir, const gc_run_meta *run,
     c->s = calloc(m, sizeof *c->s);
     c->briefs = calloc(m, sizeof *c->briefs);
     c->links = gc_links_new(roster, n);
+    if (c->links)
+        gc_links_no_sizes(c->links);   /* the node files have them */
     c->verdicts = gc_verdicts_new();
     c->buf = malloc(GC_JW_BUF);
     if (!c->nodes || !c->pos || !c->at || !c->node_of || !c->s || !c->briefs || !c->links ||
@@ -301,7 +303,7 @@ static int node_file(gc_collect *c, size_t k, gc_blob_fetch shard_fetch, void *c
             rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
     }
     if (!rc)
-        rc = gc_cat_write_node_file(c->out, c->run, c->nodes[k], g, cnt, c->buf, err);
+        rc = gc_cat_write_node_file(c->out, c->run, c->roster, c->n, c->nodes[k], g, cnt, c->buf, err);
     if (!rc)
         fprintf(stderr, "gpucensus: node %s: its leader wrote no node file (lost or failed); "
                         "rank 0 wrote nodes/%s.json%s\n", c->nodes[k], c->nodes[k],

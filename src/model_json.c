@@ -94,7 +94,7 @@ static void row_json(gc_jw *w, const gc_vrow *r)
     gc_jw_close(w, "}");
 }
 
-void gc_models_json(gc_jw *w, const gc_models *m)
+void gc_models_json(gc_jw *w, const gc_models *m, int rows)
 {
     gc_jw_key(w, "models");
     gc_jw_open(w, "{");
@@ -107,11 +107,13 @@ void gc_models_json(gc_jw *w, const gc_models *m)
         gc_jw_kstr(w, "better_model", b);
     else
         gc_jw_knull(w, "better_model");
-    gc_jw_key(w, "validation");
-    gc_jw_open(w, "[");
-    for (size_t i = 0; i < m->nrows; i++)
-        row_json(w, &m->rows[i]);
-    gc_jw_close(w, "]");
+    if (rows) {
+        gc_jw_key(w, "validation");
+        gc_jw_open(w, "[");
+        for (size_t i = 0; i < m->nrows; i++)
+            row_json(w, &m->rows[i]);
+        gc_jw_close(w, "]");
+    }
     gc_jw_close(w, "}");
 }
 

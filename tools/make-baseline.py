@@ -24,6 +24,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+import gccat  # tools/gccat.py: a catalogue with its points, whatever its layout
+
 PARAMS = ["hbm_bw_bps", "hbm_read_bps", "hbm_write_bps", "hbm_copy_bps", "hbm_triad_bps",
           "l2_bw_bps", "smem_bw_bps", "l1_latency_cycles", "l2_latency_cycles",
           "l2_far_latency_cycles", "dram_latency_cycles", "page_chase_latency_cycles",
@@ -75,8 +77,7 @@ def shared(g):
 def load(path):
     if os.path.isdir(path):
         path = os.path.join(path, "catalogue.json")
-    with open(path) as f:
-        return path, json.load(f)
+    return path, gccat.load(path)
 
 
 def summary(vals):

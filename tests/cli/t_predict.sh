@@ -18,7 +18,8 @@ cat="$out/catalogue.json"
 # 1. the models in the catalogue
 /usr/bin/python3 - "$cat" <<'EOF' || die "catalogue models"
 import json, sys
-c = json.load(open(sys.argv[1]))
+import gccat
+c = gccat.load(sys.argv[1])   # the validation rows and sources are in the node files
 top = c["models"]
 assert top["descriptions"] == 19 and top["gpus"] == 2 and top["gpus_validated"] == 2, top
 assert top["description_error"] is None, top
@@ -109,7 +110,8 @@ EOF
 "$GC" predict "$cat" "$ROOT/configs/kernels/valid/saxpy_a16.cfg" --json > "$TMP/saxpy.json" || die "predict saxpy_a16"
 /usr/bin/python3 - "$cat" "$TMP/saxpy.json" <<'EOF' || die "predict = validation row"
 import json, sys
-c, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+import gccat
+c, p = gccat.load(sys.argv[1]), json.load(open(sys.argv[2]))
 def rel(a, b): return abs(a - b) / abs(b)
 for g, q in zip(c["gpus"], p["gpus"]):
     r = [r for r in g["models"]["validation"] if r["kernel"] == "saxpy_a16"][0]

@@ -7,11 +7,15 @@ per quantity: ours, the peer's, the ratio.
 usage: peers_best.py CENSUS_OUT PEER_STREAM_TXT PEER_L2_TXT"""
 import json
 import re
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import gccat  # noqa: E402  (a catalogue with its points, whatever its layout)
 
 
 def ours(out):
-    c = json.load(open(out + "/catalogue.json"))
+    c = gccat.load(out)
     g = c["gpus"][0]
     hbm, l2 = {}, {}
     for r in g["results"]:

@@ -20,13 +20,16 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import gccat  # noqa: E402  (a catalogue with its points, whatever its layout)
+
 MODELS = ("mwp_cwp", "littles_law")
 
 
 def measured(heldout_dir):
     if heldout_dir == "-":          # a catalogue with parameters only: predictions, no error
         return {}
-    cat = json.load(open(os.path.join(heldout_dir, "catalogue.json")))
+    cat = gccat.load(heldout_dir)
     out = {}
     for r in cat["gpus"][0]["results"]:
         if r["benchmark"] == "valid" and r["status"] == "ok":
@@ -58,7 +61,7 @@ class Calib:
     own ratio is left out of its lambda."""
 
     def __init__(self, gc, models_dir):
-        cat = json.load(open(os.path.join(models_dir, "catalogue.json")))
+        cat = gccat.load(models_dir)
         meas = {r["context"]["kernel"]: r["summary"]["p50"] for r in cat["gpus"][0]["results"]
                 if r["benchmark"] == "valid" and r["status"] == "ok"}
         self.rows = {}
