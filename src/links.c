@@ -17,15 +17,16 @@
 enum { K_PCIE, K_NVLINK, K_P2P_PCIE, K_STAGED, K_NET };
 static const char *const kind_names[] = { "pcie", "nvlink", "pcie", "p2p_staged", "network" };
 
+/* 80 bytes: rank 0 holds ~25 of them for each of ~30 links per GPU */
 typedef struct lk_size {
     double bytes;
-    uint32_t item;
-    uint64_t count;
     double t50, t5, t95;     /* s */
     double bw50, bw_max;     /* bytes/s */
     double to50, from50;     /* p2p both ways: each direction's bytes/s, 0: none */
-    int has_t, has_bw;
+    uint32_t item;
+    uint32_t count;          /* samples (a point's are far fewer than 2^32) */
     uint32_t flags;
+    uint8_t has_t, has_bw;
 } lk_size;
 
 /* Remote pointer chase (p2p mode chase) at its smallest footprint. */
@@ -276,8 +277,25 @@ static void add_chase(lk_chase *c, const gc_point *p)
     }
 }
 
+/* The sizes of the links from first on, to their count (they grow by
+ * doubling while a GPU's points are read). */
+static void fit_sizes(gc_links *l, size_t first)
+{
+    for (size_t i = first; i < l->n; i++) {
+        lk *x = &l->v[i];
+        if (x->nsizes && x->nsizes < x->cap_sizes) {
+            lk_size *ns = realloc(x->sizes, x->nsizes * sizeof *ns);
+            if (ns) {
+                x->sizes = ns;
+                x->cap_sizes = x->nsizes;
+            }
+        }
+    }
+}
+
 int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
 {
+    size_t first = l->n;
     for (size_t i = 0; i < n; i++) {
         const gc_gpu *g = &gpus[i];
         l->gpu_first = l->n;
@@ -320,7 +338,7 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
                 *(is_to ? &s->to50 : &s->from50) = sm.p50;
             } else if (is_t) {
                 s->has_t = 1;
-                s->count = sm.count;
+                s->count = sm.count > UINT32_MAX ? UINT32_MAX : (uint32_t)sm.count;
                 s->t50 = sm.p50 * 1e-9;
                 s->t5 = sm.p5 * 1e-9;
                 s->t95 = sm.p95 * 1e-9;
@@ -331,6 +349,7 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
             }
         }
     }
+    fit_sizes(l, first);
     return 0;
 }
 
