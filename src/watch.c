@@ -400,6 +400,8 @@ static int send_blob(gc_watch *w, const void *data, size_t len, gc_err *err)
     return 0;
 }
 
+#define GATHER_WINDOW 16   /* records being received at once */
+
 int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_blob, void *ctx,
                     int **lost, gc_err *err)
 {
@@ -413,8 +415,13 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_b
     size_t *lens = calloc(n, sizeof *lens);
     *lost = calloc(n, sizeof **lost);
     MPI_Request *dreq = calloc(n, sizeof *dreq);
-    if (!blobs || !lens || !*lost || !dreq) {
-        free(dreq), free(blobs), free(lens);
+    /* ranks whose length came, in order, waiting for their receive to be
+     * posted: at most GATHER_WINDOW at once, so that rank 0 holds a bounded
+     * number of records while it analyses one (collect.c) */
+    int *queue = calloc(n, sizeof *queue);
+    size_t qh = 0, qt = 0, inflight = 0;
+    if (!blobs || !lens || !*lost || !dreq || !queue) {
+        free(dreq), free(blobs), free(lens), free(queue);
         return gc_fail(err, GC_ENOMEM, "gather: out of memory"), -1;
     }
     for (size_t r = 0; r < n; r++)
@@ -423,7 +430,7 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_b
     if (len) {
         own = malloc(len);
         if (!own) {
-            free(dreq), free(blobs), free(lens);
+            free(dreq), free(blobs), free(lens), free(queue);
             return gc_fail(err, GC_ENOMEM, "gather: out of memory"), -1;
         }
         memcpy(own, data, len);
@@ -440,6 +447,7 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_b
             waiting += !w->lost[r] && (!w->delivered[r] || dreq[r] != MPI_REQUEST_NULL);
             headers += !w->lost[r] && !w->delivered[r];
         }
+        waiting += qh < qt;
         if (!headers && hreq != MPI_REQUEST_NULL) {
             /* Nobody else will send a header: drop the open receive. */
             MPI_Cancel(&hreq);
@@ -448,17 +456,23 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_b
         }
         if (!waiting)
             break;
-        if (headers && hreq == MPI_REQUEST_NULL)
-            MPI_Irecv(&hdr, 1, MPI_LONG_LONG, MPI_ANY_SOURCE, TAG_LEN, w->comm, &hreq);
-        int flag = 0, busy = 0;
-        MPI_Status st;
-        if (hreq != MPI_REQUEST_NULL && MPI_Test(&hreq, &flag, &st) != MPI_SUCCESS) {
-            /* posted again next round; silent ranks are judged lost meanwhile */
-            MPI_Request_free(&hreq);
-            hreq = MPI_REQUEST_NULL;
-            flag = 0;
-        }
-        if (flag) {
+        int busy = 0;
+        /* Every length that has come, at once: a rank whose length came is
+         * delivered and never judged lost, however long its record then
+         * waits while rank 0 analyses the ones before it. */
+        while (headers > 0) {
+            if (hreq == MPI_REQUEST_NULL)
+                MPI_Irecv(&hdr, 1, MPI_LONG_LONG, MPI_ANY_SOURCE, TAG_LEN, w->comm, &hreq);
+            int flag = 0;
+            MPI_Status st;
+            if (MPI_Test(&hreq, &flag, &st) != MPI_SUCCESS) {
+                /* posted again next round; silent ranks are judged lost meanwhile */
+                MPI_Request_free(&hreq);
+                hreq = MPI_REQUEST_NULL;
+                break;
+            }
+            if (!flag)
+                break;
             int r = st.MPI_SOURCE;
             hreq = MPI_REQUEST_NULL;
             busy = 1;
@@ -467,21 +481,27 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_b
                 lens[r] = bl;
                 w->heard[r] = gc_now_s();
                 w->budget_of[r] = 0;
-                w->lost[r] = 0;   /* it spoke after all: take what it sends */
-                if (bl) {
-                    blobs[r] = malloc(bl);
-                    if (!blobs[r]) {
-                        /* The sender waits for us: nothing sane is left. */
-                        fprintf(stderr, "gpucensus: gather: no memory for rank %d's %zu bytes\n",
-                                r, bl);
-                        MPI_Abort(MPI_COMM_WORLD, 1);
-                    }
-                    MPI_Irecv(blobs[r], (int)bl, MPI_BYTE, r, TAG_DATA, w->comm, &dreq[r]);
-                }
+                if (w->lost[r])
+                    headers++;   /* not counted above: it spoke after all */
+                w->lost[r] = 0;   /* take what it sends */
                 w->delivered[r] = 1;
-                if (!bl)
+                headers--;
+                if (bl)
+                    queue[qt++] = r;
+                else
                     on_blob(ctx, r, NULL, 0);
             }
+        }
+        while (qh < qt && inflight < GATHER_WINDOW) {
+            int r = queue[qh++];
+            blobs[r] = malloc(lens[r]);
+            if (!blobs[r]) {
+                /* The sender waits for us: nothing sane is left. */
+                fprintf(stderr, "gpucensus: gather: no memory for rank %d's %zu bytes\n", r, lens[r]);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            MPI_Irecv(blobs[r], (int)lens[r], MPI_BYTE, r, TAG_DATA, w->comm, &dreq[r]);
+            inflight++;
         }
         for (int r = 1; r < w->size; r++) {
             if (dreq[r] == MPI_REQUEST_NULL)
@@ -498,8 +518,10 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_b
                 lens[r] = 0;
                 w->lost[r] = 1;
                 dreq[r] = MPI_REQUEST_NULL;
+                inflight--;
                 f = 1;
             } else if (f) {
+                inflight--;
                 /* arrived: analysed now, while others still send */
                 on_blob(ctx, r, blobs[r], lens[r]);
                 blobs[r] = NULL;
@@ -522,6 +544,7 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_b
     free(dreq);
     free(blobs);
     free(lens);
+    free(queue);
     return nlost;
 }
 
