@@ -7,8 +7,9 @@
 #include "jsonw.h"
 #include "validate.h"
 
-/* Member "models" of a GPU object; rows: with its validation rows (a node
- * file; catalogue.json keeps their errors, not the rows). */
+/* Member "models" of a GPU object; rows: with its validation rows and each
+ * parameter's symbol and source (a node file; catalogue.json keeps the
+ * values and the errors, not the rows). */
 void gc_models_json(gc_jw *w, const gc_models *m, int rows);
 
 /* Errors pooled over every GPU of the catalogue, for its top-level

@@ -78,7 +78,8 @@ static void node_missing(rp_cat *c, const char *node, const gc_err *e)
     if (!strcmp(c->missing, node))
         return;
     snprintf(c->missing, sizeof c->missing, "%s", node);
-    fprintf(stderr, "gpucensus report: %s; node %s drawn without its points\n", e->msg, node);
+    if (!c->nmissing++)   /* the first in full, the others counted (rp_load) */
+        fprintf(stderr, "gpucensus report: %s; node %s drawn without its points\n", e->msg, node);
 }
 
 /* A GPU's points: inline (schema 1) or from its node file (schema 2). */
@@ -459,6 +460,9 @@ int rp_load(const char *arg, rp_cat *c, gc_err *err)
     free(buf);
     gc_catpoints_free(c->pts);   /* one node file held while walking, none after */
     c->pts = NULL;
+    if (c->nmissing > 1)
+        fprintf(stderr, "gpucensus report: %zu nodes in all drawn without their points (their "
+                "node files missing or unreadable)\n", c->nmissing);
     if (rc)
         return gc_fail(err, GC_ECORRUPT, "%s: not a catalogue the report can read", c->path);
     sort_cat = c;

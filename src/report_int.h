@@ -67,6 +67,7 @@ typedef struct rp_cat {
     int as_written;               /* the verdicts are the catalogue's (schema 2), not judged here */
     struct gc_catpoints *pts;     /* schema 2: points and size tables from the node files */
     char missing[GC_NODE_MAX];    /* the last node whose file could not give them */
+    size_t nmissing;              /* how many nodes so */
 } rp_cat;
 
 /* Reads and validates path (a catalogue.json or its directory), with its
