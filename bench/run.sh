@@ -10,8 +10,9 @@
 #
 # Environment:
 #   BENCH_TREE_SIZES GPU counts of the tree benchmark (default 1024,4096,16384, issue 16;
-#                 16384 takes ~10 min here and a few GB of disk under BENCH_DIR,
-#                 removed after each size)
+#                 16384 took 15 min here for rank 0's part and over 19 min for
+#                 report -o, and ~2.5 GB of disk under BENCH_DIR, removed after
+#                 each size)
 #   BENCH_TREE_PLAN plan of the tree benchmark (default configs/default.cfg)
 #   BENCH_SIZES   GPU counts (default 64,256,1024)
 #   BENCH_PLANS   plans (default "configs/quick.cfg configs/default.cfg")
