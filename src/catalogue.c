@@ -20,9 +20,9 @@ static int links_add(gc_links *l, const gc_analysed *a, size_t n);
 
 /* A node file: its GPUs with their points, and the links they measured
  * with their per-size tables. */
-static int write_node(const char *out_dir, const gc_run_meta *run, const gc_roster_entry *roster,
-                      size_t nranks, const char *node, const gc_analysed *gpus, size_t n,
-                      char *buf, gc_err *err)
+int gc_cat_write_node_file(const char *out_dir, const gc_run_meta *run,
+                           const gc_roster_entry *roster, size_t nranks, const char *node,
+                           const gc_analysed *gpus, size_t n, char *buf, gc_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/nodes/%s.json", out_dir, node);
@@ -58,8 +58,7 @@ static int write_node(const char *out_dir, const gc_run_meta *run, const gc_rost
     return rc;
 }
 
-/* Node names in order of first appearance in the roster. */
-static size_t node_list(const gc_roster_entry *roster, size_t nranks, const char ***names)
+size_t gc_cat_node_list(const gc_roster_entry *roster, size_t nranks, const char ***names)
 {
     const char **v = calloc(nranks ? nranks : 1, sizeof *v);
     size_t n = 0;
@@ -124,7 +123,6 @@ typedef struct node_job {
     gc_analysed *gpus;       /* analyze.c, sorted by local index */
     size_t *ranks;           /* roster index of each */
     size_t n;
-    int by_rank0;            /* leaders mode: rank 0 wrote the node file, its leader did not */
     void **owned;            /* shard buffers the points borrow from */
     char *text;              /* this node's GPU objects for catalogue.json */
     size_t text_len;
@@ -143,7 +141,6 @@ typedef struct pipeline {
     const gc_kdesc_set *descs;   /* the validation kernels' descriptions */
     gc_blob_fetch fetch;
     void *fctx;
-    gc_blob_fetch shard_fetch;   /* leaders mode (see gc_catalogue_write_tree), else NULL */
     int node_only;               /* gc_catalogue_write_node: no catalogue text */
     node_job *jobs;
     size_t next, consumed, window;
@@ -204,40 +201,10 @@ static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
             j->ranks[b] = j->ranks[b - 1];
             j->ranks[b - 1] = q;
         }
-    int leader_wrote = 0;
-    for (size_t i = 0; pl->shard_fetch && i < j->n; i++)
-        leader_wrote |= j->gpus[i].note.node_file == GC_NODE_FILE_WRITTEN;
-    if (pl->shard_fetch && !leader_wrote) {
-        /* Its leader was lost or failed: rank 0 writes the node file, each
-         * GPU from the shard it can read (a shared file system, its own
-         * node), else from its record. Both analyse alike. */
-        j->by_rank0 = 1;
-        for (size_t i = 0; i < j->n; i++) {
-            if (!j->gpus[i].gpu.npoints || !j->gpus[i].gpu.points[0].has_sum)
-                continue;
-            gc_blob b;
-            void *owned = NULL;
-            gc_analysed a;
-            pl->shard_fetch(pl->fctx, j->ranks[i], &b, &owned);
-            if (b.data && gc_analyze_gpu(&pl->roster[j->ranks[i]], &b, pl->descs, &a) == 0) {
-                if (a.gpu.status == j->gpus[i].gpu.status && a.gpu.npoints == j->gpus[i].gpu.npoints) {
-                    gc_analysed_free(&j->gpus[i]);
-                    free(j->owned[i]);
-                    j->gpus[i] = a;
-                    j->owned[i] = owned;
-                    continue;
-                }
-                gc_analysed_free(&a);
-            }
-            free(owned);
-        }
-    }
-    if (!pl->shard_fetch || j->by_rank0) {
-        j->rc = write_node(pl->out_dir, pl->run, pl->roster, pl->nranks, pl->nodes[k], j->gpus, j->n,
-                           bufs, &j->err);
-        if (j->rc || pl->node_only)
-            return;
-    }
+    j->rc = gc_cat_write_node_file(pl->out_dir, pl->run, pl->roster, pl->nranks, pl->nodes[k],
+                                   j->gpus, j->n, bufs, &j->err);
+    if (j->rc || pl->node_only)
+        return;
     FILE *mf = open_memstream(&j->text, &j->text_len);
     if (!mf) {
         j->rc = gc_fail(&j->err, GC_ENOMEM, "catalogue: out of memory");
@@ -320,28 +287,9 @@ int gc_catalogue_write_node(const char *out_dir, const gc_run_meta *run,
     return rc;
 }
 
-static int write_all(const char *out_dir, const gc_run_meta *run, const gc_roster_entry *roster,
-                     size_t nranks, gc_blob_fetch fetch, gc_blob_fetch shard_fetch, void *ctx,
-                     gc_catalogue_stats *stats, gc_err *err);
-
 int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
                              const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
                              void *ctx, gc_catalogue_stats *stats, gc_err *err)
-{
-    return write_all(out_dir, run, roster, nranks, fetch, NULL, ctx, stats, err);
-}
-
-int gc_catalogue_write_tree(const char *out_dir, const gc_run_meta *run,
-                            const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
-                            gc_blob_fetch shard_fetch, void *ctx, gc_catalogue_stats *stats,
-                            gc_err *err)
-{
-    return write_all(out_dir, run, roster, nranks, fetch, shard_fetch, ctx, stats, err);
-}
-
-static int write_all(const char *out_dir, const gc_run_meta *run, const gc_roster_entry *roster,
-                     size_t nranks, gc_blob_fetch fetch, gc_blob_fetch shard_fetch, void *ctx,
-                     gc_catalogue_stats *stats, gc_err *err)
 {
     memset(stats, 0, sizeof *stats);
     char path[4096];
@@ -350,7 +298,7 @@ static int write_all(const char *out_dir, const gc_run_meta *run, const gc_roste
     if (rc)
         return rc;
     const char **nodes;
-    size_t nnodes = node_list(roster, nranks, &nodes);
+    size_t nnodes = gc_cat_node_list(roster, nranks, &nodes);
     node_row *rows = calloc(nnodes ? nnodes : 1, sizeof *rows);
     char *bufs = malloc(GC_JW_BUF);
     stats->briefs = calloc(nranks ? nranks : 1, sizeof *stats->briefs);
@@ -380,7 +328,7 @@ static int write_all(const char *out_dir, const gc_run_meta *run, const gc_roste
 
     pipeline pl = { .out_dir = out_dir, .run = run, .roster = roster, .nranks = nranks,
                     .nodes = nodes, .nnodes = nnodes, .descs = &descs, .fetch = fetch,
-                    .fctx = ctx, .shard_fetch = shard_fetch };
+                    .fctx = ctx };
     int nthreads = usable_cpus();
     pl.window = (size_t)nthreads * WINDOW_PER_THREAD;
     pl.jobs = calloc(nnodes ? nnodes : 1, sizeof *pl.jobs);
@@ -403,17 +351,6 @@ static int write_all(const char *out_dir, const gc_run_meta *run, const gc_roste
         while (!j->done)
             pthread_cond_wait(&pl.cv, &pl.mu);
         pthread_mutex_unlock(&pl.mu);
-        if (j->by_rank0) {
-            size_t nrec = 0;
-            for (size_t i = 0; i < j->n; i++)
-                nrec += j->gpus[i].gpu.npoints && j->gpus[i].gpu.points[0].has_sum &&
-                        !j->gpus[i].gpu.points[0].enc;
-            fprintf(stderr, "gpucensus: node %s: its leader wrote no node file (lost or failed); "
-                            "rank 0 wrote nodes/%s.json%s%s\n", nodes[k], nodes[k],
-                    nrec ? ", histograms null for GPUs whose shard it cannot read (`gpucensus "
-                           "merge` on that node's shards has them)" : " from the node's shards",
-                    "");
-        }
         if (j->rc) {
             rc = gc_fail(err, j->rc, "%s", j->err.msg);
         } else if (links_add(links, j->gpus, j->n)) {

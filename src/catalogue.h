@@ -42,17 +42,6 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
                              void *ctx, gc_catalogue_stats *stats, gc_err *err);
 
 
-/* The tree (run.c): blobs come as records (shard.h) from every rank and
- * each node's leader has written its node file (its record says so).
- * Only catalogue.json is written here, and the node file of a node whose
- * leader wrote none (lost, failed), from shard_fetch's shards where rank 0
- * can read them, else from the records (histograms null). Record or shard,
- * a GPU is analysed alike, so this catalogue equals merge's from the shards. */
-int gc_catalogue_write_tree(const char *out_dir, const gc_run_meta *run,
-                            const gc_roster_entry *roster, size_t nranks, gc_blob_fetch fetch,
-                            gc_blob_fetch shard_fetch, void *ctx, gc_catalogue_stats *stats,
-                            gc_err *err);
-
 /* A node leader: out_dir/nodes/<node>.json from the node's shards (fetch is
  * asked for the roster entries of that node only). */
 int gc_catalogue_write_node(const char *out_dir, const gc_run_meta *run,

@@ -19,4 +19,13 @@ int gc_cat_gpu_json(gc_jw *w, const gc_analysed *a, int with_hist, gc_err *err);
  * and run metadata. */
 void gc_cat_doc_head(gc_jw *w, FILE *f, char *buf, const char *kind, const gc_run_meta *run);
 
+/* out_dir/nodes/<node>.json from n analysed GPUs (their points, and the
+ * links they measured with their size tables); buf: GC_JW_BUF bytes. */
+int gc_cat_write_node_file(const char *out_dir, const gc_run_meta *run,
+                           const gc_roster_entry *roster, size_t nranks, const char *node,
+                           const gc_analysed *gpus, size_t n, char *buf, gc_err *err);
+/* Node names in order of first appearance in the roster (*names: free()
+ * the array, the names are the roster's). */
+size_t gc_cat_node_list(const gc_roster_entry *roster, size_t nranks, const char ***names);
+
 #endif

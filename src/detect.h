@@ -131,6 +131,10 @@ void gc_detect_free(gc_detect *d);
 /* The plan whose measurements are judged (the catalogue's run.plan_name):
  * the baseline's values of that plan judge them. */
 void gc_detect_set_plan(gc_detect *d, const char *plan);
+/* The next GPU added takes position pos among the GPUs (their verdicts'
+ * order), for GPUs added out of order (rank 0 takes records as they
+ * arrive); without it GPUs keep the order they were added in. */
+void gc_detect_order_next(gc_detect *d, size_t pos);
 int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *g, gc_err *err);
 int gc_detect_add_link(gc_detect *d, const gc_det_link *l, gc_err *err);
 /* The record of an in-memory GPU (its parameters derived), values rounded

@@ -40,7 +40,7 @@ struct gc_baseline {
     size_t nfound, capfound;
 };
 
-double det_median_of(double *v, size_t n);   /* sorts v */
+double det_median_of(double *v, size_t n);   /* reorders v (a selection, not a sort) */
 int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid);
 /* The baseline has values of this plan (or plan-independent ones) for this SKU or GPU. */
 int det_baseline_knows_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan);
@@ -52,11 +52,15 @@ double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const
 
 /* ---- records ---------------------------------------------------------- */
 
+/* One judged value, 36 bytes: a census of 16,384 GPUs judges ~27 million
+ * of them (1650 per GPU on the default plan), so they are kept as floats
+ * (rounded first as the catalogue writes them, so that `check` reading the
+ * catalogue stores the same floats and repeats the run's verdicts). */
 typedef struct val {
     uint32_t key;
     int8_t better, has_q, shared;
-    double v, count;
-    double q[GC_DET_NQ];
+    float v, count;
+    float q[GC_DET_NQ];
 } val;
 
 typedef struct grec {
@@ -72,6 +76,7 @@ typedef struct grec {
     val *v;
     val *rv;           /* re-measurements (confirm.c), by the same keys */
     uint32_t group;
+    size_t order;      /* 1 + position given by gc_detect_order_next, 0: as added */
 } grec;
 
 typedef struct lrec {
@@ -95,6 +100,8 @@ struct gc_detect {
     size_t nv, capv;
     gc_verdict *v;
     int finished;
+    size_t next_order; /* gc_detect_order_next: 1 + the next GPU's position */
+    int ordered;       /* some GPU came with a position */
     char plan[64];     /* the plan that measured what is judged ("": unknown) */
     double z_fleet;    /* the z that a per-run false-positive rate allows over all comparisons */
 };

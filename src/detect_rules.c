@@ -19,7 +19,7 @@
  * side are left out: with a few hundred samples they are a handful of
  * samples, and mostly the host's noise (a launch-time p99 varies 2x
  * between healthy GPUs), not the GPU's. */
-static double w1_bad(const double *x, const double *ref, int better)
+static double w1_bad(const float *x, const double *ref, int better)
 {
     static const double qs[GC_DET_NQ] = { 0.01, 0.05, 0.5, 0.95, 0.99 };
     enum { FIRST = 1, LAST = 3 };
@@ -638,14 +638,33 @@ int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
      * fastest one-way pinned copy-engine bandwidth near it over the others' median;
      * the mean of the directions' ratios, below 1 - peers rel_suspect:
      * suspect, below 1 - rel_degraded: degraded. */
-    size_t nlk = d->nl ? d->nl : 1;
+    size_t nlk = d->nl ? d->nl : 1, nnodes = d->nv - first;
     double *near = malloc(nlk * sizeof *near), *other = malloc(nlk * sizeof *other);
-    if (!near || !other)
+    /* the host copies of each node, in link order: one pass, not one per
+     * node (nodes x links was most of judging 16,384 GPUs) */
+    size_t *bstart = calloc(nnodes + 2, sizeof *bstart), *blinks = malloc(nlk * sizeof *blinks);
+    long *bnode = malloc(nlk * sizeof *bnode);
+    if (!near || !other || !bstart || !blinks || !bnode)
         rc = rc ? rc : GC_ENOMEM;
+    for (size_t i = 0; !rc && i < d->nl; i++) {
+        long gi = d->l[i].l.src.is_gpu ? lsrc[i] : ldst[i];
+        bnode[i] = !strcmp(d->l[i].bench, "xfer") && gi >= 0 ? det_strtab_id(&nodes, d->g[gi].node, 0) : -1;
+        if (bnode[i] >= 0)
+            bstart[bnode[i] + 2]++;
+    }
+    for (size_t k = 0; !rc && k < nnodes; k++)
+        bstart[k + 2] += bstart[k + 1];
+    for (size_t i = 0; !rc && i < d->nl; i++)
+        if (bnode[i] >= 0)
+            blinks[bstart[bnode[i] + 1]++] = i;
+    /* bstart[k]..bstart[k + 1]: node k's */
     for (size_t nv = first; nv < d->nv && !rc; nv++) {
         gc_verdict *v = &d->v[nv];
+        const size_t *bl = blinks + bstart[nv - first];
+        size_t nb = bstart[nv - first + 1] - bstart[nv - first];
         uint64_t all[64] = { 0 };
-        for (size_t i = 0; i < d->nl; i++) {
+        for (size_t j = 0; j < nb; j++) {
+            size_t i = bl[j];
             long gi = d->l[i].l.src.is_gpu ? lsrc[i] : ldst[i];
             if (!strcmp(d->l[i].bench, "xfer") && gi >= 0 && !strcmp(d->g[gi].node, v->node) &&
                 d->g[gi].numa_node >= 0 && d->g[gi].numa_node < 64)
@@ -662,7 +681,8 @@ int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
             static const char *const dirs[2] = { "h2d", "d2h" };
             for (int di = 0; di < 2; di++) {
                 size_t nn2 = 0, no = 0;
-                for (size_t i = 0; i < d->nl; i++) {
+                for (size_t j = 0; j < nb; j++) {
+                    size_t i = bl[j];
                     const lrec *l = &d->l[i];
                     long gi = l->l.src.is_gpu ? lsrc[i] : ldst[i];
                     if (strcmp(l->bench, "xfer") || l->l.concurrent || strcmp(l->dir, dirs[di]) ||
@@ -700,6 +720,9 @@ int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
     }
     free(near);
     free(other);
+    free(bstart);
+    free(blinks);
+    free(bnode);
     free(net_ok);
     det_strtab_free(&nodes);
     return rc;

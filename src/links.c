@@ -17,15 +17,16 @@
 enum { K_PCIE, K_NVLINK, K_P2P_PCIE, K_STAGED, K_NET };
 static const char *const kind_names[] = { "pcie", "nvlink", "pcie", "p2p_staged", "network" };
 
+/* 80 bytes: rank 0 holds ~25 of them for each of ~30 links per GPU */
 typedef struct lk_size {
     double bytes;
-    uint32_t item;
-    uint64_t count;
     double t50, t5, t95;     /* s */
     double bw50, bw_max;     /* bytes/s */
     double to50, from50;     /* p2p both ways: each direction's bytes/s, 0: none */
-    int has_t, has_bw;
+    uint32_t item;
+    uint32_t count;          /* samples (a point's are far fewer than 2^32) */
     uint32_t flags;
+    uint8_t has_t, has_bw;
 } lk_size;
 
 /* Remote pointer chase (p2p mode chase) at its smallest footprint. */
@@ -51,8 +52,8 @@ typedef struct lk {
     lk_end src, dst;
     lk_end by;               /* the GPU whose points these are */
     int peer_rank, peer_gpu;
-    size_t nsizes;
-    lk_size sizes[LK_MAX_SIZES];
+    size_t nsizes, cap_sizes;
+    lk_size *sizes;          /* as many as measured (a fixed 64 made a link 6.9 KB) */
     lk_chase chase;
 } lk;
 
@@ -62,6 +63,7 @@ struct gc_links {
     lk_end *ranks;           /* every rank's GPU, filled as nodes come */
     lk *v;
     size_t n, cap;
+    size_t *order;           /* gc_links_order: the written order, NULL: as added */
     size_t gpu_first;        /* links of the GPU being added start here */
     gc_link_observer obs;    /* told of each link as it is written */
     void *obs_ctx;
@@ -110,8 +112,11 @@ void gc_links_free(gc_links *l)
 {
     if (!l)
         return;
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i].sizes);
     free(l->ranks);
     free(l->v);
+    free(l->order);
     free(l);
 }
 
@@ -168,6 +173,14 @@ static lk_size *find_size(lk *x, double bytes)
             return &x->sizes[i];
     if (x->nsizes == LK_MAX_SIZES)
         return NULL;
+    if (x->nsizes == x->cap_sizes) {
+        size_t c = x->cap_sizes ? 2 * x->cap_sizes : 8;
+        lk_size *ns = realloc(x->sizes, (c > LK_MAX_SIZES ? LK_MAX_SIZES : c) * sizeof *ns);
+        if (!ns)
+            return NULL;
+        x->sizes = ns;
+        x->cap_sizes = c > LK_MAX_SIZES ? LK_MAX_SIZES : c;
+    }
     lk_size *s = &x->sizes[x->nsizes++];
     memset(s, 0, sizeof *s);
     s->bytes = bytes;
@@ -175,7 +188,7 @@ static lk_size *find_size(lk *x, double bytes)
 }
 
 /* The link key of a transfer point; 0 if the point is no transfer. */
-static int key_of(const gc_gpu *g, const gc_gpu *node_gpus, size_t n, const gc_point *p, lk *k)
+static int key_of(const gc_gpu *g, const gc_point *p, lk *k)
 {
     const char *b = p->bench;
     if (!same_str(b, "xfer") && !same_str(b, "p2p") && !same_str(b, "net"))
@@ -212,13 +225,12 @@ static int key_of(const gc_gpu *g, const gc_gpu *node_gpus, size_t n, const gc_p
         snprintf(k->engine, sizeof k->engine, "ce");
         k->peer_gpu = (int)gc_ctx_num(c, "peer_gpu", -1);
         k->src = k->by;
+        /* the peer's end is resolved when the links are written, from
+         * every rank's GPU: rank 0 takes a node's GPUs one at a time */
         memset(&k->dst, 0, sizeof k->dst);
         snprintf(k->dst.node, sizeof k->dst.node, "%s", g->info.node);
         k->dst.gpu_index = k->peer_gpu;
         k->dst.rank = k->dst.numa_node = -1;
-        for (size_t i = 0; i < n; i++)
-            if (node_gpus[i].info.local_index == k->peer_gpu)
-                end_of(&node_gpus[i], &k->dst);
         int links = (int)gc_ctx_num(c, "nvlink_links", k->by.nvlink_links);
         if (same_str(k->peer_access, "off"))
             k->kind = K_STAGED;
@@ -265,8 +277,25 @@ static void add_chase(lk_chase *c, const gc_point *p)
     }
 }
 
+/* The sizes of the links from first on, to their count (they grow by
+ * doubling while a GPU's points are read). */
+static void fit_sizes(gc_links *l, size_t first)
+{
+    for (size_t i = first; i < l->n; i++) {
+        lk *x = &l->v[i];
+        if (x->nsizes && x->nsizes < x->cap_sizes) {
+            lk_size *ns = realloc(x->sizes, x->nsizes * sizeof *ns);
+            if (ns) {
+                x->sizes = ns;
+                x->cap_sizes = x->nsizes;
+            }
+        }
+    }
+}
+
 int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
 {
+    size_t first = l->n;
     for (size_t i = 0; i < n; i++) {
         const gc_gpu *g = &gpus[i];
         l->gpu_first = l->n;
@@ -275,7 +304,7 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
         for (size_t j = 0; j < g->npoints; j++) {
             const gc_point *p = &g->points[j];
             lk key;
-            if (p->status != GC_PT_OK || !key_of(g, gpus, n, p, &key))
+            if (p->status != GC_PT_OK || !key_of(g, p, &key))
                 continue;
             int is_t = same_str(p->metric, "time"), is_bw = same_str(p->metric, "bandwidth");
             int is_to = same_str(p->metric, "bandwidth_to_peer");
@@ -309,7 +338,7 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
                 *(is_to ? &s->to50 : &s->from50) = sm.p50;
             } else if (is_t) {
                 s->has_t = 1;
-                s->count = sm.count;
+                s->count = sm.count > UINT32_MAX ? UINT32_MAX : (uint32_t)sm.count;
                 s->t50 = sm.p50 * 1e-9;
                 s->t5 = sm.p5 * 1e-9;
                 s->t95 = sm.p95 * 1e-9;
@@ -320,6 +349,7 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
             }
         }
     }
+    fit_sizes(l, first);
     return 0;
 }
 
@@ -409,7 +439,15 @@ static double nominal(const lk *x, char *basis, size_t blen)
 static double concurrent_share(const gc_links *l, const lk *x, const lk_size *s, size_t ns)
 {
     double share = NAN;
-    for (size_t i = 0; i < l->n; i++) {
+    /* only this GPU's links (adjacent): a scan of all links for each was
+     * quadratic in the census (491,520 links at 16,384 GPUs) */
+    size_t first = (size_t)(x - l->v), last = first + 1;
+    while (first > 0 && l->v[first - 1].by.rank == x->by.rank &&
+           same_str(l->v[first - 1].by.node, x->by.node))
+        first--;
+    while (last < l->n && l->v[last].by.rank == x->by.rank && same_str(l->v[last].by.node, x->by.node))
+        last++;
+    for (size_t i = first; i < last; i++) {
         const lk *y = &l->v[i];
         if (y->concurrent || !same_str(y->bench, x->bench) || !same_str(y->dir, x->dir) ||
             !same_str(y->memory, x->memory) || !same_str(y->engine, x->engine) ||
@@ -480,7 +518,7 @@ static void chase_json(gc_jw *w, const lk_chase *c)
     gc_jw_close(w, "}");
 }
 
-static void link_json(gc_jw *w, const lk *x, const gc_links *l)
+static void link_json(gc_jw *w, const lk *x, const gc_links *l, size_t index)
 {
     lk_size s[LK_MAX_SIZES];
     size_t ns = 0;
@@ -562,7 +600,7 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l)
     gc_jw_close(w, "}");
     if (l->obs) {   /* the same values as the JSON above */
         gc_link_view v = {
-            .index = (size_t)(x - l->v), .kind = kind_names[x->kind], .benchmark = x->bench,
+            index, .kind = kind_names[x->kind], .benchmark = x->bench,
             .direction = x->dir, .memory = x->memory,
             .engine = x->engine[0] ? x->engine : NULL,
             .peer_access = x->peer_access[0] ? x->peer_access : NULL,
@@ -578,9 +616,48 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l)
     }
 }
 
+static int by_end(const void *a, const void *b, void *ctx)
+{
+    const lk_end *r = ctx;
+    const lk_end *x = &r[*(const size_t *)a], *y = &r[*(const size_t *)b];
+    int c = strcmp(x->node, y->node);
+    return c ? c : (x->gpu_index > y->gpu_index) - (x->gpu_index < y->gpu_index);
+}
+
+static int by_pos(const void *a, const void *b, void *ctx)
+{
+    const size_t *key = ctx;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    if (key[i] != key[j])
+        return key[i] < key[j] ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+int gc_links_order(gc_links *l, const size_t *pos)
+{
+    if (!l || !l->n)
+        return 0;
+    size_t *key = malloc(l->n * sizeof *key);
+    size_t *o = malloc(l->n * sizeof *o);
+    if (!key || !o) {
+        free(key), free(o);
+        return -1;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        int r = l->v[i].by.rank;
+        key[i] = r >= 0 && (size_t)r < l->nranks ? pos[r] : (size_t)-1;
+        o[i] = i;
+    }
+    qsort_r(o, l->n, sizeof *o, by_pos, key);
+    free(key);
+    free(l->order);
+    l->order = o;
+    return 0;
+}
+
 void gc_links_write(gc_links *l, gc_jw *w)
 {
-    /* net endpoints on other nodes */
+    /* net endpoints on other nodes, by rank */
     for (size_t i = 0; l && i < l->n; i++) {
         lk *x = &l->v[i];
         if (x->kind != K_NET || x->peer_rank < 0 || (size_t)x->peer_rank >= l->nranks)
@@ -589,8 +666,35 @@ void gc_links_write(gc_links *l, gc_jw *w)
         e.host = 0;
         x->dst = e;
     }
+    /* peers on the same node, by (node, local index) */
+    size_t *ix = l && l->nranks ? malloc(l->nranks * sizeof *ix) : NULL;
+    for (size_t r = 0; ix && r < l->nranks; r++)
+        ix[r] = r;
+    if (ix)
+        qsort_r(ix, l->nranks, sizeof *ix, by_end, l->ranks);
+    for (size_t i = 0; ix && i < l->n; i++) {
+        lk *x = &l->v[i];
+        if (x->kind != K_NVLINK && x->kind != K_P2P_PCIE && x->kind != K_STAGED)
+            continue;
+        size_t lo = 0, hi = l->nranks;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            const lk_end *e = &l->ranks[ix[mid]];
+            int c = strcmp(e->node, x->dst.node);
+            if (c < 0 || (c == 0 && e->gpu_index < x->peer_gpu))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < l->nranks && !strcmp(l->ranks[ix[lo]].node, x->dst.node) &&
+            l->ranks[ix[lo]].gpu_index == x->peer_gpu) {
+            x->dst = l->ranks[ix[lo]];
+            x->dst.host = 0;
+        }
+    }
+    free(ix);
     gc_jw_open(w, "[");
     for (size_t i = 0; l && i < l->n; i++)
-        link_json(w, &l->v[i], l);
+        link_json(w, &l->v[l->order ? l->order[i] : i], l, i);
     gc_jw_close(w, "]");
 }

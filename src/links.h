@@ -19,8 +19,12 @@
 typedef struct gc_links gc_links;
 
 gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks);
-/* The GPUs of one node (all of them, so that pairs resolve). */
+/* GPUs (a node's, or one at a time: pairs resolve when written). */
 int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n);
+/* Links in the order of the GPU that measured them: pos[rank] is its
+ * position (rank 0 adds GPUs as their records arrive); without it, the
+ * order they were added in. 0, or -1 out of memory. */
+int gc_links_order(gc_links *l, const size_t *pos);
 /* Writes the "links" array (the value, after its key). */
 void gc_links_write(gc_links *l, gc_jw *w);
 /* Links written without their per-size tables (catalogue.json: a node

@@ -504,11 +504,25 @@ static void lost_blob(runner *r, int rank, gc_blob *b, uint8_t **owned)
                  rank, gc_watch_silent_s(r->watch, rank));
 }
 
+/* Rank 0 analyses each record as it arrives (collect.h) and frees it. */
+typedef struct gather_sink {
+    gc_collect *c;
+    int failed;
+    gc_err err;
+} gather_sink;
+
+static void on_record(void *ctx, int rank, uint8_t *data, size_t len)
+{
+    gather_sink *g = ctx;
+    gc_blob b = { .data = data, .len = len };
+    if (g->c && !g->failed && gc_collect_add(g->c, (size_t)rank, &b, &g->err))
+        g->failed = 1;
+    free(data);
+}
+
 /* Returns the exit code; *lost_ranks: how many ranks rank 0 gave up on. */
 static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
 {
-    uint8_t **blobs = NULL;
-    size_t *lens = NULL;
     int *lost = NULL;
     gc_err e = { 0 };
     gc_crash_stage("node files");
@@ -524,33 +538,39 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
         *mine = (gc_wbuf){ 0 };
     }
     gc_crash_stage("gather and catalogue");
-    int nlost = gc_watch_gather(r->watch, rec.data, rec.len, &blobs, &lens, &lost, &e);
+    gather_sink sink = { 0 };
+    if (r->cl.rank == 0 &&
+        !(sink.c = gc_collect_new(r->out, &r->meta, r->cl.roster, (size_t)r->cl.size, &sink.err)))
+        sink.failed = 1;
+    int nlost = gc_watch_gather(r->watch, rec.data, rec.len, on_record, &sink, &lost, &e);
     gc_wbuf_free(&rec);
     *lost_ranks = nlost > 0 ? nlost : 0;
     if (r->cl.rank != 0 || nlost < 0) {
         if (nlost < 0)
             gc_run_rank_error(r, &e);
+        gc_collect_free(sink.c);
+        free(lost);
         return nlost < 0 || r->abandoned ? 1 : 0;
     }
-    gc_blob *bl = calloc((size_t)r->cl.size, sizeof *bl);
-    uint8_t **owned = calloc((size_t)r->cl.size, sizeof *owned);
-    for (int i = 0; bl && owned && i < r->cl.size; i++) {
-        if (lost[i]) {
-            lost_blob(r, i, &bl[i], &owned[i]);
-            fprintf(stderr, "gpucensus: rank %d (node %s, gpu %d) lost: %s\n", i,
-                    r->cl.roster[i].node, r->cl.roster[i].local_index,
-                    bl[i].data ? "its GPU is marked failed with what its shard holds"
-                               : "its GPU is marked failed, no results");
+    for (int i = 0; i < r->cl.size; i++) {
+        if (!lost[i])
             continue;
-        }
-        bl[i].data = blobs[i];
-        bl[i].len = lens[i];
+        gc_blob b;
+        uint8_t *owned = NULL;
+        lost_blob(r, i, &b, &owned);
+        fprintf(stderr, "gpucensus: rank %d (node %s, gpu %d) lost: %s\n", i,
+                r->cl.roster[i].node, r->cl.roster[i].local_index,
+                b.data ? "its GPU is marked failed with what its shard holds"
+                       : "its GPU is marked failed, no results");
+        if (sink.c && !sink.failed && gc_collect_add(sink.c, (size_t)i, &b, &sink.err))
+            sink.failed = 1;
+        free(owned);
     }
     gc_iso_time(r->meta.end_time, sizeof r->meta.end_time, 0);
     gc_catalogue_stats st = { 0 };
-    int rc = bl && owned ? gc_tree_catalogue(r->out, &r->meta, r->cl.roster, (size_t)r->cl.size,
-                                             bl, &st, &e)
-                         : gc_fail(&e, GC_ENOMEM, "out of memory");
+    int rc = sink.failed ? gc_fail(&e, sink.err.code ? sink.err.code : GC_ENOMEM, "%s", sink.err.msg)
+                         : gc_tree_catalogue(r->out, r->cl.roster, sink.c, &st, &e);
+    gc_collect_free(sink.c);
     if (rc)
         fprintf(stderr, "gpucensus: catalogue not written: %s (`gpucensus merge %s/shards` can "
                         "rebuild it from the shards that were saved; a rank that said \"shard not "
@@ -570,16 +590,7 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
         fprintf(stderr, "gpucensus: %s: the catalogue in %s is partial; `gpucensus run PLAN "
                         "--resume %s` measures what it lacks\n",
                 gc_watch_reason(r->watch), r->out, r->out);
-    for (int i = 0; i < r->cl.size; i++) {
-        free(blobs[i]);
-        if (owned)
-            free(owned[i]);
-    }
-    free(blobs);
-    free(lens);
     free(lost);
-    free(owned);
-    free(bl);
     free(st.briefs);
     return rc || nlost > 0 || r->abandoned ? 1 : 0;
 }

@@ -29,8 +29,9 @@ int gc_shard_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *gpu,
 
 /* Records: what a rank's analysis sends up the tree instead of its shard
  * (no histograms). The same body as a shard, framed "GCRC", each point's
- * histogram replaced by its summary (count varint, then min p1 p5 p50 p95
- * p99 max mean stddev as f64) and its conditions left out (invalid) unless
+ * histogram replaced by its summary (count varint, then p1 p5 p50 p95
+ * p99 max as f64; min, mean and stddev are left to the shard: NAN when
+ * decoded) and its conditions left out (invalid) unless
  * other processes used the GPU then, and at the end what the sender did as its
  * node's leader; the frame holds that body deflated: its length (u32le)
  * and one zlib stream (inflated with a cap of GC_SHARD_MAX_BYTES). Decoded

@@ -94,14 +94,7 @@ void gc_tree_node_file(const char *out, const gc_run_meta *run, const gc_cluster
 typedef struct tree_src {
     const char *out;
     const gc_roster_entry *roster;
-    const gc_blob *blobs;
 } tree_src;
-
-static void tree_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
-{
-    *b = ((const tree_src *)ctx)->blobs[r];
-    *owned = NULL;
-}
 
 static void tree_shard_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
 {
@@ -109,10 +102,9 @@ static void tree_shard_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
     gc_tree_read_shard(t->out, &t->roster[r], b, owned);
 }
 
-int gc_tree_catalogue(const char *out, const gc_run_meta *run, const gc_roster_entry *roster,
-                      size_t n, const gc_blob *blobs, gc_catalogue_stats *stats, gc_err *err)
+int gc_tree_catalogue(const char *out, const gc_roster_entry *roster, gc_collect *c,
+                      gc_catalogue_stats *stats, gc_err *err)
 {
-    tree_src ts = { out, roster, blobs };
-    return gc_catalogue_write_tree(out, run, roster, n, tree_fetch, tree_shard_fetch, &ts, stats,
-                                   err);
+    tree_src ts = { out, roster };
+    return gc_collect_finish(c, tree_shard_fetch, &ts, stats, err);
 }

@@ -10,8 +10,9 @@
  *                OUT/nodes/<node>.json with every histogram; its record
  *                says whether it did
  *   rank 0:      gathers one record per rank (watch.c: a lost rank cannot
- *                hang it) and writes catalogue.json from them
- *                (catalogue.c's tree mode); histograms never travel.
+ *                hang it), analysing each as it arrives and keeping only
+ *                what the catalogue and the verdicts need (collect.h),
+ *                then writes catalogue.json; histograms never travel.
  *
  * Degrading: a rank lost before sending is a failed GPU with what its
  * shard on rank 0's disk holds (as before the tree); a leader lost or
@@ -26,6 +27,7 @@
 #include "analyze.h"
 #include "catalogue.h"
 #include "cluster.h"
+#include "collect.h"
 #include "results.h"
 #include "shard.h"
 #include "watch.h"
@@ -42,11 +44,11 @@ void gc_tree_node_file(const char *out, const gc_run_meta *run, const gc_cluster
  * (*owned: what to free), or b->data NULL and the reason. */
 void gc_tree_read_shard(const char *out, const gc_roster_entry *e, gc_blob *b, void **owned);
 
-/* Rank 0: out/catalogue.json from the gathered blobs (a record per rank,
- * a lost rank's shard from this disk, or nothing with its reason), and
- * the node file of any node whose leader wrote none (from the shards on
- * this disk, else the records). */
-int gc_tree_catalogue(const char *out, const gc_run_meta *run, const gc_roster_entry *roster,
-                      size_t n, const gc_blob *blobs, gc_catalogue_stats *stats, gc_err *err);
+/* Rank 0: out/catalogue.json from the collector (collect.h) that took
+ * every record as it arrived and a lost rank's shard from this disk; the
+ * node file of any node whose leader wrote none from the shards on this
+ * disk, else the records. */
+int gc_tree_catalogue(const char *out, const gc_roster_entry *roster, gc_collect *c,
+                      gc_catalogue_stats *stats, gc_err *err);
 
 #endif

@@ -45,6 +45,14 @@ void gc_verdicts_gpu(gc_verdicts *v, const gc_gpu *g, const gc_summary *sums)
         v->failed = 1;
 }
 
+void gc_verdicts_gpu_at(gc_verdicts *v, const gc_gpu *g, const gc_summary *sums, size_t pos)
+{
+    if (v && !v->failed) {
+        gc_detect_order_next(v->d, pos);
+        gc_verdicts_gpu(v, g, sums);
+    }
+}
+
 static void end_of(const gc_link_view_end *e, gc_det_end *o)
 {
     o->is_gpu = e->is_gpu;

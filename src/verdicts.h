@@ -18,6 +18,10 @@ typedef struct gc_verdicts gc_verdicts;
 gc_verdicts *gc_verdicts_new(void);   /* NULL: out of memory */
 /* A GPU with its parameters derived; sums: its points' summaries (or NULL). */
 void gc_verdicts_gpu(gc_verdicts *v, const gc_gpu *g, const gc_summary *sums);
+/* The same, for GPUs given out of order (rank 0 takes records as they
+ * arrive): pos is the GPU's position in the catalogue, which orders the
+ * verdicts. */
+void gc_verdicts_gpu_at(gc_verdicts *v, const gc_gpu *g, const gc_summary *sums, size_t pos);
 /* Writes the links array to w (gc_links_write), the detector watching
  * each link go by, judges everything, frees v, and returns the "verdicts"
  * array as text indented as w's value ("[]" when v is NULL or detection

@@ -400,7 +400,9 @@ static int send_blob(gc_watch *w, const void *data, size_t len, gc_err *err)
     return 0;
 }
 
-int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs, size_t **lens,
+#define GATHER_WINDOW 16   /* records being received at once */
+
+int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_blob, void *ctx,
                     int **lost, gc_err *err)
 {
     if (len > (size_t)0x7fffffff)
@@ -408,26 +410,33 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
     if (w->rank != 0)
         return send_blob(w, data, len, err) ? -1 : 0;
     size_t n = (size_t)w->size;
-    *blobs = calloc(n, sizeof **blobs);
-    *lens = calloc(n, sizeof **lens);
+    /* a rank's bytes while they arrive; handed to on_blob once they have */
+    uint8_t **blobs = calloc(n, sizeof *blobs);
+    size_t *lens = calloc(n, sizeof *lens);
     *lost = calloc(n, sizeof **lost);
     MPI_Request *dreq = calloc(n, sizeof *dreq);
-    if (!*blobs || !*lens || !*lost || !dreq) {
-        free(dreq);
+    /* ranks whose length came, in order, waiting for their receive to be
+     * posted: at most GATHER_WINDOW at once, so that rank 0 holds a bounded
+     * number of records while it analyses one (collect.c) */
+    int *queue = calloc(n, sizeof *queue);
+    size_t qh = 0, qt = 0, inflight = 0;
+    if (!blobs || !lens || !*lost || !dreq || !queue) {
+        free(dreq), free(blobs), free(lens), free(queue);
         return gc_fail(err, GC_ENOMEM, "gather: out of memory"), -1;
     }
     for (size_t r = 0; r < n; r++)
         dreq[r] = MPI_REQUEST_NULL;
+    uint8_t *own = NULL;
     if (len) {
-        (*blobs)[0] = malloc(len);
-        if (!(*blobs)[0]) {
-            free(dreq);
+        own = malloc(len);
+        if (!own) {
+            free(dreq), free(blobs), free(lens), free(queue);
             return gc_fail(err, GC_ENOMEM, "gather: out of memory"), -1;
         }
-        memcpy((*blobs)[0], data, len);
+        memcpy(own, data, len);
     }
-    (*lens)[0] = len;
     w->delivered[0] = 1;
+    on_blob(ctx, 0, own, len);
     long long hdr = 0;
     MPI_Request hreq = MPI_REQUEST_NULL;
     unsigned spins = 0;
@@ -438,6 +447,7 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
             waiting += !w->lost[r] && (!w->delivered[r] || dreq[r] != MPI_REQUEST_NULL);
             headers += !w->lost[r] && !w->delivered[r];
         }
+        waiting += qh < qt;
         if (!headers && hreq != MPI_REQUEST_NULL) {
             /* Nobody else will send a header: drop the open receive. */
             MPI_Cancel(&hreq);
@@ -446,38 +456,52 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
         }
         if (!waiting)
             break;
-        if (headers && hreq == MPI_REQUEST_NULL)
-            MPI_Irecv(&hdr, 1, MPI_LONG_LONG, MPI_ANY_SOURCE, TAG_LEN, w->comm, &hreq);
-        int flag = 0, busy = 0;
-        MPI_Status st;
-        if (hreq != MPI_REQUEST_NULL && MPI_Test(&hreq, &flag, &st) != MPI_SUCCESS) {
-            /* posted again next round; silent ranks are judged lost meanwhile */
-            MPI_Request_free(&hreq);
-            hreq = MPI_REQUEST_NULL;
-            flag = 0;
-        }
-        if (flag) {
+        int busy = 0;
+        /* Every length that has come, at once: a rank whose length came is
+         * delivered and never judged lost, however long its record then
+         * waits while rank 0 analyses the ones before it. */
+        while (headers > 0) {
+            if (hreq == MPI_REQUEST_NULL)
+                MPI_Irecv(&hdr, 1, MPI_LONG_LONG, MPI_ANY_SOURCE, TAG_LEN, w->comm, &hreq);
+            int flag = 0;
+            MPI_Status st;
+            if (MPI_Test(&hreq, &flag, &st) != MPI_SUCCESS) {
+                /* posted again next round; silent ranks are judged lost meanwhile */
+                MPI_Request_free(&hreq);
+                hreq = MPI_REQUEST_NULL;
+                break;
+            }
+            if (!flag)
+                break;
             int r = st.MPI_SOURCE;
             hreq = MPI_REQUEST_NULL;
             busy = 1;
             if (r > 0 && r < w->size && !w->delivered[r]) {
                 size_t bl = hdr > 0 ? (size_t)hdr : 0;
-                (*lens)[r] = bl;
+                lens[r] = bl;
                 w->heard[r] = gc_now_s();
                 w->budget_of[r] = 0;
-                w->lost[r] = 0;   /* it spoke after all: take what it sends */
-                if (bl) {
-                    (*blobs)[r] = malloc(bl);
-                    if (!(*blobs)[r]) {
-                        /* The sender waits for us: nothing sane is left. */
-                        fprintf(stderr, "gpucensus: gather: no memory for rank %d's %zu bytes\n",
-                                r, bl);
-                        MPI_Abort(MPI_COMM_WORLD, 1);
-                    }
-                    MPI_Irecv((*blobs)[r], (int)bl, MPI_BYTE, r, TAG_DATA, w->comm, &dreq[r]);
-                }
+                if (w->lost[r])
+                    headers++;   /* not counted above: it spoke after all */
+                w->lost[r] = 0;   /* take what it sends */
                 w->delivered[r] = 1;
+                headers--;
+                if (bl)
+                    queue[qt++] = r;
+                else
+                    on_blob(ctx, r, NULL, 0);
             }
+        }
+        while (qh < qt && inflight < GATHER_WINDOW) {
+            int r = queue[qh++];
+            blobs[r] = malloc(lens[r]);
+            if (!blobs[r]) {
+                /* The sender waits for us: nothing sane is left. */
+                fprintf(stderr, "gpucensus: gather: no memory for rank %d's %zu bytes\n", r, lens[r]);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            MPI_Irecv(blobs[r], (int)lens[r], MPI_BYTE, r, TAG_DATA, w->comm, &dreq[r]);
+            inflight++;
         }
         for (int r = 1; r < w->size; r++) {
             if (dreq[r] == MPI_REQUEST_NULL)
@@ -489,12 +513,18 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
                 MPI_Error_string(rc, s, &sl);
                 fprintf(stderr, "gpucensus: gather: MPI error receiving rank %d's results: %s; "
                                 "it is taken as lost\n", r, s);
-                free((*blobs)[r]);
-                (*blobs)[r] = NULL;
-                (*lens)[r] = 0;
+                free(blobs[r]);
+                blobs[r] = NULL;
+                lens[r] = 0;
                 w->lost[r] = 1;
                 dreq[r] = MPI_REQUEST_NULL;
+                inflight--;
                 f = 1;
+            } else if (f) {
+                inflight--;
+                /* arrived: analysed now, while others still send */
+                on_blob(ctx, r, blobs[r], lens[r]);
+                blobs[r] = NULL;
             }
             busy |= f;
         }
@@ -512,6 +542,9 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
     if (w->mode != GC_PROGRESS_OFF && !w->printed_end)
         print_progress(w, gc_now_s());
     free(dreq);
+    free(blobs);
+    free(lens);
+    free(queue);
     return nlost;
 }
 

@@ -59,12 +59,15 @@ int gc_watch_abandoned(const gc_watch *w);
 /* Why the run is abandoned ("another rank was lost", "stopped by
  * SIGTERM", ...); "" while it is not. */
 const char *gc_watch_reason(const gc_watch *w);
-/* Rank 0 receives every rank's bytes. On rank 0: blobs/lens (NULL/0 for
- * a rank that sent nothing) and lost[r] = 1 for a rank given up on, arrays
- * of size ranks owned by the caller. Other ranks send and return. Returns
- * the number of lost ranks (rank 0), 0 elsewhere, or -1 (err set). */
-int gc_watch_gather(gc_watch *w, const void *data, size_t len, uint8_t ***blobs,
-                    size_t **lens, int **lost, gc_err *err);
+/* Rank 0 receives every rank's bytes and hands each to on_blob as it
+ * arrives (rank 0's own first), which owns them (free()); a rank that sent
+ * nothing is handed NULL/0. lost[r] = 1 for a rank given up on (never
+ * handed), an array of size ranks owned by the caller. Other ranks send
+ * and return. Returns the number of lost ranks (rank 0), 0 elsewhere, or
+ * -1 (err set). */
+typedef void (*gc_gather_fn)(void *ctx, int rank, uint8_t *data, size_t len);
+int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_blob, void *ctx,
+                    int **lost, gc_err *err);
 /* A run with lost ranks cannot end in MPI_Finalize (the lost ones never
  * arrive): rank 0, once its catalogue is written, releases the ranks that
  * delivered and aborts the job; they wait for that word (at most

@@ -528,5 +528,28 @@ int main(void)
         gc_detect_free(d);
         gc_gpu_free(&gg);
     }
+    /* det_median_of selects (no sort): the same median as sorting, odd and
+     * even counts, ties, sorted and reversed input */
+    {
+        uint64_t x = 88172645463325252ull;
+        for (int t = 0; t < 200; t++) {
+            size_t n = 1 + (size_t)(t * 37 % 301);
+            double a[301], b[301];
+            for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                a[i] = t % 3 == 0 ? (double)(x % 7) : t % 3 == 1 ? (double)i : (double)(n - i) + (double)(x % 1000) * 1e-3;
+                b[i] = a[i];
+            }
+            for (size_t i = 1; i < n; i++)   /* insertion sort: the reference */
+                for (size_t k = i; k > 0 && b[k - 1] > b[k]; k--) {
+                    double y = b[k];
+                    b[k] = b[k - 1];
+                    b[k - 1] = y;
+                }
+            double want = n % 2 ? b[n / 2] : 0.5 * (b[n / 2 - 1] + b[n / 2]);
+            double got = det_median_of(a, n);
+            CHECK(got == want, "median of %zu values (case %d): %g, sorted says %g", n, t, got, want);
+        }
+    }
     CHECK_DONE();
 }

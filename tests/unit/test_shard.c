@@ -404,7 +404,10 @@ static void test_record(void)
         gc_point_summary(&g.points[i], &a);
         gc_point_summary(&g2.points[i], &b);
         CHECK(g2.points[i].has_sum && g2.points[i].hist.total == 0, "point %zu: summary only", i);
-        CHECK(memcmp(&a, &b, sizeof a) == 0, "point %zu: summary differs", i);
+        /* what rank 0 uses; min, mean and stddev stay in the shard */
+        CHECK(a.count == b.count && a.p1 == b.p1 && a.p5 == b.p5 && a.p50 == b.p50 && a.p95 == b.p95 &&
+              a.p99 == b.p99 && a.max == b.max, "point %zu: summary differs", i);
+        CHECK(isnan(b.min) && isnan(b.mean) && isnan(b.stddev), "point %zu: min, mean, stddev", i);
         CHECK(gc_point_count(&g2.points[i]) == g.points[i].hist.total, "point %zu: count", i);
         CHECK(strcmp(g.points[i].metric, g2.points[i].metric) == 0 &&
               g.points[i].ctx.n == g2.points[i].ctx.n, "point %zu: context", i);

@@ -1,0 +1,436 @@
+/* Rank 0's collector. See collect.h. */
+#include "collect.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "catalogue_int.h"
+#include "fsutil.h"
+#include "jsonw.h"
+#include "links.h"
+#include "model_json.h"
+#include "verdicts.h"
+
+/* What is kept of one GPU once its record has been analysed. */
+typedef struct slot {
+    int added;
+    int status;
+    int node_file;                 /* its record's note: GC_NODE_FILE_* */
+    long long text_off, rec_off;   /* in the spill file; rec_off -1: none */
+    size_t text_len, rec_len;
+    size_t npoints;
+    char missing[160];             /* why nothing came, for its node file */
+    int validated, models;         /* models present, with validation rows */
+    gc_err_stats raw[GC_NMODELS][GC_NREG], cal[GC_NMODELS][GC_NREG];
+} slot;
+
+struct gc_collect {
+    const char *out;
+    const gc_run_meta *run;
+    const gc_roster_entry *roster;
+    size_t n;
+    const char **nodes;            /* in the order the roster first names them */
+    size_t nnodes;
+    size_t *pos;                   /* roster index -> position in the catalogue */
+    size_t *at;                    /* position -> roster index */
+    size_t *node_of;               /* roster index -> index into nodes */
+    slot *s;
+    gc_brief *briefs;              /* by position */
+    gc_kdesc_set descs;
+    gc_links *links;
+    gc_verdicts *verdicts;
+    FILE *spill;                   /* unlinked */
+    long long spill_len;
+    char *buf;                     /* GC_JW_BUF */
+    char *text;                    /* one GPU's catalogue object */
+    size_t text_cap;
+};
+
+static FILE *open_spill(const char *dir, gc_err *err)
+{
+    int fd = -1;
+#ifdef O_TMPFILE
+    fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+#endif
+    if (fd < 0) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/.collect.XXXXXX", dir);
+        fd = mkstemp(p);
+        if (fd >= 0)
+            unlink(p);
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        gc_fail(err, GC_EIO, "%s: cannot make a temporary file for the catalogue", dir);
+    }
+    return f;
+}
+
+static int cmp_pos(const void *a, const void *b, void *ctx)
+{
+    const gc_collect *c = ctx;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if (c->node_of[x] != c->node_of[y])
+        return c->node_of[x] < c->node_of[y] ? -1 : 1;
+    int i = c->roster[x].local_index, j = c->roster[y].local_index;
+    if (i != j)
+        return i < j ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+gc_collect *gc_collect_new(const char *out_dir, const gc_run_meta *run,
+                           const gc_roster_entry *roster, size_t n, gc_err *err)
+{
+    gc_collect *c = calloc(1, sizeof *c);
+    if (!c) {
+        gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+        return NULL;
+    }
+    c->out = out_dir;
+    c->run = run;
+    c->roster = roster;
+    c->n = n;
+    gc_kdesc_set_embedded(&c->descs);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/nodes", out_dir);
+    if (gc_mkdir_p(path, err)) {
+        gc_collect_free(c);
+        return NULL;
+    }
+    size_t m = n ? n : 1;
+    c->nnodes = gc_cat_node_list(roster, n, &c->nodes);
+    c->pos = calloc(m, sizeof *c->pos);
+    c->at = calloc(m, sizeof *c->at);
+    c->node_of = calloc(m, sizeof *c->node_of);
+    c->s = calloc(m, sizeof *c->s);
+    c->briefs = calloc(m, sizeof *c->briefs);
+    c->links = gc_links_new(roster, n);
+    if (c->links)
+        gc_links_no_sizes(c->links);   /* the node files have them */
+    c->verdicts = gc_verdicts_new();
+    c->buf = malloc(GC_JW_BUF);
+    if (!c->nodes || !c->pos || !c->at || !c->node_of || !c->s || !c->briefs || !c->links ||
+        !c->verdicts || !c->buf) {
+        gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+        gc_collect_free(c);
+        return NULL;
+    }
+    /* nodes by name: a sorted copy, searched per rank */
+    for (size_t r = 0; r < n; r++) {
+        size_t k = 0;
+        while (k < c->nnodes && strcmp(c->nodes[k], roster[r].node) != 0)
+            k++;
+        c->node_of[r] = k;
+        c->at[r] = r;
+    }
+    qsort_r(c->at, n, sizeof *c->at, cmp_pos, c);
+    for (size_t p = 0; p < n; p++)
+        c->pos[c->at[p]] = p;
+    if (!(c->spill = open_spill(out_dir, err))) {
+        gc_collect_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void gc_collect_free(gc_collect *c)
+{
+    if (!c)
+        return;
+    if (c->spill)
+        fclose(c->spill);
+    gc_verdicts_free(c->verdicts);
+    gc_links_free(c->links);
+    gc_kdesc_set_free(&c->descs);
+    free(c->nodes);
+    free(c->pos);
+    free(c->at);
+    free(c->node_of);
+    free(c->s);
+    free(c->briefs);
+    free(c->buf);
+    free(c->text);
+    free(c);
+}
+
+static int spill_write(gc_collect *c, const void *p, size_t len, long long *off, gc_err *err)
+{
+    *off = c->spill_len;
+    if (len && fwrite(p, 1, len, c->spill) != len)
+        return gc_fail(err, GC_EIO, "%s: writing the catalogue's temporary file failed", c->out);
+    c->spill_len += (long long)len;
+    return 0;
+}
+
+static int spill_read(gc_collect *c, long long off, size_t len, void *p, gc_err *err)
+{
+    if (fflush(c->spill) != 0 ||
+        (len && pread(fileno(c->spill), p, len, (off_t)off) != (ssize_t)len))
+        return gc_fail(err, GC_EIO, "%s: reading the catalogue's temporary file failed", c->out);
+    return 0;
+}
+
+/* The GPU's object of catalogue.json, as the writer's pipeline formats it. */
+static int gpu_text(gc_collect *c, const gc_analysed *a, size_t *len, gc_err *err)
+{
+    char *t = NULL;
+    size_t tl = 0;
+    FILE *mf = open_memstream(&t, &tl);
+    if (!mf)
+        return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    gc_jw w;
+    gc_jw_init(&w, mf, c->buf, 0);
+    int rc = gc_cat_gpu_json(&w, a, 0, err);
+    if (!rc)
+        rc = gc_jw_finish(&w, "catalogue.json", err);
+    if (fclose(mf) != 0 && !rc)
+        rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    free(c->text);
+    c->text = t;
+    *len = tl;
+    return rc;
+}
+
+/* Everything the end needs of one analysed GPU; a->gpu may borrow from the blob. */
+static int keep(gc_collect *c, size_t r, const gc_analysed *a, const gc_blob *b, gc_err *err)
+{
+    slot *s = &c->s[r];
+    size_t p = c->pos[r];
+    size_t tl = 0;
+    int rc = gpu_text(c, a, &tl, err);
+    if (!rc)
+        rc = spill_write(c, c->text, tl, &s->text_off, err);
+    s->text_len = tl;
+    s->rec_off = -1;
+    if (!rc && b->data && a->gpu.npoints && a->gpu.points[0].has_sum) {
+        /* a record: kept for a node file rank 0 may have to write */
+        rc = spill_write(c, b->data, b->len, &s->rec_off, err);
+        s->rec_len = b->len;
+    }
+    if (rc)
+        return rc;
+    if (gc_links_add_node(c->links, &a->gpu, 1))
+        return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    gc_verdicts_gpu_at(c->verdicts, &a->gpu, a->sums, p);
+    gc_analysed_brief(&a->gpu, &c->briefs[p]);
+    s->status = a->gpu.status;
+    s->npoints = a->gpu.npoints;
+    if (!b->data)
+        snprintf(s->missing, sizeof s->missing, "%s", b->missing_reason);
+    s->node_file = a->note.node_file;
+    s->models = a->models.present;
+    if (s->models) {
+        s->validated = a->models.nrows > 0;
+        memcpy(s->raw, a->models.raw, sizeof s->raw);
+        memcpy(s->cal, a->models.cal, sizeof s->cal);
+    }
+    s->added = 1;
+    return 0;
+}
+
+int gc_collect_add(gc_collect *c, size_t r, const gc_blob *b, gc_err *err)
+{
+    if (r >= c->n || c->s[r].added)
+        return 0;
+    gc_analysed a;
+    if (gc_analyze_gpu(&c->roster[r], b, &c->descs, &a))
+        return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    int rc = keep(c, r, &a, b, err);
+    gc_analysed_free(&a);
+    return rc;
+}
+
+/* A node whose leader wrote no file: rank 0 writes it, each GPU from the
+ * shard it can read (a shared file system, its own node), else from its
+ * record (histograms null), else the failed GPU's placeholder. */
+static int node_file(gc_collect *c, size_t k, gc_blob_fetch shard_fetch, void *ctx, gc_err *err)
+{
+    size_t first = 0, cnt = 0;
+    for (size_t p = 0; p < c->n; p++)
+        if (c->node_of[c->at[p]] == k) {
+            if (!cnt)
+                first = p;
+            cnt++;
+        }
+    gc_analysed *g = calloc(cnt ? cnt : 1, sizeof *g);
+    void **owned = calloc(cnt ? cnt : 1, sizeof *owned);
+    int rc = g && owned ? 0 : gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    size_t nrec = 0;
+    for (size_t i = 0; i < cnt && !rc; i++) {
+        size_t r = c->at[first + i];
+        const slot *s = &c->s[r];
+        gc_blob b = { 0 };
+        int done = 0;
+        if (shard_fetch) {
+            /* the shard: a record's GPU only if it says what the record said */
+            shard_fetch(ctx, r, &b, &owned[i]);
+            gc_analysed a;
+            if (b.data && gc_analyze_gpu(&c->roster[r], &b, &c->descs, &a) == 0) {
+                if (s->rec_off < 0 || (a.gpu.status == s->status && a.gpu.npoints == s->npoints)) {
+                    g[i] = a;
+                    done = 1;
+                } else {
+                    gc_analysed_free(&a);
+                }
+            }
+            if (!done) {
+                free(owned[i]);
+                owned[i] = NULL;
+            }
+        }
+        if (!done && s->rec_off >= 0) {
+            uint8_t *d = malloc(s->rec_len ? s->rec_len : 1);
+            if (!d)
+                rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+            else if (!(rc = spill_read(c, s->rec_off, s->rec_len, d, err))) {
+                owned[i] = d;
+                b = (gc_blob){ .data = d, .len = s->rec_len };
+                nrec++;
+            } else {
+                free(d);
+            }
+        } else if (!done) {
+            b = (gc_blob){ 0 };
+            snprintf(b.missing_reason, sizeof b.missing_reason, "%s", s->missing);
+        }
+        if (!rc && !done && gc_analyze_gpu(&c->roster[r], &b, &c->descs, &g[i]))
+            rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    }
+    if (!rc)
+        rc = gc_cat_write_node_file(c->out, c->run, c->roster, c->n, c->nodes[k], g, cnt, c->buf, err);
+    if (!rc)
+        fprintf(stderr, "gpucensus: node %s: its leader wrote no node file (lost or failed); "
+                        "rank 0 wrote nodes/%s.json%s\n", c->nodes[k], c->nodes[k],
+                nrec ? ", histograms null for GPUs whose shard it cannot read (`gpucensus "
+                       "merge` on that node's shards has them)" : " from the node's shards");
+    for (size_t i = 0; g && owned && i < cnt; i++) {
+        gc_analysed_free(&g[i]);
+        free(owned[i]);
+    }
+    free(g);
+    free(owned);
+    return rc;
+}
+
+int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
+                      gc_catalogue_stats *stats, gc_err *err)
+{
+    memset(stats, 0, sizeof *stats);
+    int rc = 0;
+    for (size_t r = 0; r < c->n && !rc; r++)
+        if (!c->s[r].added) {
+            gc_blob b = { 0 };
+            snprintf(b.missing_reason, sizeof b.missing_reason, "nothing received");
+            rc = gc_collect_add(c, r, &b, err);
+        }
+    /* nodes whose leader wrote no file */
+    int *wrote = calloc(c->nnodes ? c->nnodes : 1, sizeof *wrote);
+    int *worst = calloc(c->nnodes ? c->nnodes : 1, sizeof *worst);
+    size_t *gpus = calloc(c->nnodes ? c->nnodes : 1, sizeof *gpus);
+    if (!rc && (!wrote || !worst || !gpus))
+        rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    for (size_t r = 0; r < c->n && !rc; r++) {
+        size_t k = c->node_of[r];
+        wrote[k] |= c->s[r].node_file == GC_NODE_FILE_WRITTEN;
+        gpus[k]++;
+        if (c->s[r].status > worst[k])
+            worst[k] = c->s[r].status;
+    }
+    for (size_t k = 0; k < c->nnodes && !rc; k++)
+        if (!wrote[k])
+            rc = node_file(c, k, shard_fetch, ctx, err);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/catalogue.json", c->out);
+    gc_afile cat;
+    if (!rc)
+        rc = gc_afile_open(&cat, path, err);
+    if (rc)
+        goto out;
+    gc_jw w;
+    gc_cat_doc_head(&w, cat.f, c->buf, "catalogue", c->run);
+    gc_jw_puts(&w, ",\n \"gpus\": [");
+    w.depth = 0;
+    gc_models_pool pool;
+    gc_models_pool_init(&pool, &c->descs);
+    size_t cap = 0;
+    for (size_t p = 0; p < c->n && !rc; p++) {
+        const slot *s = &c->s[c->at[p]];
+        if (s->text_len > cap) {
+            char *t = realloc(c->text, s->text_len);
+            if (!t) {
+                rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+                break;
+            }
+            c->text = t;
+            cap = s->text_len;
+        }
+        rc = spill_read(c, s->text_off, s->text_len, c->text, err);
+        gc_jw_puts(&w, p ? ",\n" : "\n");
+        gc_jw_put(&w, c->text, s->text_len);
+        if (s->models) {
+            gc_models m;
+            memset(&m, 0, sizeof m);
+            m.nrows = (size_t)s->validated;
+            memcpy(m.raw, s->raw, sizeof m.raw);
+            memcpy(m.cal, s->cal, sizeof m.cal);
+            gc_models_pool_add(&pool, &m);
+        }
+        stats->ok += s->status == GC_GPU_OK;
+        stats->partial += s->status == GC_GPU_PARTIAL;
+        stats->failed += s->status == GC_GPU_FAILED;
+    }
+    stats->gpus = (int)c->n;
+    stats->nodes = (int)c->nnodes;
+    if (!rc) {
+        gc_jw_puts(&w, "\n ],\n \"nodes\": ");
+        gc_jw_open(&w, "[");
+        for (size_t k = 0; k < c->nnodes; k++) {
+            gc_jw_next(&w);
+            gc_jw_open(&w, "{");
+            gc_jw_kstr(&w, "name", c->nodes[k]);
+            gc_jw_kint(&w, "gpus", (long long)gpus[k]);
+            gc_jw_kstr(&w, "status", gc_gpu_status_name(worst[k]));
+            char rel[GC_NODE_MAX + 16];
+            snprintf(rel, sizeof rel, "nodes/%s.json", c->nodes[k]);
+            gc_jw_kstr(&w, "file", rel);
+            gc_jw_close(&w, "}");
+        }
+        gc_jw_close(&w, "]");
+        gc_jw_puts(&w, ",\n \"links\": ");
+        w.depth0 = 1;
+        /* links in the catalogue's order: by the position of the GPU that
+         * measured them, as merge adds them node by node */
+        gc_links_order(c->links, c->pos);
+        char *vt = gc_verdicts_finish(c->verdicts, c->links, &w);
+        c->verdicts = NULL;
+        gc_jw_puts(&w, ",\n \"models\": ");
+        gc_models_pool_json(&w, &pool);
+        gc_jw_puts(&w, ",\n \"verdicts\": ");
+        gc_jw_puts(&w, vt ? vt : "[]");
+        gc_jw_puts(&w, "\n}\n");
+        free(vt);
+        rc = gc_jw_finish(&w, path, err);
+    } else {
+        gc_err ignored = { 0 };
+        gc_jw_finish(&w, path, &ignored);
+    }
+    if (!rc)
+        rc = gc_afile_commit(&cat, err);
+    else
+        gc_afile_abort(&cat);
+    if (!rc) {
+        stats->briefs = c->briefs;   /* by position, the catalogue's order */
+        c->briefs = NULL;
+    }
+out:
+    free(wrote);
+    free(worst);
+    free(gpus);
+    return rc;
+}
