@@ -78,6 +78,7 @@ typedef struct gc_det_gpu {
     double sm_clock_max_mhz;
     int numa_node;               /* -1 unknown */
     int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;   /* 0 unknown */
+    const char *pcie_switch;     /* the PCIe switch above it; NULL or "": none or unknown */
     int nvlink_links;            /* -1 unknown */
     gc_det_cond start, end;
     int throttled_points;        /* points flagged throttled */

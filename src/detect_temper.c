@@ -197,7 +197,7 @@ static int family(const lrec *l)
     return -1;
 }
 
-int det_common_end(gc_detect *d, const long *lsrc, const long *ldst)
+int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsigned char *covered)
 {
     static const char *const fam_name[FAM_N] = { "P2P", "host" };
     size_t ng = d->ng, nl = d->nl;
@@ -232,8 +232,8 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst)
     for (size_t gi = 0; gi < ng && !rc; gi++)
         for (int f = 0; f < FAM_N && !rc; f++) {
             size_t k = gi * FAM_N + (size_t)f;
-            if (all[k] < 2 || slow[k] != all[k])
-                continue;
+            if (all[k] < 2 || slow[k] != all[k] || (f == FAM_HOST && covered && covered[gi]))
+                continue;   /* covered: its NUMA node or switch is the common end (detect_topo.c) */
             /* P2P: every other end must be good with someone else, or
              * nothing tells this GPU from its partners */
             char names[220];

@@ -81,6 +81,7 @@ static const key_def keys[] = {
     D("launch.block_replacement_ns", block_replacement_ns, 0.1, 1e5),
     I("pcie.gen", pcie_gen, 1, 8),
     I("pcie.width", pcie_width, 1, 32),
+    I("pcie.switches", pcie_switches, 0, 64),
     D("pcie.gt_per_s_per_lane", pcie_gt_per_s_per_lane, 1, 256),
     D("pcie.h2d_pinned_gb_per_s", h2d_pinned_gb_per_s, 0.01, 10000),
     D("pcie.d2h_pinned_gb_per_s", d2h_pinned_gb_per_s, 0.01, 10000),
