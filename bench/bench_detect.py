@@ -9,7 +9,8 @@ two fleets are simulated:
            at 90% and 70%, a bimodal L2 latency (10% and 25% of samples
            1.6x slower), a slow host NUMA node (host copies of the 4 GPUs
            near it at 90% and 80%), one GPU's P2P 30% low, throttling under
-           sustained load, a flapping P2P link, another process on a GPU.
+           sustained load, a flapping P2P link, another process on a GPU,
+           the host copies of the 2 GPUs behind one PCIe switch at 90% and 80%.
 build/bench/bench_verdicts makes both in one process, each GPU the way a
 run's GPU goes (sim backend through the schedule, the rank's record, rank
 0's analysis, the catalogue writer's detector with the default rules): the
@@ -23,7 +24,7 @@ A fault instance is detected when every GPU it was injected into has a
 non-ok verdict itself or on a link that touches it; it is attributed when
 a reason names the right thing (hbm_* metrics; limit_pcie or its host
 links; limit_nvlink or its NVLink links; limit_clock; a distribution
-reason on a chase latency; the node's numa reason; common_end; limit_sustain;
+reason on a chase latency; the node's numa or pcie_switch reason; common_end; limit_sustain;
 a slow P2P link; a shared reason and no degraded verdict). A non-ok GPU,
 link or node that no fault touches is a false positive.
 
@@ -72,12 +73,17 @@ FAULTS = [
     ("sustain", "throttle after 1 s", "sustain", "throttle", 1.0, 1),
     ("flap", "P2P flapping x0.5", "p2p_bw", "flap", 0.5, 1),
     ("foreign", "another process", "gpu", "foreign_load", 0.85, 1),
+    # the 2 GPUs behind one PCIe switch (sim profile: 4 switches of 2 GPUs)
+    ("switch", "host copies -10%", "h2d_bw+d2h_bw", "scale", 0.90, 2),
+    ("switch", "host copies -20%", "h2d_bw+d2h_bw", "scale", 0.80, 2),
 ]
 # magnitude as a relative loss, for the targets (None: not a percentage fault)
 LOSS = {"-5%": 0.05, "-10%": 0.10, "-20%": 0.20, "x8 of x16": 0.5, "1 of 18 down": 0.056,
         "capped 90%": 0.10, "capped 70%": 0.30, "bimodal 10%": 0.06, "bimodal 25%": 0.15,
         "host copies -10%": 0.10, "host copies -20%": 0.20, "P2P -30%": 0.30,
         "throttle after 1 s": 0.30, "P2P flapping x0.5": 0.25, "another process": None}
+# faults found on the node's verdict (a NUMA node or switch named), not on the GPUs
+GROUP = {"numa": "numa", "switch": "pcie_switch"}
 
 
 def plan_text(base_plan, seed, faults):
@@ -108,7 +114,17 @@ def place(rng, n):
     rng.shuffle(halves)
     used_nodes = set()
     for spec in FAULTS:
-        if spec[5] == 4:
+        if spec[5] == 2:   # a switch: a quarter of a node of its own
+            while True:
+                node, h = halves.pop()
+                if node not in used_nodes:
+                    break
+            used_nodes.add(node)
+            q = rng.randrange(2)
+            gpus = [(node, h * 4 + q * 2 + i) for i in range(2)]
+            free -= {(node, g) for g in range(PER_NODE)}
+            out.append((spec, gpus))
+        elif spec[5] == 4:
             while True:
                 node, h = halves.pop()
                 if node not in used_nodes:
@@ -129,11 +145,16 @@ def run(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
+class ToolFailed(Exception):
+    """A tool failed in a worker (SystemExit there would hang the pool)."""
+
+
 def write_plan(path, base, seed, instances):
     faults = []
     for spec, gpus in instances:
         for node, gpu in gpus:
-            faults.append((node, gpu, spec[2], spec[3], spec[4]))
+            for metric in spec[2].split("+"):
+                faults.append((node, gpu, metric, spec[3], spec[4]))
     with open(path, "w") as f:
         f.write(plan_text(base, seed, faults))
 
@@ -150,8 +171,7 @@ def seed_fleets(args, work, n, seed):
     r = run([os.path.join(args.build, "bench", "bench_verdicts"), "-n", str(n), "-g", str(PER_NODE),
              "-o", d, hp, fp])
     if r.returncode != 0:
-        sys.stderr.write(r.stdout + r.stderr)
-        raise SystemExit(2)
+        raise ToolFailed(f"bench_verdicts, seed {seed}: {r.stdout}{r.stderr}")
     wall = time.monotonic() - t0
     kv = dict(l.split("=", 1) for l in r.stdout.split() if "=" in l)
     with open(os.path.join(d, "healthy.json")) as f:
@@ -172,15 +192,12 @@ def verify(args, d, n, plan, verdicts):
     m = os.path.join(d, "merge")
     r = run([bm, "-n", str(n), "-g", str(PER_NODE), "-r", "1", "-d", m, "-k", "-x", gc, plan])
     if r.returncode != 0:
-        sys.stderr.write(r.stdout + r.stderr)
-        raise SystemExit(2)
+        raise ToolFailed(f"bench_merge: {r.stdout}{r.stderr}")
     r = run([gc, "check", os.path.join(m, f"n{n}", "out"), "--json"])
     if r.returncode not in (0, 1, 2):
-        sys.stderr.write(r.stderr)
-        raise SystemExit(2)
+        raise ToolFailed(f"check: {r.stderr}")
     if json.loads(r.stdout) != verdicts:
-        sys.stderr.write(f"bench_detect: {d}: bench_verdicts and merge + check disagree\n")
-        raise SystemExit(2)
+        raise ToolFailed(f"{d}: bench_verdicts and merge + check disagree")
     shutil.rmtree(m)
 
 
@@ -204,8 +221,8 @@ def attributed(kind, v_gpu, links, node_v):
         return any(r == "limit_clock" for r, _ in rules)
     if kind == "l2_latency":
         return any(r == "distribution" and m.startswith("chase.latency") for r, m in rules)
-    if kind == "numa":
-        return any(r["rule"] == "numa" for r in (node_v or {}).get("reasons", []))
+    if kind in GROUP:
+        return any(r["rule"] == GROUP[kind] for r in (node_v or {}).get("reasons", []))
     if kind == "p2p_gpu":
         return any(r == "common_end" for r, _ in rules)
     if kind == "sustain":
@@ -229,11 +246,12 @@ def score(verdicts, instances):
     faulty = {g for _, gs in instances for g in gs}
     res = []
     for spec, gs in instances:
-        # a slow NUMA node is found when its node names it (the GPUs are not at fault)
-        det = all(gpus[g]["verdict"] != "ok" or g in bad_links for g in gs) if spec[0] != "numa" \
-            else attributed("numa", None, [], nodes.get(gs[0][0]))
-        att = all(attributed(spec[0], gpus.get(g), bad_links.get(g, []), nodes.get(g[0])) for g in gs) \
-            if spec[0] != "numa" else attributed("numa", None, [], nodes.get(gs[0][0]))
+        # a slow NUMA node or switch is found when its node names it (the GPUs are not at fault)
+        if spec[0] in GROUP:
+            det = att = attributed(spec[0], None, [], nodes.get(gs[0][0]))
+        else:
+            det = all(gpus[g]["verdict"] != "ok" or g in bad_links for g in gs)
+            att = all(attributed(spec[0], gpus.get(g), bad_links.get(g, []), nodes.get(g[0])) for g in gs)
         res.append((spec, det, att))
     fp = {"gpu": 0, "link": 0, "node": 0, "degraded": 0}
     fp_rules = {}
@@ -305,26 +323,31 @@ def main():
         times, walls = [], []
         jobs = [(args, work, n, seed) for seed in range(1, args.seeds + 1)]
         with multiprocessing.Pool(max(1, args.jobs)) as pool:
-            for (seed, fph, exh, frh, res, fpf, exf, frf, det_s,
-                 wall) in pool.imap_unordered(one_seed, jobs):
-                add(fp_h, fph)
-                add(rules_h, frh)
-                add(fp_f, fpf)
-                add(rules_f, frf)
-                examples += [f"healthy seed {seed}: {e}" for e in exh]
-                examples += [f"faulted seed {seed}: {e}" for e in exf]
-                times.append(det_s)
-                walls.append(wall)
-                for spec, det, att in res:
-                    s = stats.setdefault(spec[:2], [0, 0, 0])
-                    s[0] += 1
-                    s[1] += det
-                    s[2] += att
-                if args.progress:
-                    missed = [f"{k[0]} {k[1]}: {v[1]}/{v[0]}" for k, v in stats.items() if v[1] < v[0]]
-                    print(f"  seed {seed} ({len(walls)} of {args.seeds}): healthy fp {fp_h}, faulted fp "
-                          f"{fp_f}; missed so far: {', '.join(missed) or 'none'} "
-                          f"({time.monotonic() - t_start:.0f} s)", flush=True)
+            try:
+                for (seed, fph, exh, frh, res, fpf, exf, frf, det_s,
+                     wall) in pool.imap_unordered(one_seed, jobs):
+                    add(fp_h, fph)
+                    add(rules_h, frh)
+                    add(fp_f, fpf)
+                    add(rules_f, frf)
+                    examples += [f"healthy seed {seed}: {e}" for e in exh]
+                    examples += [f"faulted seed {seed}: {e}" for e in exf]
+                    times.append(det_s)
+                    walls.append(wall)
+                    for spec, det, att in res:
+                        s = stats.setdefault(spec[:2], [0, 0, 0])
+                        s[0] += 1
+                        s[1] += det
+                        s[2] += att
+                    if args.progress:
+                        missed = [f"{k[0]} {k[1]}: {v[1]}/{v[0]}" for k, v in stats.items() if v[1] < v[0]]
+                        print(f"  seed {seed} ({len(walls)} of {args.seeds}): healthy fp {fp_h}, faulted fp "
+                              f"{fp_f}; missed so far: {', '.join(missed) or 'none'} "
+                              f"({time.monotonic() - t_start:.0f} s)", flush=True)
+            except ToolFailed as e:
+                pool.terminate()
+                sys.stderr.write(f"bench_detect: {e}\n")
+                return 2
         print(f"\n== {n} GPUs, {args.seeds} seeds ({time.monotonic() - t_start:.0f} s; a seed's two "
               f"fleets {statistics.median(walls):.1f} s median)")
         print(f"{'fault':12} {'magnitude':18} {'instances':>9} {'recall':>7} {'attributed':>10}  target")

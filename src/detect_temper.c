@@ -234,10 +234,12 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
             size_t k = gi * FAM_N + (size_t)f;
             if (all[k] < 2 || slow[k] != all[k] || (f == FAM_HOST && covered && covered[gi]))
                 continue;   /* covered: its NUMA node or switch is the common end (detect_topo.c) */
-            /* P2P: every other end must be good with someone else, or
-             * nothing tells this GPU from its partners */
+            /* P2P: most other ends (at least 2) must be good with someone
+             * else, or nothing tells this GPU from its partners; a partner
+             * with its own fault (an NVLink down: all its links a little
+             * slow) does not hide this one */
             char names[220];
-            size_t n = 0, other_bad = 0, shown = 0;
+            size_t n = 0, other_bad = 0, other_good = 0, shown = 0;
             names[0] = '\0';
             for (size_t i = 0; i < nl; i++) {
                 if (family(&d->l[i]) != f || (lsrc[i] != (long)gi && ldst[i] != (long)gi))
@@ -246,6 +248,7 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
                 if (f == FAM_P2P && o >= 0 && o != (long)gi) {
                     size_t ko = (size_t)o * FAM_N + FAM_P2P;
                     other_bad += slow[ko] == all[ko];
+                    other_good += slow[ko] < all[ko];
                 }
                 const char *tail = strstr(d->v[ng + i].subject, ": ");
                 if (shown < 3 && n < sizeof names - 1) {
@@ -254,13 +257,14 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
                     shown++;
                 }
             }
-            if (other_bad)
+            if (f == FAM_P2P && (other_good < 2 || other_good <= other_bad))
                 continue;
             rc = det_add_reason(&d->v[gi], "common_end", f == FAM_P2P ? "p2p_links" : "host_links", slow[k],
                                 all[k], 1.0, "count", worst[k],
-                                "all %d %s links of this GPU are slow while their other ends are good "
+                                "all %d %s links of this GPU are slow while %s other ends are good "
                                 "elsewhere: the GPU (or its slot) is the common end: %.150s%s",
-                                all[k], fam_name[f], names, all[k] > 3 ? "; ..." : "");
+                                all[k], fam_name[f], f == FAM_P2P && other_bad ? "most of their" : "their",
+                                names, all[k] > 3 ? "; ..." : "");
             det_relevel(&d->v[gi]);
         }
     free(all), free(slow), free(worst);
