@@ -608,7 +608,9 @@ static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err
         b->attempts[it->id]++;
     /* a transient fault: its scale on the first measurement of an item only */
     faultset keep = b->f;
-    for (int m = 0; m < F_COUNT && b->attempt == 0; m++)
+    /* a pair item runs once per peer: its first pass is its round 0 */
+    int first_pass = t->peer_local_index >= 0 ? !t->round : b->attempt == 0;
+    for (int m = 0; m < F_COUNT && first_pass; m++)
         if (b->f.transient[m] > 0)
             b->f.scale[m] *= b->f.transient[m];
     if (!strcmp(name, "sustain"))

@@ -355,6 +355,11 @@ int cr_link_of(rd *r, json_t *o, size_t index, gc_det_link *l)
     }
     l->nominal_bps = n_req(r, o, "nominal_bps", "", 1, &rc);
     l->lambda = n_req(r, o, "lambda", "", 1, &rc);
+    /* only links measured again before blaming have it */
+    json_t *ag = json_object_get(o, "remeasured_bandwidth_bps");
+    if (ag && !json_is_number(ag) && !rc)
+        rc = cr_bad(r, "'remeasured_bandwidth_bps' must be a number");
+    l->again_bps = json_is_number(ag) ? json_number_value(ag) : NAN;
     json_t *sz = a_req(r, o, "sizes", "", &rc);
     double best = -1;
     l->top_bps = NAN;

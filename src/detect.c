@@ -704,6 +704,8 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
     }
     if (!rc)
         rc = det_judge_links(d, d->v + d->ng, lsrc, ldst);
+    if (!rc)
+        rc = det_temper_links(d);
     det_hostgroups hg = { 0 };
     if (!rc)
         rc = det_host_groups(d, lsrc, ldst, &hg);

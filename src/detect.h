@@ -105,6 +105,7 @@ typedef struct gc_det_link {
     double beta_bps, alpha_s;    /* NAN: no model */
     double nominal_bps, lambda;  /* NAN: unknown */
     double top_bps;              /* median bandwidth at the largest size, NAN: none */
+    double again_bps;            /* the same, measured again before blaming (confirm.c), NAN: not */
 } gc_det_link;
 
 /* A baseline: values per SKU, and per GPU UUID when it is a catalogue. */

@@ -141,6 +141,8 @@ int det_host_groups(gc_detect *d, const long *lsrc, const long *ldst, det_hostgr
 int det_host_group_reason(const det_hostgroup *g, gc_verdict *v);
 void det_host_groups_free(det_hostgroups *hg);
 void det_relevel(gc_verdict *v);
+/* A link's degraded bandwidth findings against its second measurement. */
+int det_temper_links(gc_detect *d);
 
 /* ---- the rules (detect_rules.c) --------------------------------------- */
 

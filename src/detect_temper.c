@@ -270,3 +270,54 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
     free(all), free(slow), free(worst);
     return rc;
 }
+
+/* ---- links measured again before blaming ------------------------------ */
+
+/* A link's degraded bandwidth findings against its second measurement
+ * (confirm.c: the pair measured again, remeasured_bandwidth_bps): held
+ * when the new median is still off by the degraded floor from the same
+ * reference, else suspect "not confirmed"; the note counts them, and the
+ * degraded findings of links not measured again (unconfirmed). */
+int det_temper_links(gc_detect *d)
+{
+    const gc_rules *R = d->r;
+    for (size_t i = 0; i < d->nl; i++) {
+        const lrec *l = &d->l[i];
+        gc_verdict *v = &d->v[d->ng + i];
+        if (v->level < GC_V_DEGRADED || v->level >= GC_V_FAILED)
+            continue;
+        double again = l->l.again_bps;
+        int confirmed = 0, not_held = 0, unconfirmed = 0;
+        for (size_t k = 0; k < v->nreasons; k++) {
+            gc_reason *r = &v->reasons[k];
+            if (r->severity < GC_V_DEGRADED || (strcmp(r->rule, "peers") && strcmp(r->rule, "baseline")) ||
+                (strcmp(r->metric, "beta_bps") && strcmp(r->metric, "top_bandwidth_bps")))
+                continue;
+            if (!isfinite(again) || !isfinite(r->reference) || r->reference <= 0) {
+                unconfirmed++;
+                continue;
+            }
+            double bad = (r->reference - again) / r->reference;
+            char t[96];
+            if (bad >= (!strcmp(r->rule, "baseline") ? R->base_rel_degraded : R->rel_degraded)) {
+                snprintf(t, sizeof t, " [confirmed: measured again: %.4g GB/s]", again / 1e9);
+                suffix(r, t);
+                confirmed++;
+            } else {
+                snprintf(t, sizeof t, "not confirmed (measured again: %.4g GB/s): ", again / 1e9);
+                r->severity = GC_V_SUSPECT;
+                prefix(r, t);
+                not_held++;
+            }
+        }
+        if (confirmed || not_held || unconfirmed) {
+            size_t n = strlen(v->note);
+            snprintf(v->note + n, sizeof v->note - n,
+                     "%smeasured again before blaming: %d degraded finding(s) confirmed, %d not "
+                     "(suspect), %d not measured again (unconfirmed)", n ? "; " : "", confirmed,
+                     not_held, unconfirmed);
+        }
+        det_relevel(v);
+    }
+    return 0;
+}
