@@ -34,6 +34,7 @@ the detector's time (median and max over seeds).
 
 usage: bench/bench_detect.py [--sizes 64,1024] [--seeds 20] [--plan configs/quick.cfg]
                              [--build build] [--jobs J] [--verify K] [--keep DIR] [--progress]
+                             [--first-seed S]
 Exit status: 0 when the targets hold (no false positive on healthy fleets,
 recall 1.0 for faults of 10% and more, >= 0.9 at 5%), 1 otherwise, 2 when
 a tool failed."""
@@ -178,7 +179,7 @@ def seed_fleets(args, work, n, seed):
         vh = json.load(f)
     with open(os.path.join(d, "faulted.json")) as f:
         vf = json.load(f)
-    if seed <= args.verify:
+    if seed < args.first_seed + args.verify:
         verify(args, d, n, fp, vf)
     if not args.keep:
         shutil.rmtree(d)
@@ -298,6 +299,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default=os.environ.get("DETECT_SIZES", "64,1024"))
     ap.add_argument("--seeds", type=int, default=int(os.environ.get("DETECT_SEEDS", "20")))
+    ap.add_argument("--first-seed", type=int, default=1,
+                    help="seeds first-seed .. first-seed + seeds - 1 (to split a long run)")
     ap.add_argument("--plan", default=os.path.join(ROOT, "configs", "quick.cfg"))
     ap.add_argument("--build", default=os.path.join(ROOT, os.environ.get("BUILD", "build")))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
@@ -321,7 +324,7 @@ def main():
         rules_h, rules_f = {}, {}
         examples = []
         times, walls = [], []
-        jobs = [(args, work, n, seed) for seed in range(1, args.seeds + 1)]
+        jobs = [(args, work, n, seed) for seed in range(args.first_seed, args.first_seed + args.seeds)]
         with multiprocessing.Pool(max(1, args.jobs)) as pool:
             try:
                 for (seed, fph, exh, frh, res, fpf, exf, frf, det_s,
