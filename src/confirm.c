@@ -171,37 +171,54 @@ static int slow_ends(const int *slow, size_t nslow, int item, int r, int src, in
     return n;
 }
 
+static int by_item(const void *a, const void *b, void *ctx)
+{
+    const double *l = ctx;
+    double x = l[*(const size_t *)a * GC_CONFIRM_LINK_W + 1], y = l[*(const size_t *)b * GC_CONFIRM_LINK_W + 1];
+    return (x > y) - (x < y);
+}
+
 size_t gc_confirm_pick_links(const double *links, size_t n, const gc_roster_entry *roster,
                              int size, int *out, size_t cap)
 {
     const size_t W = GC_CONFIRM_LINK_W;
     gc_rules R;
     gc_rules_default(&R);
-    double zd = fmax(R.z_degraded, gc_det_z_for(R.fleet_fp_rate, (double)n));
     double *col = malloc((n ? n : 1) * sizeof *col);
     int *slow = malloc((n ? n : 1) * 3 * sizeof *slow);
-    size_t nslow = 0, m = 0;
-    for (size_t i = 0; col && slow && i < n; i++) {
-        const double *x = links + i * W;
-        if (x[0] < 0 || !(x[3] > 0))
-            continue;
-        size_t k = 0;   /* the links of this item */
-        for (size_t j = 0; j < n; j++)
-            if (links[j * W] >= 0 && links[j * W + 1] == x[1] && links[j * W + 3] > 0)
-                col[k++] = links[j * W + 3];
-        if (k < (size_t)R.min_peers)
-            continue;
-        double med = median(col, k);
-        for (size_t j = 0; j < k; j++)
-            col[j] = fabs(col[j] - med);
-        double sigma = fmax(1.4826 * median(col, k), R.sigma_floor_rel * med);
-        double bad = med - x[3];
-        if (bad / sigma >= zd && bad / med >= R.rel_degraded) {
-            slow[3 * nslow] = (int)x[0];
-            slow[3 * nslow + 1] = (int)x[2];
-            slow[3 * nslow + 2] = (int)x[1];
-            nslow++;
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    size_t nslow = 0, m = 0, nv = 0;
+    for (size_t i = 0; idx && i < n; i++)
+        if (links[i * W] >= 0 && links[i * W + 3] > 0)
+            idx[nv++] = i;
+    double zd = fmax(R.z_degraded, gc_det_z_for(R.fleet_fp_rate, (double)nv));
+    if (idx)
+        qsort_r(idx, nv, sizeof *idx, by_item, (void *)links);
+    /* per item: its links' median and MAD, then the slow ones */
+    for (size_t s0 = 0; col && slow && idx && s0 < nv;) {
+        size_t e = s0;
+        while (e < nv && links[idx[e] * W + 1] == links[idx[s0] * W + 1])
+            e++;
+        size_t k = e - s0;
+        if (k >= (size_t)R.min_peers) {
+            for (size_t j = 0; j < k; j++)
+                col[j] = links[idx[s0 + j] * W + 3];
+            double med = median(col, k);
+            for (size_t j = 0; j < k; j++)
+                col[j] = fabs(links[idx[s0 + j] * W + 3] - med);
+            double sigma = fmax(1.4826 * median(col, k), R.sigma_floor_rel * med);
+            for (size_t j = s0; j < e; j++) {
+                const double *x = links + idx[j] * W;
+                double bad = med - x[3];
+                if (bad / sigma >= zd && bad / med >= R.rel_degraded) {
+                    slow[3 * nslow] = (int)x[0];
+                    slow[3 * nslow + 1] = (int)x[2];
+                    slow[3 * nslow + 2] = (int)x[1];
+                    nslow++;
+                }
+            }
         }
+        s0 = e;
     }
     for (size_t k = 0; k < nslow && m < cap; k++) {
         int src = slow[3 * k], dst = slow[3 * k + 1], item = slow[3 * k + 2], seen = 0;
@@ -222,6 +239,7 @@ size_t gc_confirm_pick_links(const double *links, size_t n, const gc_roster_entr
     }
     free(col);
     free(slow);
+    free(idx);
     return m;
 }
 
