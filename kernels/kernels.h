@@ -119,18 +119,24 @@ int gck_inst_throughput(int op, int ilp, uint32_t iters, gck_scratch *s,
                         uint64_t *ops_per_block, int *sms_seen, char *err, size_t errlen);
 
 /* STREAM kernels over `footprint` bytes of buf (split in 1/2/3 arrays for
- * copy/triad, each starting on a 2 MiB boundary; 16-byte accesses). kind:
- * 0 read, 1 write, 2 copy, 3 triad, 4 sparse. *blocks > 0: that grid,
- * grid-stride loops; 0: the full grid (one pass, each block a contiguous
- * run of each array; not for sparse), *blocks set to it. ms[i]: event
- * time of launch i; *bytes: read + written per launch. */
+ * copy/triad, each starting on a 2 MiB boundary). kind: 0 read, 1 write,
+ * 2 copy, 3 triad, 4 sparse. *blocks > 0: that grid, grid-stride loops
+ * with 16-byte accesses (vector_bytes 16, unroll 4 only); 0: the full grid
+ * (one pass, each block a contiguous run of unroll x threads vectors of
+ * vector_bytes (8 or 16) per array, unroll 1, 2, 4 or 8; not for sparse),
+ * *blocks set to it. ms[i]: event time of launch i; *bytes: read +
+ * written per launch. */
 int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks, int threads,
-                   uint32_t launches, float *ms, uint64_t *bytes, char *err, size_t errlen);
+                   int vector_bytes, int unroll, uint32_t launches, float *ms, uint64_t *bytes,
+                   char *err, size_t errlen);
 /* L2: about bytes_per_launch of reads (ld.global.cg) over an L2-resident
  * footprint per launch, in blocks of `threads` that each read several
- * chunks with many loads in flight; *blocks: the grid. */
-int gck_l2_run(void *buf, size_t footprint, size_t bytes_per_launch, int threads,
-               uint32_t launches, float *ms, uint64_t *bytes, int *blocks, char *err, size_t errlen);
+ * chunks of threads x unroll float4 (unroll 4, 8, 16 or 32); sweep 0: each block its own
+ * run of chunks, 1: the resident blocks on neighbouring chunks; *blocks:
+ * the grid; *readers: the resident blocks that read one chunk at once. */
+int gck_l2_run(void *buf, size_t footprint, size_t bytes_per_launch, int threads, int unroll,
+               int sweep, uint32_t launches, float *ms, uint64_t *bytes, int *blocks,
+               double *readers, char *err, size_t errlen);
 /* Shared memory: each thread reads 32-bit words at lane * stride_words
  * (bank conflicts for even strides), full occupancy. */
 int gck_smem_run(int stride_words, uint32_t iters, uint32_t launches, float *ms,

@@ -130,6 +130,25 @@ static int not_ours(gc_history *h, long long app, gc_err *err)
                    "(application_id 0x%llx)", h->path, (unsigned long long)app);
 }
 
+/* The switch to WAL needs the file to itself for a moment, and SQLite may
+ * answer BUSY at once, without its busy handler, while another writer
+ * creating the same new file holds a lock (t_history's concurrent adds met
+ * it): try again until the open's timeout. */
+static int to_wal(gc_history *h, gc_err *err)
+{
+    double until_s = gc_now_s() + h->timeout_s;
+    for (;;) {
+        int rc = sqlite3_exec(h->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            return 0;
+        if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+            return db_fail(h, rc, "switching it to WAL", err);
+        if (gc_now_s() >= until_s)
+            return db_fail(h, rc, "switching it to WAL", err);
+        sqlite3_sleep(20);
+    }
+}
+
 /* Ours (application id), or empty and writable: made ours. Several writers
  * may meet a new file at once (jobs ending together): the one that takes
  * the write lock first creates the tables; the others, looking again under
@@ -149,7 +168,7 @@ static int check_schema(gc_history *h, int write, gc_err *err)
     if (app != 0)
         return not_ours(h, app, err);
     /* WAL first (it cannot change inside a transaction) */
-    if ((rc = exec(h, "PRAGMA journal_mode=WAL", "switching it to WAL", err)))
+    if ((rc = to_wal(h, err)))
         return rc;
     if ((rc = exec(h, "BEGIN IMMEDIATE", "creating its tables", err)))
         return rc;

@@ -7,8 +7,6 @@
 
 #include <string.h>
 
-#define STREAM_THREADS 256
-
 static double theoretical_bps(const gc_cuda *c)
 {
     return c->dev.mem_clock_khz * 1e3 * (c->dev.bus_width_bits / 8.0) * 2.0;
@@ -58,11 +56,15 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
         return GC_ENOMEM;
     int blocks = full ? 0 : bps * c->dev.sm_count;
     int threads = (int)gc_cuda_num(t, "block_threads");
+    int vec = (int)gc_cuda_num(t, "vector_bytes"), unroll = (int)gc_cuda_num(t, "unroll");
     uint64_t bytes = 0;
     uint32_t done = 0, chunk = 5;
     while (done < total) {   /* chunks of launches, budget checked between */
         uint32_t n = total - done < chunk ? total - done : chunk;
-        if (gck_stream_run(kind, c->big, fp, &blocks, threads, n, ms, &bytes, msg, sizeof msg))
+        if (full)   /* gck_stream_run sets the full grid's size: 0 asks for it again */
+            blocks = 0;
+        if (gck_stream_run(kind, c->big, fp, &blocks, threads, vec, unroll, n, ms, &bytes, msg,
+                           sizeof msg))
             return gc_fail(err, GC_EDEVICE, "%s", msg);
         record_ms(&g->points[ip], ms, n, bytes);
         done += n;
@@ -96,13 +98,16 @@ int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!p)
         return GC_ENOMEM;
     int blocks = 0;
+    int threads = (int)gc_cuda_num(t, "block_threads"), unroll = (int)gc_cuda_num(t, "unroll");
+    int sweep = strcmp(gc_cuda_str(t, "order"), "sweep") == 0;
+    double readers = 0;
     uint64_t bytes = 0;
     char msg[256] = "";
     uint32_t done = 0, chunk = 5;
     while (done < total) {
         uint32_t n = total - done < chunk ? total - done : chunk;
-        if (gck_l2_run(c->big, fp, L2_LAUNCH_BYTES, STREAM_THREADS, n, ms, &bytes, &blocks, msg,
-                       sizeof msg))
+        if (gck_l2_run(c->big, fp, L2_LAUNCH_BYTES, threads, unroll, sweep, n, ms, &bytes, &blocks,
+                       &readers, msg, sizeof msg))
             return gc_fail(err, GC_EDEVICE, "%s", msg);
         record_ms(&g->points[ip], ms, n, bytes);
         done += n;
@@ -111,9 +116,9 @@ int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     }
     gc_ctx *x = &g->points[ip].ctx;
     gc_ctx_set_num(x, "grid_blocks", blocks);
-    gc_ctx_set_num(x, "block_threads", STREAM_THREADS);
     gc_ctx_set_num(x, "bytes_moved", (double)bytes);
     gc_ctx_set_num(x, "l2_bytes", (double)c->dev.l2_bytes);
+    gc_ctx_set_num(x, "blocks_per_chunk", readers);
     return 0;
 }
 

@@ -56,9 +56,15 @@ static const gc_param_def hbm_p[] = {
     NUM("blocks_per_sm", 1, 32, 4),           /* grid stride: the grid, blocks_per_sm x SMs */
     STR("grid", stream_grids, "stride"),     /* full: one pass, a block per contiguous run */
     NUM("block_threads", 32, 1024, 256),
+    NUM("vector_bytes", 8, 16, 16),          /* full grid: 8 or 16 bytes a load or store */
+    NUM("unroll", 1, 8, 4),                  /* full grid: 1, 2, 4 or 8 vectors per thread and array */
 };
+static const char *const l2_orders[] = { "chunk", "sweep", NULL };
 static const gc_param_def l2_p[] = {
     NUM("footprint_bytes", 64 * KiB, 1 * GiB, 16 * MiB),
+    NUM("block_threads", 32, 1024, 256),
+    NUM("unroll", 4, 32, 16),                /* float4 loads in flight per thread: 4, 8, 16 or 32 */
+    STR("order", l2_orders, "chunk"),        /* sweep: resident blocks on neighbouring chunks */
 };
 static const gc_param_def smem_p[] = {
     NUM("stride_words", 1, 32, 1),

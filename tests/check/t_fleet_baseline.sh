@@ -13,7 +13,7 @@ cd "$ROOT" || die "cd"
 command -v python3 >/dev/null || skip "no python3"
 
 n=0
-for d in results/fleet/*-quick* results/fleet/*-default; do
+for d in results/fleet/*-quick* results/fleet/*-default; do   # not *-default-failed: items failed by a bug of that commit (results/fleet/README.md), suspect as it should be
     [ -f "$d/catalogue.json" ] || continue
     case "$d" in *-shared) continue ;; esac   # another process on the GPU: t_shared
     "$GC" check "$d" --baseline configs/baselines >"$TMP/out" 2>&1
