@@ -188,6 +188,16 @@ int gck_held_count(void);
 const char *gck_held_name(int i);
 int gck_held_setup(gck_valid *v, int i, char *err, size_t errlen);
 int gck_held_run(gck_valid *v, uint32_t launches, float *ms, char *err, size_t errlen);
+/* Memory-level parallelism (kernels/mlp.cu): mode 0 inflight (R coalesced
+ * loads per warp round), 1 scattered loads, 2 a transpose's scattered
+ * stores, 3 gather (each lane chases its own random chain of lines), 4 as 0
+ * with a block barrier ending each round (256-thread blocks), 5 as 0 with as
+ * many stores as loads, over bytes (a power of two) of buf from word base_words on; warps_per_sm
+ * 1..64, requests 1/2/4/8, iters rounds. *cycles: median over warps of SM
+ * cycles per round. */
+int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, int warps_per_sm,
+                int requests, int sms, uint32_t iters, uint64_t base_words, double *cycles,
+                char *err, size_t errlen);
 
 
 /* ------------------------------------------------------------------------

@@ -125,6 +125,7 @@ static const struct { const char *name; driver_fn fn; } drivers[] = {
     { "smem_bw", gc_cuda_smem },
     { "launch", gc_cuda_launch },
     { "valid", gc_cuda_valid },
+    { "mlp", gc_cuda_mlp },
     { "xfer", gc_cuda_xfer },
     { "p2p", gc_cuda_p2p },
     { "net", gc_cuda_net },

@@ -221,6 +221,8 @@ static const metric_def M_INST_LAT[] = { { "latency", "cycles", 100 },
 static const metric_def M_INST_THR[] = { { "throughput", "ops_per_cycle_per_sm", 1000 } };
 static const metric_def M_BW[] = { { "bandwidth", "bytes_per_s", 1 } };
 static const metric_def M_TIME[] = { { "time", "ns", 1000 } };
+static const metric_def M_MLP_LAT[] = { { "latency", "cycles", 100 } };
+static const metric_def M_MLP_SECT[] = { { "sector_cycles", "cycles", 1000 } };
 static const metric_def M_BLOCKS[] = { { "block_interval", "ns", 1000 } };
 const metric_def M_XFER[] = { { "time", "ns", 1000 },
     { "bandwidth", "bytes_per_s", 1 }, { "bandwidth_to_peer", "bytes_per_s", 1 },
@@ -526,6 +528,39 @@ static int setup_valid(const gc_backend *b, const gc_task *t, job *j, gc_err *er
                         b->f.scale[F_HBM_BW], &j->u.t.ns, &j->ctx, err);
 }
 
+/* bench mlp (cuda_mlp.c): the sim's own rules, not the GPU's. inflight:
+ * the unloaded DRAM latency until N = warps x requests 128-byte requests
+ * per SM fill the achieved bandwidth, then N x 128 bytes over it; gather:
+ * the DRAM latency and one uncoalesced departure; scattered
+ * loads: a sector at the L2 bandwidth, scattered stores: a DRAM fetch
+ * (dram_fetch_bytes) each way at the HBM bandwidth. */
+static int setup_mlp(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
+{
+    (void)err;
+    const gc_sim_profile *p = &b->prof;
+    double cyc_s = p->sm_count * p->sm_clock_mhz * 1e6 * b->f.scale[F_SM_CLOCK];
+    double hbm_bpc = sim_hbm_bps(b, "read", 32) / cyc_s, l2_bpc = p->l2_tb_per_s * 1e12 / cyc_s;
+    const char *mode = sim_pstr(t->item, "mode");
+    double n = sim_pnum(t->item, "warps_per_sm") * sim_pnum(t->item, "requests");
+    if (!strcmp(mode, "inflight_copy"))   /* loads and stores: copy bandwidth, 2n requests */
+        j->u.t.ns = fmax(p->dram_latency_cycles * b->f.scale[F_DRAM_LAT],
+                         2 * n * 128 / (sim_hbm_bps(b, "copy", 32) / cyc_s));
+    else if (!strncmp(mode, "inflight", 8))   /* sync: a 20% tail */
+        j->u.t.ns = fmax(p->dram_latency_cycles * b->f.scale[F_DRAM_LAT], n * 128 / hbm_bpc) *
+                    (strcmp(mode, "inflight") ? 1.2 : 1.0);
+    else if (!strcmp(mode, "gather"))   /* one uncoalesced request's departure on top */
+        j->u.t.ns = p->dram_latency_cycles * b->f.scale[F_DRAM_LAT] + p->departure_uncoalesced_cycles;
+    else if (!strcmp(mode, "scatter_load"))
+        j->u.t.ns = 32 / l2_bpc;
+    else
+        j->u.t.ns = 2 * p->dram_fetch_bytes / hbm_bpc;
+    j->u.t.slow = 0;
+    j->draw = draw_time;
+    j->metrics = strncmp(mode, "inflight", 8) && strcmp(mode, "gather") ? M_MLP_SECT : M_MLP_LAT;
+    j->nmetrics = 1;
+    return 0;
+}
+
 typedef int (*setup_fn)(const gc_backend *, const gc_task *, job *, gc_err *);
 
 static const struct { const char *name; setup_fn setup; } setups[] = {
@@ -533,7 +568,7 @@ static const struct { const char *name; setup_fn setup; } setups[] = {
     { "departure", setup_departure }, { "inst", setup_inst },
     { "hbm_bw", setup_hbm }, { "l2_bw", setup_l2 }, { "smem_bw", setup_smem },
     { "launch", setup_launch }, { "xfer", sim_setup_xfer }, { "p2p", sim_setup_p2p },
-    { "net", sim_setup_net }, { "valid", setup_valid },
+    { "net", sim_setup_net }, { "valid", setup_valid }, { "mlp", setup_mlp },
 };
 
 /* ---- the sampling loop ----------------------------------------------- */

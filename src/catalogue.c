@@ -16,8 +16,13 @@
 #include "model_json.h"
 #include "verdicts.h"
 
-static int write_node(const char *out_dir, const gc_run_meta *run, const char *node,
-                      const gc_analysed *gpus, size_t n, char *buf, gc_err *err)
+static int links_add(gc_links *l, const gc_analysed *a, size_t n);
+
+/* A node file: its GPUs with their points, and the links they measured
+ * with their per-size tables. */
+static int write_node(const char *out_dir, const gc_run_meta *run, const gc_roster_entry *roster,
+                      size_t nranks, const char *node, const gc_analysed *gpus, size_t n,
+                      char *buf, gc_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/nodes/%s.json", out_dir, node);
@@ -34,12 +39,18 @@ static int write_node(const char *out_dir, const gc_run_meta *run, const char *n
         gc_jw_next(&w);
         rc = gc_cat_gpu_json(&w, &gpus[i], 1, err);
     }
+    gc_links *links = rc ? NULL : gc_links_new(roster, nranks);
+    if (!rc && (!links || links_add(links, gpus, n)))
+        rc = gc_fail(err, GC_ENOMEM, "%s: out of memory", path);
     if (!rc) {
         gc_jw_close(&w, "]");
+        gc_jw_key(&w, "links");
+        gc_links_write(links, &w);
         gc_jw_close(&w, "}");
         gc_jw_put(&w, "\n", 1);
         rc = gc_jw_finish(&w, path, err);
     }
+    gc_links_free(links);
     if (rc)
         gc_afile_abort(&a);
     else
@@ -222,7 +233,8 @@ static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
         }
     }
     if (!pl->shard_fetch || j->by_rank0) {
-        j->rc = write_node(pl->out_dir, pl->run, pl->nodes[k], j->gpus, j->n, bufs, &j->err);
+        j->rc = write_node(pl->out_dir, pl->run, pl->roster, pl->nranks, pl->nodes[k], j->gpus, j->n,
+                           bufs, &j->err);
         if (j->rc || pl->node_only)
             return;
     }
@@ -343,6 +355,8 @@ static int write_all(const char *out_dir, const gc_run_meta *run, const gc_roste
     char *bufs = malloc(GC_JW_BUF);
     stats->briefs = calloc(nranks ? nranks : 1, sizeof *stats->briefs);
     gc_links *links = gc_links_new(roster, nranks);
+    if (links)
+        gc_links_no_sizes(links);   /* the node files have them */
     gc_verdicts *verdicts = gc_verdicts_new();   /* detect.c, fed as GPUs stream */
     gc_kdesc_set descs;
     gc_kdesc_set_embedded(&descs);

@@ -17,7 +17,9 @@
 #include "results.h"
 #include "shard.h"
 
-#define GC_SCHEMA_VERSION "1.0"
+/* 2.0: catalogue.json holds no points and no link size tables (the node
+ * files do); 1.0 held both (catread reads either). */
+#define GC_SCHEMA_VERSION "2.0"
 
 typedef struct gc_catalogue_stats {
     int nodes, gpus, ok, partial, failed;

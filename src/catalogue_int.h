@@ -10,9 +10,10 @@
 #include "jsonw.h"
 #include "results.h"
 
-/* One GPU object; with_hist: each point's conditions and histogram too
- * (node files). Nothing of the point is written when its histogram cannot
- * be encoded. */
+/* One GPU object; with_hist: its points, each with its summary, conditions
+ * and histogram (node files); otherwise the number of its points only
+ * (catalogue.json, schema 2). Nothing of a point is written when its
+ * histogram cannot be encoded. */
 int gc_cat_gpu_json(gc_jw *w, const gc_analysed *a, int with_hist, gc_err *err);
 /* The opening of both kinds of file: the object, its schema version, kind
  * and run metadata. */

@@ -164,13 +164,13 @@ static void summary_json(gc_jw *w, const gc_summary *s)
     gc_jw_close(w, "}");
 }
 
-static int point_json(gc_jw *w, const gc_point *p, const gc_summary *s, int with_hist, gc_err *err)
+static int point_json(gc_jw *w, const gc_point *p, const gc_summary *s, gc_err *err)
 {
     char *b64 = NULL;
     /* A point known only by its record (its node's leader was lost and
      * rank 0 cannot read its shard): histogram null, the shard has it. */
-    int no_hist = with_hist && p->has_sum && !p->enc;
-    if (with_hist && !no_hist) {
+    int no_hist = p->has_sum && !p->enc;
+    if (!no_hist) {
         /* Encoded first: a failure leaves nothing of the point written.
          * A point read from a shard already has its encoding. */
         gc_wbuf wb = { 0 };
@@ -193,7 +193,7 @@ static int point_json(gc_jw *w, const gc_point *p, const gc_summary *s, int with
         gc_jw_kstr(w, "error", p->error);
     flags_json(w, p->flags);
     summary_json(w, s);
-    if (with_hist) {
+    {
         gc_jw_key(w, "conditions");
         gc_jw_open(w, "{");
         cond_json(w, "before", &p->before);
@@ -241,7 +241,8 @@ static void shared_json(gc_jw *w, const gc_gpu *g)
     procs_json(w, "foreign_seen", seen, nseen);
 }
 
-static void gpu_head_json(gc_jw *w, const gc_gpu *g)
+/* full: a node file's (each parameter's source: the points it came from) */
+static void gpu_head_json(gc_jw *w, const gc_gpu *g, int full)
 {
     const gc_gpu_info *in = &g->info;
     gc_jw_kstr(w, "node", in->node);
@@ -331,25 +332,34 @@ static void gpu_head_json(gc_jw *w, const gc_gpu *g)
         gc_jw_kstr(w, "name", p->name);
         gc_jw_kreal(w, "value", p->value);
         gc_jw_kstr(w, "unit", p->unit);
-        gc_jw_kstr(w, "source", p->source);
+        if (full)
+            gc_jw_kstr(w, "source", p->source);
         gc_jw_close(w, "}");
     }
     gc_jw_close(w, "]");
 }
 
-/* One GPU object, with its points' histograms or not. */
+/* One GPU object: in a node file (with_hist) with its points, each with
+ * its summary, conditions and histogram, and its parameters' sources; in
+ * catalogue.json with the number of its points only. */
 int gc_cat_gpu_json(gc_jw *w, const gc_analysed *a, int with_hist, gc_err *err)
 {
     const gc_gpu *g = &a->gpu;
     const gc_summary *sums = a->sums;
     gc_jw_open(w, "{");
-    gpu_head_json(w, g);
+    gpu_head_json(w, g, with_hist);
     if (a->models.present)
-        gc_models_json(w, &a->models);
+        gc_models_json(w, &a->models, with_hist);
+    if (!with_hist) {
+        /* catalogue.json (schema 2): the points are in nodes/<node>.json */
+        gc_jw_kint(w, "points", (long long)g->npoints);
+        gc_jw_close(w, "}");
+        return 0;
+    }
     gc_jw_key(w, "results");
     gc_jw_open(w, "[");
     for (size_t i = 0; i < g->npoints; i++) {
-        int rc = point_json(w, &g->points[i], &sums[i], with_hist, err);
+        int rc = point_json(w, &g->points[i], &sums[i], err);
         if (rc)
             return rc;
     }

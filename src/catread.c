@@ -2,6 +2,7 @@
  * catread_par.c). See catread.h. */
 #include "catread.h"
 #include "catread_int.h"
+#include "catread_points.h"
 #include "fsutil.h"
 #include "quote.h"
 
@@ -242,7 +243,17 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
         if ((better || all) && isfinite(v) && gbuf_add(b, name, unit, better ? better : 1, v, NULL, 0))
             return gc_fail(r->err, GC_ENOMEM, "out of memory");
     }
-    json_t *res = a_req(r, o, "results", "", &rc);
+    json_t *res = NULL;
+    if (r->major == 1 || json_object_get(o, "results")) {
+        res = a_req(r, o, "results", "", &rc);
+    } else if (!rc) {
+        /* schema 2: a count here, the points in the node file */
+        long long np = i_req(r, o, "points", "", 0, 0, &rc);
+        if (!rc && np < 0)
+            rc = cr_bad(r, "'points' must be a count (0 or more)");
+        if (!rc && r->pts && np > 0 && !(res = gc_catpoints_gpu(r->pts, g->node, g->index, r->err)))
+            return r->err->code ? r->err->code : GC_EIO;
+    }
     json_array_foreach(res, i, e) {
         if (rc)
             break;
@@ -360,9 +371,10 @@ int cr_link_of(rd *r, json_t *o, size_t index, gc_det_link *l)
     if (ag && !json_is_number(ag) && !rc)
         rc = cr_bad(r, "'remeasured_bandwidth_bps' must be a number");
     l->again_bps = json_is_number(ag) ? json_number_value(ag) : NAN;
-    json_t *sz = a_req(r, o, "sizes", "", &rc);
+    /* schema 2: the top size's median here, the size table in the node file */
+    json_t *sz = r->major == 1 || json_object_get(o, "sizes") ? a_req(r, o, "sizes", "", &rc) : NULL;
     double best = -1;
-    l->top_bps = NAN;
+    l->top_bps = sz ? NAN : n_req(r, o, "bandwidth_top_p50_bps", "", 1, &rc);
     size_t i;
     json_t *e;
     json_array_foreach(sz, i, e) {
@@ -419,7 +431,6 @@ static int expect(rd *r, size_t *p, char c, const char *what)
     return 0;
 }
 
-static int det_gpu(sink *s, rd *r, json_t *o);
 
 static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
 {
@@ -430,7 +441,7 @@ static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
         (*p)++;
         return 0;
     }
-    if (!rc && is_gpus && s->gpu == det_gpu) {
+    if (!rc && is_gpus && s->gpu == cr_det_gpu && !r->pts) {   /* node files: one at a time */
         int closed;
         rc = cr_par_gpus(r, p, s, &n, &closed);
         if (rc || closed)
@@ -504,8 +515,12 @@ int cr_walk(rd *r, sink *s)
                 r->pos = start;
                 if (!strcmp(key, "schema_version")) {
                     have_version = 1;
-                    if (!json_is_string(v) || strcmp(json_string_value(v), "1.0"))
-                        rc = cr_bad(r, "schema_version must be \"1.0\" (the version this gpucensus reads)");
+                    /* 1.x: points inline; 2.x: points in the node files */
+                    const char *sv = json_is_string(v) ? json_string_value(v) : "";
+                    r->major = !strncmp(sv, "1.", 2) ? 1 : !strncmp(sv, "2.", 2) ? 2 : 0;
+                    if (!r->major || strspn(sv + 2, "0123456789") != strlen(sv + 2) || !sv[2])
+                        rc = cr_bad(r, "schema_version must be \"1.x\" or \"2.x\" (the versions this "
+                                       "gpucensus reads), not \"%.20s\"", sv);
                 } else {
                     rc = s->top(s, r, key, v);
                 }
@@ -538,7 +553,7 @@ int cr_walk(rd *r, sink *s)
 
 /* ---- catalogue -> detector --------------------------------------------- */
 
-static int det_gpu(sink *s, rd *r, json_t *o)
+int cr_det_gpu(sink *s, rd *r, json_t *o)
 {
     gc_det_gpu g;
     int rc = cr_gpu_of(r, o, s->rules, 0, &g, &s->b);
@@ -549,7 +564,7 @@ static int det_gpu(sink *s, rd *r, json_t *o)
     return rc;
 }
 
-static int det_link(sink *s, rd *r, json_t *o, size_t index)
+int cr_det_link(sink *s, rd *r, json_t *o, size_t index)
 {
     gc_det_link l;
     int rc = cr_link_of(r, o, index, &l);
@@ -560,7 +575,7 @@ static int det_link(sink *s, rd *r, json_t *o, size_t index)
     return rc;
 }
 
-static int cat_top(sink *s, rd *r, const char *key, json_t *v)
+int cr_cat_top(sink *s, rd *r, const char *key, json_t *v)
 {
     int rc = 0;
     if (!strcmp(key, "gpus") || !strcmp(key, "links"))
@@ -643,11 +658,12 @@ void cr_unload_file(char *buf, size_t len, int mapped)
         free(buf);
 }
 
-int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_detect *d,
-                             const gc_rules *rules, gc_catread_info *info, gc_err *err)
+/* pts: where schema 2's points are read (NULL: without them) */
+static int catalogue_mem(const char *name, const char *buf, size_t len, gc_catpoints *pts,
+                         gc_detect *d, const gc_rules *rules, gc_catread_info *info, gc_err *err)
 {
-    rd r = { .file = name, .buf = buf, .len = len, .err = err };
-    sink s = { .gpu = det_gpu, .link = det_link, .top = cat_top, .rules = rules, .d = d,
+    rd r = { .file = name, .buf = buf, .len = len, .err = err, .pts = pts };
+    sink s = { .gpu = cr_det_gpu, .link = cr_det_link, .top = cr_cat_top, .rules = rules, .d = d,
                .info = info };
     if (info)
         memset(info, 0, sizeof *info);
@@ -662,16 +678,26 @@ int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_d
     return rc;
 }
 
+int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_detect *d,
+                             const gc_rules *rules, gc_catread_info *info, gc_err *err)
+{
+    return catalogue_mem(name, buf, len, NULL, d, rules, info, err);
+}
+
 int gc_catread_catalogue(const char *path, gc_detect *d, const gc_rules *rules,
                          gc_catread_info *info, gc_err *err)
 {
     char *buf;
     size_t len;
     int mapped;
+    gc_catpoints *pts = gc_catpoints_new(path);
+    if (!pts)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
     int rc = cr_load_file(path, &buf, &len, &mapped, err);
-    if (rc)
-        return rc;
-    rc = gc_catread_catalogue_mem(path, buf, len, d, rules, info, err);
-    cr_unload_file(buf, len, mapped);
+    if (!rc) {
+        rc = catalogue_mem(path, buf, len, pts, d, rules, info, err);
+        cr_unload_file(buf, len, mapped);
+    }
+    gc_catpoints_free(pts);
     return rc;
 }

@@ -24,11 +24,30 @@ typedef struct gc_catread_info {
     size_t gpus, links;
 } gc_catread_info;
 
-/* Feeds every GPU and link of the catalogue to d (not finished). */
+/* Feeds every GPU and link of the catalogue to d (not finished). A schema-1
+ * catalogue has its points inline; a schema-2 one in its node files
+ * (DIR/nodes/<node>.json, catread_points.h), opened one at a time; a
+ * missing one is an error naming it. _mem: without node files (schema 2's
+ * points are then not judged). */
 int gc_catread_catalogue(const char *path, gc_detect *d, const gc_rules *r,
                          gc_catread_info *info, gc_err *err);
 int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_detect *d,
                              const gc_rules *r, gc_catread_info *info, gc_err *err);
+
+/* What check and report do without a baseline or rules of their own: a
+ * schema-2 catalogue's verdicts as the run wrote them (judged at rank 0
+ * on every point's summary; no node file is opened), into d, which then
+ * counts as finished; a schema-1 catalogue fed to d as
+ * gc_catread_catalogue does (its points are inline: judged again), and so
+ * is a schema-2 one whose verdicts are empty (the run left them out; an
+ * edited catalogue whose verdicts were emptied), its points from its node
+ * files (_mem: without). *as_written: 1 when the verdicts are the
+ * catalogue's (d finished), 0 when d is to be finished. */
+int gc_catread_verdicts(const char *path, gc_detect *d, const gc_rules *r, gc_catread_info *info,
+                        int *as_written, gc_err *err);
+int gc_catread_verdicts_mem(const char *name, const char *buf, size_t len, gc_detect *d,
+                            const gc_rules *r, gc_catread_info *info, int *as_written,
+                            gc_err *err);
 
 /* A baseline from a catalogue (every GPU by UUID and its SKU) or from a
  * reference file:

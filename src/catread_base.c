@@ -3,6 +3,7 @@
  * catalogue, read in two passes of the same streaming walk. */
 #include "catread.h"
 #include "catread_int.h"
+#include "catread_points.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -183,9 +184,11 @@ static int kind_top(sink *s, rd *r, const char *key, json_t *v)
     return 0;
 }
 
-/* One file's values into b (which may hold other files' already). */
-static int baseline_into(const char *name, const char *buf, size_t len, gc_baseline *b,
-                         gc_err *err)
+/* One file's values into b (which may hold other files' already). pts: a
+ * schema-2 catalogue's points from its node files (NULL: its parameters
+ * and links only). */
+static int baseline_into(const char *name, const char *buf, size_t len, gc_catpoints *pts,
+                         gc_baseline *b, gc_err *err)
 {
     gc_rules rules;
     gc_rules_default(&rules);
@@ -204,6 +207,7 @@ static int baseline_into(const char *name, const char *buf, size_t len, gc_basel
             s.top = ref_top;
         } else {
             s.gpus_optional = 0;
+            r.pts = pts;   /* the second pass reads each GPU's points */
             s.gpu = base_gpu;
             s.link = base_link;
             s.top = no_top_second;
@@ -225,7 +229,7 @@ int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_ba
     gc_baseline *b = gc_baseline_new(name);
     if (!b)
         return gc_fail(err, GC_ENOMEM, "out of memory");
-    int rc = baseline_into(name, buf, len, b, err);
+    int rc = baseline_into(name, buf, len, NULL, b, err);
     if (rc) {
         gc_baseline_free(b);
         return rc;
@@ -239,11 +243,15 @@ static int baseline_file_into(const char *path, gc_baseline *b, gc_err *err)
     char *buf;
     size_t len;
     int mapped;
+    gc_catpoints *pts = gc_catpoints_new(path);
+    if (!pts)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
     int rc = cr_load_file(path, &buf, &len, &mapped, err);
     if (!rc) {
-        rc = baseline_into(path, buf, len, b, err);
+        rc = baseline_into(path, buf, len, pts, b, err);
         cr_unload_file(buf, len, mapped);
     }
+    gc_catpoints_free(pts);
     return rc;
 }
 

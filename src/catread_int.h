@@ -9,12 +9,18 @@
 
 #include "catread.h"
 
+struct gc_catpoints;
+
 typedef struct rd {
     const char *file;
     const char *buf;
     size_t len, pos;       /* where the current element starts */
     char where[96];        /* e.g. gpus[3] */
     gc_err *err;
+    int major;             /* schema_version's major (0 until read) */
+    /* schema 2: where a GPU's points are read (its node file, opened only
+     * then); NULL: a GPU without "results" is read without its points */
+    struct gc_catpoints *pts;
 } rd;
 
 typedef struct gbuf {
@@ -34,6 +40,7 @@ typedef struct sink {
     gbuf b;
     int seen_kind, is_baseline;  /* is_baseline: a reference file, gpus/links are plain members */
     int gpus_optional;
+    int seen_verdicts;           /* catread_verdicts.c: a non-empty verdicts array */
     json_t *names;               /* catalogue baselines: "node/index" -> [name, uuid] */
     char kind[16], sku[96], plan[64];   /* plan: a catalogue baseline's run.plan_name */
     unsigned seen;               /* top-level members met: bit i = cr_top_names[i] */
@@ -50,7 +57,8 @@ int cr_bad(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cr_kind_catalogue(rd *r, json_t *v, const char *cmd);
 size_t cr_skip_ws(const rd *r, size_t p);
 /* A GPU object of the catalogue -> g (values in b). all: every parameter
- * and point (baselines); otherwise those the rules judge. */
+ * and point (baselines); otherwise those the rules judge. Its points are
+ * its "results" (schema 1), or its node file's when r->pts (schema 2). */
 int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, gbuf *b);
 int cr_link_of(rd *r, json_t *o, size_t index, gc_det_link *l);
 /* The whole file, each top-level member, GPU and link to s. */
@@ -58,6 +66,11 @@ int cr_walk(rd *r, sink *s);
 /* The GPUs array from *p (after its '[') by threads, while the scan can
  * follow it (catread_par.c). */
 int cr_par_gpus(rd *r, size_t *p, sink *s, size_t *n, int *closed);
+/* The detector's sink (catread.c): a GPU and a link judged, the top-level
+ * members checked. */
+int cr_det_gpu(sink *s, rd *r, json_t *o);
+int cr_det_link(sink *s, rd *r, json_t *o, size_t index);
+int cr_cat_top(sink *s, rd *r, const char *key, json_t *v);
 int cr_load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err);
 void cr_unload_file(char *buf, size_t len, int mapped);
 

@@ -164,6 +164,9 @@ static int usage(void)
                     "              (configs/baselines: one per SKU), or a history database (each\n"
                     "              GPU against its own last good runs: steps and drift)\n"
                     "  --prometheus: the verdicts and main parameters for node_exporter's textfile collector\n"
+                    "  without --baseline or --rules, a catalogue of schema 2 gives the run's own verdicts\n"
+                    "  (nothing judged again, no node file opened); with either, every GPU is judged again,\n"
+                    "  its points read from OUT/nodes/<node>.json\n"
                     "exit codes: 0 all ok, 1 suspects only, 2 degraded or failed, 3 could not judge\n");
     return GC_CHECK_ERROR;
 }
@@ -215,9 +218,16 @@ int gc_check_main(int argc, char **argv)
     }
     gc_detect *d = gc_detect_new(&rules, base);
     gc_catread_info info;
+    int as_written = 0;
     if (!d)
         rc = gc_fail(&e, GC_ENOMEM, "out of memory");
-    if (!rc)
+    /* Without a baseline or rules of its own, a compact catalogue's
+     * verdicts are the run's (it judged every point; the points are in the
+     * node files, not opened here). Otherwise judged again, each GPU's
+     * points read from its node file. */
+    if (!rc && !base && !rules_path)
+        rc = gc_catread_verdicts(path, d, &rules, &info, &as_written, &e);
+    else if (!rc)
         rc = gc_catread_catalogue(path, d, &rules, &info, &e);
     if (!rc && info.gpus == 0)
         rc = gc_fail(&e, GC_EINVAL, "%s: no GPU in this catalogue: nothing to judge", path);
@@ -246,7 +256,8 @@ int gc_check_main(int argc, char **argv)
         printf("gpucensus check %s: %zu GPUs, %zu links (backend %s, plan %s, started %s)\n"
                "rules: %s; baseline: %s\n\n",
                path, info.gpus, info.links, T(info.backend), info.plan_name[0] ? T(info.plan_name) : "?",
-               info.start_time[0] ? T(info.start_time) : "?", rules.file,
+               info.start_time[0] ? T(info.start_time) : "?",
+               as_written ? "the run's (its verdicts as written; --rules to judge again)" : rules.file,
                base ? gc_baseline_source(base) : "none (peers and limits)");
         gc_check_print(stdout, d);
         static const char *const what[3] = { "all ok", "suspects or inconclusive only", "degraded or failed" };

@@ -501,6 +501,7 @@ int gc_derive_params(gc_gpu *g)
     inst_params(g);
     misc_params(g);
     sustain_params(g);
+    gc_derive_mlp(g);
     return 0;
 }
 

@@ -209,6 +209,10 @@ int gc_baseline_add_reason(gc_baseline *b, const char *uuid, const gc_reason *r)
 
 size_t gc_detect_count(const gc_detect *d);
 const gc_verdict *gc_detect_verdict(const gc_detect *d, size_t i);
+/* A verdict as a catalogue holds it (check and report on a compact
+ * catalogue repeat the run's verdicts, catread_verdicts.c): copied in; the
+ * detector then counts as finished (gc_detect_finish judges nothing). */
+int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err);
 /* Worst level over all subjects. */
 int gc_detect_worst(const gc_detect *d);
 /* The "verdicts" array as JSON text (malloc'd), lines after the first

@@ -69,6 +69,24 @@ gc_verdict *det_new_verdict(gc_detect *d, int type)
     return v;
 }
 
+int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err)
+{
+    gc_verdict *n = det_new_verdict(d, v->type);
+    gc_reason *rs = v->nreasons ? malloc(v->nreasons * sizeof *rs) : NULL;
+    if (!n || (v->nreasons && !rs)) {
+        free(rs);
+        if (n)
+            d->nv--;
+        return gc_fail(err, GC_ENOMEM, "detect: out of memory");
+    }
+    *n = *v;
+    if (rs)
+        memcpy(rs, v->reasons, v->nreasons * sizeof *rs);
+    n->reasons = rs;
+    d->finished = 1;   /* as written: nothing left to judge */
+    return 0;
+}
+
 int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double value,
                    double ref, double dev, const char *dev_unit, int sev, const char *fmt, ...)
 {

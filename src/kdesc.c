@@ -22,7 +22,7 @@ const char *const gc_cp_class_names[GC_CP_NCLASS] = {
 static const char *const kernel_keys[] = {
     "name", "origin", "arch", "source_sha256", "tool", "grid_blocks", "block_threads",
     "registers_per_thread", "smem_static_bytes", "smem_dynamic_bytes", "insts", "mem",
-    "syncs", "critical_path", NULL };
+    "syncs", "smem_wavefronts", "critical_path", NULL };
 static const char *const mem_keys[] = { "op", "count", "bytes_per_thread", "sectors_per_inst",
                                         "lines_per_inst", "dram_ratio", NULL };
 
@@ -191,6 +191,7 @@ static int load_kernel(const gc_cfg *c, const config_t *cfg, gc_kdesc *d)
         (rc = get_num(c, k, "kernel", "smem_static_bytes", 0, 1, 0, 1 << 20, &ss)) ||
         (rc = get_num(c, k, "kernel", "smem_dynamic_bytes", 0, 1, 0, 1 << 20, &sd)) ||
         (rc = get_num(c, k, "kernel", "syncs", 0, 0, 0, 1e12, &d->syncs)) ||
+        (rc = get_num(c, k, "kernel", "smem_wavefronts", 0, 0, 0, 1e12, &d->smem_wavefronts)) ||
         (rc = get_classes(c, k, "insts", gc_kd_class_names, GC_KD_NCLASS, d->insts)) ||
         (rc = get_mem(c, k, d)) ||
         (rc = get_classes(c, k, "critical_path", gc_cp_class_names, GC_CP_NCLASS,
@@ -201,6 +202,8 @@ static int load_kernel(const gc_cfg *c, const config_t *cfg, gc_kdesc *d)
     d->registers_per_thread = (int)regs;
     d->smem_static_bytes = (long long)ss;
     d->smem_dynamic_bytes = (long long)sd;
+    if (!config_setting_get_member(k, "smem_wavefronts"))
+        d->smem_wavefronts = d->insts[GC_KD_SMEM];   /* no bank conflicts */
     if (gc_kdesc_total_insts(d) <= 0)
         return fail_at(c, k, "kernel.insts", "the kernel executes no instruction at all");
     return 0;

@@ -48,6 +48,9 @@ typedef struct gc_kdesc {
     int nmem;
     gc_kdesc_mem mem[GC_KD_MAX_MEM];
     double syncs;
+    double smem_wavefronts;    /* shared-memory wavefronts per warp (optional key: each
+                                * access's bank-conflict ways, a profile's; default
+                                * insts.smem, conflict-free) */
     double critical_path[GC_CP_NCLASS];
 } gc_kdesc;
 

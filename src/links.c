@@ -66,6 +66,7 @@ struct gc_links {
     size_t gpu_first;        /* links of the GPU being added start here */
     gc_link_observer obs;    /* told of each link as it is written */
     void *obs_ctx;
+    int no_sizes;            /* catalogue.json: the size tables are the node files' */
 };
 
 void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx)
@@ -113,6 +114,11 @@ void gc_links_free(gc_links *l)
     free(l->ranks);
     free(l->v);
     free(l);
+}
+
+void gc_links_no_sizes(gc_links *l)
+{
+    l->no_sizes = 1;
 }
 
 size_t gc_links_count(const gc_links *l)
@@ -433,7 +439,9 @@ static double concurrent_share(const gc_links *l, const lk *x, const lk_size *s,
     return share;
 }
 
-static void model_json(gc_jw *w, const gc_xfer_model *m)
+/* brief: catalogue.json's (no fit description, and no segments where one
+ * line is the model: its alpha, beta and size range are the model's) */
+static void model_json(gc_jw *w, const gc_xfer_model *m, int brief)
 {
     gc_jw_key(w, "model");
     gc_jw_open(w, "{");
@@ -443,7 +451,12 @@ static void model_json(gc_jw *w, const gc_xfer_model *m)
     gc_jw_kreal(w, "max_rel_residual", m->max_rel_residual);
     gc_jw_kreal(w, "size_min_bytes", m->size_min);
     gc_jw_kreal(w, "size_max_bytes", m->size_max);
-    gc_jw_kstr(w, "fit", "relative least squares, Huber-reweighted, on per-size medians");
+    if (brief && m->nseg <= 1) {
+        gc_jw_close(w, "}");
+        return;
+    }
+    if (!brief)
+        gc_jw_kstr(w, "fit", "relative least squares, Huber-reweighted, on per-size medians");
     gc_jw_key(w, "segments");
     gc_jw_open(w, "[");
     for (size_t k = 0; k < m->nseg; k++) {
@@ -523,9 +536,10 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l)
     gc_jw_kint(w, "gpu_index", x->by.gpu_index);
     gc_jw_kint(w, "rank", x->by.rank);
     gc_jw_close(w, "}");
-    gc_jw_key(w, "sizes");
-    gc_jw_open(w, "[");
-    for (size_t i = 0; i < ns; i++) {
+    gc_jw_kreal(w, "bandwidth_top_p50_bps", ns && s[ns - 1].has_bw ? s[ns - 1].bw50 : NAN);
+    if (!l->no_sizes)
+        gc_jw_key(w, "sizes"), gc_jw_open(w, "[");
+    for (size_t i = 0; i < ns && !l->no_sizes; i++) {
         double pr = ok ? gc_xfer_predict(&m, s[i].bytes * mult) : NAN;
         gc_jw_next(w);
         gc_jw_open(w, "{");
@@ -544,9 +558,10 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l)
         gc_jw_kreal(w, "bandwidth_from_peer_p50_bps", s[i].from50 > 0 ? s[i].from50 : NAN);
         gc_jw_close(w, "}");
     }
-    gc_jw_close(w, "]");
+    if (!l->no_sizes)
+        gc_jw_close(w, "]");
     if (ok)
-        model_json(w, &m);
+        model_json(w, &m, l->no_sizes);
     else
         gc_jw_knull(w, "model");
     chase_json(w, &x->chase);

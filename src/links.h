@@ -23,6 +23,10 @@ gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks);
 int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n);
 /* Writes the "links" array (the value, after its key). */
 void gc_links_write(gc_links *l, gc_jw *w);
+/* Links written without their per-size tables (catalogue.json: a node
+ * file holds each link's sizes, among the links its GPUs measured);
+ * bandwidth_top_p50_bps stays in both. */
+void gc_links_no_sizes(gc_links *l);
 
 /* What the JSON says of a link, to an observer called as each link is
  * written (the verdicts, verdicts.c). NULL strings and NAN numbers are

@@ -57,6 +57,28 @@ const gc_hw_def gc_hw_defs[HW_N] = {
     [HW_BLOCK_CYCLES] = { "block_interval_cycles", "block scheduler interval", "cycles" },
     [HW_BLOCK_LAT] = { "block_replacement_cycles", "block replacement latency", "cycles" },
     [HW_FETCH_BYTES] = { "dram_fetch_bytes", "DRAM fetch granularity", "bytes" },
+    [HW_INFL_N4] = { "dram_inflight_latency_cycles_n4", "loaded latency (4 in flight)", "cycles" },
+    [HW_INFL_N8] = { "dram_inflight_latency_cycles_n8", "loaded latency (8 in flight)", "cycles" },
+    [HW_INFL_N16] = { "dram_inflight_latency_cycles_n16", "loaded latency (16 in flight)", "cycles" },
+    [HW_INFL_N32] = { "dram_inflight_latency_cycles_n32", "loaded latency (32 in flight)", "cycles" },
+    [HW_INFL_N64] = { "dram_inflight_latency_cycles_n64", "loaded latency (64 in flight)", "cycles" },
+    [HW_INFL_N128] = { "dram_inflight_latency_cycles_n128", "loaded latency (128 in flight)", "cycles" },
+    [HW_INFL_N256] = { "dram_inflight_latency_cycles_n256", "loaded latency (256 in flight)", "cycles" },
+    [HW_INFL_N512] = { "dram_inflight_latency_cycles_n512", "loaded latency (512 in flight)", "cycles" },
+    [HW_SYNC_N8] = { "dram_inflight_sync_latency_cycles_n8", "slowest of 8 warps (8 in flight)", "cycles" },
+    [HW_SYNC_N16] = { "dram_inflight_sync_latency_cycles_n16", "slowest of 8 warps (16 in flight)", "cycles" },
+    [HW_SYNC_N32] = { "dram_inflight_sync_latency_cycles_n32", "slowest of 8 warps (32 in flight)", "cycles" },
+    [HW_SYNC_N64] = { "dram_inflight_sync_latency_cycles_n64", "slowest of 8 warps (64 in flight)", "cycles" },
+    [HW_COPY_N16] = { "dram_inflight_copy_latency_cycles_n16", "loaded latency, half stores (16)", "cycles" },
+    [HW_COPY_N32] = { "dram_inflight_copy_latency_cycles_n32", "loaded latency, half stores (32)", "cycles" },
+    [HW_COPY_N64] = { "dram_inflight_copy_latency_cycles_n64", "loaded latency, half stores (64)", "cycles" },
+    [HW_COPY_N128] = { "dram_inflight_copy_latency_cycles_n128", "loaded latency, half stores (128)", "cycles" },
+    [HW_COPY_N256] = { "dram_inflight_copy_latency_cycles_n256", "loaded latency, half stores (256)", "cycles" },
+    [HW_COPY_N512] = { "dram_inflight_copy_latency_cycles_n512", "loaded latency, half stores (512)", "cycles" },
+    [HW_GATHER_LAT] = { "gather_latency_cycles", "gather latency", "cycles" },
+    [HW_SCAT_LD] = { "scatter_load_sector_cycles", "scattered load", "cycles/sector/SM" },
+    [HW_SCAT_ST] = { "scatter_store_sector_cycles", "scattered store", "cycles/sector/SM" },
+    [HW_L2_BPC] = { "l2_bytes_per_cycle_per_sm", "L2 bandwidth", "bytes/cycle/SM" },
 };
 
 int gc_hwp_index(const char *name)
@@ -238,6 +260,51 @@ void gc_hwp_from_gpu(const gc_gpu *g, gc_hwp *h)
     take(h, HW_BLOCK_CYCLES, g, "block_interval_cycles", 1, 0);
     take(h, HW_BLOCK_LAT, g, "block_replacement_cycles", 1, 0);
     take(h, HW_FETCH_BYTES, g, "dram_fetch_granularity_bytes", 1, 0);
+    for (int i = HW_INFL_N4; i <= HW_COPY_N512; i++)   /* same names in the GPU's parameters */
+        take(h, i, g, gc_hw_defs[i].name, 1, 0);
+    take(h, HW_GATHER_LAT, g, "gather_latency_cycles", 1, 0);
+    take(h, HW_SCAT_LD, g, "scatter_load_sector_cycles", 1, 0);
+    take(h, HW_SCAT_ST, g, "scatter_store_sector_cycles", 1, 0);
+    const gc_param *l2 = param_of(g, "l2_bw_bps");
+    if (l2 && cyc > 0)
+        set(h, HW_L2_BPC, l2->value / cyc, "l2_bw_bps / (sm_count x freq_hz)%s%s", "", NULL);
+}
+
+/* A latency table of count entries from id first at n0, 2 n0, 4 n0, ... */
+static double table_latency(const gc_hwp *h, int first, int count, double n0, double n,
+                            const char **src)
+{
+    double xs[HW_INFL_COUNT], ys[HW_INFL_COUNT];
+    int ids[HW_INFL_COUNT], m = 0;
+    for (int i = 0; i < count && i < HW_INFL_COUNT; i++) {
+        double v = h->v[first + i];
+        if (isfinite(v) && v > 0) {
+            xs[m] = n0 * (1 << i);
+            ys[m] = v;
+            ids[m++] = first + i;
+        }
+    }
+    if (src)
+        *src = NULL;
+    if (!m || !(n > 0))
+        return NAN;
+    int k = 0;
+    if (n <= xs[0]) {
+        if (src)
+            *src = gc_hw_defs[ids[0]].name;
+        return ys[0];
+    }
+    if (n >= xs[m - 1]) {   /* past the table: bandwidth-bound, latency = n / rate */
+        if (src)
+            *src = gc_hw_defs[ids[m - 1]].name;
+        return ys[m - 1] * n / xs[m - 1];
+    }
+    while (k + 1 < m && xs[k + 1] < n)
+        k++;
+    double t = log(n / xs[k]) / log(xs[k + 1] / xs[k]);
+    if (src)
+        *src = gc_hw_defs[ids[t < 0.5 ? k : k + 1]].name;
+    return exp(log(ys[k]) + t * (log(ys[k + 1]) - log(ys[k])));
 }
 
 double gc_hwp_bw_for(const gc_hwp *h, double load_bytes, double store_bytes)
@@ -280,4 +347,27 @@ int gc_mlaunch_of(const gc_occ_limits *lim, const gc_hwp *h, const gc_kdesc *d, 
     m->rep = grid / (m->active_blocks_per_sm * m->active_sms);
     m->warps_launched = grid * m->occ.warps_per_block;
     return 0;
+}
+
+double gc_hwp_inflight_latency(const gc_hwp *h, double n, const char **src)
+{
+    return table_latency(h, HW_INFL_N4, HW_INFL_COUNT, 4, n, src);
+}
+
+double gc_hwp_sync_latency(const gc_hwp *h, double n, const char **src)
+{
+    return table_latency(h, HW_SYNC_N8, HW_SYNC_N64 - HW_SYNC_N8 + 1, 8, n, src);
+}
+
+double gc_hwp_mixed_latency(const gc_hwp *h, double n, double store_share, const char **src)
+{
+    double lr = gc_hwp_inflight_latency(h, n, src);
+    const char *csrc;
+    double lc = table_latency(h, HW_COPY_N16, HW_COPY_N512 - HW_COPY_N16 + 1, 16, n, &csrc);
+    if (!isfinite(lc) || !isfinite(lr) || !(store_share > 0))
+        return lr;
+    double f = fmin(1.0, 2 * store_share);
+    if (src && f >= 0.5)
+        *src = csrc;
+    return exp((1 - f) * log(lr) + f * log(lc));
 }

@@ -36,6 +36,19 @@ enum {
     HW_BLOCK_CYCLES,     /* block scheduler: an SM retires a block and gets the next (throughput) */
     HW_FETCH_BYTES,      /* DRAM traffic of one isolated 32-byte sector */
     HW_BLOCK_LAT,        /* block replacement: a block's end to the next one's start, one per SM */
+    /* bench mlp: a DRAM request's latency with N coalesced 128-byte requests
+     * in flight per SM, N = 4 .. 512 by powers of 2 (HW_INFL_N4 + log2(N / 4)) */
+    HW_INFL_N4, HW_INFL_N8, HW_INFL_N16, HW_INFL_N32, HW_INFL_N64, HW_INFL_N128,
+    HW_INFL_N256, HW_INFL_N512,
+    /* the same with a barrier ending each round: the slowest of 8 warps */
+    HW_SYNC_N8, HW_SYNC_N16, HW_SYNC_N32, HW_SYNC_N64,
+    /* the loads' latency when each round stores as much: N = 16 .. 512
+     * requests (loads + stores) in flight per SM */
+    HW_COPY_N16, HW_COPY_N32, HW_COPY_N64, HW_COPY_N128, HW_COPY_N256, HW_COPY_N512,
+    HW_GATHER_LAT,       /* a dependent load whose 32 lanes lie in 32 random lines */
+    HW_SCAT_LD,          /* SM cycles per sector of a load with one lane per line (L2-resident) */
+    HW_SCAT_ST,          /* SM cycles per sector of a transpose's one-lane-per-line stores */
+    HW_L2_BPC,           /* L2 bandwidth in bytes per cycle per SM (l2_bw_bps) */
     HW_N
 };
 
@@ -60,6 +73,20 @@ int gc_hwp_missing(const gc_hwp *h, const int *ids, int n);
  * in the store fraction of its bytes through the measured STREAM kernels,
  * read (0), triad (1/3), copy (1/2), write (1). */
 double gc_hwp_bw_for(const gc_hwp *h, double load_bytes, double store_bytes);
+
+#define HW_INFL_COUNT (HW_INFL_N512 - HW_INFL_N4 + 1)
+/* A DRAM request's latency at n coalesced requests in flight per SM:
+ * log-log interpolation between the measured N; below the first, its
+ * value; beyond the last, the last one's bandwidth (latency grows as n).
+ * NAN when none was measured. *src (may be NULL): the parameters used. */
+double gc_hwp_inflight_latency(const gc_hwp *h, double n, const char **src);
+/* The same when a share store_share of the requests are stores (the
+ * kernel's): log-linear between the read-only table (share 0) and the
+ * copy table (HW_COPY_N*, share 1/2; at least 1/2: the copy table), the
+ * read-only one alone where the copy table is missing. */
+double gc_hwp_mixed_latency(const gc_hwp *h, double n, double store_share, const char **src);
+/* The same from the barrier-ended rounds (HW_SYNC_N8 .. N64). */
+double gc_hwp_sync_latency(const gc_hwp *h, double n, const char **src);
 
 /* Launch geometry of a kernel on one GPU, shared by both models. */
 typedef struct gc_mlaunch {

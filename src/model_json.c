@@ -35,7 +35,8 @@ static void errors_json(gc_jw *w, const gc_err_stats *raw, const gc_err_stats *c
     gc_jw_close(w, "}");
 }
 
-static void model_json(gc_jw *w, const gc_models *m, int k, const int *ids, int n)
+/* full: with each parameter's symbol and source (a node file's) */
+static void model_json(gc_jw *w, const gc_models *m, int k, const int *ids, int n, int full)
 {
     gc_jw_key(w, gc_model_names[k]);
     gc_jw_open(w, "{");
@@ -47,10 +48,12 @@ static void model_json(gc_jw *w, const gc_models *m, int k, const int *ids, int 
         gc_jw_next(w);
         gc_jw_open(w, "{");
         gc_jw_kstr(w, "name", d->name);
-        gc_jw_kstr(w, "symbol", d->symbol);
+        if (full)
+            gc_jw_kstr(w, "symbol", d->symbol);
         gc_jw_kreal(w, "value", m->hw.v[ids[i]]);
         gc_jw_kstr(w, "unit", d->unit);
-        gc_jw_kstr(w, "source", m->hw.source[ids[i]]);
+        if (full)
+            gc_jw_kstr(w, "source", m->hw.source[ids[i]]);
         gc_jw_close(w, "}");
     }
     gc_jw_close(w, "]");
@@ -94,24 +97,26 @@ static void row_json(gc_jw *w, const gc_vrow *r)
     gc_jw_close(w, "}");
 }
 
-void gc_models_json(gc_jw *w, const gc_models *m)
+void gc_models_json(gc_jw *w, const gc_models *m, int rows)
 {
     gc_jw_key(w, "models");
     gc_jw_open(w, "{");
     gc_jw_kstr(w, "description_origin", m->origin);
     gc_jw_kstr(w, "launch_floor", "predicted ns = launch_overhead_ns + model cycles / freq_hz / lambda");
-    model_json(w, m, GC_M_MWP, gc_mwp_params, gc_mwp_nparams);
-    model_json(w, m, GC_M_LITTLE, gc_little_params, gc_little_nparams);
+    model_json(w, m, GC_M_MWP, gc_mwp_params, gc_mwp_nparams, rows);
+    model_json(w, m, GC_M_LITTLE, gc_little_params, gc_little_nparams, rows);
     const char *b = gc_models_better(m);
     if (b)
         gc_jw_kstr(w, "better_model", b);
     else
         gc_jw_knull(w, "better_model");
-    gc_jw_key(w, "validation");
-    gc_jw_open(w, "[");
-    for (size_t i = 0; i < m->nrows; i++)
-        row_json(w, &m->rows[i]);
-    gc_jw_close(w, "]");
+    if (rows) {
+        gc_jw_key(w, "validation");
+        gc_jw_open(w, "[");
+        for (size_t i = 0; i < m->nrows; i++)
+            row_json(w, &m->rows[i]);
+        gc_jw_close(w, "]");
+    }
     gc_jw_close(w, "}");
 }
 

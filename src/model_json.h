@@ -7,8 +7,10 @@
 #include "jsonw.h"
 #include "validate.h"
 
-/* Member "models" of a GPU object. */
-void gc_models_json(gc_jw *w, const gc_models *m);
+/* Member "models" of a GPU object; rows: with its validation rows and each
+ * parameter's symbol and source (a node file; catalogue.json keeps the
+ * values and the errors, not the rows). */
+void gc_models_json(gc_jw *w, const gc_models *m, int rows);
 
 /* Errors pooled over every GPU of the catalogue, for its top-level
  * `models` member. */

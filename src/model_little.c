@@ -20,7 +20,7 @@
  *     what they move;
  *   - the latency bound is the critical path of the description
  *     (critical_path counts, each class at its measured latency, global
- *     loads at the unloaded DRAM latency), but never less than issuing the
+ *     loads as below), but never less than issuing the
  *     warp's instructions one per cycle (Volkov's ILP latency, 1 cycle);
  *     plus the seed's "terminated block replacement" latency (its Table
  *     4.1: 150 cycles on Maxwell), here the measured block interval (launch
@@ -34,11 +34,19 @@
  *     block interval / warps per block cycles (kernels of many small, short
  *     blocks are bound by it: on an H200, 2M blocks of 64 threads take
  *     1.27 ms whatever their occupancy);
- *   - the latency bound's dependent DRAM loads wait in the DRAM queue the
- *     kernel's own traffic makes (loaded_rate: M/D/1 at the utilisation
- *     the warp throughput gives, solved as a fixed point; no parameter):
- *     without it a kernel near the bandwidth bound was predicted at the
- *     bound (lambda 0.84 on an H200, 0.91 on an H100; with it 1.01-1.02);
+ *   - the latency bound's dependent DRAM loads wait the latency bench mlp
+ *     measured at the kernel's requests in flight per SM (path_latency:
+ *     Little's law for the memory system, a fixed point; read-only and
+ *     copy rounds by the store share; a gather's latency for uncoalesced
+ *     loads; the block's slowest warp's tail), where the catalogue has
+ *     them (issue 14: a grid-stride loop keeps one request per warp in
+ *     flight, far from the bandwidth bound); an older catalogue queues them
+ *     in the DRAM queue the kernel's own traffic makes (loaded_rate: M/D/1
+ *     at the utilisation the warp throughput gives, no parameter);
+ *   - three more throughput terms: shared memory by wavefronts (bank
+ *     conflicts, the description's smem_wavefronts), spread accesses at the
+ *     measured cycles per scattered sector (lsu), every sector at the
+ *     measured L2 bandwidth (l2);
  *   - SMs is the number of SMs the grid occupies (min(SMs, grid));
  *   - the launch floor (measured back-to-back launch time) is added to
  *     T_k, as for MWP-CWP (model_mwp.c). */
@@ -52,11 +60,15 @@ const int gc_little_params[] = {
     HW_LANES_SFU, HW_LANES_SMEM, HW_SCHEDULERS, HW_GMEM_BPC, HW_GMEM_BPC_THEO,
     HW_BW_READ, HW_BW_WRITE, HW_BW_COPY, HW_BW_TRIAD, HW_BW_THEO,
     HW_LAT_FP32, HW_LAT_FP64, HW_LAT_INT, HW_LAT_SFU, HW_LAT_SMEM, HW_LAT_GMEM,
-    HW_ISSUE_INTERVAL, HW_BLOCK_CYCLES, HW_BLOCK_LAT, HW_FETCH_BYTES, HW_LAUNCH_NS };
+    HW_ISSUE_INTERVAL, HW_BLOCK_CYCLES, HW_BLOCK_LAT, HW_FETCH_BYTES, HW_LAUNCH_NS,
+    HW_INFL_N4, HW_INFL_N8, HW_INFL_N16, HW_INFL_N32, HW_INFL_N64, HW_INFL_N128, HW_INFL_N256,
+    HW_INFL_N512, HW_SYNC_N8, HW_SYNC_N16, HW_SYNC_N32, HW_SYNC_N64, HW_COPY_N16, HW_COPY_N32,
+    HW_COPY_N64, HW_COPY_N128, HW_COPY_N256, HW_COPY_N512, HW_GATHER_LAT, HW_SCAT_LD, HW_SCAT_ST,
+    HW_L2_BPC };
 const int gc_little_nparams = (int)(sizeof gc_little_params / sizeof gc_little_params[0]);
 
 const char *const gc_little_term_names[LT_NTERMS] = {
-    "fp32", "fp64", "int", "sfu", "smem", "issue", "gmem", "block" };
+    "fp32", "fp64", "int", "sfu", "smem", "issue", "gmem", "block", "lsu", "l2" };
 
 static const int required[] = { HW_FREQ_HZ, HW_SM_COUNT, HW_WARP_SIZE, HW_LANES_FP32,
                                 HW_SCHEDULERS, HW_LAT_FP32, HW_LAT_GMEM };
@@ -91,6 +103,92 @@ static double loaded_rate(const gc_little_pred *o, double gmem_cp)
     return lo;
 }
 
+/* The latency of a dependent global load on the critical path, from bench
+ * mlp's measurements where the catalogue has them (else the unloaded chase
+ * latency, and loaded_rate's queueing later). Little's law for the memory
+ * system: an SM keeps N requests in flight (128-byte equivalents: sectors
+ * / 4, the DRAM share of them), N = warps/SM x (load + store requests per
+ * warp) x L / T, each request spending L of the warp's life T = (waits on
+ * its path) x L + the rest of its path and its block's replacement; L is
+ * the latency measured at N (dram_inflight_latency_cycles_n*; with stores,
+ * toward the copy rounds' dram_inflight_copy_latency_cycles_n* by their
+ * share: DRAM writes slow the reads), solved as a fixed point (a store
+ * occupies DRAM as a load does; the warp waits only for its loads). An uncoalesced load (a lane per line) waits at least the
+ * measured gather latency; a kernel with both kinds: weighted by their
+ * load instruction counts. other_cycles: the path without its loads plus
+ * block replacement. */
+static void path_latency(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
+                         double other_cycles, gc_little_pred *o)
+{
+    double req = 0, st = 0, ld = 0, unc = 0;
+    for (int i = 0; i < d->nmem; i++) {
+        const gc_kdesc_mem *m = &d->mem[i];
+        double r = m->dram_ratio > 0 ? m->dram_ratio : 1;
+        req += m->count * m->sectors_per_inst / 4 * r;
+        if (m->is_store) {
+            st += m->count * m->sectors_per_inst / 4 * r;
+            continue;
+        }
+        ld += m->count;
+        if (!gc_kdesc_mem_coalesced(m))
+            unc += m->count;
+    }
+    double waits = d->critical_path[GC_CP_GMEM], w = l->warps_per_sm;
+    const char *src;
+    double share = req > 0 ? st / req : 0;   /* the stores' share: DRAM writes slow reads */
+    double lat = gc_hwp_mixed_latency(h, w * req / fmax(1, waits), share, &src);
+    o->gmem_latency_cycles = val(h, HW_LAT_GMEM, HW_LAT_GMEM);
+    o->gmem_latency_src = gc_hw_defs[HW_LAT_GMEM].name;
+    if (!isfinite(lat))
+        return;
+    o->inflight_per_sm = w * req / fmax(1, waits);
+    if (waits >= 1)
+        for (int it = 0; it < 100; it++) {
+            o->inflight_per_sm = w * req * lat / (waits * lat + other_cycles);
+            lat = 0.5 * (lat + gc_hwp_mixed_latency(h, o->inflight_per_sm, share, &src));
+        }
+    double u = ld > 0 ? unc / ld : 0, g = h->v[HW_GATHER_LAT];
+    o->gmem_latency_cycles = lat;
+    o->gmem_latency_src = src;
+    if (u > 0 && isfinite(g) && g > 0) {
+        o->gmem_latency_cycles = (1 - u) * lat + u * fmax(g, lat);
+        if (u >= 0.5)
+            o->gmem_latency_src = gc_hw_defs[HW_GATHER_LAT].name;
+    }
+    /* A block leaves with its slowest warp: one load's wait is the slowest
+     * of its warps' (measured for 8 warps, the barrier-ended rounds); the
+     * expected maximum of k waits grows as log k, so k warps per block
+     * take log2(k) / 3 of the 8-warp excess. */
+    /* (within the barrier-ended rounds' range: past it, the excess at its
+     * last N; both tables' extrapolations are bandwidth, not tails) */
+    double nmax = 0;
+    for (int i = HW_SYNC_N8; i <= HW_SYNC_N64; i++)
+        if (isfinite(h->v[i]) && h->v[i] > 0)
+            nmax = 8.0 * (1 << (i - HW_SYNC_N8));
+    double n = fmin(o->inflight_per_sm, nmax);
+    double ls = gc_hwp_sync_latency(h, n, NULL), lu = gc_hwp_inflight_latency(h, n, NULL);
+    double wpb = ceil(d->block_threads / h->v[HW_WARP_SIZE]);
+    if (isfinite(ls) && isfinite(lu) && ls > lu && wpb > 1 && waits >= 1)
+        o->gmem_tail_cycles = (ls - lu) * log2(wpb) / 3;
+}
+
+/* SM cycles per warp of its spread accesses (more than twice the sectors
+ * of a coalesced one: lanes over many lines, as a gather or a transpose's
+ * stores; a misaligned coalesced access, 5 sectors in 2 lines, is not):
+ * sectors x the measured cycles per sector of scattered loads / stores;
+ * 0 where the catalogue has not measured them. */
+static double lsu_cycles(const gc_hwp *h, const gc_kdesc *d)
+{
+    double c = 0;
+    for (int i = 0; i < d->nmem; i++) {
+        const gc_kdesc_mem *m = &d->mem[i];
+        double per = h->v[m->is_store ? HW_SCAT_ST : HW_SCAT_LD];
+        if (m->sectors_per_inst > 2 * gc_kdesc_min_sectors(m) && isfinite(per) && per > 0)
+            c += m->count * m->sectors_per_inst * per;
+    }
+    return c;
+}
+
 int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
                       gc_little_pred *o, gc_err *err)
 {
@@ -106,15 +204,20 @@ int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
     /* latency bound */
     static const int lat_id[GC_CP_NCLASS] = { HW_LAT_FP32, HW_LAT_FP64, HW_LAT_INT, HW_LAT_SFU,
                                               HW_LAT_SMEM, HW_LAT_GMEM };
+    double other = 0;
     for (int c = 0; c < GC_CP_NCLASS; c++)
-        o->cp_cycles += d->critical_path[c] * val(h, lat_id[c], HW_LAT_FP32);
-    double interval = val(h, HW_ISSUE_INTERVAL, HW_ISSUE_INTERVAL);
-    o->issue_cycles = gc_kdesc_total_insts(d) * (isfinite(interval) ? interval : 1.0);
+        if (c != GC_CP_GMEM)
+            other += d->critical_path[c] * val(h, lat_id[c], HW_LAT_FP32);
     /* block replacement: measured with one block per SM; older catalogues
      * have only the scheduler's interval, the best stand-in */
     double blk = h->v[HW_BLOCK_LAT], ivl = h->v[HW_BLOCK_CYCLES];
     o->block_cycles = isfinite(blk) && blk > 0 ? blk : isfinite(ivl) && ivl > 0 ? ivl : 0;
     o->interval_cycles = isfinite(ivl) && ivl > 0 ? ivl : 0;
+    path_latency(h, l, d, other + o->block_cycles, o);
+    o->cp_cycles = other + d->critical_path[GC_CP_GMEM] * o->gmem_latency_cycles +
+                   o->gmem_tail_cycles;
+    double interval = val(h, HW_ISSUE_INTERVAL, HW_ISSUE_INTERVAL);
+    o->issue_cycles = gc_kdesc_total_insts(d) * (isfinite(interval) ? interval : 1.0);
     o->latency_bound_cycles = fmax(o->cp_cycles, o->issue_cycles) + o->block_cycles;
     /* throughput bound */
     double lb, sb;
@@ -128,23 +231,40 @@ int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
     o->cpw[LT_FP64] = ws * d->insts[GC_KD_FP64] / val(h, HW_LANES_FP64, HW_LANES_FP32);
     o->cpw[LT_INT] = ws * d->insts[GC_KD_INT] / val(h, HW_LANES_INT, HW_LANES_FP32);
     o->cpw[LT_SFU] = ws * d->insts[GC_KD_SFU] / val(h, HW_LANES_SFU, HW_LANES_FP32);
-    o->cpw[LT_SMEM] = ws * d->insts[GC_KD_SMEM] / val(h, HW_LANES_SMEM, HW_LANES_FP32);
+    /* shared memory: one wavefront per conflict way (a profile's count) */
+    o->cpw[LT_SMEM] = ws * fmax(d->smem_wavefronts, d->insts[GC_KD_SMEM]) /
+                      val(h, HW_LANES_SMEM, HW_LANES_FP32);
     o->cpw[LT_ISSUE] = gc_kdesc_total_insts(d) / h->v[HW_SCHEDULERS];
     o->cpw[LT_GMEM] = o->gmem_bytes_per_warp > 0 ? o->gmem_bytes_per_warp /
                                                      o->gmem_bytes_per_cycle_per_sm : 0;
     /* An SM takes a new block once per block interval at best (measured
      * with many empty blocks): a throughput bound per warp of the block. */
     o->cpw[LT_BLOCK] = o->interval_cycles / ceil(d->block_threads / ws);
+    o->cpw[LT_LSU] = lsu_cycles(h, d);
+    /* every sector a warp's global accesses ask L2 for (L1 hits unknown to
+     * the description: counted too) at the measured L2 bandwidth */
+    double l2 = h->v[HW_L2_BPC], l2_bytes = 0;
+    for (int i = 0; i < d->nmem; i++)
+        l2_bytes += d->mem[i].count * d->mem[i].sectors_per_inst * GC_KD_SECTOR_BYTES;
+    o->cpw[LT_L2] = isfinite(l2) && l2 > 0 ? l2_bytes / l2 : 0;
     o->cpw_max = 0;
     for (int t = 1; t < LT_NTERMS; t++)
         if (o->cpw[t] > o->cpw[o->cpw_max])
             o->cpw_max = t;
     o->throughput_bound = 1.0 / o->cpw[o->cpw_max];                       /* eq. 4.6 */
     o->latency_rate = o->occupancy_warps / o->latency_bound_cycles;
-    /* the regime by the unloaded rate: queueing slows a memory-bound
-     * kernel, it does not make it latency-bound */
-    o->latency_limited = o->latency_rate < o->throughput_bound;
-    double loaded = loaded_rate(o, d->critical_path[GC_CP_GMEM] * val(h, HW_LAT_GMEM, HW_LAT_GMEM));
+    /* the regime by the unloaded rate (the path's loads at the unloaded
+     * chase latency, no tail): queueing slows a memory-bound kernel, it
+     * does not make it latency-bound */
+    double cp0 = o->cp_cycles - o->gmem_tail_cycles -
+                 d->critical_path[GC_CP_GMEM] * (o->gmem_latency_cycles - val(h, HW_LAT_GMEM, HW_LAT_GMEM));
+    double rate0 = o->occupancy_warps / (fmax(cp0, o->issue_cycles) + o->block_cycles);
+    o->latency_limited = rate0 < o->throughput_bound;
+    /* bench mlp's latencies hold the queueing already (measured at the
+     * kernel's requests in flight): no M/D/1 wait on top */
+    double loaded = o->gmem_latency_src == gc_hw_defs[HW_LAT_GMEM].name
+                        ? loaded_rate(o, d->critical_path[GC_CP_GMEM] * o->gmem_latency_cycles)
+                        : o->latency_rate;
     o->dram_wait_cycles = loaded > 0 && loaded < o->latency_rate
                               ? o->occupancy_warps / loaded - o->latency_bound_cycles : 0;
     o->warp_throughput = fmin(loaded, o->throughput_bound);               /* eq. 4.3 */

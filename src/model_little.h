@@ -13,7 +13,8 @@ extern const int gc_little_nparams;
 
 /* Cycles-per-warp terms of the throughput bound (document 001 eq. 4.5,
  * one term per unit the census measures). */
-enum { LT_FP32 = 0, LT_FP64, LT_INT, LT_SFU, LT_SMEM, LT_ISSUE, LT_GMEM, LT_BLOCK, LT_NTERMS };
+enum { LT_FP32 = 0, LT_FP64, LT_INT, LT_SFU, LT_SMEM, LT_ISSUE, LT_GMEM, LT_BLOCK, LT_LSU,
+       LT_L2, LT_NTERMS };
 extern const char *const gc_little_term_names[LT_NTERMS];
 
 typedef struct gc_little_pred {
@@ -26,7 +27,12 @@ typedef struct gc_little_pred {
     double block_cycles;           /* block replacement latency (0: not measured) */
     double interval_cycles;        /* block scheduler interval (0: not measured) */
     double latency_bound_cycles;   /* max of the two + block replacement */
-    double dram_wait_cycles;       /* queueing of the path's DRAM loads at the kernel's load */
+    double dram_wait_cycles;       /* queueing of the path's DRAM loads at the kernel's load
+                                    * (M/D/1: only a catalogue without bench mlp's latencies) */
+    double inflight_per_sm;        /* coalesced-request equivalents in flight per SM */
+    double gmem_latency_cycles;    /* a dependent global load's latency on the path */
+    const char *gmem_latency_src;  /* the parameter it came from */
+    double gmem_tail_cycles;       /* the block's slowest warp's extra wait (its last load) */
     double cpw[LT_NTERMS];         /* cycles per warp, eq. 4.5 */
     int cpw_max;                   /* the largest term */
     double throughput_bound;       /* warps / cycle / SM, eq. 4.6 */

@@ -30,13 +30,15 @@ typedef struct gpu_pred {
     double ns[GC_NMODELS], cal_ns[GC_NMODELS];
     int regime;
     const char *bound;          /* "memory", "compute", "latency", "launch" or NULL */
-    char says[240];             /* which of the GPU's parameters drove the result */
+    double kd_gmem_waits;       /* the description's critical_path.gmem */
+    int kd_store_lsu;           /* its scattered stores' sectors outweigh its loads' */
+    char says[320];             /* which of the GPU's parameters drove the result */
 } gpu_pred;
 
 /* The parameter behind each Little's-law throughput term (model_little.h). */
 static const int term_param[LT_NTERMS] = { HW_LANES_FP32, HW_LANES_FP64, HW_LANES_INT, HW_LANES_SFU,
                                            HW_LANES_SMEM, HW_ISSUE_INTERVAL, HW_GMEM_BPC,
-                                           HW_BLOCK_CYCLES };
+                                           HW_BLOCK_CYCLES, HW_SCAT_LD, HW_L2_BPC };
 
 /* What bounds the kernel on this GPU, from the Little's-law terms (the
  * regime rule of validate.h) plus the launch floor: "launch" when the
@@ -54,21 +56,34 @@ static void explain(const gc_cat_gpu *c, gpu_pred *o)
                  o->cal_ns[GC_M_LITTLE]);
     } else if (o->regime == GC_REG_LATENCY) {
         o->bound = "latency";
+        char infl[48] = "";
+        if (m->inflight_per_sm > 0)   /* measured at it (bench mlp) */
+            snprintf(infl, sizeof infl, ", %.3g requests in flight per SM", m->inflight_per_sm);
         snprintf(o->says, sizeof o->says,
-                 "latency: %.0f warps/SM over %.0f cycles a warp (critical path %.0f with "
-                 "latency_gmem_cycles %.0f, block_replacement_cycles %.0f)",
-                 m->occupancy_warps, m->latency_bound_cycles, m->cp_cycles, h->v[HW_LAT_GMEM],
+                 "latency: %.0f warps/SM over %.0f cycles a warp (critical path %.0f with %.0f "
+                 "dependent loads at %s %.0f%s; block_replacement_cycles %.0f)",
+                 m->occupancy_warps, m->latency_bound_cycles, m->cp_cycles,
+                 o->kd_gmem_waits, m->gmem_latency_src, m->gmem_latency_cycles, infl,
                  m->block_cycles);
     } else {
         int t = m->cpw_max, id = term_param[t];
-        o->bound = t == LT_GMEM ? "memory" : "compute";
+        if (t == LT_LSU && o->kd_store_lsu)   /* the stores' sectors are most of it */
+            id = HW_SCAT_ST;
+        o->bound = t == LT_GMEM || t == LT_LSU || t == LT_L2 ? "memory" : "compute";
         int n = snprintf(o->says, sizeof o->says, "%s: the %s term, %.1f cycles/warp at %s %.4g "
                          "(%.0f DRAM bytes/warp)", o->bound, gc_little_term_names[t], m->cpw[t],
                          gc_hw_defs[id].name, h->v[id], m->gmem_bytes_per_warp);
-        if (m->warp_throughput < m->throughput_bound && n > 0 && (size_t)n < sizeof o->says)
-            snprintf(o->says + n, sizeof o->says - (size_t)n, "; its dependent loads queue %.0f "
-                     "cycles behind its DRAM traffic: %.0f%% of that bound",
-                     m->dram_wait_cycles, 100 * m->warp_throughput / m->throughput_bound);
+        if (m->warp_throughput < m->throughput_bound && n > 0 && (size_t)n < sizeof o->says) {
+            if (m->dram_wait_cycles > 0)   /* a catalogue without bench mlp: M/D/1 */
+                snprintf(o->says + n, sizeof o->says - (size_t)n, "; its dependent loads queue %.0f "
+                         "cycles behind its DRAM traffic: %.0f%% of that bound",
+                         m->dram_wait_cycles, 100 * m->warp_throughput / m->throughput_bound);
+            else
+                snprintf(o->says + n, sizeof o->says - (size_t)n, "; its loads wait %s %.0f at "
+                         "%.3g requests in flight per SM: %.0f%% of that bound",
+                         m->gmem_latency_src, m->gmem_latency_cycles, m->inflight_per_sm,
+                         100 * m->warp_throughput / m->throughput_bound);
+        }
     }
 }
 
@@ -97,6 +112,12 @@ static void predict_gpu(const gc_cat_gpu *c, const gc_kdesc *d, gpu_pred *o)
     } else {
         snprintf(o->error[GC_M_MWP], sizeof o->error[GC_M_MWP], "%.190s", e.msg);
     }
+    o->kd_gmem_waits = d->critical_path[GC_CP_GMEM];
+    double st = 0, ldc = 0;
+    for (int i = 0; i < d->nmem; i++)
+        if (d->mem[i].sectors_per_inst > 2 * gc_kdesc_min_sectors(&d->mem[i]))
+            *(d->mem[i].is_store ? &st : &ldc) += d->mem[i].count * d->mem[i].sectors_per_inst;
+    o->kd_store_lsu = st > ldc;
     if (gc_little_predict(&c->hw, &o->l, d, &o->lit, &e) == 0) {
         o->ok[GC_M_LITTLE] = 1;
         o->ns[GC_M_LITTLE] = o->lit.ns;
@@ -182,6 +203,10 @@ static void json_little(gc_jw *w, const gc_little_pred *m)
     gc_jw_kreal(w, "latency_bound_cycles", m->latency_bound_cycles);
     gc_jw_kreal(w, "critical_path_cycles", m->cp_cycles);
     gc_jw_kreal(w, "dram_wait_cycles", m->dram_wait_cycles);
+    gc_jw_kreal(w, "inflight_per_sm", m->inflight_per_sm);
+    gc_jw_kreal(w, "gmem_latency_cycles", m->gmem_latency_cycles);
+    gc_jw_kreal(w, "gmem_tail_cycles", m->gmem_tail_cycles);
+    gc_jw_kstr(w, "gmem_latency_param", m->gmem_latency_src ? m->gmem_latency_src : "");
     gc_jw_kreal(w, "block_replacement_cycles", m->block_cycles);
     gc_jw_kreal(w, "block_interval_cycles", m->interval_cycles);
     gc_jw_kreal(w, "issue_cycles", m->issue_cycles);

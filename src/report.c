@@ -151,8 +151,9 @@ void rp_table(FILE *f, const rp_cat *c, int colour)
         }
         fputc('\n', f);
     }
-    fprintf(f, "(verdicts as `gpucensus check` gives them: default rules, no baseline; reasons: "
-               "gpucensus check %s)\n", c->path);
+    fprintf(f, "(verdicts as `gpucensus check` gives them: %s, no baseline; reasons: "
+               "gpucensus check %s)\n",
+            c->as_written ? "the run's, as the catalogue holds them" : "default rules", c->path);
 }
 
 static int report_usage(void)

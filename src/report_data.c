@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "catread.h"
+#include "catread_points.h"
 #include "fsutil.h"
 #include "quote.h"
 
@@ -70,6 +71,76 @@ static int cmp_pt(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A node file that cannot give what is asked: said once per node, and
+ * the report goes on without it. */
+static void node_missing(rp_cat *c, const char *node, const gc_err *e)
+{
+    if (!strcmp(c->missing, node))
+        return;
+    snprintf(c->missing, sizeof c->missing, "%s", node);
+    if (!c->nmissing++)   /* the first in full, the others counted (rp_load) */
+        fprintf(stderr, "gpucensus report: %s; node %s drawn without its points\n", e->msg, node);
+}
+
+/* A GPU's points: inline (schema 1) or from its node file (schema 2). */
+static json_t *gpu_points(rp_cat *c, json_t *o)
+{
+    json_t *res = json_object_get(o, "results");
+    json_t *np = json_object_get(o, "points");
+    if (res || !c->pts || !json_is_integer(np) || json_integer_value(np) <= 0)
+        return res;
+    gc_err e = { 0 };
+    const char *node = str(o, "node");
+    json_t *ix = json_object_get(o, "index");
+    res = json_is_integer(ix) ? gc_catpoints_gpu(c->pts, node, (int)json_integer_value(ix), &e) : NULL;
+    if (!res && e.msg[0])
+        node_missing(c, node, &e);
+    return res;
+}
+
+/* The same link in its node file (schema 2): its class, ends and GPU. */
+static int same_member(json_t *a, json_t *b, const char *k)
+{
+    return json_equal(json_object_get(a, k), json_object_get(b, k));
+}
+
+static int same_link(json_t *a, json_t *b)
+{
+    static const char *const k[] = { "kind", "benchmark", "direction", "memory", "engine",
+                                      "peer_access", "concurrent", NULL };
+    for (int i = 0; k[i]; i++)
+        if (!same_member(a, b, k[i]))
+            return 0;
+    static const char *const e[] = { "type", "node", "gpu_index", NULL };
+    static const char *const ends[] = { "src", "dst", "measured_on", NULL };
+    for (int j = 0; ends[j]; j++)
+        for (int i = 0; e[i]; i++)
+            if ((strcmp(ends[j], "measured_on") || strcmp(e[i], "type")) &&
+                !same_member(json_object_get(a, ends[j]), json_object_get(b, ends[j]), e[i]))
+                return 0;
+    return 1;
+}
+
+static json_t *link_sizes(rp_cat *c, json_t *o)
+{
+    json_t *sz = json_object_get(o, "sizes");
+    if (sz || !c->pts)
+        return sz;
+    gc_err e = { 0 };
+    const char *node = str(json_object_get(o, "measured_on"), "node");
+    json_t *ls = gc_catpoints_links(c->pts, node, &e);
+    if (!ls) {
+        node_missing(c, node, &e);
+        return NULL;
+    }
+    size_t i;
+    json_t *x;
+    json_array_foreach(ls, i, x)
+        if (same_link(o, x))
+            return json_object_get(x, "sizes");
+    return NULL;
+}
+
 static int add_gpu(rp_cat *c, json_t *o, size_t *cap)
 {
     if (c->ngpus == *cap) {
@@ -111,11 +182,10 @@ static int add_gpu(rp_cat *c, json_t *o, size_t *cap)
             if (!strcmp(n, map[k].name))
                 *(double *)((char *)g + map[k].off) = v;
     }
-    size_t n = 0;
-    json_t *r;
-    json_array_foreach(json_object_get(o, "results"), i, r) n++;
+    json_t *r, *res = gpu_points(c, o);
+    size_t n = json_array_size(res);
     g->chase = n ? malloc(n * sizeof *g->chase) : NULL;
-    json_array_foreach(json_object_get(o, "results"), i, r) {
+    json_array_foreach(res, i, r) {
         json_t *ctx = json_object_get(r, "context"), *s = json_object_get(r, "summary");
         if (strcmp(str(r, "benchmark"), "chase") || strcmp(str(r, "metric"), "latency") ||
             strcmp(str(r, "status"), "ok") || !s)
@@ -181,7 +251,7 @@ static int add_link(rp_cat *c, json_t *o, size_t *cap)
     if (l->nseg == 0 && isfinite(l->alpha) && isfinite(l->beta))
         l->seg[l->nseg++] = (rp_seg){ l->alpha, l->beta, num(m, "size_min_bytes"),
                                       num(m, "size_max_bytes") };
-    json_t *sizes = json_object_get(o, "sizes");
+    json_t *sizes = link_sizes(c, o);
     l->sz = json_array_size(sizes) ? malloc(json_array_size(sizes) * sizeof *l->sz) : NULL;
     json_array_foreach(sizes, i, s) {
         rp_pt pt = { num(s, "size_bytes"), num(s, "time_p5_s"), num(s, "time_p50_s"),
@@ -371,19 +441,28 @@ int rp_load(const char *arg, rp_cat *c, gc_err *err)
     if (!c->det)
         return gc_fail(err, GC_ENOMEM, "out of memory");
     gc_catread_info info;
-    int rc = gc_catread_catalogue(c->path, c->det, &c->rules, &info, err);
+    int as_written = 0;
+    int rc = gc_catread_verdicts(c->path, c->det, &c->rules, &info, &as_written, err);
     if (rc)
         return rc;
     if (info.gpus == 0)
         return gc_fail(err, GC_EINVAL, "%s: no GPU in this catalogue: nothing to report", c->path);
-    if ((rc = gc_detect_finish(c->det, err)))
+    if (!as_written && (rc = gc_detect_finish(c->det, err)))
         return rc;
+    c->as_written = as_written;
+    if (!(c->pts = gc_catpoints_new(c->path)))
+        return gc_fail(err, GC_ENOMEM, "out of memory");
     uint8_t *buf;
     size_t len;
     if ((rc = gc_read_file(c->path, (size_t)64 << 30, &buf, &len, err)))
         return rc;
     rc = walk(c, (char *)buf, len);
     free(buf);
+    gc_catpoints_free(c->pts);   /* one node file held while walking, none after */
+    c->pts = NULL;
+    if (c->nmissing > 1)
+        fprintf(stderr, "gpucensus report: %zu nodes in all drawn without their points (their "
+                "node files missing or unreadable)\n", c->nmissing);
     if (rc)
         return gc_fail(err, GC_ECORRUPT, "%s: not a catalogue the report can read", c->path);
     sort_cat = c;

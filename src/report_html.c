@@ -164,9 +164,10 @@ static void verdict_table(FILE *f, const rp_cat *c)
     for (int t = 0; t < 3; t++)
         fprintf(f, "<tr><td class=l>%s</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td></tr>",
                 tn[t], counts[t][0], counts[t][1], counts[t][2], counts[t][3]);
-    fputs("</table>\n<p class=note>Verdicts as <code>gpucensus check</code> gives them for this "
-          "catalogue (default rules, no baseline): each subject against its peers of the same SKU "
-          "and topology, and physical limits.</p>\n", f);
+    fprintf(f, "</table>\n<p class=note>Verdicts as <code>gpucensus check</code> gives them for this "
+               "catalogue (%s, no baseline): each subject against its peers of the same SKU "
+               "and topology, and physical limits.</p>\n",
+            c->as_written ? "the run's, as the catalogue holds them" : "default rules");
     int all = n <= ALL_VERDICTS_MAX;
     size_t rows = 0, hidden = 0;
     fputs("<table class=verdicts><tr><th class=l>verdict</th><th class=l>subject</th>"

@@ -64,11 +64,18 @@ typedef struct rp_cat {
     gc_detect *det;
     gc_rules rules;
     int worst;                    /* worst verdict level */
+    int as_written;               /* the verdicts are the catalogue's (schema 2), not judged here */
+    struct gc_catpoints *pts;     /* schema 2: points and size tables from the node files */
+    char missing[GC_NODE_MAX];    /* the last node whose file could not give them */
+    size_t nmissing;              /* how many nodes so */
 } rp_cat;
 
-/* Reads and validates path (a catalogue.json or its directory), judges it
- * as `gpucensus check` does (default rules, no baseline). Errors name the
- * file. */
+/* Reads and validates path (a catalogue.json or its directory), with its
+ * verdicts as `gpucensus check` gives them (no rules or baseline of its
+ * own: a schema-2 catalogue's as written, a schema-1 one judged again).
+ * A schema-2 catalogue's points (the latency plots) and link size tables
+ * come from its node files; a node whose file is missing is drawn without
+ * them (said on stderr). Errors name the file. */
 int rp_load(const char *path, rp_cat *c, gc_err *err);
 void rp_free(rp_cat *c);
 

@@ -5,6 +5,8 @@ BUILD=${BUILD:-build}
 case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 GC=$BUILD/gpucensus
 VALIDATE=$ROOT/tests/schema/validate.py
+# tools/gccat.py: a catalogue with its points, whatever its layout (`import gccat`)
+export PYTHONPATH="$ROOT/tools${PYTHONPATH:+:$PYTHONPATH}"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gctest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 

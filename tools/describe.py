@@ -59,14 +59,14 @@ def die(msg):
 # ---- inputs ----
 
 def parse_spec(path):
-    spec = {"trips": {}, "branch": {}, "lines": {}, "sectors": {}}
+    spec = {"trips": {}, "branch": {}, "lines": {}, "sectors": {}, "conflicts": {}}
     if not path:
         return spec
     for n, raw in enumerate(open(path, encoding="utf-8"), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        m = re.fullmatch(r"(trips|branch|lines|sectors)\s+(\w+)\s*=\s*([\d.eE+-]+)", line)
+        m = re.fullmatch(r"(trips|branch|lines|sectors|conflicts)\s+(\w+)\s*=\s*([\d.eE+-]+)", line)
         if m:
             kind, key, v = m.group(1), m.group(2), float(m.group(3))
             key = -1 if key == "all" else int(key, 16) if key.lower().startswith("0x") else int(key)
@@ -130,8 +130,9 @@ def parse_ncu_raw(path, name):
 
 
 def parse_ncu_source(path, name):
-    """[(sass text, warp insts executed, L2 sectors global)] of the first
-    profiled launch of `name`."""
+    """[(sass text, warp insts executed, L2 sectors global, any lane
+    predicated on, shared-memory conflict ways)] of the first profiled
+    launch of `name`."""
     rows, cur, hdr, got = [], None, None, False
     with open(path, newline="", encoding="utf-8", errors="replace") as f:
         for r in csv.reader(f):
@@ -150,8 +151,13 @@ def parse_ncu_source(path, name):
                 continue
             got = True
             num = lambda k: float(r[hdr[k]].replace(",", "")) if k in hdr and r[hdr[k]] not in ("", "-") else 0.0
+            # an instruction whose predicate was off in every lane issued
+            # but moved nothing (the guarded copies of an unrolled loop)
+            on = num("Predicated-On Thread Instructions Executed") > 0 if \
+                "Predicated-On Thread Instructions Executed" in hdr else True
             rows.append((r[hdr["Source"]].strip(), num("Instructions Executed"),
-                         num("L2 Theoretical Sectors Global")))
+                         num("L2 Theoretical Sectors Global"), on,
+                         num("L1 Conflicts Shared N-Way")))
     if not rows:
         die("%s: no per-instruction counts of it in %s" % (name, path))
     return rows
@@ -297,13 +303,18 @@ def expand(insts, per):
 # ---- description ----
 
 def describe(name, insts, per, sectors, spec, regs, smem, grid, block, arch, origin, tool, sha,
-             ratio=None):
+             ratio=None, off=None, ways_of=None):
     counts = dict.fromkeys(kdesc.CLASSES, 0.0)
-    mem, syncs = {}, 0.0
+    mem, syncs, wavefronts = {}, 0.0, 0.0
     for i, x in enumerate(insts):
         c = per[i]
         if c <= 0:
             continue
+        if off and off[i]:
+            counts["other"] += c        # issued, accessed nothing
+            continue
+        if x.cls == "smem":
+            wavefronts += c * (ways_of or {}).get(i, spec["conflicts"].get(x.addr, 1.0))
         if x.cls == "gmem":
             op = "load" if x.base in kdesc.LOADS else "store" if x.base in kdesc.STORES else None
             if op is None:
@@ -312,7 +323,11 @@ def describe(name, insts, per, sectors, spec, regs, smem, grid, block, arch, ori
                 1 if {"U8", "S8"} & set(x.mods) else 2 if {"U16", "S16"} & set(x.mods) else 4
             lo = math.ceil(32 * b / 32)
             s = sectors[i] if sectors[i] is not None else spec["sectors"].get(x.addr, lo)
-            s = min(64.0, max(lo, round(s, 2)))      # partial warps: never below a full warp's
+            if s < lo:      # partial warps (a profile's mean): that share of a full warp's access
+                c, s = c * s / lo, lo
+                if c <= 0:
+                    continue
+            s = min(64.0, round(s, 2))
             # `lines all = L`: every access of 32 sectors (one per lane) lies in L lines
             lines = spec["lines"].get(x.addr, spec["lines"].get(-1, 0) if s >= 32 else 0)
             if ratio:     # measured DRAM bytes already hold what isolated sectors cost
@@ -323,7 +338,8 @@ def describe(name, insts, per, sectors, spec, regs, smem, grid, block, arch, ori
             counts[x.cls] += c
         if x.base == "BAR":
             syncs += c
-    path = kdesc.critical_path(expand(insts, per))
+    dead = {id(x) for i, x in enumerate(insts) if off and off[i]}
+    path = kdesc.critical_path([x for x in expand(insts, per) if id(x) not in dead], in_order=True)
     warps = grid * math.ceil(block / 32)
     f = lambda v: ("%.4f" % v).rstrip("0").rstrip(".") if v != int(v) else "%d" % v
     kv = lambda d: " ".join("%s = %s;" % (k, f(v)) for k, v in d.items())
@@ -353,7 +369,7 @@ kernel = {{
   mem = (
 {",".join(chr(10) + e for e in ents).lstrip(chr(10)) if ents else ""}
   );
-  syncs = {f(syncs)};
+  syncs = {f(syncs)};{(chr(10) + "  smem_wavefronts = " + f(wavefronts) + ";") if abs(wavefronts - counts["smem"]) > 1e-9 else ""}
   critical_path = {{ {kv(path)} }};
 }};
 """
@@ -387,6 +403,8 @@ def main():
     insts = funcs[name]
     regs, smem = parse_res(rd(a.res), a.arch, name)
     sectors, ratio = [None] * len(insts), None
+    off = [False] * len(insts)          # a memory access predicated off in every lane (profile)
+    ways_of = {}                        # shared-memory conflict ways (profile)
     if a.ncu_raw and not a.ncu_source:
         die("--ncu-raw goes with --ncu-source")
     if a.ncu_source:
@@ -396,14 +414,18 @@ def main():
                 % (name, len(prof), len(insts)))
         warps = grid * math.ceil(block / 32)
         per = []
-        for i, (text, execd, sec) in enumerate(prof):
+        for i, (text, execd, sec, on, ways) in enumerate(prof):
             op = re.sub(r"^@!?U?P\w+\s+", "", text).split()[0]
             if op != insts[i].opcode:
                 die("%s: instruction %d is `%s` in the profile, `%s` in the SASS"
                     % (name, i, text, insts[i].text))
             per.append(execd / warps)
-            if insts[i].cls == "gmem" and execd > 0:
+            if not on and insts[i].cls in ("gmem", "smem"):
+                off[i] = True
+            elif insts[i].cls == "gmem" and execd > 0:
                 sectors[i] = sec / execd
+            if insts[i].cls == "smem" and on:
+                ways_of[i] = max(1.0, ways)
         if per[0] != 1.0:
             die("%s: the profile ran %g warps' first instruction per warp of a %d x %d launch: "
                 "another launch shape" % (name, per[0], grid, block))
@@ -422,7 +444,7 @@ def main():
     sha = hashlib.sha256(open(a.source, "rb").read()).hexdigest() if a.source else ""
     tool = ("cuobjdump " + a.tool.strip().replace('"', "'")) if a.tool.strip() else ""
     text = describe(name, insts, per, sectors, spec, regs, smem, grid, block, a.arch, origin,
-                    tool, sha, ratio)
+                    tool, sha, ratio, off, ways_of)
     with open(a.out, "w") as f:
         f.write(text)
 

@@ -26,6 +26,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+import gccat  # tools/gccat.py: a catalogue with its points, whatever its layout
+
 # l2_bw_bps is left out: its kernel changed between the runs of
 # results/fleet (c6515bd, 537d767: 6.8 to 16.4 TB/s on the default plan),
 # which is the code's spread, not the GPUs'.
@@ -59,7 +61,7 @@ def main(argv):
         plans = {argv[argv.index("--plan") + 1]}
     runs = defaultdict(list)   # (sku, plan) -> [(start, uuid, commit, values)]
     for f in sorted(glob.glob(os.path.join(root, "*", "catalogue.json"))):
-        c = json.load(open(f))
+        c = gccat.load(f)
         plan = c["run"].get("plan_name")
         if plan not in plans:
             continue

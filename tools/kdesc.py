@@ -174,26 +174,49 @@ def executed(name, insts, trips):
     return live
 
 
-def critical_path(insts):
+def critical_path(insts, in_order=False):
     """Longest register dependency chain (sum of nominal latencies); the
-    class counts of the instructions along it."""
-    ready, fin, parent = {}, [], []
+    class counts of the instructions along it.
+
+    in_order (describe.py, kernels with loops): a warp issues in program
+    order, so an instruction also starts no earlier than the one before it
+    (an edge of no latency: the load of a loop's next trip waits behind the
+    add that waits for this trip's load), and a barrier waits for the
+    shared-memory stores before it (STS/ATOMS, at the smem latency): the
+    path then counts every wait a warp really makes, not only the loads
+    whose addresses depend on each other."""
+    ready, fin, start_of, parent = {}, [], [], []
+    stores_done = (0, None)        # latest shared store completion since the last barrier
     for i, x in enumerate(insts):
         start, par = 0, None
         for r in x.srcs:
             if r in ready and ready[r][0] > start:
                 start, par = ready[r]
+        if in_order and i and start_of[i - 1] > start:
+            start, par = start_of[i - 1], (i - 1, False)
+        if in_order and x.base == "BAR" and stores_done[0] > start:
+            start, par = stores_done
         lat = 0 if not x.dests else LATENCY.get(x.cls, 4)
         fin.append(start + lat)
+        start_of.append(start)
         parent.append(par)
         for d in x.dests:
-            ready[d] = (start + lat, i)
+            ready[d] = (start + lat, (i, True))
+        if in_order and x.cls == "smem" and not x.dests:
+            done = start + LATENCY["smem"]
+            if done > stores_done[0]:
+                stores_done = (done, (i, "store"))
+        if x.base == "BAR":
+            stores_done = (0, None)
     path = dict.fromkeys(PATH_CLASSES, 0)
     i = max(range(len(insts)), key=lambda k: fin[k]) if insts else None
+    counted = True
     while i is not None:
-        if insts[i].cls in path and insts[i].dests:
+        if counted == "store" or (counted and insts[i].cls in path and insts[i].dests):
             path[insts[i].cls] += 1
-        i = parent[i]
+        if parent[i] is None:
+            break
+        i, counted = parent[i]
     return path
 
 

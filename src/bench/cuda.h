@@ -74,6 +74,7 @@ int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_smem(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_launch(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_valid(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
+int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_p2p(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_net(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);

@@ -103,6 +103,14 @@ static const char *const valid_kernels[] = {
 static const gc_param_def valid_p[] = {
     STR("kernel", valid_kernels, "saxpy_a1"),
 };
+static const char *const mlp_modes[] = { "inflight", "scatter_load", "scatter_store", "gather",
+                                         "inflight_sync", "inflight_copy", NULL };
+static const gc_param_def mlp_p[] = {   /* cuda_mlp.c */
+    STR("mode", mlp_modes, "inflight"),
+    NUM("warps_per_sm", 1, 64, 64),
+    NUM("requests", 1, 8, 1),
+    NUM("footprint_bytes", 16 * KiB, 16 * GiB, 1 * GiB),
+};
 static const char *const sustain_loads[] = { "hbm", "fma", NULL };
 static const gc_param_def sustain_p[] = {
     STR("load", sustain_loads, "hbm"),
@@ -124,6 +132,8 @@ const gc_bench_def gc_bench_defs[] = {
     DEF("xfer", "host<->device transfer time per size", GC_PHASE_ISOLATED, xfer_p),
     DEF("p2p", "peer-to-peer copy between two GPUs of a node", GC_PHASE_PAIR, p2p_p),
     DEF("valid", "validation kernels: measured time, predicted by the models", GC_PHASE_GPU, valid_p),
+    DEF("mlp", "latency with R requests in flight per warp; scattered loads and stores", GC_PHASE_GPU,
+        mlp_p),
     DEF("net", "GPU buffer to GPU buffer between nodes through MPI", GC_PHASE_NET, net_p),
     DEF("sustain", "sustained HBM or FMA load: clocks, power, temperature, throttling over time",
         GC_PHASE_CONCURRENT, sustain_p),

@@ -6,17 +6,23 @@ then one change:
   suspect    n1/gpu2: every HBM bandwidth (parameters and points) -5%
   degraded   n2/gpu1: PCIe trained at x8 (its host links at half bandwidth)
   failed     n2/gpu3: status failed
-usage: craft.py KIND OUT.json"""
+usage: craft.py KIND OUT.json            (schema 1: the points inline)
+       craft.py KIND OUT_DIR --compact   (schema 2: OUT_DIR/catalogue.json, the points in
+                                          OUT_DIR/nodes/; no verdicts, so check judges it
+                                          from its node files)"""
 import copy
 import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import gccat  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SRC = os.path.join(ROOT, "results", "examples", "h100-default", "catalogue.json")
 
 
-def main(kind, out):
+def main(kind, out, layout=""):
     cat = json.load(open(SRC))
     g0, links0 = cat["gpus"][0], cat["links"]
     gpus, links = [], []
@@ -68,9 +74,13 @@ def main(kind, out):
     cat["gpus"], cat["links"] = gpus, links
     cat["nodes"] = [{"name": n, "gpus": 4, "status": "ok", "file": f"nodes/{n}.json"} for n in ("n1", "n2")]
     cat["run"]["ranks"], cat["run"]["nodes"] = 8, 2
+    if layout == "--compact":
+        cat["verdicts"] = []   # the example's, not these GPUs': judged again
+        gccat.to_compact(cat, out)
+        return
     with open(out, "w") as f:
         json.dump(cat, f, indent=1)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])

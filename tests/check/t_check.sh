@@ -42,6 +42,20 @@ grep -q "NodeName='n1'" "$TMP/degraded.out" && die "n1 is healthy"
 expect 2 failed "$TMP/failed.json"
 grep -q "^failed    n2/gpu3 .*status: measurement failed: the rank stopped" "$TMP/failed.out" || die "failed row"
 
+# the same in the compact layout (schema 2, points in the node files, no
+# verdicts written): judged from the node files, alike
+for k in healthy suspect degraded failed; do
+    python3 tests/check/craft.py $k "$TMP/c-$k" --compact || die "craft $k --compact"
+    "$GC" check "$TMP/$k.json" --json > "$TMP/$k.v1"
+    "$GC" check "$TMP/c-$k" --json > "$TMP/$k.v2"
+    cmp -s "$TMP/$k.v1" "$TMP/$k.v2" || die "$k: the compact layout judged otherwise"
+done
+expect 1 c-suspect "$TMP/c-suspect"
+grep -q "^suspect   n1/gpu2 .*peers: hbm_" "$TMP/c-suspect.out" || die "compact suspect row"
+rm "$TMP/c-suspect/nodes/n2.json"
+expect 3 c-nonode "$TMP/c-suspect"
+grep -q "c-suspect/nodes/n2.json: cannot open it" "$TMP/c-nonode.err" || die "compact: missing node file not named"
+
 # --json: the verdicts array, one per GPU, link and node
 expect 2 json "$TMP/degraded.json" --json
 python3 - "$TMP/json.out" <<'PY' || die "--json output"

@@ -2,8 +2,11 @@
 # Verdicts written by a run: 8 sim ranks (2 nodes x 4 GPUs), one GPU with
 # HBM at 80% and one PCIe link at x8. The catalogue's verdicts are schema
 # valid, point at exactly those GPUs (their host links, their nodes), are
-# what `gpucensus check` computes again from the catalogue, and what a
-# merge of the shards writes; check exits 2 and prints both drain commands.
+# what `gpucensus check` gives (as written: the catalogue is compact) and
+# what it computes again from the catalogue and its node files (--rules),
+# and what a merge of the shards writes; check exits 2 and prints both
+# drain commands. Without its node files, check still gives the verdicts;
+# judging again then fails naming the missing file.
 . "$(dirname "$0")/../lib.sh"
 plan=$ROOT/tests/check/verdicts.cfg
 out=$TMP/run
@@ -11,17 +14,21 @@ $MPIRUN -np 8 "$GC" run "$plan" --backend sim -o "$out" --quiet || die "run fail
 $VALIDATE "$out" >/dev/null || { $VALIDATE "$out"; die "schema"; }
 "$GC" check "$out" --json > "$TMP/check.json"
 [ $? -eq 2 ] || die "check --json: exit $?, expected 2"
+"$GC" check "$out" --rules "$ROOT/configs/rules.cfg" --json > "$TMP/judged.json"
+[ $? -eq 2 ] || die "check --rules --json: exit $?, expected 2"
 "$GC" check "$out" > "$TMP/check.txt"
 [ $? -eq 2 ] || { cat "$TMP/check.txt"; die "check: expected exit 2"; }
 grep -q 'NodeName='"'n1'"' State=DRAIN Reason='"'"'gpucensus: n1/gpu2 degraded' "$TMP/check.txt" || die "drain n1"
 grep -q 'NodeName='"'n2'"' State=DRAIN Reason='"'"'gpucensus: n2/gpu1 degraded: PCIe link trained at x8' "$TMP/check.txt" ||
     die "drain n2"
 "$GC" merge "$out/shards" -o "$out/merged" >/dev/null || die "merge"
-/usr/bin/python3 - "$out/catalogue.json" "$TMP/check.json" "$out/merged/catalogue.json" <<'PY' || die "verdicts"
+/usr/bin/python3 - "$out/catalogue.json" "$TMP/check.json" "$out/merged/catalogue.json" "$TMP/judged.json" <<'PY' || die "verdicts"
 import json, sys
 cat = json.load(open(sys.argv[1]))
+assert cat["schema_version"] == "2.0" and all("results" not in g for g in cat["gpus"])
 v = cat["verdicts"]
 assert v == json.load(open(sys.argv[2])), "check's verdicts differ from the run's"
+assert v == json.load(open(sys.argv[4])), "check --rules (judged again from the node files) differs from the run's"
 assert v == json.load(open(sys.argv[3]))["verdicts"], "the merge's verdicts differ from the run's"
 assert sum(x["type"] == "gpu" for x in v) == 8 and sum(x["type"] == "node" for x in v) == 2
 assert sum(x["type"] == "link" for x in v) == len(cat["links"])
@@ -36,3 +43,42 @@ assert links and all(s.endswith("n2/gpu1") or "n2/gpu1 ->" in s for s in links),
 assert bad["n1"]["verdict"] == bad["n2"]["verdict"] == "degraded"
 print("verdicts ok:", len(v), "subjects,", len(bad), "not ok")
 PY
+# the node files elsewhere: the verdicts as written still; judging again names the file
+mkdir -p "$TMP/alone"
+cp "$out/catalogue.json" "$TMP/alone/"
+"$GC" check "$TMP/alone" > "$TMP/alone.txt"
+[ $? -eq 2 ] || die "check without node files: exit $?, expected 2"
+"$GC" check "$TMP/alone" --rules "$ROOT/configs/rules.cfg" > /dev/null 2> "$TMP/alone.err"
+[ $? -eq 3 ] || die "check --rules without node files: exit $?, expected 3"
+grep -q "alone/nodes/n1.json: cannot open it" "$TMP/alone.err" || { cat "$TMP/alone.err"; die "missing node file not named"; }
+# like with like per point through the node files: n2/gpu0's HBM points (not
+# its parameters) 15% lower in a doctored copy (tools/gccat.py writes them
+# back into its node files), checked against the run as the baseline, whose
+# points come from its own node files
+/usr/bin/python3 - "$out" "$TMP/doctored" <<'PY' || die "doctor"
+import sys
+import gccat
+c = gccat.load(sys.argv[1])
+n = 0
+for g in c["gpus"]:
+    if (g["node"], g["index"]) == ("n2", 0):
+        for r in g["results"]:
+            if r["benchmark"] == "hbm_bw" and r["summary"].get("count"):
+                for k in ("min", "p1", "p5", "p50", "p95", "p99", "max", "mean"):
+                    r["summary"][k] *= 0.85
+                n += 1
+assert n >= 2, n
+gccat.save(c, sys.argv[2])
+PY
+"$GC" check "$TMP/doctored" --baseline "$out" --json > "$TMP/doctored.json"
+[ $? -eq 2 ] || die "doctored against the run: exit $?, expected 2"
+/usr/bin/python3 - "$TMP/doctored.json" <<'PY' || die "n2/gpu0's HBM points not judged against the baseline's"
+import json, sys
+v = {x["subject"]: x for x in json.load(open(sys.argv[1]))}
+rs = [r for r in v["n2/gpu0"]["reasons"] if r["rule"] == "baseline" and r["metric"].startswith("hbm_bw.bandwidth")]
+assert v["n2/gpu0"]["verdict"] == "degraded" and rs, v["n2/gpu0"]
+assert all(-0.16 < r["deviation"] < -0.14 for r in rs), [(r["metric"], r["deviation"]) for r in rs]
+PY
+"$GC" check "$TMP/doctored" > "$TMP/asis.txt"   # its verdicts as written: the run's
+grep -q "^degraded  n2/gpu0" "$TMP/asis.txt" && die "check without a baseline judged the doctored points"
+echo "ok: points judged like with like through both catalogues' node files"

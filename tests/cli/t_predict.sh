@@ -18,7 +18,8 @@ cat="$out/catalogue.json"
 # 1. the models in the catalogue
 /usr/bin/python3 - "$cat" <<'EOF' || die "catalogue models"
 import json, sys
-c = json.load(open(sys.argv[1]))
+import gccat
+c = gccat.load(sys.argv[1])   # the validation rows and sources are in the node files
 top = c["models"]
 assert top["descriptions"] == 19 and top["gpus"] == 2 and top["gpus_validated"] == 2, top
 assert top["description_error"] is None, top
@@ -72,6 +73,25 @@ for k in "$ROOT"/configs/kernels/*.cfg; do
     [ "$(grep -c 'NVIDIA H200 (sim).*catalogue models' "$TMP/table.txt")" = 2 ] || { cat "$TMP/table.txt"; die "table rows $k"; }
     "$GC" predict "$cat" "$k" --json > "$TMP/$(basename "$k").json" || die "predict --json $k"
 done
+# which parameters drove it, for kernels of loops and scattered accesses
+# (issue 14): a grid-stride reduction waits for its 16 loads one after the
+# other (bound by latency, at the latency measured with its requests in
+# flight); a naive transpose by its scattered stores' cycles per sector
+"$GC" predict "$cat" "$ROOT/configs/kernels/heldout/held_reduce_shfl.cfg" > "$TMP/rs.txt" || die "predict reduce_shfl"
+grep -q "^    bound by latency: 64 warps/SM over [0-9]* cycles a warp (critical path [0-9]* with 16 dependent loads at dram_inflight_latency_cycles_n[0-9]* [0-9]*, [0-9.]* requests in flight per SM" "$TMP/rs.txt" ||
+    { cat "$TMP/rs.txt"; die "reduce_shfl's bound"; }
+"$GC" predict "$cat" "$ROOT/configs/kernels/heldout/held_reduce_shfl.cfg" --json > "$TMP/rs.json" || die "predict --json reduce_shfl"
+"$GC" predict "$cat" "$ROOT/configs/kernels/heldout/held_transpose_naive.cfg" > "$TMP/tn.txt" || die "predict transpose"
+grep -q "^    bound by memory: the lsu term, [0-9.]* cycles/warp at scatter_store_sector_cycles " "$TMP/tn.txt" ||
+    { cat "$TMP/tn.txt"; die "transpose's bound"; }
+/usr/bin/python3 - "$TMP/rs.json" <<'EOF' || die "predict --json: the loaded latency"
+import json, sys
+for g in json.load(open(sys.argv[1]))["gpus"]:
+    l = g["littles_law"]
+    assert l["gmem_latency_param"].startswith("dram_inflight_latency_cycles_n"), l
+    assert 0 < l["inflight_per_sm"] <= 64 and l["gmem_latency_cycles"] > 0 and l["dram_wait_cycles"] == 0, l
+    assert g["bound"]["kind"] == "latency", g["bound"]
+EOF
 # the run's output directory works as well as its catalogue.json
 "$GC" predict "$(dirname "$cat")" "$ROOT/configs/kernels/vector_add.cfg" --json > "$TMP/dir.json" || die "predict DIR"
 /usr/bin/python3 - "$TMP/dir.json" "$TMP/vector_add.cfg.json" <<'EOF' || die "predict DIR differs from predict DIR/catalogue.json"
@@ -109,7 +129,8 @@ EOF
 "$GC" predict "$cat" "$ROOT/configs/kernels/valid/saxpy_a16.cfg" --json > "$TMP/saxpy.json" || die "predict saxpy_a16"
 /usr/bin/python3 - "$cat" "$TMP/saxpy.json" <<'EOF' || die "predict = validation row"
 import json, sys
-c, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+import gccat
+c, p = gccat.load(sys.argv[1]), json.load(open(sys.argv[2]))
 def rel(a, b): return abs(a - b) / abs(b)
 for g, q in zip(c["gpus"], p["gpus"]):
     r = [r for r in g["models"]["validation"] if r["kernel"] == "saxpy_a16"][0]

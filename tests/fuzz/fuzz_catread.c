@@ -4,8 +4,10 @@
  * give either a result or an error "NAME:LINE: ..." / "NAME: ..."; never a
  * crash, a hang or a leak. The first byte picks the rules' min_peers
  * (1..4 peers suffice for small inputs to reach the peer rules).
- * Seed corpus: tests/fuzz/corpus/catread (a small sim catalogue, a
- * baseline file, crafted edits).
+ * Then read once more as check reads it without a baseline (a schema-2
+ * catalogue's verdicts as written, catread_verdicts.c).
+ * Seed corpus: tests/fuzz/corpus/catread (small sim catalogues of schema 1
+ * and 2, a baseline file, crafted edits).
  * Build and run: tests/fuzz/run.sh SECONDS catread */
 #include <jansson.h>
 #include <stdint.h>
@@ -61,6 +63,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             json_decref(v);
             free(t);
         }
+    }
+    gc_detect_free(d);
+
+    /* the verdicts as written (a schema-2 catalogue: check without a
+     * baseline), or judged again (schema 1) */
+    d = gc_detect_new(&r, NULL);
+    int as_written = 0;
+    memset(&err, 0, sizeof err);
+    rc = gc_catread_verdicts_mem("fuzz.json", buf, size, d, &r, &info, &as_written, &err);
+    check_msg(rc, &err, "fuzz.json");
+    if (!rc && !as_written)
+        rc = gc_detect_finish(d, &err);
+    if (!rc) {
+        int worst = gc_detect_worst(d);
+        if (worst < 0 || worst > GC_V_FAILED)
+            abort();
+        free(gc_detect_json(d, 1));
     }
     gc_detect_free(d);
     gc_baseline_free(base);

@@ -5,7 +5,11 @@ parameters that foreign load moves, and the sustained-load parameters.
 Usage: foreign_summary.py OUT [OUT ...]"""
 import collections
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import gccat  # noqa: E402  (a catalogue with its points, whatever its layout)
 
 PARAMS = ["l2_latency_cycles", "dram_latency_cycles", "l1_latency_cycles", "hbm_bw_bps",
           "hbm_triad_bps", "l2_bw_bps", "launch_ns", "launch_sync_ns",
@@ -16,7 +20,7 @@ PARAMS = ["l2_latency_cycles", "dram_latency_cycles", "l1_latency_cycles", "hbm_
 
 def show(out):
     try:
-        cat = json.load(open(out + "/catalogue.json"))
+        cat = gccat.load(out)
     except (OSError, ValueError) as e:
         print("%s: no catalogue (%s)" % (out, e))
         return

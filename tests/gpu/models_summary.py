@@ -2,8 +2,11 @@
 """Print the models section of a catalogue: per GPU the better model, lambda,
 errors per regime (raw and leave-one-out calibrated) and every validation
 kernel's measured and predicted times. Usage: models_summary.py CATALOGUE"""
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import gccat  # noqa: E402  (the validation rows are in the node files of a compact catalogue)
 
 
 def pct(x):
@@ -11,7 +14,7 @@ def pct(x):
 
 
 def main(path):
-    cat = json.load(open(path))
+    cat = gccat.load(path)
     for g in cat["gpus"]:
         m = g.get("models") or {}
         if not m.get("validation"):

@@ -16,8 +16,12 @@ under 1 is faster).
 usage: peers_best.py CENSUS_OUT PEER_STREAM PEER_L2 [NVBANDWIDTH [LATENCY]]"""
 import json
 import re
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import gccat  # noqa: E402  (a catalogue with its points, whatever its layout)
 
 
 def shape(x):
@@ -31,7 +35,7 @@ def shape(x):
 
 
 def ours(out):
-    c = json.load(open(out + "/catalogue.json"))
+    c = gccat.load(out)
     g = c["gpus"][0]
     hbm, l2, xfer, chase = {}, {}, {}, []
     for r in g["results"]:

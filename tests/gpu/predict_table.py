@@ -5,7 +5,10 @@ predictions and their errors. The models are this build's (`gpucensus
 predict --json` on the GPU's models catalogue, raw), calibrated as
 validate.h says with a lambda recomputed from the validation suite measured
 in that catalogue (leave one out for the suite's own kernels), so a model
-changed since the run is scored as it is now.
+changed since the run is scored as it is now. The model parameters, too,
+are this build's (model_hw.c) from the catalogue's measured parameters: the
+catalogue is read without its `models` (a temporary copy), so a parameter
+added since the run (one bench mlp measured) is there when it was measured.
 A "what-if" row predicts a kernel on another kind's catalogue (the
 description made on one GPU, the parameters of another) against what that
 other GPU measured.
@@ -14,11 +17,17 @@ other GPU measured.
   (HELDOUT_DIR "-": that GPU's held-out times were not measured: predictions only)
      [--cross LABEL_FROM:LABEL_TO ...]
 Exit 0; prints the table and MAE lines."""
+import atexit
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import gccat  # noqa: E402  (a catalogue with its points, whatever its layout)
 
 MODELS = ("mwp_cwp", "littles_law")
 
@@ -26,7 +35,7 @@ MODELS = ("mwp_cwp", "littles_law")
 def measured(heldout_dir):
     if heldout_dir == "-":          # a catalogue with parameters only: predictions, no error
         return {}
-    cat = json.load(open(os.path.join(heldout_dir, "catalogue.json")))
+    cat = gccat.load(heldout_dir)
     out = {}
     for r in cat["gpus"][0]["results"]:
         if r["benchmark"] == "valid" and r["status"] == "ok":
@@ -46,6 +55,19 @@ def predict_raw(gc, models_dir, cfg):
     return out | {"regime": g.get("regime"), "bound": g.get("bound") or {}}
 
 
+def measured_only(models_dir):
+    """A temporary copy of the catalogue without its models: predict then
+    turns its measured parameters into this build's model parameters."""
+    cat = json.load(open(os.path.join(models_dir, "catalogue.json")))
+    cat.pop("models", None)
+    for g in cat["gpus"]:
+        g.pop("models", None)
+    d = tempfile.mkdtemp(prefix="predict_table.")
+    atexit.register(shutil.rmtree, d, True)
+    json.dump(cat, open(os.path.join(d, "catalogue.json"), "w"))
+    return d
+
+
 def median(v):
     v = sorted(v)
     return (v[len(v) // 2] + v[(len(v) - 1) // 2]) / 2 if v else None
@@ -58,7 +80,7 @@ class Calib:
     own ratio is left out of its lambda."""
 
     def __init__(self, gc, models_dir):
-        cat = json.load(open(os.path.join(models_dir, "catalogue.json")))
+        cat = gccat.load(models_dir)
         meas = {r["context"]["kernel"]: r["summary"]["p50"] for r in cat["gpus"][0]["results"]
                 if r["benchmark"] == "valid" and r["status"] == "ok"}
         self.rows = {}
@@ -101,8 +123,8 @@ def main(argv):
             cross.append(a.split(":"))
     descs = sorted(glob.glob(os.path.join(ddir, "*.cfg")))
     meas = {lab: measured(h) for lab, _, h in gpus}
-    mdir = {lab: m for lab, m, _ in gpus}
-    calib = {lab: Calib(gc, m) for lab, m, _ in gpus}
+    mdir = {lab: measured_only(m) for lab, m, _ in gpus}
+    calib = {lab: Calib(gc, mdir[lab]) for lab, _, _ in gpus}
     print("%-22s %-10s %-9s %11s %11s %8s %11s %8s  %s" % ("kernel", "gpu", "regime", "measured_us",
           "mwp_us", "err", "little_us", "err", "bound (Little)"))
     errs = {}

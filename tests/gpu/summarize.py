@@ -6,6 +6,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import gccat  # noqa: E402  (a catalogue with its points, whatever its layout)
+
 KEYS = ["l1_latency_cycles", "l2_latency_cycles", "l2_far_latency_cycles", "dram_latency_cycles",
         "timer_cost_cycles", "l1_capacity_bytes", "l2_capacity_bytes", "page_chase_latency_cycles",
         "hbm_read_bps", "hbm_write_bps", "hbm_copy_bps", "hbm_triad_bps", "hbm_bw_bps",
@@ -17,7 +20,7 @@ KEYS = ["l1_latency_cycles", "l2_latency_cycles", "l2_far_latency_cycles", "dram
 
 runs = []
 for d in sys.argv[1:]:
-    c = json.load(open(os.path.join(d, "catalogue.json")))
+    c = gccat.load(d)
     for g in c["gpus"]:
         p = {x["name"]: x["value"] for x in g["parameters"]}
         failed = sum(1 for r in g["results"] if r["status"] != "ok")

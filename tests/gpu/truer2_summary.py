@@ -4,9 +4,13 @@ host-bound points (launch, pinned xfer) with their spread and re-measures
 (src/remeasure.h), the loaded-latency law (derive.c loaded_law), the host
 chase. usage: truer2_summary.py CENSUS_OUT"""
 import json
+import os
 import sys
 
-c = json.load(open(sys.argv[1] + "/catalogue.json"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import gccat  # noqa: E402  (a catalogue with its points, whatever its layout)
+
+c = gccat.load(sys.argv[1])
 g = c["gpus"][0]
 h = g.get("host", {})
 print("gpu %s %s; host governor %s cpus %s mems %s" % (

@@ -13,6 +13,7 @@ exec > >(tee "$OUT/log/xfer_run.log") 2>&1
 mkdir -p /opt/deps && for f in .deps/*.deb; do dpkg -x "$f" /opt/deps; done
 export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 GC_SKIP_DEPS=1
+export PYTHONPATH="$(pwd)/tools${PYTHONPATH:+:$PYTHONPATH}"   # tools/gccat.py: catalogues with their points
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 nvidia-smi -q > "$OUT/log/nvidia-smi-q.txt" 2>&1
 nvidia-smi topo -m > "$OUT/log/topo.txt" 2>&1
@@ -36,9 +37,10 @@ for plan in "$@"; do
 done
 python3 - "$OUT/res" <<'PY' 2>&1 | tee "$OUT/links.txt"
 import json, sys, glob
+import gccat
 G = 1e9
 for c in sorted(glob.glob(sys.argv[1] + "/*/catalogue.json")):
-    d = json.load(open(c))
+    d = gccat.load(c)
     print("==", c.split("/")[-2], "run", d["run"].get("start_time"), "->", d["run"].get("end_time"))
     for g in d["gpus"]:
         print(g["node"], g["index"], g["identity"]["name"], g["properties"].get("pcie"), g["properties"].get("nvlink"), g["status"], g["status_reason"])

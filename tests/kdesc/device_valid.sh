@@ -14,6 +14,7 @@ exec > >(tee "$OUT/log/device_valid.log") 2>&1
 mkdir -p /opt/deps && for f in .deps/*.deb; do dpkg -x "$f" /opt/deps; done
 export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 GC_SKIP_DEPS=1
+export PYTHONPATH="$(pwd)/tools${PYTHONPATH:+:$PYTHONPATH}"   # tools/gccat.py: catalogues with their points
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 t0=$(date +%s)
 mk="make -j16 LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr SQLITE_PREFIX=/opt/deps/usr"
@@ -36,7 +37,8 @@ echo "valid on $n GPUs: exit $? wall $(( $(date +%s) - s )) s"
 tail -5 "$OUT/log/valid.log"
 python3 - "$OUT/res/valid/catalogue.json" <<'PY' | tee "$OUT/valid.txt"
 import json, sys
-c = json.load(open(sys.argv[1]))
+import gccat
+c = gccat.load(sys.argv[1])
 print("%-12s %4s %9s %5s %6s %8s %12s %12s %12s %6s %s" % ("kernel", "gpu", "grid", "thr", "smem", "warps/SM",
       "p50_ns", "p5_ns", "p95_ns", "n", "clock_mhz"))
 for g in c["gpus"]:

@@ -21,8 +21,10 @@ has() {     # has FILE TEXT
 }
 
 # tiled SGEMM (2048^3, 32x32 tiles, 4 outputs per thread): 64 k-steps of
-# 4 + 4 tile loads, 32 x 4 FFMA and 32 x 4.5 LDS each; the FFMA chain of
-# one accumulator runs through all 2048 k
+# 4 + 4 tile loads, 32 x 4 FFMA and 32 x 4.5 LDS each (the LDS.128 of A's
+# row are 2-way: 6656 shared wavefronts); a warp issues in order, so its
+# path waits for the tile loads of every k-step (64) and, through the
+# barriers, for the shared stores
 prof held_sgemm_tiled "$TMP/sgemm.cfg" || die "describe refused held_sgemm_tiled"
 has "$TMP/sgemm.cfg" 'origin = "profile";'
 has "$TMP/sgemm.cfg" 'registers_per_thread = 44;'
@@ -31,10 +33,27 @@ has "$TMP/sgemm.cfg" 'fp32 = 8196;'
 has "$TMP/sgemm.cfg" 'smem = 4608;'
 has "$TMP/sgemm.cfg" '{ op = "load"; count = 512; bytes_per_thread = 4; sectors_per_inst = 4; dram_ratio = 0.0158; }'
 has "$TMP/sgemm.cfg" 'syncs = 128;'
-has "$TMP/sgemm.cfg" 'critical_path = { fp32 = 2049;'
-# the naive transpose's stores: one sector per lane (32 per warp store)
+has "$TMP/sgemm.cfg" 'smem_wavefronts = 6656;'
+has "$TMP/sgemm.cfg" 'critical_path = { fp32 = 512; fp64 = 0; int = 458; sfu = 0; smem = 1152; gmem = 64; };'
+# the naive transpose's stores: one sector per lane (32 per warp store);
+# the unrolled loop's guarded copies (predicated off in every lane) issue
+# but access nothing: 4 loads and 4 stores per warp, not 8 and 8
 prof held_transpose_naive "$TMP/tn.cfg" || die "describe refused held_transpose_naive"
 has "$TMP/tn.cfg" '{ op = "store"; count = 4; bytes_per_thread = 4; sectors_per_inst = 32; dram_ratio = 0.1167; }'
+has "$TMP/tn.cfg" '{ op = "load"; count = 4; bytes_per_thread = 4; sectors_per_inst = 4; },'
+grep -q 'sectors_per_inst = 4; dram_ratio = 0.1167' "$TMP/tn.cfg" && die "a store predicated off was counted"
+# the grid-stride reduction: a load per trip, waited for before the next
+# one is issued (in-order issue): 16 dependent DRAM loads on its path
+prof held_reduce_shfl "$TMP/rs0.cfg" || die "describe refused held_reduce_shfl"
+has "$TMP/rs0.cfg" 'gmem = 16; };'
+# stencil1d's halo loads run in 3 lanes of one warp of 8: a sixteenth of a
+# full warp's access each (the profile's sectors), not a whole one
+prof held_stencil1d "$TMP/s1.cfg" || die "describe refused held_stencil1d"
+has "$TMP/s1.cfg" '{ op = "load"; count = 1.0625; bytes_per_thread = 4; sectors_per_inst = 4; dram_ratio = 0.9413; },'
+# bitonic sort: bank conflicts of its compare-exchange (1.75-way on average)
+prof held_bitonic_sort "$TMP/bs.cfg" || die "describe refused held_bitonic_sort"
+has "$TMP/bs.cfg" 'smem = 175;'
+has "$TMP/bs.cfg" 'smem_wavefronts = 306;'
 # every held-out kernel: the committed description is what the fixture gives
 for s in "$ROOT"/configs/kernels/heldout/*.spec; do
     k=$(basename "$s" .spec)

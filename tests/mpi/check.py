@@ -14,6 +14,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import gccat  # noqa: E402  (a catalogue with its points, whatever its layout)
+
 
 def parse_listing(path):
     ranks = {}
@@ -35,7 +38,7 @@ def main(argv):
     out, listing = argv[1], argv[2]
     failed = {int(x) for x in argv[4:]} if len(argv) > 3 and argv[3] == "--failed" else set()
     want = parse_listing(listing)
-    cat = json.load(open(os.path.join(out, "catalogue.json")))
+    cat = gccat.load(out)
     errors = []
     if cat["run"]["backend"] != "sim":
         errors.append("backend is not sim")

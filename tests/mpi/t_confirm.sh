@@ -21,7 +21,8 @@ grep -q "^suspect   n1/gpu4 .*not confirmed (measured again" "$TMP/check.out" ||
 grep -q "2 not (suspect)" "$TMP/check.out" || die "gpu4 note"
 /usr/bin/python3 - "$out" <<'PY' || die "catalogue"
 import json, sys
-d = json.load(open(sys.argv[1] + "/catalogue.json"))
+import gccat
+d = gccat.load(sys.argv[1])
 again = {g["index"]: sum(r["context"].get("confirm") == "remeasure" for r in g["results"]) for g in d["gpus"]}
 assert again[2] >= 2 and again[4] >= 2, again
 assert all(again[i] == 0 for i in (0, 1, 3, 5)), again

@@ -20,7 +20,8 @@ $VALIDATE "$out" >/dev/null || { $VALIDATE "$out"; die "schema"; }
 "$GC" check "$out" --json > "$TMP/v.json"
 /usr/bin/python3 - "$out" "$TMP/v.json" <<'PY' || die "verdicts"
 import json, sys
-d = json.load(open(sys.argv[1] + "/catalogue.json"))
+import gccat
+d = gccat.load(sys.argv[1])
 tags = {}
 for g in d["gpus"]:
     for r in g["results"]:

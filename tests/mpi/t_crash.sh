@@ -31,7 +31,8 @@ cat "$TMP/merge.txt"
 $VALIDATE "$TMP/final" > /dev/null || { $VALIDATE "$TMP/final"; die "schema"; }
 /usr/bin/python3 - "$TMP/final" <<'PY' || die "dead GPU's results"
 import json, sys
-cat = json.load(open(sys.argv[1] + "/catalogue.json"))
+import gccat
+cat = gccat.load(sys.argv[1])
 g = [g for g in cat["gpus"] if g["node"] == "n2"][0]
 items = sorted({r["item"] for r in g["results"]})
 # items 0..3 were finished before the crash at item 4, and kept

@@ -10,7 +10,8 @@ for plan in default quick; do
     $VALIDATE "$out" > "$TMP/v.txt" || { cat "$TMP/v.txt"; die "$plan: schema"; }
     /usr/bin/python3 - "$out" <<'PY' || die "$plan: catalogue"
 import json, sys
-c = json.load(open(sys.argv[1] + "/catalogue.json"))
+import gccat
+c = gccat.load(sys.argv[1])
 assert len(c["gpus"]) == 2, len(c["gpus"])
 for g in c["gpus"]:
     bad = [r for r in g["results"] if r["status"] != "ok"]

@@ -31,7 +31,8 @@ left=$(find "$out" -name '*.tmp.*' | wc -l)
 $VALIDATE "$TMP/m" > /dev/null || { $VALIDATE "$TMP/m"; die "schema"; }
 /usr/bin/python3 - "$TMP/m/catalogue.json" <<'PY' || die "the dead GPU's results"
 import json, sys
-cat = json.load(open(sys.argv[1]))
+import gccat
+cat = gccat.load(sys.argv[1])
 g = [g for g in cat["gpus"] if g["node"] == "n2"][0]
 items = sorted({r["item"] for r in g["results"]})
 assert g["status"] == "failed" and g["items_done"] == 4 and items == [0, 1, 2, 3], \

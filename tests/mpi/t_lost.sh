@@ -11,7 +11,8 @@ check_lost() {   # check_lost OUT WHAT: n2/gpu1 failed with items 0..1, the rest
     $VALIDATE "$1" > /dev/null || { $VALIDATE "$1"; die "$2: schema"; }
     /usr/bin/python3 - "$1/catalogue.json" "$2" <<'PY' || die "$2: catalogue"
 import json, sys
-cat = json.load(open(sys.argv[1]))
+import gccat
+cat = gccat.load(sys.argv[1])
 g = {(x["node"], x["index"]): x for x in cat["gpus"]}
 assert sorted(g) == [("n1", 0), ("n1", 1), ("n2", 0), ("n2", 1)], sorted(g)
 lost = g[("n2", 1)]
@@ -62,7 +63,8 @@ timeout 120 $MPIRUN -np 2 "$GC" run "$ROOT/tests/mpi/overrun.cfg" --backend sim 
 $VALIDATE "$TMP/slow" > /dev/null || die "slow: schema"
 /usr/bin/python3 - "$TMP/slow/catalogue.json" <<'PY' || die "slow: catalogue"
 import json, sys
-cat = json.load(open(sys.argv[1]))
+import gccat
+cat = gccat.load(sys.argv[1])
 g = {x["index"]: x for x in cat["gpus"]}
 assert g[0]["status"] == "ok", g[0]["status_reason"]
 bad = [r for r in g[1]["results"] if r.get("status") == "failed"]

@@ -13,7 +13,8 @@ $VALIDATE "$out" >/dev/null || { $VALIDATE "$out"; die "schema"; }
 /usr/bin/python3 "$ROOT/tests/mpi/same.py" "$out" "$out/merged" || die "merged != gathered"
 /usr/bin/python3 - "$out/catalogue.json" <<'PY' || die "links"
 import json, sys
-d = json.load(open(sys.argv[1]))
+import gccat
+d = gccat.load(sys.argv[1])
 links = d["links"]
 def pick(**kw):
     return [l for l in links if all(l.get(k) == v for k, v in kw.items())]

@@ -19,8 +19,9 @@ $VALIDATE "$out" >/dev/null || { $VALIDATE "$out"; die "schema"; }
 /usr/bin/python3 "$ROOT/tests/mpi/check.py" "$out" "$TMP/plan.txt" || die "catalogue vs plan"
 /usr/bin/python3 - "$out" <<'PY' || die "blame"
 import json, sys, glob, statistics
+import gccat
 out = sys.argv[1]
-d = json.load(open(out + "/catalogue.json"))
+d = gccat.load(out)
 bad = []
 def need(cond, what):
     if not cond:

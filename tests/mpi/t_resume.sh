@@ -31,9 +31,10 @@ sed -e "s#\"\.\./\.\./configs#\"$ROOT/configs#" -e 's/^budget_s = 0.5;//' "$plan
 $MPIRUN -np 4 "$GC" run "$TMP/whole.cfg" --backend sim -o "$TMP/whole" --quiet || die "whole run"
 /usr/bin/python3 - "$out/catalogue.json" "$TMP/whole/catalogue.json" <<'PY' || die "resumed != whole"
 import json, sys
+import gccat
 def points(path):
     out = {}
-    for g in json.load(open(path))["gpus"]:
+    for g in gccat.load(path)["gpus"]:
         for r in g["results"]:
             key = (g["node"], g["index"], r["item"], r["metric"], json.dumps(r["context"], sort_keys=True))
             # net items time real MPI transfers: their numbers vary

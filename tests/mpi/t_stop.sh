@@ -36,7 +36,8 @@ stop_run() {   # stop_run NAME WHO: WHO = all | one
     $VALIDATE "$out" > /dev/null || { $VALIDATE "$out"; die "$name: schema"; }
     /usr/bin/python3 - "$out/catalogue.json" "$who" <<'PY' || die "$name: catalogue"
 import json, sys
-cat = json.load(open(sys.argv[1]))
+import gccat
+cat = gccat.load(sys.argv[1])
 assert len(cat["gpus"]) == 4, len(cat["gpus"])
 for g in cat["gpus"]:
     items = sorted({r["item"] for r in g["results"]})

@@ -20,7 +20,8 @@ grep -q "^degraded  n2 .*numa: host_numa_node: host copies of the 4 GPUs near ho
 "$GC" check "$out" --json > "$TMP/v.json"
 /usr/bin/python3 - "$out" "$TMP/v.json" <<'PY' || die "verdicts"
 import json, sys
-d = json.load(open(sys.argv[1] + "/catalogue.json"))
+import gccat
+d = gccat.load(sys.argv[1])
 sw = {(g["node"], g["index"]): g["properties"]["pcie"]["switch"] for g in d["gpus"]}
 want = ["0000:10:00.0", "0000:40:00.0", "0000:70:00.0", "0000:a0:00.0"]
 assert all(sw[(n, i)] == want[i // 2] for n in ("n1", "n2") for i in range(8)), sw

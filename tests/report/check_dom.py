@@ -6,8 +6,12 @@ numbers the catalogue implies.
 usage: check_dom.py DOM.html CATALOGUE.json VERDICTS.json [--expect-outlier NODE/gpuN:METRIC]
 VERDICTS.json: `gpucensus check --json` of the catalogue."""
 import json
+import os
 import sys
 from html.parser import HTMLParser
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import gccat  # noqa: E402  (points from the node files of a compact catalogue)
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
@@ -77,7 +81,7 @@ def main():
     t = Tree()
     t.feed(open(dom_path, encoding="utf-8").read())
     root = t.root
-    cat = json.load(open(cat_path))
+    cat = gccat.load(cat_path)
     verdicts = json.load(open(ver_path))
     gpus, links, nodes = cat["gpus"], cat["links"], cat["nodes"]
     node_names = [n["name"] for n in nodes]

@@ -51,21 +51,39 @@ cat "$TMP/e1" "$TMP/e2" "$TMP/e3"
 "$GC" report "$out" --bogus 2>/dev/null; [ $? = 2 ] || die "bad argument: exit 2"
 "$GC" report 2>/dev/null; [ $? = 2 ] || die "no catalogue: exit 2"
 
-# ---- a GPU that failed (no parameters, no results, no links) and a node
-# file gone: the table says why, the page is still written (with a warning)
+# ---- a GPU that failed (no parameters, no points, no links) and a node
+# file gone: the table says why, the page is still written (with a warning).
+# The catalogue is compact (schema 2): the report gives its verdicts as
+# written, so the doctored one carries the verdicts `check --rules` gives
+# it (judged again, its points from the node files), then n3's file goes.
 mkdir -p "$TMP/failed/nodes"
 /usr/bin/python3 - "$out" "$TMP/failed" <<'PY' || die "crafting a failed GPU"
 import json, sys
 src, dst = sys.argv[1:]
 c = json.load(open(src + "/catalogue.json"))
+assert c["schema_version"].startswith("2."), c["schema_version"]
 g = [g for g in c["gpus"] if (g["node"], g["index"]) == ("n2", 0)][0]
-g.update(status="failed", status_reason="rank lost (test)", parameters=[], results=[], items_done=0)
+g.update(status="failed", status_reason="rank lost (test)", parameters=[], points=0, items_done=0)
 gone = lambda e: e["type"] == "gpu" and (e["node"], e["gpu_index"]) == ("n2", 0)
 c["links"] = [l for l in c["links"] if not gone(l["src"]) and not gone(l["dst"])]
 json.dump(c, open(dst + "/catalogue.json", "w"), indent=1)
-for n in ("n1", "n2"):
-    json.dump(json.load(open(f"{src}/nodes/{n}.json")), open(f"{dst}/nodes/{n}.json", "w"))
+for n in ("n1", "n2", "n3"):
+    nf = json.load(open(f"{src}/nodes/{n}.json"))
+    for x in nf["gpus"]:
+        if (x["node"], x["index"]) == ("n2", 0):
+            x["results"] = []
+    nf["links"] = [l for l in nf["links"] if not gone(l["src"]) and not gone(l["dst"])]
+    json.dump(nf, open(f"{dst}/nodes/{n}.json", "w"))
 PY
+"$GC" check "$TMP/failed" --rules "$ROOT/configs/rules.cfg" --json > "$TMP/failed.verdicts"
+[ $? -eq 2 ] || die "check --rules of the doctored catalogue: exit $?"
+/usr/bin/python3 - "$TMP/failed/catalogue.json" "$TMP/failed.verdicts" <<'PY' || die "verdicts of the doctored catalogue"
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["verdicts"] = json.load(open(sys.argv[2]))
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+PY
+rm "$TMP/failed/nodes/n3.json"
 "$GC" report "$TMP/failed" > "$TMP/failed.txt" || die "report of a failed GPU: exit $?"
 grep -q '^  0 H100 80GB HBM3 (sim)  *-  *-  *- .* failed: rank lost (test)$' "$TMP/failed.txt" ||
     { cat "$TMP/failed.txt"; die "failed GPU row"; }

@@ -75,7 +75,8 @@ disturb() {
 items_of() {
     /usr/bin/python3 - "$1" <<'PY'
 import json, sys
-cat = json.load(open(sys.argv[1]))
+import gccat
+cat = gccat.load(sys.argv[1])
 for g in cat["gpus"]:
     print("%s/%d" % (g["node"], g["index"]), *sorted({r["item"] for r in g["results"]}))
 PY
@@ -90,9 +91,10 @@ check_items() {   # check_items OUT LOG NO_RANK_DIED
     [ -s "$out/catalogue.json" ] || { echo "no catalogue, the shards hold items"; return 1; }
     /usr/bin/python3 - "$out/catalogue.json" "$out/.soak-merge/catalogue.json" <<'PY' || return 1
 import json, sys
+import gccat
 def items(path):
     return {(g["node"], g["index"]): {r["item"] for r in g["results"]}
-            for g in json.load(open(path))["gpus"]}
+            for g in gccat.load(path)["gpus"]}
 cat, shards = items(sys.argv[1]), items(sys.argv[2])
 lost = {k: sorted(v - cat.get(k, set())) for k, v in shards.items() if v - cat.get(k, set())}
 if lost:

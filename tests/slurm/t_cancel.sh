@@ -32,7 +32,8 @@ left=$(find "$out" -name '*.tmp.*' | wc -l)
 $VALIDATE "$out" > /dev/null || { $VALIDATE "$out"; die "schema of the partial catalogue"; }
 /usr/bin/python3 - "$out/catalogue.json" <<'PY' || die "partial catalogue"
 import json, sys
-cat = json.load(open(sys.argv[1]))
+import gccat
+cat = gccat.load(sys.argv[1])
 assert len(cat["gpus"]) == 6, len(cat["gpus"])
 for g in cat["gpus"]:
     items = sorted({r["item"] for r in g["results"]})

@@ -532,6 +532,103 @@ static void test_little(void)
           "compute-bound");
 }
 
+/* bench mlp's parameters in Little's law (issue 14): the latency at the
+ * kernel's requests in flight (a fixed point of Little's law for the
+ * memory system), the slowest warp's tail, spread accesses, wavefronts */
+static void test_little_mlp(void)
+{
+    gc_hwp h;
+    for (int i = 0; i < HW_N; i++)
+        h.v[i] = NAN;
+    static const double tab[] = { 700, 700, 700, 750, 850, 1300, 2600, 5200 };
+    for (int i = 0; i < 8; i++)
+        h.v[HW_INFL_N4 + i] = tab[i];
+    const char *src = NULL;
+    CHECK(rel(gc_hwp_inflight_latency(&h, 64, &src), 850) < 1e-12 && strcmp(src, "dram_inflight_latency_cycles_n64") == 0,
+          "n64: %s", src ? src : "-");
+    CHECK(gc_hwp_inflight_latency(&h, 2, NULL) == 700, "below the table: its first value");
+    CHECK(rel(gc_hwp_inflight_latency(&h, 64 * sqrt(2.0), NULL), sqrt(850.0 * 1300)) < 1e-12,
+          "log-log between n64 and n128: %g", gc_hwp_inflight_latency(&h, 64 * sqrt(2.0), NULL));
+    CHECK(rel(gc_hwp_inflight_latency(&h, 1024, NULL), 10400) < 1e-12, "past the table: bandwidth");
+    h.v[HW_INFL_N4] = NAN;   /* a missing entry: the next one starts the table */
+    CHECK(gc_hwp_inflight_latency(&h, 4, NULL) == 700, "n8 as the first");
+    h.v[HW_INFL_N4] = 700;
+    h.v[HW_FREQ_HZ] = 1980e6;
+    h.v[HW_SM_COUNT] = 132;
+    h.v[HW_WARP_SIZE] = 32;
+    h.v[HW_LANES_FP32] = 128;
+    h.v[HW_LANES_SMEM] = 32;
+    h.v[HW_SCHEDULERS] = 4;
+    h.v[HW_LAT_FP32] = 4;
+    h.v[HW_LAT_GMEM] = 690;
+    h.v[HW_ISSUE_INTERVAL] = 1;
+    h.v[HW_BW_READ] = h.v[HW_BW_WRITE] = h.v[HW_BW_COPY] = h.v[HW_BW_TRIAD] = 3.2e12;
+    /* a grid-stride loop: 16 coalesced loads per warp, each waited for
+     * before the next (critical_path gmem = 16), nothing else on the path:
+     * every warp always has one request in flight, N = 64 */
+    gc_kdesc d;
+    gc_err e = { 0 };
+    CHECK(gc_kdesc_parse("loop.cfg",
+                         "kernel = { name = \"loop\"; origin = \"hand\"; grid_blocks = 8192L;\n"
+                         "  block_threads = 256; registers_per_thread = 16; insts = { fp32 = 16; int = 16; };\n"
+                         "  mem = ( { op = \"load\"; count = 16; bytes_per_thread = 4; sectors_per_inst = 4; } );\n"
+                         "  critical_path = { gmem = 16; }; };\n", &d, &e) == 0, "%s", e.msg);
+    CHECK(d.smem_wavefronts == 0, "no shared memory, no wavefronts");
+    gc_gpu_info in = h100_info();
+    gc_occ_limits lim;
+    gc_occ_limits_of(&in, &lim);
+    gc_mlaunch l;
+    gc_little_pred o;
+    CHECK(gc_mlaunch_of(&lim, &h, &d, &l, &e) == 0 && l.warps_per_sm == 64, "launch");
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0, "%s", e.msg);
+    CHECK(rel(o.inflight_per_sm, 64) < 1e-9 && rel(o.gmem_latency_cycles, 850) < 1e-6 &&
+              strcmp(o.gmem_latency_src, "dram_inflight_latency_cycles_n64") == 0,
+          "in flight %g, latency %g (%s)", o.inflight_per_sm, o.gmem_latency_cycles, o.gmem_latency_src);
+    CHECK(rel(o.latency_bound_cycles, 16 * 850) < 1e-6 && o.dram_wait_cycles == 0 && o.latency_limited,
+          "latency bound %g, M/D/1 wait %g", o.latency_bound_cycles, o.dram_wait_cycles);
+    CHECK(rel(o.cycles, 8192 * 8 / 132.0 * 16 * 850 / 64) < 1e-6, "cycles %g", o.cycles);
+    /* the block of 8 warps leaves with its slowest: the barrier-ended
+     * rounds' excess at the same N, log2(8) / 3 = all of it */
+    h.v[HW_SYNC_N64] = 950;
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.gmem_tail_cycles, 100) < 1e-6 &&
+              rel(o.latency_bound_cycles, 16 * 850 + 100) < 1e-6,
+          "tail %g, bound %g", o.gmem_tail_cycles, o.latency_bound_cycles);
+    /* a block replacement of 300 cycles: the warp waits less of its life,
+     * fewer requests are in flight: N = 64 x 16 L / (16 L + 300) */
+    h.v[HW_BLOCK_LAT] = 300;
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0, "%s", e.msg);
+    double L = o.gmem_latency_cycles;
+    CHECK(o.inflight_per_sm < 64 && rel(o.inflight_per_sm, 64 * 16 * L / (16 * L + 300)) < 1e-6 &&
+              rel(L, gc_hwp_inflight_latency(&h, o.inflight_per_sm, NULL)) < 1e-6,
+          "fixed point: N %g, L %g", o.inflight_per_sm, L);
+    h.v[HW_BLOCK_LAT] = h.v[HW_SYNC_N64] = NAN;
+    /* a transpose's stores (32 sectors, a lane per line): the lsu term at
+     * the measured cycles per sector; a misaligned load (5 sectors) is not
+     * spread; shared memory by its wavefronts */
+    h.v[HW_SCAT_ST] = 3;
+    h.v[HW_SCAT_LD] = 1;
+    d.nmem = 3;
+    d.mem[1] = (gc_kdesc_mem){ 1, 4, 4, 32, 32, 1 };
+    d.mem[2] = (gc_kdesc_mem){ 0, 9, 4, 5, 2, 1 };
+    d.insts[GC_KD_SMEM] = 175;
+    d.smem_wavefronts = 306;
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.cpw[LT_LSU], 4 * 32 * 3) < 1e-12 &&
+              rel(o.cpw[LT_SMEM], 32 * 306 / 32.0) < 1e-12 && o.cpw[LT_L2] == 0,
+          "lsu %g, smem %g, l2 %g", o.cpw[LT_LSU], o.cpw[LT_SMEM], o.cpw[LT_L2]);
+    /* every sector at the L2 bandwidth: (16 x 4 + 4 x 32 + 9 x 5) x 32 bytes */
+    h.v[HW_L2_BPC] = 48;
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 &&
+              rel(o.cpw[LT_L2], (16 * 4 + 4 * 32 + 9 * 5) * 32 / 48.0) < 1e-12,
+          "l2 %g", o.cpw[LT_L2]);
+    /* an older catalogue without bench mlp: the unloaded latency and M/D/1 */
+    for (int i = HW_INFL_N4; i <= HW_L2_BPC; i++)
+        h.v[i] = NAN;
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && o.gmem_latency_cycles == 690 &&
+              strcmp(o.gmem_latency_src, "latency_gmem_cycles") == 0 && o.cpw[LT_LSU] == 0 &&
+              o.cpw[LT_L2] == 0,
+          "fallback: %g %s", o.gmem_latency_cycles, o.gmem_latency_src);
+}
+
 /* ---- validation accounting -------------------------------------------------- */
 
 static const char *const vk[] = {
@@ -691,6 +788,7 @@ int main(int argc, char **argv)
     test_params();
     test_mwp();
     test_little();
+    test_little_mlp();
     test_validate();
     test_sim_truth();
     CHECK_DONE();

@@ -1,0 +1,225 @@
+/* The verdicts a compact catalogue holds, read as written (check and report
+ * without a baseline or rules of their own). See catread.h. The run judged
+ * every point of every GPU against its peers at rank 0; a schema-2
+ * catalogue keeps the verdicts and not the points, so judging again would
+ * need every node file: this repeats the run's judgement instead. */
+#include "catread.h"
+#include "catread_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int level_of(json_t *v)
+{
+    static const char *const n[4] = { "ok", "suspect", "degraded", "failed" };
+    for (int i = 0; json_is_string(v) && i < 4; i++)
+        if (!strcmp(json_string_value(v), n[i]))
+            return i;
+    return -1;
+}
+
+/* a string member (or null/absent when may_null) into out; 0 or -1 */
+static int str_into(json_t *o, const char *k, char *out, size_t cap, int may_null)
+{
+    json_t *v = json_object_get(o, k);
+    out[0] = '\0';
+    if (json_is_string(v)) {
+        snprintf(out, cap, "%s", json_string_value(v));
+        return 0;
+    }
+    return may_null && (!v || json_is_null(v)) ? 0 : -1;
+}
+
+static int num_into(json_t *o, const char *k, double *out)
+{
+    json_t *v = json_object_get(o, k);
+    *out = json_is_number(v) ? json_number_value(v) : NAN;
+    return json_is_number(v) || json_is_null(v) ? 0 : -1;
+}
+
+static int int_or_null(json_t *o, const char *k, long *out)
+{
+    json_t *v = json_object_get(o, k);
+    *out = json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < (1l << 30)
+               ? (long)json_integer_value(v) : -1;
+    return json_is_integer(v) || json_is_null(v) ? 0 : -1;
+}
+
+static int verdict_of(rd *r, json_t *o, gc_verdict *v, gc_reason **rs, size_t *cap)
+{
+    memset(v, 0, sizeof *v);
+    const char *bad = NULL;
+    json_t *type = json_object_get(o, "type");
+    const char *t = json_is_string(type) ? json_string_value(type) : "";
+    v->type = !strcmp(t, "gpu") ? GC_SUBJ_GPU : !strcmp(t, "link") ? GC_SUBJ_LINK
+            : !strcmp(t, "node") ? GC_SUBJ_NODE : -1;
+    long gi, li;
+    json_t *peers = json_object_get(o, "peers"), *basis = json_object_get(o, "basis"),
+           *reasons = json_object_get(o, "reasons");
+    if (!json_is_object(o))
+        bad = "a verdict must be an object";
+    else if (v->type < 0)
+        bad = "'type' must be gpu, link or node";
+    else if (str_into(o, "subject", v->subject, sizeof v->subject, 0) ||
+             str_into(o, "node", v->node, sizeof v->node, 0) ||
+             str_into(o, "uuid", v->uuid, sizeof v->uuid, 1) ||
+             str_into(o, "peer_group", v->group, sizeof v->group, 0) ||
+             str_into(o, "note", v->note, sizeof v->note, 1))
+        bad = "'subject', 'node', 'peer_group' must be strings, 'uuid' and 'note' strings or null";
+    else if (int_or_null(o, "gpu_index", &gi) || int_or_null(o, "link", &li))
+        bad = "'gpu_index' and 'link' must be integers or null";
+    else if ((v->level = level_of(json_object_get(o, "verdict"))) < 0)
+        bad = "'verdict' must be ok, suspect, degraded or failed";
+    else if (!json_is_integer(peers) || !json_is_array(basis) || !json_is_array(reasons))
+        bad = "'peers' must be an integer, 'basis' and 'reasons' arrays";
+    if (bad)
+        return cr_bad(r, "%s", bad);
+    v->gpu_index = (int)gi;
+    v->link_index = li;
+    json_int_t np = json_integer_value(peers);
+    v->peers = np < 0 ? 0 : np > (1 << 30) ? (1 << 30) : (int)np;
+    size_t i;
+    json_t *e;
+    json_array_foreach(basis, i, e) {
+        v->used_peers |= json_is_string(e) && !strcmp(json_string_value(e), "peers");
+        v->used_baseline |= json_is_string(e) && !strcmp(json_string_value(e), "baseline");
+    }
+    size_t n = json_array_size(reasons);
+    if (n > *cap) {
+        gc_reason *nr = realloc(*rs, n * sizeof *nr);
+        if (!nr)
+            return gc_fail(r->err, GC_ENOMEM, "out of memory");
+        *rs = nr;
+        *cap = n;
+    }
+    json_array_foreach(reasons, i, e) {
+        gc_reason *x = &(*rs)[i];
+        memset(x, 0, sizeof *x);
+        if (!json_is_object(e) || str_into(e, "rule", x->rule, sizeof x->rule, 0) ||
+            str_into(e, "metric", x->metric, sizeof x->metric, 0) ||
+            str_into(e, "detail", x->detail, sizeof x->detail, 0) ||
+            str_into(e, "deviation_unit", x->deviation_unit, sizeof x->deviation_unit, 1) ||
+            num_into(e, "value", &x->value) || num_into(e, "reference", &x->reference) ||
+            num_into(e, "deviation", &x->deviation) ||
+            (x->severity = level_of(json_object_get(e, "severity"))) < 0)
+            return cr_bad(r, "reasons[%zu]: 'rule', 'metric', 'detail' strings, 'value', 'reference', "
+                          "'deviation' numbers or null, 'severity' a verdict level", i);
+    }
+    v->reasons = *rs;
+    v->nreasons = n;
+    return 0;
+}
+
+static int add_verdicts(sink *s, rd *r, json_t *arr)
+{
+    if (!json_is_array(arr))
+        return cr_bad(r, "'verdicts' must be an array");
+    gc_reason *rs = NULL;
+    size_t cap = 0, i;
+    json_t *o;
+    int rc = 0;
+    json_array_foreach(arr, i, o) {
+        gc_verdict v;
+        snprintf(r->where, sizeof r->where, "verdicts[%zu]", i % 100000000u);
+        rc = verdict_of(r, o, &v, &rs, &cap);
+        r->where[0] = '\0';
+        if (!rc)
+            rc = gc_detect_add_verdict(s->d, &v, r->err);
+        if (rc)
+            break;
+    }
+    free(rs);
+    return rc;
+}
+
+/* schema 1: judged again (cr_det_*); schema 2: read for the schema's
+ * errors and counted, its verdicts taken as they are */
+static int w_gpu(sink *s, rd *r, json_t *o)
+{
+    if (r->major == 1)
+        return cr_det_gpu(s, r, o);
+    gc_det_gpu g;
+    int rc = cr_gpu_of(r, o, s->rules, 0, &g, &s->b);
+    if (!rc && s->info)
+        s->info->gpus++;
+    return rc;
+}
+
+static int w_link(sink *s, rd *r, json_t *o, size_t index)
+{
+    if (r->major == 1)
+        return cr_det_link(s, r, o, index);
+    gc_det_link l;
+    int rc = cr_link_of(r, o, index, &l);
+    if (!rc && s->info)
+        s->info->links++;
+    return rc;
+}
+
+static int w_top(sink *s, rd *r, const char *key, json_t *v)
+{
+    if (r->major == 2 && !strcmp(key, "verdicts")) {
+        s->seen_verdicts = json_array_size(v) > 0;
+        return add_verdicts(s, r, v);
+    }
+    return cr_cat_top(s, r, key, v);
+}
+
+static int verdicts_mem(const char *name, const char *buf, size_t len, gc_detect *d,
+                        const gc_rules *rules, gc_catread_info *info, int *as_written, int *major,
+                        gc_err *err)
+{
+    rd r = { .file = name, .buf = buf, .len = len, .err = err };
+    sink s = { .gpu = w_gpu, .link = w_link, .top = w_top, .rules = rules, .d = d, .info = info };
+    if (info)
+        memset(info, 0, sizeof *info);
+    int rc = cr_walk(&r, &s);
+    for (unsigned t = 0; !rc && cr_top_names[t]; t++)
+        if (!(s.seen & (1u << t)))
+            rc = cr_bad(&r, "'%s' is missing (required by the catalogue schema)", cr_top_names[t]);
+    *as_written = r.major == 2 && s.seen_verdicts;
+    *major = r.major;
+    free(s.b.v);
+    free(s.b.keys);
+    return rc;
+}
+
+/* A schema-2 catalogue without verdicts (the run left them out: it says
+ * so on stderr): judged here, its points from the node files. */
+static int judge_instead(const char *name, const char *buf, size_t len, int with_pts,
+                         gc_detect *d, const gc_rules *rules, gc_catread_info *info, gc_err *err)
+{
+    return with_pts ? gc_catread_catalogue(name, d, rules, info, err)
+                    : gc_catread_catalogue_mem(name, buf, len, d, rules, info, err);
+}
+
+int gc_catread_verdicts_mem(const char *name, const char *buf, size_t len, gc_detect *d,
+                            const gc_rules *rules, gc_catread_info *info, int *as_written,
+                            gc_err *err)
+{
+    int major = 0;
+    int rc = verdicts_mem(name, buf, len, d, rules, info, as_written, &major, err);
+    if (!rc && major == 2 && !*as_written)
+        rc = judge_instead(name, buf, len, 0, d, rules, info, err);
+    return rc;
+}
+
+int gc_catread_verdicts(const char *path, gc_detect *d, const gc_rules *rules,
+                        gc_catread_info *info, int *as_written, gc_err *err)
+{
+    char *buf;
+    size_t len;
+    int mapped;
+    *as_written = 0;
+    int rc = cr_load_file(path, &buf, &len, &mapped, err);
+    if (rc)
+        return rc;
+    int major = 0;
+    rc = verdicts_mem(path, buf, len, d, rules, info, as_written, &major, err);
+    cr_unload_file(buf, len, mapped);
+    if (!rc && major == 2 && !*as_written)
+        rc = judge_instead(path, NULL, 0, 1, d, rules, info, err);
+    return rc;
+}
