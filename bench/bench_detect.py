@@ -1,35 +1,46 @@
 #!/usr/bin/python3
-"""Detection quality of `gpucensus check` on simulated fleets (issue 6).
+"""Detection quality of `gpucensus check` on simulated fleets (issues 6, 19).
 
 For each fleet size N (default 64 and 1024 GPUs, 8 per node) and each seed,
-two fleets are simulated through bench_merge (the sim backend through the
-runner's schedule, then `gpucensus merge`):
+two fleets are simulated:
   healthy  no fault: every non-ok verdict is a false positive;
   faulted  faults at random places (seeded): HBM bandwidth -5/-10/-20%,
            PCIe x16 trained at x8, one NVLink of 18 down, SM clock capped
            at 90% and 70%, a bimodal L2 latency (10% and 25% of samples
            1.6x slower), a slow host NUMA node (host copies of the 4 GPUs
-           near it at 90% and 80%).
-Then `gpucensus check --json` judges each catalogue.
+           near it at 90% and 80%), one GPU's P2P 30% low, throttling under
+           sustained load, a flapping P2P link, another process on a GPU,
+           the host copies of the 2 GPUs behind one PCIe switch at 90% and 80%.
+build/bench/bench_verdicts makes both in one process, each GPU the way a
+run's GPU goes (sim backend through the schedule, the rank's record, rank
+0's analysis, the catalogue writer's detector with the default rules): the
+verdicts a run writes into catalogue.json, which `check` repeats; only the
+JSON is not written. The faulted fleet measures again only the nodes its
+faults touch. --verify K also takes the first K seeds' faulted fleets
+through bench_merge, `gpucensus merge` and `gpucensus check --json` and
+fails unless both give the same verdicts.
 
 A fault instance is detected when every GPU it was injected into has a
 non-ok verdict itself or on a link that touches it; it is attributed when
 a reason names the right thing (hbm_* metrics; limit_pcie or its host
 links; limit_nvlink or its NVLink links; limit_clock; a distribution
-reason on a chase latency; the node's numa reason). A non-ok GPU, link or
-node that no fault touches is a false positive.
+reason on a chase latency; the node's numa or pcie_switch reason; common_end; limit_sustain;
+a slow P2P link; a shared reason and no degraded verdict). A non-ok GPU,
+link or node that no fault touches is a false positive.
 
 Output: recall and attribution per fault kind and magnitude, false
-positives per fleet kind and subject type, and the wall time of `check`
-(table output) on the largest fleet (median and max over seeds).
+positives per fleet kind and subject type, per rule and per metric, and
+the detector's time (median and max over seeds).
 
 usage: bench/bench_detect.py [--sizes 64,1024] [--seeds 20] [--plan configs/quick.cfg]
-                             [--build build] [--keep DIR]
+                             [--build build] [--jobs J] [--verify K] [--keep DIR] [--progress]
+                             [--first-seed S]
 Exit status: 0 when the targets hold (no false positive on healthy fleets,
 recall 1.0 for faults of 10% and more, >= 0.9 at 5%), 1 otherwise, 2 when
 a tool failed."""
 import argparse
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -63,12 +74,17 @@ FAULTS = [
     ("sustain", "throttle after 1 s", "sustain", "throttle", 1.0, 1),
     ("flap", "P2P flapping x0.5", "p2p_bw", "flap", 0.5, 1),
     ("foreign", "another process", "gpu", "foreign_load", 0.85, 1),
+    # the 2 GPUs behind one PCIe switch (sim profile: 4 switches of 2 GPUs)
+    ("switch", "host copies -10%", "h2d_bw+d2h_bw", "scale", 0.90, 2),
+    ("switch", "host copies -20%", "h2d_bw+d2h_bw", "scale", 0.80, 2),
 ]
 # magnitude as a relative loss, for the targets (None: not a percentage fault)
 LOSS = {"-5%": 0.05, "-10%": 0.10, "-20%": 0.20, "x8 of x16": 0.5, "1 of 18 down": 0.056,
         "capped 90%": 0.10, "capped 70%": 0.30, "bimodal 10%": 0.06, "bimodal 25%": 0.15,
         "host copies -10%": 0.10, "host copies -20%": 0.20, "P2P -30%": 0.30,
         "throttle after 1 s": 0.30, "P2P flapping x0.5": 0.25, "another process": None}
+# faults found on the node's verdict (a NUMA node or switch named), not on the GPUs
+GROUP = {"numa": "numa", "switch": "pcie_switch"}
 
 
 def plan_text(base_plan, seed, faults):
@@ -99,7 +115,17 @@ def place(rng, n):
     rng.shuffle(halves)
     used_nodes = set()
     for spec in FAULTS:
-        if spec[5] == 4:
+        if spec[5] == 2:   # a switch: a quarter of a node of its own
+            while True:
+                node, h = halves.pop()
+                if node not in used_nodes:
+                    break
+            used_nodes.add(node)
+            q = rng.randrange(2)
+            gpus = [(node, h * 4 + q * 2 + i) for i in range(2)]
+            free -= {(node, g) for g in range(PER_NODE)}
+            out.append((spec, gpus))
+        elif spec[5] == 4:
             while True:
                 node, h = halves.pop()
                 if node not in used_nodes:
@@ -120,34 +146,60 @@ def run(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
-def fleet(args, work, n, seed, instances):
-    d = os.path.join(work, f"n{n}-s{seed}-{'f' if instances else 'h'}")
-    os.makedirs(d, exist_ok=True)
-    plan = os.path.join(d, "plan.cfg")
+class ToolFailed(Exception):
+    """A tool failed in a worker (SystemExit there would hang the pool)."""
+
+
+def write_plan(path, base, seed, instances):
     faults = []
     for spec, gpus in instances:
         for node, gpu in gpus:
-            faults.append((node, gpu, spec[2], spec[3], spec[4]))
-    with open(plan, "w") as f:
-        f.write(plan_text(args.plan, seed, faults))
-    bm = os.path.join(args.build, "bench", "bench_merge")
-    gc = os.path.join(args.build, "gpucensus")
-    r = run([bm, "-n", str(n), "-g", str(PER_NODE), "-r", "1", "-d", d, "-k", "-x", gc, plan])
-    if r.returncode != 0:
-        sys.stderr.write(r.stdout + r.stderr)
-        raise SystemExit(2)
-    out = os.path.join(d, f"n{n}", "out")
-    # one check (--json): its wall time is check's, the table is not needed
+            for metric in spec[2].split("+"):
+                faults.append((node, gpu, metric, spec[3], spec[4]))
+    with open(path, "w") as f:
+        f.write(plan_text(base, seed, faults))
+
+
+def seed_fleets(args, work, n, seed):
+    """(healthy verdicts, faulted verdicts, instances, detect_s, wall_s) of one seed."""
+    d = os.path.join(work, f"n{n}-s{seed}")
+    os.makedirs(d, exist_ok=True)
+    inst = place(random.Random(seed * 7919 + n), n)
+    hp, fp = os.path.join(d, "healthy.cfg"), os.path.join(d, "faulted.cfg")
+    write_plan(hp, args.plan, seed, [])
+    write_plan(fp, args.plan, seed, inst)
     t0 = time.monotonic()
-    r = run([gc, "check", out, "--json"])
-    check_s = time.monotonic() - t0
-    if r.returncode not in (0, 1, 2):
-        sys.stderr.write(r.stderr)
-        raise SystemExit(2)
-    verdicts = json.loads(r.stdout)
+    r = run([os.path.join(args.build, "bench", "bench_verdicts"), "-n", str(n), "-g", str(PER_NODE),
+             "-o", d, hp, fp])
+    if r.returncode != 0:
+        raise ToolFailed(f"bench_verdicts, seed {seed}: {r.stdout}{r.stderr}")
+    wall = time.monotonic() - t0
+    kv = dict(l.split("=", 1) for l in r.stdout.split() if "=" in l)
+    with open(os.path.join(d, "healthy.json")) as f:
+        vh = json.load(f)
+    with open(os.path.join(d, "faulted.json")) as f:
+        vf = json.load(f)
+    if seed < args.first_seed + args.verify:
+        verify(args, d, n, fp, vf)
     if not args.keep:
         shutil.rmtree(d)
-    return verdicts, check_s
+    return vh, vf, inst, float(kv["detect_faulted_s"]), wall
+
+
+def verify(args, d, n, plan, verdicts):
+    """The same fleet through bench_merge, merge and check: the same verdicts."""
+    bm = os.path.join(args.build, "bench", "bench_merge")
+    gc = os.path.join(args.build, "gpucensus")
+    m = os.path.join(d, "merge")
+    r = run([bm, "-n", str(n), "-g", str(PER_NODE), "-r", "1", "-d", m, "-k", "-x", gc, plan])
+    if r.returncode != 0:
+        raise ToolFailed(f"bench_merge: {r.stdout}{r.stderr}")
+    r = run([gc, "check", os.path.join(m, f"n{n}", "out"), "--json"])
+    if r.returncode not in (0, 1, 2):
+        raise ToolFailed(f"check: {r.stderr}")
+    if json.loads(r.stdout) != verdicts:
+        raise ToolFailed(f"{d}: bench_verdicts and merge + check disagree")
+    shutil.rmtree(m)
 
 
 def link_ends(subject):
@@ -170,8 +222,8 @@ def attributed(kind, v_gpu, links, node_v):
         return any(r == "limit_clock" for r, _ in rules)
     if kind == "l2_latency":
         return any(r == "distribution" and m.startswith("chase.latency") for r, m in rules)
-    if kind == "numa":
-        return any(r["rule"] == "numa" for r in (node_v or {}).get("reasons", []))
+    if kind in GROUP:
+        return any(r["rule"] == GROUP[kind] for r in (node_v or {}).get("reasons", []))
     if kind == "p2p_gpu":
         return any(r == "common_end" for r, _ in rules)
     if kind == "sustain":
@@ -195,11 +247,12 @@ def score(verdicts, instances):
     faulty = {g for _, gs in instances for g in gs}
     res = []
     for spec, gs in instances:
-        # a slow NUMA node is found when its node names it (the GPUs are not at fault)
-        det = all(gpus[g]["verdict"] != "ok" or g in bad_links for g in gs) if spec[0] != "numa" \
-            else attributed("numa", None, [], nodes.get(gs[0][0]))
-        att = all(attributed(spec[0], gpus.get(g), bad_links.get(g, []), nodes.get(g[0])) for g in gs) \
-            if spec[0] != "numa" else attributed("numa", None, [], nodes.get(gs[0][0]))
+        # a slow NUMA node or switch is found when its node names it (the GPUs are not at fault)
+        if spec[0] in GROUP:
+            det = att = attributed(spec[0], None, [], nodes.get(gs[0][0]))
+        else:
+            det = all(gpus[g]["verdict"] != "ok" or g in bad_links for g in gs)
+            att = all(attributed(spec[0], gpus.get(g), bad_links.get(g, []), nodes.get(g[0])) for g in gs)
         res.append((spec, det, att))
     fp = {"gpu": 0, "link": 0, "node": 0, "degraded": 0}
     fp_rules = {}
@@ -228,12 +281,32 @@ def score(verdicts, instances):
     return res, fp, fp_examples, fp_rules
 
 
+def one_seed(job):
+    """Worker: score one seed's two fleets (what crosses the process boundary is small)."""
+    args, work, n, seed = job
+    vh, vf, inst, det_s, wall = seed_fleets(args, work, n, seed)
+    _, fph, exh, frh = score(vh, [])
+    res, fpf, exf, frf = score(vf, inst)
+    return seed, fph, exh, frh, res, fpf, exf, frf, det_s, wall
+
+
+def add(into, d):
+    for k, c in d.items():
+        into[k] = into.get(k, 0) + c
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default=os.environ.get("DETECT_SIZES", "64,1024"))
     ap.add_argument("--seeds", type=int, default=int(os.environ.get("DETECT_SEEDS", "20")))
+    ap.add_argument("--first-seed", type=int, default=1,
+                    help="seeds first-seed .. first-seed + seeds - 1 (to split a long run)")
     ap.add_argument("--plan", default=os.path.join(ROOT, "configs", "quick.cfg"))
     ap.add_argument("--build", default=os.path.join(ROOT, os.environ.get("BUILD", "build")))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="seeds simulated at once (default: the CPU count)")
+    ap.add_argument("--verify", type=int, default=0,
+                    help="the first K seeds' faulted fleets also through merge + check")
     ap.add_argument("--keep", default=None, help="keep fleets under this directory")
     ap.add_argument("--progress", action="store_true", help="a line per seed (for long runs)")
     args = ap.parse_args()
@@ -242,7 +315,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     ok = True
     print(f"bench_detect: plan {args.plan}, {args.seeds} seeds, fleets of {sizes} GPUs "
-          f"({PER_NODE} per node), work dir {work}")
+          f"({PER_NODE} per node), {args.jobs} at once, {os.cpu_count()} CPUs, work dir {work}")
     for n in sizes:
         t_start = time.monotonic()
         stats = {}
@@ -250,35 +323,36 @@ def main():
         fp_f = {"gpu": 0, "link": 0, "node": 0, "degraded": 0}
         rules_h, rules_f = {}, {}
         examples = []
-        times = []
-        for seed in range(1, args.seeds + 1):
-            v, _ = fleet(args, work, n, seed, [])
-            _, fp, ex, fr = score(v, [])
-            for k in fp:
-                fp_h[k] += fp[k]
-            for k, c in fr.items():
-                rules_h[k] = rules_h.get(k, 0) + c
-            examples += [f"healthy seed {seed}: {e}" for e in ex]
-            inst = place(random.Random(seed * 7919 + n), n)
-            v, ts = fleet(args, work, n, seed, inst)
-            times.append(ts)
-            res, fp, ex, fr = score(v, inst)
-            for k in fp:
-                fp_f[k] += fp[k]
-            for k, c in fr.items():
-                rules_f[k] = rules_f.get(k, 0) + c
-            examples += [f"faulted seed {seed}: {e}" for e in ex]
-            for spec, det, att in res:
-                s = stats.setdefault(spec[:2], [0, 0, 0])
-                s[0] += 1
-                s[1] += det
-                s[2] += att
-            sys.stdout.flush()
-            if args.progress:
-                missed = [f"{k[0]} {k[1]}: {v[1]}/{v[0]}" for k, v in stats.items() if v[1] < v[0]]
-                print(f"  seed {seed}: healthy fp {fp_h}, faulted fp {fp_f}; missed so far: "
-                      f"{', '.join(missed) or 'none'} ({time.monotonic() - t_start:.0f} s)", flush=True)
-        print(f"\n== {n} GPUs, {args.seeds} seeds ({time.monotonic() - t_start:.0f} s)")
+        times, walls = [], []
+        jobs = [(args, work, n, seed) for seed in range(args.first_seed, args.first_seed + args.seeds)]
+        with multiprocessing.Pool(max(1, args.jobs)) as pool:
+            try:
+                for (seed, fph, exh, frh, res, fpf, exf, frf, det_s,
+                     wall) in pool.imap_unordered(one_seed, jobs):
+                    add(fp_h, fph)
+                    add(rules_h, frh)
+                    add(fp_f, fpf)
+                    add(rules_f, frf)
+                    examples += [f"healthy seed {seed}: {e}" for e in exh]
+                    examples += [f"faulted seed {seed}: {e}" for e in exf]
+                    times.append(det_s)
+                    walls.append(wall)
+                    for spec, det, att in res:
+                        s = stats.setdefault(spec[:2], [0, 0, 0])
+                        s[0] += 1
+                        s[1] += det
+                        s[2] += att
+                    if args.progress:
+                        missed = [f"{k[0]} {k[1]}: {v[1]}/{v[0]}" for k, v in stats.items() if v[1] < v[0]]
+                        print(f"  seed {seed} ({len(walls)} of {args.seeds}): healthy fp {fp_h}, faulted fp "
+                              f"{fp_f}; missed so far: {', '.join(missed) or 'none'} "
+                              f"({time.monotonic() - t_start:.0f} s)", flush=True)
+            except ToolFailed as e:
+                pool.terminate()
+                sys.stderr.write(f"bench_detect: {e}\n")
+                return 2
+        print(f"\n== {n} GPUs, {args.seeds} seeds ({time.monotonic() - t_start:.0f} s; a seed's two "
+              f"fleets {statistics.median(walls):.1f} s median)")
         print(f"{'fault':12} {'magnitude':18} {'instances':>9} {'recall':>7} {'attributed':>10}  target")
         for spec in FAULTS:
             s = stats[spec[:2]]
@@ -289,23 +363,36 @@ def main():
             ok &= met
             print(f"{spec[0]:12} {spec[1]:18} {s[0]:9d} {rec:7.3f} {s[2] / s[0]:10.3f}  "
                   f">= {target:.1f} {'ok' if met else 'MISSED'}")
+
         def recall_at(lo, hi):
             k = [stats[f[:2]] for f in FAULTS if LOSS[f[1]] is not None and lo <= LOSS[f[1]] < hi]
             return sum(x[1] for x in k) / max(1, sum(x[0] for x in k))
-        print(f"recall at 5% (5-10% faults): {recall_at(0.05, 0.0999):.3f} (target >= 0.9); "
-              f"at >= 10%: {recall_at(0.0999, 99):.3f} (target 1.0)")
+        r5, r10 = recall_at(0.05, 0.0999), recall_at(0.0999, 99)
+        ok &= r5 >= 0.9 and r10 >= 1.0
+        print(f"recall at 5% (5-10% faults): {r5:.3f} (target >= 0.9); "
+              f"at >= 10%: {r10:.3f} (target 1.0)")
         print(f"false positives, healthy fleets: {fp_h['gpu']} GPUs, {fp_h['link']} links, "
               f"{fp_h['node']} nodes; {fp_h['degraded']} degraded (target 0)")
-        for what, tab in (("healthy", rules_h), ("faulted", rules_f)):
-            for (rule, metric, sev), c in sorted(tab.items(), key=lambda x: -x[1]):
-                print(f"  false positive reasons, {what} fleets: {c:4d} x {sev:9} {rule:13} {metric}")
         print(f"false positives, faulted fleets (subjects no fault touches): {fp_f['gpu']} GPUs, "
-              f"{fp_f['link']} links, {fp_f['node']} nodes")
+              f"{fp_f['link']} links, {fp_f['node']} nodes; {fp_f['degraded']} degraded")
+        for what, tab in (("healthy", rules_h), ("faulted", rules_f)):
+            by_rule, by_metric = {}, {}
+            for (rule, metric, sev), c in tab.items():
+                by_rule[rule] = by_rule.get(rule, 0) + c
+                by_metric[metric] = by_metric.get(metric, 0) + c
+            print(f"false positive reasons, {what} fleets, per rule: "
+                  + (", ".join(f"{r} {c}" for r, c in sorted(by_rule.items(), key=lambda x: -x[1]))
+                     or "none"))
+            print(f"false positive reasons, {what} fleets, per metric: "
+                  + (", ".join(f"{m} {c}" for m, c in sorted(by_metric.items(), key=lambda x: -x[1]))
+                     or "none"))
+            for (rule, metric, sev), c in sorted(tab.items(), key=lambda x: -x[1]):
+                print(f"  {c:4d} x {sev:9} {rule:13} {metric}")
         for e in examples[:10]:
             print("  " + e)
         ok &= fp_h["degraded"] == 0 and fp_h["gpu"] + fp_h["link"] + fp_h["node"] == 0
-        print(f"check_{n}_s median={statistics.median(times):.3f} max={max(times):.3f} "
-              f"(gpucensus check on the faulted fleet's catalogue, table output)")
+        print(f"detect_{n}_s median={statistics.median(times):.3f} max={max(times):.3f} "
+              f"(the detector on the faulted fleet, in process: links and verdicts, no JSON parsing)")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     print("\nbench_detect: targets " + ("met" if ok else "MISSED"))

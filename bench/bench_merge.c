@@ -51,6 +51,7 @@
 #include "plan.h"
 #include "schedule.h"
 #include "shard.h"
+#include "sim_rank.h"
 #include "version.h"
 
 #define MAX_SIZES 8
@@ -79,77 +80,25 @@ typedef struct census {
     char shards[4300];
 } census;
 
-/* One rank's part of the plan, as gc_run_main runs it, into its shard. */
+/* One rank's part of the plan, as gc_run_main runs it (sim_rank.c), into its shard. */
 static int make_shard(const census *c, int rank, gc_err *e)
 {
-    gc_geom g;
-    gc_roster_entry *roster = NULL;
-    gc_step_task *tasks = NULL;
-    size_t ntasks = 0;
-    gc_backend *be = NULL;
     gc_gpu gpu;
-    gc_gpu_init(&gpu);
     gc_wbuf w = { 0 };
-    int rc = gc_geom_simulated(c->ranks, c->nodes, rank, &g, &roster, e);
+    int rc = gc_sim_rank_measure(c->plan, c->items, c->nitems, c->ranks, c->nodes, rank,
+                                 c->meta.sub_bits, &gpu, e);
     if (rc)
         return rc;
-    const char *node = roster[rank].node;
-    rc = gc_schedule(c->items, c->nitems, &g, 0, &tasks, &ntasks, e);
-    gc_backend_args a = {
-        .plan = c->plan, .node = node, .node_index = g.node_index,
-        .local_index = g.local_rank, .local_size = g.local_size, .rank = rank,
-        .sub_bits = c->meta.sub_bits,
-    };
+    gc_run_meta m = c->meta;
+    iso_now(m.end_time, sizeof m.end_time);
+    char path[4400];
+    rc = gc_shard_encode(&m, &gpu, &w, e);
     if (!rc)
-        rc = gc_backend_sim.open(&a, &be, &gpu.info, e);
-    if (!rc) {
-        snprintf(gpu.info.node, sizeof gpu.info.node, "%s", node);
-        gpu.info.local_index = g.local_rank;
-        gpu.info.rank = rank;
-        gpu.items_total = (uint32_t)ntasks;
-        gc_backend_sim.conditions(be, &gpu.start);
-        for (size_t i = 0; i < ntasks; i++) {
-            gc_task *t = &tasks[i].task;
-            const gc_item *it = t->item;
-            gc_conditions before, after;
-            gc_backend_sim.conditions(be, &before);
-            size_t first = gpu.npoints;
-            t->deadline_s = 0; /* no wall budget: every sample the plan asks */
-            gc_err me = { 0 };
-            if (gc_backend_sim.measure(be, t, &gpu, &me)) {
-                fprintf(stderr, "bench_merge: rank %d item %u: %s\n", rank, it->id, me.msg);
-                for (size_t k = first; k < gpu.npoints; k++)
-                    gc_hist_free(&gpu.points[k].hist);
-                gpu.npoints = first;
-            }
-            gc_backend_sim.conditions(be, &after);
-            for (size_t k = first; k < gpu.npoints; k++) {
-                gc_point *p = &gpu.points[k];
-                p->before = before;
-                p->after = after;
-                snprintf(p->bench, sizeof p->bench, "%s", it->spec->name);
-                if (strcmp(it->spec->label, it->spec->name) != 0)
-                    gc_ctx_set_str(&p->ctx, "label", it->spec->label);
-            }
-            gpu.items_done++;
-        }
-        gc_backend_sim.conditions(be, &gpu.end);
-        gpu.complete = 1;
-        gc_run_meta m = c->meta;
-        iso_now(m.end_time, sizeof m.end_time);
-        char path[4400];
-        rc = gc_shard_encode(&m, &gpu, &w, e);
-        if (!rc)
-            rc = gc_shard_path(path, sizeof path, c->shards, node, g.local_rank);
-        if (!rc)
-            rc = gc_write_atomic(path, w.data, w.len, e);
-    }
-    if (be)
-        gc_backend_sim.close(be);
+        rc = gc_shard_path(path, sizeof path, c->shards, gpu.info.node, gpu.info.local_index);
+    if (!rc)
+        rc = gc_write_atomic(path, w.data, w.len, e);
     gc_wbuf_free(&w);
     gc_gpu_free(&gpu);
-    free(tasks);
-    free(roster);
     return rc;
 }
 

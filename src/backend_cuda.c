@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench/cuda.h"
+#include "hostinfo.h"
 #include "nvml.h"
 
 struct gc_backend {
@@ -93,6 +94,7 @@ static int cuda_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *in
             info->numa_node = nn;
         fclose(f);
     }
+    gc_pcie_switch(bus, info->pcie_switch, sizeof info->pcie_switch);
     if (gc_nvml_driver_version(b->nvml, info->driver_version, sizeof info->driver_version))
         snprintf(info->driver_version, sizeof info->driver_version, "unknown");
     *out = b;

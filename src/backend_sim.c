@@ -85,6 +85,12 @@ static void fill_info(const gc_backend *b, const gc_backend_args *a, gc_gpu_info
     in->numa_node = gpus > 0 ? a->local_index * p->numa_nodes / gpus : 0;
     if (in->numa_node >= p->numa_nodes)
         in->numa_node = p->numa_nodes - 1;
+    if (p->pcie_switches > 0 && gpus > 0) {
+        /* the switch's upstream port, as sysfs names it (hostinfo.c) */
+        int s = a->local_index * p->pcie_switches / gpus;
+        snprintf(in->pcie_switch, sizeof in->pcie_switch, "0000:%02x:00.0",
+                 (unsigned)(0x10 + 0x30 * (s < p->pcie_switches ? s : p->pcie_switches - 1)) & 0xff);
+    }
     snprintf(in->driver_version, sizeof in->driver_version, "sim");
     int w = (int)lround(p->pcie_width * b->f.scale[F_PCIE_WIDTH]);
     in->pcie_gen = in->pcie_max_gen = p->pcie_gen;
@@ -637,7 +643,9 @@ static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err
         b->attempts[it->id]++;
     /* a transient fault: its scale on the first measurement of an item only */
     faultset keep = b->f;
-    for (int m = 0; m < F_COUNT && b->attempt == 0; m++)
+    /* a pair item runs once per peer: its first pass is its round 0 */
+    int first_pass = t->peer_local_index >= 0 ? !t->round : b->attempt == 0;
+    for (int m = 0; m < F_COUNT && first_pass; m++)
         if (b->f.transient[m] > 0)
             b->f.scale[m] *= b->f.transient[m];
     if (!strcmp(name, "sustain"))

@@ -294,6 +294,7 @@ static void gpu_head_json(gc_jw *w, const gc_gpu *g, int full)
         else
             gc_jw_knull(w, pk[i]);
     }
+    kstr_or_null(w, "switch", in->pcie_switch);
     gc_jw_close(w, "}");
     gc_jw_key(w, "nvlink");
     gc_jw_open(w, "{");

@@ -211,6 +211,11 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
     g->pcie_width = clampi(i_req(r, pc, "width", "properties.pcie.", 1, 0, &rc), 0, 1024);
     g->pcie_max_gen = clampi(i_req(r, pc, "max_gen", "properties.pcie.", 1, 0, &rc), 0, 64);
     g->pcie_max_width = clampi(i_req(r, pc, "max_width", "properties.pcie.", 1, 0, &rc), 0, 1024);
+    /* catalogues before the switch was recorded have no member */
+    json_t *sw = json_is_object(pc) ? json_object_get(pc, "switch") : NULL;
+    if (sw && !json_is_string(sw) && !json_is_null(sw) && !rc)
+        rc = cr_bad(r, "'properties.pcie.switch' must be a string or null");
+    g->pcie_switch = json_is_string(sw) ? json_string_value(sw) : NULL;
     json_t *nv = o_req(r, p, "nvlink", "properties.", 0, &rc);
     g->nvlink_links = clampi(i_req(r, nv, "links", "properties.nvlink.", 1, -1, &rc), -1, 4096);
     json_t *c = o_req(r, o, "conditions", "", 0, &rc);
@@ -361,6 +366,11 @@ int cr_link_of(rd *r, json_t *o, size_t index, gc_det_link *l)
     }
     l->nominal_bps = n_req(r, o, "nominal_bps", "", 1, &rc);
     l->lambda = n_req(r, o, "lambda", "", 1, &rc);
+    /* only links measured again before blaming have it */
+    json_t *ag = json_object_get(o, "remeasured_bandwidth_bps");
+    if (ag && !json_is_number(ag) && !rc)
+        rc = cr_bad(r, "'remeasured_bandwidth_bps' must be a number");
+    l->again_bps = json_is_number(ag) ? json_number_value(ag) : NAN;
     /* schema 2: the top size's median here, the size table in the node file */
     json_t *sz = r->major == 1 || json_object_get(o, "sizes") ? a_req(r, o, "sizes", "", &rc) : NULL;
     double best = -1;

@@ -380,6 +380,7 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
     g->pcie_width = in->pcie_width;
     g->pcie_max_gen = in->pcie_max_gen;
     g->pcie_max_width = in->pcie_max_width;
+    CPY(g->pcie_switch, in->pcie_switch ? in->pcie_switch : "");
     g->nvlink_links = in->nvlink_links;
     g->start = in->start;
     g->end = in->end;
@@ -613,7 +614,7 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
         .mem_bytes = (long long)in->mem_bytes, .sm_clock_max_mhz = gc_det_round(in->sm_clock_mhz),
         .numa_node = in->numa_node, .pcie_gen = in->pcie_gen, .pcie_width = in->pcie_width,
         .pcie_max_gen = in->pcie_max_gen, .pcie_max_width = in->pcie_max_width,
-        .nvlink_links = in->nvlink_links, .throttled_points = throttled,
+        .pcie_switch = in->pcie_switch, .nvlink_links = in->nvlink_links, .throttled_points = throttled,
         .shared_points = shared, .points = (int)g->npoints,
         .hbm_ratio = gc_det_round(gc_param_value(g, "hbm_achieved_ratio", NAN)),
         .nvalues = n, .values = v,
@@ -776,9 +777,15 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
     if (!rc)
         rc = det_judge_links(d, d->v + d->ng, lsrc, ldst);
     if (!rc)
-        rc = det_common_end(d, lsrc, ldst);
+        rc = det_temper_links(d);
+    det_hostgroups hg = { 0 };
     if (!rc)
-        rc = det_judge_nodes(d, lsrc, ldst);
+        rc = det_host_groups(d, lsrc, ldst, &hg);
+    if (!rc)
+        rc = det_common_end(d, lsrc, ldst, hg.covered);
+    if (!rc)
+        rc = det_judge_nodes(d, &hg);
+    det_host_groups_free(&hg);
 nomem:
     if (rc)
         rc = gc_fail(err, GC_ENOMEM, "detect: out of memory");

@@ -78,6 +78,7 @@ typedef struct gc_det_gpu {
     double sm_clock_max_mhz;
     int numa_node;               /* -1 unknown */
     int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;   /* 0 unknown */
+    const char *pcie_switch;     /* the PCIe switch above it; NULL or "": none or unknown */
     int nvlink_links;            /* -1 unknown */
     gc_det_cond start, end;
     int throttled_points;        /* points flagged throttled */
@@ -104,6 +105,7 @@ typedef struct gc_det_link {
     double beta_bps, alpha_s;    /* NAN: no model */
     double nominal_bps, lambda;  /* NAN: unknown */
     double top_bps;              /* median bandwidth at the largest size, NAN: none */
+    double again_bps;            /* the same, measured again before blaming (confirm.c), NAN: not */
 } gc_det_link;
 
 /* A baseline: values per SKU, and per GPU UUID when it is a catalogue. */

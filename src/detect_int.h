@@ -69,6 +69,7 @@ typedef struct grec {
     long long sm_count, l2_bytes, mem_bytes;
     double sm_clock_max_mhz, hbm_ratio;
     int numa_node, pcie_gen, pcie_width, pcie_max_gen, pcie_max_width, nvlink_links;
+    char pcie_switch[24];   /* "": none or unknown */
     gc_det_cond start, end;
     int throttled_points, shared_points, points;
     gc_det_sustain sustain;
@@ -122,8 +123,33 @@ int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double v
  * suspect at most unless confirmed and large; the level follows. */
 int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v);
 /* A GPU whose every link of a kind is slow: the GPU is named the common end. */
-int det_common_end(gc_detect *d, const long *lsrc, const long *ldst);
+/* covered: per GPU, 1 when a named host group (det_host_groups) holds it:
+ * its host links' common end is the group, not the GPU. May be NULL. */
+int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsigned char *covered);
+
+/* ---- the common end above the GPUs (detect_topo.c) -------------------- */
+
+/* A host NUMA node or PCIe switch of a node whose every GPU's host copies are slow. */
+typedef struct det_hostgroup {
+    char node[GC_NODE_MAX];
+    int is_switch;
+    int numa;              /* the NUMA node (a switch's, -1 unknown) */
+    char sw[24];           /* the switch's bus id */
+    int gpus, severity;
+    double ratio;          /* the group's fastest host copies over the others' median */
+} det_hostgroup;
+typedef struct det_hostgroups {
+    det_hostgroup *v;
+    size_t n, cap;
+    unsigned char *covered;   /* per GPU: in a named group */
+} det_hostgroups;
+int det_host_groups(gc_detect *d, const long *lsrc, const long *ldst, det_hostgroups *hg);
+/* The group's reason on its node's verdict. */
+int det_host_group_reason(const det_hostgroup *g, gc_verdict *v);
+void det_host_groups_free(det_hostgroups *hg);
 void det_relevel(gc_verdict *v);
+/* A link's degraded bandwidth findings against its second measurement. */
+int det_temper_links(gc_detect *d);
 
 /* ---- the rules (detect_rules.c) --------------------------------------- */
 
@@ -131,6 +157,6 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
 int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v);
 int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v);
 int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const long *lgpu_dst);
-int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst);
+int det_judge_nodes(gc_detect *d, const det_hostgroups *hg);
 
 #endif

@@ -559,9 +559,8 @@ static int blame_net(gc_detect *d, strtab *nodes, size_t first, const uint8_t *n
     return rc;
 }
 
-int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
+int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
 {
-    const gc_rules *R = d->r;
     strtab nodes = { 0 };
     size_t first = d->nv;
     int rc = 0;
@@ -632,97 +631,12 @@ int det_judge_nodes(gc_detect *d, const long *lsrc, const long *ldst)
                                 "%.60s: %.130s", w ? w->metric : "", w ? w->detail : "");
         }
     }
-    /* a slow host NUMA node: the host copies of the GPUs near it against
-     * those of the node's other GPUs, which share the host (its CPUs,
-     * memory and firmware: the host's noise cancels). Per direction the
-     * fastest one-way pinned copy-engine bandwidth near it over the others' median;
-     * the mean of the directions' ratios, below 1 - peers rel_suspect:
-     * suspect, below 1 - rel_degraded: degraded. */
-    size_t nlk = d->nl ? d->nl : 1, nnodes = d->nv - first;
-    double *near = malloc(nlk * sizeof *near), *other = malloc(nlk * sizeof *other);
-    /* the host copies of each node, in link order: one pass, not one per
-     * node (nodes x links was most of judging 16,384 GPUs) */
-    size_t *bstart = calloc(nnodes + 2, sizeof *bstart), *blinks = malloc(nlk * sizeof *blinks);
-    long *bnode = malloc(nlk * sizeof *bnode);
-    if (!near || !other || !bstart || !blinks || !bnode)
-        rc = rc ? rc : GC_ENOMEM;
-    for (size_t i = 0; !rc && i < d->nl; i++) {
-        long gi = d->l[i].l.src.is_gpu ? lsrc[i] : ldst[i];
-        bnode[i] = !strcmp(d->l[i].bench, "xfer") && gi >= 0 ? det_strtab_id(&nodes, d->g[gi].node, 0) : -1;
-        if (bnode[i] >= 0)
-            bstart[bnode[i] + 2]++;
+    /* a slow host NUMA node or PCIe switch (detect_topo.c) */
+    for (size_t i = 0; hg && i < hg->n && !rc; i++) {
+        long k = det_strtab_id(&nodes, hg->v[i].node, 0);
+        if (k >= 0)
+            rc = det_host_group_reason(&hg->v[i], &d->v[first + (size_t)k]);
     }
-    for (size_t k = 0; !rc && k < nnodes; k++)
-        bstart[k + 2] += bstart[k + 1];
-    for (size_t i = 0; !rc && i < d->nl; i++)
-        if (bnode[i] >= 0)
-            blinks[bstart[bnode[i] + 1]++] = i;
-    /* bstart[k]..bstart[k + 1]: node k's */
-    for (size_t nv = first; nv < d->nv && !rc; nv++) {
-        gc_verdict *v = &d->v[nv];
-        const size_t *bl = blinks + bstart[nv - first];
-        size_t nb = bstart[nv - first + 1] - bstart[nv - first];
-        uint64_t all[64] = { 0 };
-        for (size_t j = 0; j < nb; j++) {
-            size_t i = bl[j];
-            long gi = d->l[i].l.src.is_gpu ? lsrc[i] : ldst[i];
-            if (!strcmp(d->l[i].bench, "xfer") && gi >= 0 && !strcmp(d->g[gi].node, v->node) &&
-                d->g[gi].numa_node >= 0 && d->g[gi].numa_node < 64)
-                all[d->g[gi].numa_node] |= 1ull << (d->g[gi].index & 63);
-        }
-        for (int k = 0; k < 64 && !rc; k++) {
-            int cnt = __builtin_popcountll(all[k]), others = 0;
-            for (int k2 = 0; k2 < 64; k2++)
-                others += k2 != k ? __builtin_popcountll(all[k2]) : 0;
-            if (cnt < 2 || !others)
-                continue;
-            double sum = 0;
-            int ndir = 0;
-            static const char *const dirs[2] = { "h2d", "d2h" };
-            for (int di = 0; di < 2; di++) {
-                size_t nn2 = 0, no = 0;
-                for (size_t j = 0; j < nb; j++) {
-                    size_t i = bl[j];
-                    const lrec *l = &d->l[i];
-                    long gi = l->l.src.is_gpu ? lsrc[i] : ldst[i];
-                    if (strcmp(l->bench, "xfer") || l->l.concurrent || strcmp(l->dir, dirs[di]) ||
-                        strcmp(l->mem, "pinned") || (l->engine[0] && strcmp(l->engine, "ce")) || gi < 0 ||
-                        strcmp(d->g[gi].node, v->node) || !isfinite(l->l.beta_bps))
-                        continue;
-                    if (d->g[gi].numa_node == k)
-                        near[nn2++] = l->l.beta_bps;
-                    else if (d->g[gi].numa_node >= 0)
-                        other[no++] = l->l.beta_bps;
-                }
-                if (nn2 >= 2 && no >= 1) {
-                    /* the fastest near it: every GPU near it must be slow,
-                     * not one with its own fault (a PCIe link at x8) */
-                    double mo = det_median_of(other, no), mx = near[0];
-                    for (size_t q = 1; q < nn2; q++)
-                        mx = fmax(mx, near[q]);
-                    if (mo > 0) {
-                        sum += mx / mo;
-                        ndir++;
-                    }
-                }
-            }
-            if (!ndir)
-                continue;
-            double ratio = sum / ndir;
-            int sev = ratio <= 1 - R->rel_degraded ? GC_V_DEGRADED
-                    : ratio <= 1 - R->rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
-            if (sev)
-                rc = det_add_reason(v, "numa", "host_numa_node", k, 1.0, ratio, "ratio", sev,
-                                    "host copies of the %d GPUs near host NUMA node %d run at %.0f%% of the "
-                                    "node's other GPUs': look at that NUMA node's memory or root complex",
-                                    cnt, k, 100 * ratio);
-        }
-    }
-    free(near);
-    free(other);
-    free(bstart);
-    free(blinks);
-    free(bnode);
     free(net_ok);
     det_strtab_free(&nodes);
     return rc;

@@ -197,7 +197,7 @@ static int family(const lrec *l)
     return -1;
 }
 
-int det_common_end(gc_detect *d, const long *lsrc, const long *ldst)
+int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsigned char *covered)
 {
     static const char *const fam_name[FAM_N] = { "P2P", "host" };
     size_t ng = d->ng, nl = d->nl;
@@ -232,12 +232,14 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst)
     for (size_t gi = 0; gi < ng && !rc; gi++)
         for (int f = 0; f < FAM_N && !rc; f++) {
             size_t k = gi * FAM_N + (size_t)f;
-            if (all[k] < 2 || slow[k] != all[k])
-                continue;
-            /* P2P: every other end must be good with someone else, or
-             * nothing tells this GPU from its partners */
+            if (all[k] < 2 || slow[k] != all[k] || (f == FAM_HOST && covered && covered[gi]))
+                continue;   /* covered: its NUMA node or switch is the common end (detect_topo.c) */
+            /* P2P: most other ends (at least 2) must be good with someone
+             * else, or nothing tells this GPU from its partners; a partner
+             * with its own fault (an NVLink down: all its links a little
+             * slow) does not hide this one */
             char names[220];
-            size_t n = 0, other_bad = 0, shown = 0;
+            size_t n = 0, other_bad = 0, other_good = 0, shown = 0;
             names[0] = '\0';
             for (size_t i = 0; i < nl; i++) {
                 if (family(&d->l[i]) != f || (lsrc[i] != (long)gi && ldst[i] != (long)gi))
@@ -246,6 +248,7 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst)
                 if (f == FAM_P2P && o >= 0 && o != (long)gi) {
                     size_t ko = (size_t)o * FAM_N + FAM_P2P;
                     other_bad += slow[ko] == all[ko];
+                    other_good += slow[ko] < all[ko];
                 }
                 const char *tail = strstr(d->v[ng + i].subject, ": ");
                 if (shown < 3 && n < sizeof names - 1) {
@@ -254,15 +257,67 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst)
                     shown++;
                 }
             }
-            if (other_bad)
+            if (f == FAM_P2P && (other_good < 2 || other_good <= other_bad))
                 continue;
             rc = det_add_reason(&d->v[gi], "common_end", f == FAM_P2P ? "p2p_links" : "host_links", slow[k],
                                 all[k], 1.0, "count", worst[k],
-                                "all %d %s links of this GPU are slow while their other ends are good "
+                                "all %d %s links of this GPU are slow while %s other ends are good "
                                 "elsewhere: the GPU (or its slot) is the common end: %.150s%s",
-                                all[k], fam_name[f], names, all[k] > 3 ? "; ..." : "");
+                                all[k], fam_name[f], f == FAM_P2P && other_bad ? "most of their" : "their",
+                                names, all[k] > 3 ? "; ..." : "");
             det_relevel(&d->v[gi]);
         }
     free(all), free(slow), free(worst);
     return rc;
+}
+
+/* ---- links measured again before blaming ------------------------------ */
+
+/* A link's degraded bandwidth findings against its second measurement
+ * (confirm.c: the pair measured again, remeasured_bandwidth_bps): held
+ * when the new median is still off by the degraded floor from the same
+ * reference, else suspect "not confirmed"; the note counts them, and the
+ * degraded findings of links not measured again (unconfirmed). */
+int det_temper_links(gc_detect *d)
+{
+    const gc_rules *R = d->r;
+    for (size_t i = 0; i < d->nl; i++) {
+        const lrec *l = &d->l[i];
+        gc_verdict *v = &d->v[d->ng + i];
+        if (v->level < GC_V_DEGRADED || v->level >= GC_V_FAILED)
+            continue;
+        double again = l->l.again_bps;
+        int confirmed = 0, not_held = 0, unconfirmed = 0;
+        for (size_t k = 0; k < v->nreasons; k++) {
+            gc_reason *r = &v->reasons[k];
+            if (r->severity < GC_V_DEGRADED || (strcmp(r->rule, "peers") && strcmp(r->rule, "baseline")) ||
+                (strcmp(r->metric, "beta_bps") && strcmp(r->metric, "top_bandwidth_bps")))
+                continue;
+            if (!isfinite(again) || !isfinite(r->reference) || r->reference <= 0) {
+                unconfirmed++;
+                continue;
+            }
+            double bad = (r->reference - again) / r->reference;
+            char t[96];
+            if (bad >= (!strcmp(r->rule, "baseline") ? R->base_rel_degraded : R->rel_degraded)) {
+                snprintf(t, sizeof t, " [confirmed: measured again: %.4g GB/s]", again / 1e9);
+                suffix(r, t);
+                confirmed++;
+            } else {
+                snprintf(t, sizeof t, "not confirmed (measured again: %.4g GB/s): ", again / 1e9);
+                r->severity = GC_V_SUSPECT;
+                prefix(r, t);
+                not_held++;
+            }
+        }
+        if (confirmed || not_held || unconfirmed) {
+            size_t n = strlen(v->note);
+            snprintf(v->note + n, sizeof v->note - n,
+                     "%smeasured again before blaming: %d degraded finding(s) confirmed, %d not "
+                     "(suspect), %d not measured again (unconfirmed)", n ? "; " : "", confirmed,
+                     not_held, unconfirmed);
+        }
+        det_relevel(v);
+    }
+    return 0;
 }

@@ -28,6 +28,7 @@ const char *gc_verdict_name(int v)
 static int rule_rank(const gc_reason *r)
 {
     if (!strcmp(r->rule, "status") || !strncmp(r->rule, "limit_", 6) || !strcmp(r->rule, "numa") ||
+        !strcmp(r->rule, "pcie_switch") ||
         !strcmp(r->rule, "shared") || !strcmp(r->rule, "common_end"))
         return 0;
     if (!strcmp(r->rule, "gpu"))

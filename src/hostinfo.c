@@ -1,7 +1,10 @@
 /* Host conditions of a rank. See hostinfo.h. */
 #include "hostinfo.h"
 
+#include <ctype.h>
+#include <limits.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,4 +60,46 @@ void gc_host_info(gc_gpu_info *info)
     governor(info->host_governor, sizeof info->host_governor);
     status_field("Cpus_allowed_list", info->host_cpus, sizeof info->host_cpus);
     status_field("Mems_allowed_list", info->host_mems, sizeof info->host_mems);
+}
+
+/* "DDDD:BB:DD.F" (hex digits) */
+static int is_bdf(const char *s, size_t n)
+{
+    static const char pat[] = "xxxx:xx:xx.x";
+    if (n != sizeof pat - 1)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (pat[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != pat[i])
+            return 0;
+    return 1;
+}
+
+void gc_pcie_switch_of_path(const char *path, char *out, size_t cap)
+{
+    const char *comp[32];
+    size_t len[32], n = 0;
+    out[0] = '\0';
+    for (const char *p = path; p && *p && n < 32;) {
+        p += strspn(p, "/");
+        size_t l = strcspn(p, "/");
+        if (is_bdf(p, l)) {
+            comp[n] = p;
+            len[n++] = l;
+        }
+        p += l;
+    }
+    /* root port, upstream port, downstream port, device at least */
+    if (n >= 4)
+        snprintf(out, cap, "%.*s", (int)len[n - 3], comp[n - 3]);
+}
+
+void gc_pcie_switch(const char *bus_id, char *out, size_t cap)
+{
+    char link[96], real[PATH_MAX];
+    snprintf(link, sizeof link, "/sys/bus/pci/devices/%s", bus_id);
+    for (char *c = link; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    out[0] = '\0';
+    if (realpath(link, real))
+        gc_pcie_switch_of_path(real, out, cap);
 }

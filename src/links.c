@@ -23,10 +23,11 @@ typedef struct lk_size {
     double t50, t5, t95;     /* s */
     double bw50, bw_max;     /* bytes/s */
     double to50, from50;     /* p2p both ways: each direction's bytes/s, 0: none */
+    double rbw50;            /* measured again before blaming (confirm.c): bytes/s */
     uint32_t item;
     uint32_t count;          /* samples (a point's are far fewer than 2^32) */
     uint32_t flags;
-    uint8_t has_t, has_bw;
+    uint8_t has_t, has_bw, has_rbw;
 } lk_size;
 
 /* Remote pointer chase (p2p mode chase) at its smallest footprint. */
@@ -332,6 +333,16 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
             gc_point_summary(p, &sm);
             if (!sm.count)
                 continue;
+            if (gc_ctx_get(&p->ctx, "confirm")) {
+                /* measured again (the pair, or an end against a good
+                 * partner): kept apart, the link's own values stay the
+                 * first measurement's */
+                if (is_bw) {
+                    s->has_rbw = 1;
+                    s->rbw50 = sm.p50;
+                }
+                continue;
+            }
             s->item = p->item_id;
             s->flags |= p->flags;
             if (is_to || is_from) {
@@ -597,6 +608,9 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l, size_t index)
     gc_jw_kreal(w, "lambda", ok && nom > 0 && m.beta_bps > 0 ? m.beta_bps / nom : NAN);
     gc_jw_kreal(w, "share", x->concurrent && ok && m.beta_bps > 0 ? concurrent_share(l, x, s, ns)
                                                                   : NAN);
+    double again = ns && s[ns - 1].has_rbw ? s[ns - 1].rbw50 : NAN;
+    if (!isnan(again))   /* only links measured again have it */
+        gc_jw_kreal(w, "remeasured_bandwidth_bps", again);
     gc_jw_close(w, "}");
     if (l->obs) {   /* the same values as the JSON above */
         gc_link_view v = {
@@ -609,6 +623,7 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l, size_t index)
             .nominal_bps = nom > 0 ? nom : NAN,
             .lambda = ok && nom > 0 && m.beta_bps > 0 ? m.beta_bps / nom : NAN,
             .top_bps = ns && s[ns - 1].has_bw ? s[ns - 1].bw50 : NAN,
+            .again_bps = again,
         };
         view_end(&x->src, &v.src);
         view_end(&x->dst, &v.dst);

@@ -49,6 +49,7 @@ typedef struct gc_link_view {
     gc_link_view_end src, dst;
     double alpha_s, beta_bps, nominal_bps, lambda;
     double top_bps;                /* bandwidth_p50_bps at the largest size */
+    double again_bps;              /* remeasured_bandwidth_bps (confirm.c), NAN: not measured again */
 } gc_link_view;
 typedef void (*gc_link_observer)(void *ctx, const gc_link_view *v);
 void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx);

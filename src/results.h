@@ -129,6 +129,9 @@ typedef struct gc_gpu_info {
     /* Links (NVML on real GPUs; 0: unknown). PCIe generation and width as
      * trained while a transfer ran, and the link's maximum. */
     int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
+    /* The PCIe switch above the GPU: its upstream port's bus id (sysfs;
+     * the sim's profile), "" when the GPU sits on a root port or unknown. */
+    char pcie_switch[24];
     int nvlink_links;              /* active NVLinks */
     double nvlink_bps_per_link;    /* nominal, per direction */
     /* The host as the rank saw it (hostinfo.c; "" unknown): CPU frequency

@@ -437,6 +437,24 @@ static int confirm_item(void *ctx, uint32_t item_id)
     return -1;
 }
 
+/* A pair item again with peer_rank (a P2P link checked, confirm.c); round 1
+ * says it is a re-measure (the sim's transient faults spare it). */
+static int confirm_pair(void *ctx, uint32_t item_id, int peer_rank, int initiator)
+{
+    confirm_ctx *c = ctx;
+    for (size_t i = 0; i < c->ntasks; i++) {
+        const gc_item *it = c->tasks[i].task.item;
+        if (it->id != item_id || it->phase != GC_PHASE_PAIR)
+            continue;
+        gc_task t = { .item = it, .peer_local_index = c->r->cl.roster[peer_rank].local_index,
+                      .peer_rank = peer_rank, .initiator = initiator, .round = 1 };
+        c->r->gpu.items_total++;
+        run_task(c->r, &t, it->spec->budget_s, 0);
+        return 0;
+    }
+    return -1;
+}
+
 static int confirm_wait(void *ctx, int start_rc, MPI_Request *rq, const char *what)
 {
     confirm_ctx *c = ctx;
@@ -451,7 +469,8 @@ static void confirm_phase(runner *r, const gc_item *items, size_t nitems, gc_ste
     confirm_ctx c = { r, tasks, ntasks };
     gc_confirm_io io = { .world = r->cl.world, .rank = r->cl.rank, .size = r->cl.size,
                          .quiet = r->opts->quiet, .gpu = &r->gpu, .items = items, .nitems = nitems,
-                         .remeasure = confirm_item, .wait = confirm_wait, .ctx = &c };
+                         .remeasure = confirm_item, .remeasure_pair = confirm_pair,
+                         .roster = r->cl.roster, .wait = confirm_wait, .ctx = &c };
     gc_confirm_run(&io);
     barrier(r, r->cl.world);
 }

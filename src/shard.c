@@ -142,6 +142,7 @@ static void put_info(gc_wbuf *w, const gc_gpu_info *i)
     gc_put_str(w, i->host_governor);
     gc_put_str(w, i->host_cpus);
     gc_put_str(w, i->host_mems);
+    gc_put_str(w, i->pcie_switch);
 }
 
 static void get_info(gc_rbuf *r, gc_gpu_info *i)
@@ -177,6 +178,7 @@ static void get_info(gc_rbuf *r, gc_gpu_info *i)
     GET_STR(r, i->host_governor);
     GET_STR(r, i->host_cpus);
     GET_STR(r, i->host_mems);
+    GET_STR(r, i->pcie_switch);
 }
 
 /* The first byte: bit 0 the conditions were read, bit 1 a foreign-load

@@ -19,7 +19,7 @@
 #include "results.h"
 #include "wire.h"
 
-#define GC_SHARD_VERSION 2   /* 2: the rank's host conditions in the GPU info */
+#define GC_SHARD_VERSION 3   /* 2: the rank's host conditions in the GPU info; 3: its PCIe switch */
 #define GC_SHARD_MAX_BYTES (1u << 30)
 #define GC_SHARD_MAX_POINTS (1u << 20)
 

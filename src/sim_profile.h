@@ -58,6 +58,7 @@ typedef struct gc_sim_profile {
     double launch_back_to_back_us, launch_sync_us, block_interval_ns, block_replacement_ns;
     /* pcie */
     int pcie_gen, pcie_width;
+    int pcie_switches;           /* PCIe switches per node, GPUs split evenly; 0: on root ports */
     double pcie_gt_per_s_per_lane;
     double h2d_pinned_gb_per_s, d2h_pinned_gb_per_s;
     double pageable_factor, pageable_extra_latency_us;

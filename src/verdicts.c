@@ -75,6 +75,7 @@ static void on_link(void *ctx, const gc_link_view *x)
         .concurrent = x->concurrent, .beta_bps = gc_det_round(x->beta_bps),
         .alpha_s = gc_det_round(x->alpha_s), .nominal_bps = gc_det_round(x->nominal_bps),
         .lambda = gc_det_round(x->lambda), .top_bps = gc_det_round(x->top_bps),
+        .again_bps = gc_det_round(x->again_bps),
     };
     end_of(&x->src, &l.src);
     end_of(&x->dst, &l.dst);

@@ -15,6 +15,7 @@
 
 #include "backend.h"
 #include "check.h"
+#include "hostinfo.h"
 
 #define KiB 1024.0
 #define MiB (1024.0 * KiB)
@@ -164,6 +165,8 @@ static void test_open_info(void)
     CHECK(strcmp(info.driver_version, "sim") == 0, "driver %s", info.driver_version);
     CHECK(strcmp(info.pci_bus_id, "00000000:5D:00.0") == 0, "bus id %s", info.pci_bus_id);
     CHECK(info.numa_node == 0 && info.local_index == 3, "numa %d", info.numa_node);
+    /* 4 switches of 2 GPUs: GPU 3 behind the second */
+    CHECK(strcmp(info.pcie_switch, "0000:40:00.0") == 0, "switch %s", info.pcie_switch);
     gc_conditions c;
     gc_backend_sim.conditions(b, &c);
     CHECK(c.valid && c.sm_clock_mhz == 1980 && c.throttle_reasons == 0, "conditions");
@@ -175,8 +178,31 @@ static void test_open_info(void)
     a.local_index = 4;
     rc = gc_backend_sim.open(&a, &b, &other, &err);
     CHECK(rc == 0 && strcmp(other.uuid, info.uuid) != 0, "uuids differ per GPU");
+    CHECK(rc == 0 && strcmp(other.pcie_switch, "0000:70:00.0") == 0, "GPU 4's switch %s",
+          other.pcie_switch);
     if (!rc)
         gc_backend_sim.close(b);
+}
+
+/* The switch above a GPU from its sysfs path (hostinfo.c; the cuda backend's
+ * way, tried here on paths as real hosts have them). */
+static void test_switch_path(void)
+{
+    char s[24];
+    gc_pcie_switch_of_path("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/0000:05:00.0",
+                           s, sizeof s);
+    CHECK(strcmp(s, "0000:01:00.0") == 0, "one switch: %s", s);
+    gc_pcie_switch_of_path("/sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.0/"
+                           "0000:19:10.0/0000:1b:00.0", s, sizeof s);
+    CHECK(strcmp(s, "0000:18:00.0") == 0, "two levels: the nearest switch, %s", s);
+    gc_pcie_switch_of_path("/sys/devices/pci0000:00/0000:00:05.0/0000:01:00.0", s, sizeof s);
+    CHECK(s[0] == '\0', "on a root port: no switch (%s)", s);
+    gc_pcie_switch_of_path("/sys/devices/pci0000:00/0000:00:1e.0", s, sizeof s);
+    CHECK(s[0] == '\0', "on the root complex: no switch (%s)", s);
+    gc_pcie_switch_of_path("", s, sizeof s);
+    CHECK(s[0] == '\0', "empty path");
+    gc_pcie_switch("0000:ff:1f.7", s, sizeof s);   /* no such device here */
+    CHECK(s[0] == '\0', "absent device: %s", s);
 }
 
 static void test_bad_profile(void)
@@ -510,6 +536,7 @@ int main(void)
         return 1;
     }
     test_open_info();
+    test_switch_path();
     test_bad_profile();
     test_determinism();
     test_chase_levels();
