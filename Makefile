@@ -151,7 +151,7 @@ bench: deps
 	bench/bench_detect.py --build $(BUILD)
 
 bench-detect: deps
-	$(MAKE) all $(BUILD)/bench/bench_merge
+	$(MAKE) all $(BUILD)/bench/bench_merge $(BUILD)/bench/bench_verdicts
 	bench/bench_detect.py --build $(BUILD)
 
 soak: deps-test
