@@ -86,12 +86,6 @@ static int links_add(gc_links *l, const gc_analysed *a, size_t n)
     return rc;
 }
 
-typedef struct node_row {
-    const char *name;
-    size_t gpus;
-    int worst;
-} node_row;
-
 static void fetch_array(void *ctx, size_t r, gc_blob *b, void **owned)
 {
     *b = ((const gc_blob *)ctx)[r];
@@ -299,7 +293,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         return rc;
     const char **nodes;
     size_t nnodes = gc_cat_node_list(roster, nranks, &nodes);
-    node_row *rows = calloc(nnodes ? nnodes : 1, sizeof *rows);
+    gc_cat_node_row *rows = calloc(nnodes ? nnodes : 1, sizeof *rows);
     char *bufs = malloc(GC_JW_BUF);
     stats->briefs = calloc(nranks ? nranks : 1, sizeof *stats->briefs);
     gc_links *links = gc_links_new(roster, nranks);
@@ -395,30 +389,8 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     pthread_mutex_destroy(&pl.mu);
     stats->nodes = (int)nnodes;
     if (!rc) {
-        gc_jw_puts(&w, "\n ],\n \"nodes\": ");
-        gc_jw_open(&w, "[");
-        for (size_t k = 0; k < nnodes; k++) {
-            gc_jw_next(&w);
-            gc_jw_open(&w, "{");
-            gc_jw_kstr(&w, "name", rows[k].name);
-            gc_jw_kint(&w, "gpus", (long long)rows[k].gpus);
-            gc_jw_kstr(&w, "status", gc_gpu_status_name(rows[k].worst));
-            char rel[GC_NODE_MAX + 16];
-            snprintf(rel, sizeof rel, "nodes/%s.json", rows[k].name);
-            gc_jw_kstr(&w, "file", rel);
-            gc_jw_close(&w, "}");
-        }
-        gc_jw_close(&w, "]");
-        gc_jw_puts(&w, ",\n \"links\": ");
-        w.depth0 = 1;   /* a member of the top-level object */
-        char *vt = gc_verdicts_finish(verdicts, links, &w);   /* writes the links */
-        verdicts = NULL;
-        gc_jw_puts(&w, ",\n \"models\": ");
-        gc_models_pool_json(&w, &pool);
-        gc_jw_puts(&w, ",\n \"verdicts\": ");
-        gc_jw_puts(&w, vt ? vt : "[]");
-        gc_jw_puts(&w, "\n}\n");
-        free(vt);
+        gc_cat_doc_tail(&w, rows, nnodes, verdicts, links, &pool);
+        verdicts = NULL;   /* freed by the tail */
         rc = gc_jw_finish(&w, path, err);
         if (!rc)
             rc = gc_afile_commit(&cat, err);

@@ -8,7 +8,10 @@
 #include "analyze.h"
 #include "err.h"
 #include "jsonw.h"
+#include "links.h"
+#include "model_json.h"
 #include "results.h"
+#include "verdicts.h"
 
 /* One GPU object; with_hist: its points, each with its summary, conditions
  * and histogram (node files); otherwise the number of its points only
@@ -18,6 +21,19 @@ int gc_cat_gpu_json(gc_jw *w, const gc_analysed *a, int with_hist, gc_err *err);
 /* The opening of both kinds of file: the object, its schema version, kind
  * and run metadata. */
 void gc_cat_doc_head(gc_jw *w, FILE *f, char *buf, const char *kind, const gc_run_meta *run);
+
+/* A node as catalogue.json lists it. */
+typedef struct gc_cat_node_row {
+    const char *name;
+    size_t gpus;
+    int worst;   /* gc_gpu_status */
+} gc_cat_node_row;
+/* The end of catalogue.json after its GPUs (merge's catalogue.c and rank
+ * 0's collect.c): the nodes with their files, the links as the verdicts
+ * write them (gc_verdicts_finish: v is freed), the models pool, the
+ * verdicts. */
+void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_verdicts *v,
+                     gc_links *links, const gc_models_pool *pool);
 
 /* out_dir/nodes/<node>.json from n analysed GPUs (their points, and the
  * links they measured with their size tables); buf: GC_JW_BUF bytes. */

@@ -380,3 +380,31 @@ void gc_cat_doc_head(gc_jw *w, FILE *f, char *buf, const char *kind, const gc_ru
     run_json(w, run);
 }
 
+
+void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_verdicts *v,
+                     gc_links *links, const gc_models_pool *pool)
+{
+    gc_jw_puts(w, "\n ],\n \"nodes\": ");
+    gc_jw_open(w, "[");
+    for (size_t k = 0; k < nnodes; k++) {
+        gc_jw_next(w);
+        gc_jw_open(w, "{");
+        gc_jw_kstr(w, "name", rows[k].name);
+        gc_jw_kint(w, "gpus", (long long)rows[k].gpus);
+        gc_jw_kstr(w, "status", gc_gpu_status_name(rows[k].worst));
+        char rel[GC_NODE_MAX + 16];
+        snprintf(rel, sizeof rel, "nodes/%s.json", rows[k].name);
+        gc_jw_kstr(w, "file", rel);
+        gc_jw_close(w, "}");
+    }
+    gc_jw_close(w, "]");
+    gc_jw_puts(w, ",\n \"links\": ");
+    w->depth0 = 1;   /* a member of the top-level object */
+    char *vt = gc_verdicts_finish(v, links, w);   /* writes the links */
+    gc_jw_puts(w, ",\n \"models\": ");
+    gc_models_pool_json(w, pool);
+    gc_jw_puts(w, ",\n \"verdicts\": ");
+    gc_jw_puts(w, vt ? vt : "[]");
+    gc_jw_puts(w, "\n}\n");
+    free(vt);
+}

@@ -331,16 +331,17 @@ int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
         }
     /* nodes whose leader wrote no file */
     int *wrote = calloc(c->nnodes ? c->nnodes : 1, sizeof *wrote);
-    int *worst = calloc(c->nnodes ? c->nnodes : 1, sizeof *worst);
-    size_t *gpus = calloc(c->nnodes ? c->nnodes : 1, sizeof *gpus);
-    if (!rc && (!wrote || !worst || !gpus))
+    gc_cat_node_row *rows = calloc(c->nnodes ? c->nnodes : 1, sizeof *rows);
+    if (!rc && (!wrote || !rows))
         rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    for (size_t k = 0; k < c->nnodes && !rc; k++)
+        rows[k].name = c->nodes[k];
     for (size_t r = 0; r < c->n && !rc; r++) {
         size_t k = c->node_of[r];
         wrote[k] |= c->s[r].node_file == GC_NODE_FILE_WRITTEN;
-        gpus[k]++;
-        if (c->s[r].status > worst[k])
-            worst[k] = c->s[r].status;
+        rows[k].gpus++;
+        if (c->s[r].status > rows[k].worst)
+            rows[k].worst = c->s[r].status;
     }
     for (size_t k = 0; k < c->nnodes && !rc; k++)
         if (!wrote[k])
@@ -388,33 +389,11 @@ int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
     stats->gpus = (int)c->n;
     stats->nodes = (int)c->nnodes;
     if (!rc) {
-        gc_jw_puts(&w, "\n ],\n \"nodes\": ");
-        gc_jw_open(&w, "[");
-        for (size_t k = 0; k < c->nnodes; k++) {
-            gc_jw_next(&w);
-            gc_jw_open(&w, "{");
-            gc_jw_kstr(&w, "name", c->nodes[k]);
-            gc_jw_kint(&w, "gpus", (long long)gpus[k]);
-            gc_jw_kstr(&w, "status", gc_gpu_status_name(worst[k]));
-            char rel[GC_NODE_MAX + 16];
-            snprintf(rel, sizeof rel, "nodes/%s.json", c->nodes[k]);
-            gc_jw_kstr(&w, "file", rel);
-            gc_jw_close(&w, "}");
-        }
-        gc_jw_close(&w, "]");
-        gc_jw_puts(&w, ",\n \"links\": ");
-        w.depth0 = 1;
         /* links in the catalogue's order: by the position of the GPU that
          * measured them, as merge adds them node by node */
         gc_links_order(c->links, c->pos);
-        char *vt = gc_verdicts_finish(c->verdicts, c->links, &w);
-        c->verdicts = NULL;
-        gc_jw_puts(&w, ",\n \"models\": ");
-        gc_models_pool_json(&w, &pool);
-        gc_jw_puts(&w, ",\n \"verdicts\": ");
-        gc_jw_puts(&w, vt ? vt : "[]");
-        gc_jw_puts(&w, "\n}\n");
-        free(vt);
+        gc_cat_doc_tail(&w, rows, c->nnodes, c->verdicts, c->links, &pool);
+        c->verdicts = NULL;   /* freed by the tail */
         rc = gc_jw_finish(&w, path, err);
     } else {
         gc_err ignored = { 0 };
@@ -430,7 +409,6 @@ int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
     }
 out:
     free(wrote);
-    free(worst);
-    free(gpus);
+    free(rows);
     return rc;
 }
