@@ -658,6 +658,18 @@ void cr_unload_file(char *buf, size_t len, int mapped)
         free(buf);
 }
 
+int cr_walk_catalogue(rd *r, sink *s)
+{
+    int rc = cr_walk(r, s);
+    /* the members are checked as they are read; here those never met */
+    for (unsigned t = 0; !rc && cr_top_names[t]; t++)
+        if (!(s->seen & (1u << t)))
+            rc = cr_bad(r, "'%s' is missing (required by the catalogue schema)", cr_top_names[t]);
+    free(s->b.v);
+    free(s->b.keys);
+    return rc;
+}
+
 /* pts: where schema 2's points are read (NULL: without them) */
 static int catalogue_mem(const char *name, const char *buf, size_t len, gc_catpoints *pts,
                          gc_detect *d, const gc_rules *rules, gc_catread_info *info, gc_err *err)
@@ -667,15 +679,7 @@ static int catalogue_mem(const char *name, const char *buf, size_t len, gc_catpo
                .info = info };
     if (info)
         memset(info, 0, sizeof *info);
-    int rc = cr_walk(&r, &s);
-    /* the rest of what the schema requires at the top (the report and
-     * other tools rely on it); the members are checked as they are read */
-    for (unsigned t = 0; !rc && cr_top_names[t]; t++)
-        if (!(s.seen & (1u << t)))
-            rc = cr_bad(&r, "'%s' is missing (required by the catalogue schema)", cr_top_names[t]);
-    free(s.b.v);
-    free(s.b.keys);
-    return rc;
+    return cr_walk_catalogue(&r, &s);
 }
 
 int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_detect *d,

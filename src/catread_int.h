@@ -63,6 +63,9 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
 int cr_link_of(rd *r, json_t *o, size_t index, gc_det_link *l);
 /* The whole file, each top-level member, GPU and link to s. */
 int cr_walk(rd *r, sink *s);
+/* cr_walk of a whole catalogue, then the top-level members the schema
+ * requires (the report and other tools rely on them); frees s->b. */
+int cr_walk_catalogue(rd *r, sink *s);
 /* The GPUs array from *p (after its '[') by threads, while the scan can
  * follow it (catread_par.c). */
 int cr_par_gpus(rd *r, size_t *p, sink *s, size_t *n, int *closed);

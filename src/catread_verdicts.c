@@ -175,14 +175,9 @@ static int verdicts_mem(const char *name, const char *buf, size_t len, gc_detect
     sink s = { .gpu = w_gpu, .link = w_link, .top = w_top, .rules = rules, .d = d, .info = info };
     if (info)
         memset(info, 0, sizeof *info);
-    int rc = cr_walk(&r, &s);
-    for (unsigned t = 0; !rc && cr_top_names[t]; t++)
-        if (!(s.seen & (1u << t)))
-            rc = cr_bad(&r, "'%s' is missing (required by the catalogue schema)", cr_top_names[t]);
+    int rc = cr_walk_catalogue(&r, &s);
     *as_written = r.major == 2 && s.seen_verdicts;
     *major = r.major;
-    free(s.b.v);
-    free(s.b.keys);
     return rc;
 }
 
