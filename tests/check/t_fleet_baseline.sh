@@ -40,32 +40,10 @@ PY
 done
 [ $n -ge 10 ] || die "only $n real catalogues found"
 
-# a doctored one: every HBM point and parameter 15% lower
-src=results/fleet/h200-2026-11-24-b64c1bf18205-default
-python3 - "$src/catalogue.json" "$TMP/hbm.json" <<'PY' || die "doctor"
-import json, sys
-c = json.load(open(sys.argv[1]))
-for g in c["gpus"]:
-    for p in g["parameters"]:
-        if p["name"].startswith("hbm_") and p["name"].endswith("_bps") and p["value"] and "theoretical" not in p["name"]:
-            p["value"] *= 0.85
-    for r in g["results"]:
-        if r["benchmark"] == "hbm_bw":
-            for k in ("min", "p1", "p5", "p50", "p95", "p99", "max", "mean"):
-                if r["summary"].get(k) is not None:
-                    r["summary"][k] *= 0.85
-c["verdicts"] = []
-json.dump(c, open(sys.argv[2], "w"))
-PY
-"$GC" check "$TMP/hbm.json" --baseline configs/baselines >"$TMP/hbm.out" 2>&1
-rc=$?
-[ $rc -eq 2 ] || { cat "$TMP/hbm.out"; die "HBM -15%: exit $rc, expected 2 (degraded)"; }
-grep -q "^degraded  vm/gpu0 .*baseline: hbm_" "$TMP/hbm.out" || { cat "$TMP/hbm.out"; die "HBM -15%: not degraded through the baseline's hbm values"; }
-echo "ok: HBM -15% -> degraded through the baseline"
-# the same catalogue in the compact layout (tools/gccat.py compact: schema 2,
-# its points in nodes/vm.json), doctored where its points now are (gccat.save)
-python3 tools/gccat.py compact "$src" "$TMP/compact" >/dev/null || die "gccat.py compact"
-python3 - "$TMP/compact" "$TMP/hbm2" <<'PY' || die "doctor the compact one"
+# a doctored copy (tools/gccat.py: points where the layout keeps them, written
+# back in it): every HBM point and parameter 15% lower, no verdicts written
+doctor_hbm() {
+    python3 - "$1" "$2" <<'PY' || die "doctor $1"
 import sys
 import gccat
 c = gccat.load(sys.argv[1])
@@ -81,6 +59,18 @@ for g in c["gpus"]:
 c["verdicts"] = []
 gccat.save(c, sys.argv[2])
 PY
+}
+src=results/fleet/h200-2026-11-24-b64c1bf18205-default
+doctor_hbm "$src" "$TMP/hbm"
+"$GC" check "$TMP/hbm" --baseline configs/baselines >"$TMP/hbm.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$TMP/hbm.out"; die "HBM -15%: exit $rc, expected 2 (degraded)"; }
+grep -q "^degraded  vm/gpu0 .*baseline: hbm_" "$TMP/hbm.out" || { cat "$TMP/hbm.out"; die "HBM -15%: not degraded through the baseline's hbm values"; }
+echo "ok: HBM -15% -> degraded through the baseline"
+# the same catalogue in the compact layout (tools/gccat.py compact: schema 2,
+# its points in nodes/vm.json), doctored where its points now are
+python3 tools/gccat.py compact "$src" "$TMP/compact" >/dev/null || die "gccat.py compact"
+doctor_hbm "$TMP/compact" "$TMP/hbm2"
 "$GC" check "$TMP/compact" --baseline configs/baselines >"$TMP/c.out" 2>&1 || { cat "$TMP/c.out"; die "compact copy: not ok"; }
 "$GC" check "$TMP/hbm2" --baseline configs/baselines >"$TMP/hbm2.out" 2>&1
 rc=$?
