@@ -316,6 +316,16 @@ static void gpu_head_json(gc_jw *w, const gc_gpu *g, int full)
     kstr_or_null(w, "mems_allowed", in->host_mems);
     gc_jw_close(w, "}");
 
+    /* the method version of each benchmark it ran (registry.c): check
+     * compares a value only with baseline values of the same method */
+    gc_method m[GC_MAX_METHODS];
+    int nm = gc_gpu_methods_of(g, m);
+    gc_jw_key(w, "methods");
+    gc_jw_open(w, "{");
+    for (int i = 0; i < nm; i++)
+        gc_jw_kint(w, m[i].bench, m[i].version > 0 ? m[i].version : 1);
+    gc_jw_close(w, "}");
+
     gc_jw_key(w, "conditions");
     gc_jw_open(w, "{");
     cond_json(w, "start", &g->start);

@@ -313,6 +313,26 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
         if (isfinite(q[2]))
             b->v[b->n - 1].shared = shared, b->v[b->n - 1].remeasure = remeasure;
     }
+    /* the method of each benchmark (catalogues before it: dated by the run's start) */
+    json_t *ms = json_object_get(o, "methods");
+    if (ms && !json_is_object(ms) && !rc)
+        rc = cr_bad(r, "'methods' must be an object: benchmark -> method version");
+    const char *mk;
+    json_t *mv;
+    json_object_foreach(ms, mk, mv) {
+        if (rc)
+            break;
+        long long ver = json_is_integer(mv) ? json_integer_value(mv) : 0;
+        if (ver < 1 || ver > 1000 || strlen(mk) >= GC_KEY_MAX || g->nmethods == GC_MAX_METHODS)
+            rc = cr_bad(r, "'methods.%.40s' must be a method version (an integer 1-1000; at most %d "
+                        "benchmarks of names under %d characters)", mk, GC_MAX_METHODS, GC_KEY_MAX);
+        else {
+            snprintf(b->methods[g->nmethods].bench, GC_KEY_MAX, "%s", mk);
+            b->methods[g->nmethods++].version = (int)ver;
+        }
+    }
+    g->methods = b->methods;
+    g->start_time = r->start_time;
     g->values = b->v;
     g->nvalues = b->n;
     return rc;
@@ -513,6 +533,11 @@ int cr_walk(rd *r, sink *s)
                 if (!v)
                     break;
                 r->pos = start;
+                if (!strcmp(key, "run")) {
+                    json_t *st = json_object_get(v, "start_time");
+                    snprintf(r->start_time, sizeof r->start_time, "%s",
+                             json_is_string(st) ? json_string_value(st) : "");
+                }
                 if (!strcmp(key, "schema_version")) {
                     have_version = 1;
                     /* 1.x: points inline; 2.x: points in the node files */

@@ -4,6 +4,7 @@
 #include "catread.h"
 #include "catread_int.h"
 #include "catread_points.h"
+#include "bench/registry.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -23,11 +24,14 @@ static int base_gpu(sink *s, rd *r, json_t *o)
     if (rc || strcmp(g.status, "ok"))
         return rc;   /* a failed or partial GPU is no reference */
     /* values of the plan that measured them: like is compared with like */
+    /* ... and of the method that measured them */
     for (size_t i = 0; i < g.nvalues && !rc; i++) {
         double x = g.values[i].value;
-        rc = gc_baseline_add_plan(s->base, g.name, NULL, s->plan, g.values[i].name, x, x, x);
+        const char *k = g.values[i].name;
+        int m = gc_det_gpu_method(&g, gc_det_key_bench(k));
+        rc = gc_baseline_add_method(s->base, g.name, NULL, s->plan, k, m, x, x, x);
         if (!rc && g.uuid[0])
-            rc = gc_baseline_add_plan(s->base, g.name, g.uuid, s->plan, g.values[i].name, x, x, x);
+            rc = gc_baseline_add_method(s->base, g.name, g.uuid, s->plan, k, m, x, x, x);
     }
     if (!rc && g.nvlink_links >= 0)
         rc = gc_baseline_add(s->base, g.name, NULL, "nvlink_links", g.nvlink_links);
@@ -53,10 +57,17 @@ static int base_link(sink *s, rd *r, json_t *o, size_t index)
         return 0;
     const char *sku = json_string_value(json_array_get(pair, 0));
     const char *uuid = json_string_value(json_array_get(pair, 1));
+    /* the method of its GPU end's measurement: recorded, else dated */
+    int bi = gc_det_key_bench(key), m = 0;
+    json_t *jm = json_object_get(json_array_get(pair, 2), bi >= 0 ? gc_bench_defs[bi].name : "");
+    if (json_is_integer(jm))
+        m = (int)json_integer_value(jm);
+    else if (bi >= 0)
+        m = gc_bench_method_at(gc_bench_defs[bi].name, r->start_time);
     double x = l.beta_bps;
-    rc = gc_baseline_add_plan(s->base, sku, NULL, s->plan, key, x, x, x);
+    rc = gc_baseline_add_method(s->base, sku, NULL, s->plan, key, m, x, x, x);
     if (!rc && uuid && *uuid)
-        rc = gc_baseline_add_plan(s->base, sku, uuid, s->plan, key, x, x, x);
+        rc = gc_baseline_add_method(s->base, sku, uuid, s->plan, key, m, x, x, x);
     return rc ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
 }
 
@@ -80,8 +91,10 @@ static int ref_value(rd *r, const char *what, const char *k, json_t *x, double *
     return 0;
 }
 
-/* "parameters", "points" or "links" of one plan (plan NULL: any plan). */
-static int ref_values(sink *s, rd *r, const char *plan, const char *key, json_t *v)
+/* "parameters", "points" or "links" of one plan (plan NULL: any plan),
+ * measured with methods (benchmark -> version; NULL: files written before
+ * methods were recorded, read as method 1 of every benchmark). */
+static int ref_values(sink *s, rd *r, const char *plan, const char *key, json_t *v, json_t *methods)
 {
     char what[120];
     snprintf(what, sizeof what, "%s%.60s%s%s", plan ? "plans." : "", plan ? plan : "", plan ? "." : "", key);
@@ -99,15 +112,35 @@ static int ref_values(sink *s, rd *r, const char *plan, const char *key, json_t 
             snprintf(name, sizeof name, "link:%.250s:beta_bps", k);
         else
             snprintf(name, sizeof name, "%.250s", k);
-        if (gc_baseline_add_plan(s->base, s->sku, NULL, plan, name, m, lo, hi))
+        int bi = gc_det_key_bench(name);
+        json_t *jm = bi >= 0 ? json_object_get(methods, gc_bench_defs[bi].name) : NULL;
+        int method = bi < 0 ? 0 : jm ? (int)json_integer_value(jm) : 1;
+        if (gc_baseline_add_method(s->base, s->sku, NULL, plan, name, method, m, lo, hi))
             return gc_fail(r->err, GC_ENOMEM, "out of memory");
     }
     return 0;
 }
 
-/* A reference file's members. "plans": { PLAN: { "parameters", "points",
- * "links" } } judge what the same plan measured; top-level "parameters",
- * "points" and "links" any plan (values no plan changes). */
+/* "methods": benchmark -> the method version its values were measured with */
+static int ref_methods(rd *r, const char *what, json_t *m)
+{
+    if (!m)
+        return 0;
+    if (!json_is_object(m))
+        return cr_bad(r, "'%s' must be an object: benchmark -> method version", what);
+    const char *k;
+    json_t *x;
+    json_object_foreach(m, k, x) {
+        if (!json_is_integer(x) || json_integer_value(x) < 1 || json_integer_value(x) > 1000)
+            return cr_bad(r, "'%s.%.40s' must be a method version (an integer 1-1000)", what, k);
+    }
+    return 0;
+}
+
+/* A reference file's members. "plans": { PLAN: { "methods", "parameters",
+ * "points", "links" } } judge what the same plan measured with the same
+ * methods; top-level "methods", "parameters", "points" and "links" any
+ * plan (values no plan changes). */
 static int ref_top(sink *s, rd *r, const char *key, json_t *v)
 {
     if (!strcmp(key, "kind"))
@@ -120,8 +153,10 @@ static int ref_top(sink *s, rd *r, const char *key, json_t *v)
         return gc_baseline_add(s->base, s->sku, NULL, "nvlink_links", (double)json_integer_value(v))
                    ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
     }
+    if (!strcmp(key, "methods"))
+        return ref_methods(r, "methods", v);
     if (!strcmp(key, "parameters") || !strcmp(key, "points") || !strcmp(key, "links"))
-        return ref_values(s, r, NULL, key, v);
+        return ref_values(s, r, NULL, key, v, s->methods);
     if (!strcmp(key, "plans")) {
         if (!json_is_object(v))
             return cr_bad(r, "'plans' must be an object: plan name -> its values");
@@ -132,13 +167,19 @@ static int ref_top(sink *s, rd *r, const char *key, json_t *v)
                 return cr_bad(r, "'plans.%.60s' must be an object", plan);
             const char *k;
             json_t *x;
+            char what[120];
+            snprintf(what, sizeof what, "plans.%.60s.methods", plan);
+            json_t *methods = json_object_get(pv, "methods");
+            int mrc = ref_methods(r, what, methods);
+            if (mrc)
+                return mrc;
             json_object_foreach(pv, k, x) {
                 int rc = 0;
                 if (!strcmp(k, "parameters") || !strcmp(k, "points") || !strcmp(k, "links"))
-                    rc = ref_values(s, r, plan, k, x);
-                else if (strcmp(k, "source") && strcmp(k, "catalogues"))
-                    rc = cr_bad(r, "'plans.%.60s.%.60s': unknown member (parameters, points, links, "
-                                "source, catalogues)", plan, k);
+                    rc = ref_values(s, r, plan, k, x, methods);
+                else if (strcmp(k, "source") && strcmp(k, "catalogues") && strcmp(k, "methods"))
+                    rc = cr_bad(r, "'plans.%.60s.%.60s': unknown member (methods, parameters, points, "
+                                "links, source, catalogues)", plan, k);
                 if (rc)
                     return rc;
             }
@@ -158,8 +199,10 @@ static int names_gpu(sink *s, rd *r, json_t *o)
     char k[GC_NODE_MAX + 16];
     snprintf(k, sizeof k, "%.63s/%lld", json_string_value(node), (long long)json_integer_value(index));
     json_t *n = json_object_get(id, "name"), *u = json_object_get(id, "uuid");
-    json_object_set_new(s->names, k, json_pack("[ss]", json_is_string(n) ? json_string_value(n) : "",
-                                               json_is_string(u) ? json_string_value(u) : ""));
+    json_t *ms = json_object_get(o, "methods");
+    json_object_set_new(s->names, k, json_pack("[ssO]", json_is_string(n) ? json_string_value(n) : "",
+                                               json_is_string(u) ? json_string_value(u) : "",
+                                               json_is_object(ms) ? ms : json_null()));
     return 0;
 }
 
@@ -176,6 +219,9 @@ static int kind_top(sink *s, rd *r, const char *key, json_t *v)
     } else if (!strcmp(key, "run") && json_is_object(v)) {
         json_t *p = json_object_get(v, "plan_name");
         snprintf(s->plan, sizeof s->plan, "%s", json_is_string(p) ? json_string_value(p) : "");
+    } else if (!strcmp(key, "methods") && json_is_object(v)) {
+        json_decref(s->methods);
+        s->methods = json_incref(v);
     } else if (!strcmp(key, "sku")) {
         if (!json_is_string(v) || !*json_string_value(v))
             return cr_bad(r, "'sku' must be the GPU's name (a non-empty string)");
@@ -217,6 +263,7 @@ static int baseline_into(const char *name, const char *buf, size_t len, gc_catpo
     free(s.b.v);
     free(s.b.keys);
     json_decref(s.names);
+    json_decref(s.methods);
     if (!rc && gc_baseline_count(b) == before)
         rc = gc_fail(err, GC_ECORRUPT, "%s: no reference values in this baseline", name);
     return rc;

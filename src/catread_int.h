@@ -21,12 +21,14 @@ typedef struct rd {
     /* schema 2: where a GPU's points are read (its node file, opened only
      * then); NULL: a GPU without "results" is read without its points */
     struct gc_catpoints *pts;
+    char start_time[32];   /* run.start_time: dates the methods of GPUs that recorded none */
 } rd;
 
 typedef struct gbuf {
     gc_det_value *v;
     char *keys;          /* n x KEYLEN */
     size_t n, cap;
+    gc_method methods[GC_MAX_METHODS];   /* the GPU's "methods" */
 } gbuf;
 
 typedef struct sink {
@@ -41,7 +43,8 @@ typedef struct sink {
     int seen_kind, is_baseline;  /* is_baseline: a reference file, gpus/links are plain members */
     int gpus_optional;
     int seen_verdicts;           /* catread_verdicts.c: a non-empty verdicts array */
-    json_t *names;               /* catalogue baselines: "node/index" -> [name, uuid] */
+    json_t *names;               /* catalogue baselines: "node/index" -> [name, uuid, methods] */
+    json_t *methods;             /* a reference file's top-level "methods" (first pass) */
     char kind[16], sku[96], plan[64];   /* plan: a catalogue baseline's run.plan_name */
     unsigned seen;               /* top-level members met: bit i = cr_top_names[i] */
 } sink;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/registry.h"
 #include "derive.h"
 #include "detect_int.h"
 #include "grow.h"
@@ -114,11 +115,63 @@ int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const cha
 int gc_baseline_add_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
                          const char *key, double median, double lo, double hi)
 {
+    return gc_baseline_add_method(b, sku, uuid, plan, key, 0, median, lo, hi);
+}
+
+int gc_det_key_bench(const char *key)
+{
+    char name[GC_KEY_MAX];
+    const char *b = NULL;
+    size_t n = 0;
+    if (!strncmp(key, "link:", 5)) {   /* link:KIND BENCH DIR ...:beta_bps */
+        const char *s = strchr(key + 5, ' ');
+        b = s ? s + 1 : NULL;
+        n = b ? strcspn(b, " :") : 0;
+    } else if ((n = strcspn(key, ". ")) && key[n] == '.') {   /* bench.metric k=v ... */
+        b = key;
+    } else {
+        b = gc_bench_of_param(key);
+        n = b ? strlen(b) : 0;
+    }
+    if (!b || !n || n >= sizeof name)
+        return -1;
+    memcpy(name, b, n);
+    name[n] = '\0';
+    const gc_bench_def *d = gc_bench_find(name);
+    return d ? (int)(d - gc_bench_defs) : -1;
+}
+
+int gc_det_gpu_method(const gc_det_gpu *g, int bi)
+{
+    if (bi < 0 || (size_t)bi >= gc_bench_ndefs)
+        return 0;
+    const char *name = gc_bench_defs[bi].name;
+    int m = 0;
+    for (int k = 0; k < g->nmethods && !m; k++)
+        if (!strcmp(g->methods[k].bench, name))
+            m = g->methods[k].version;
+    if (!m && g->start_time)
+        m = gc_bench_method_at(name, g->start_time);
+    return m > 0 && m < 65536 ? m : 0;
+}
+
+int det_gpu_method(const grec *g, int bi)
+{
+    return bi >= 0 && bi < GC_DET_NBENCH ? g->method[bi] : 0;
+}
+
+#define METHOD_SCAN 64   /* method versions looked for when a note names another */
+
+int gc_baseline_add_method(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
+                           const char *key, int method, double median, double lo, double hi)
+{
     if (!isfinite(median))
         return 0;
+    if (method < 0 || method >= METHOD_SCAN)
+        method = 0;
     char k[600];
-    snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s", uuid ? "uuid" : "sku", uuid ? uuid : sku ? sku : "",
-             plan ? plan : "", key);
+    snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s\x1f%d", uuid ? "uuid" : "sku",
+             uuid ? uuid : sku ? sku : "", plan ? plan : "", key, method);
     long id = det_strtab_id(&b->keys, k, 1);
     if (id < 0)
         return GC_ENOMEM;
@@ -286,22 +339,39 @@ static int baseline_seal(gc_baseline *b)
     return 0;
 }
 
-/* reference value: the GPU's own (by UUID) first, then its SKU's; of the
- * same plan first, then a value the file gives for any plan */
-double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
-                        const char *key, int *own, double *lo, double *hi)
+static long ref_id(gc_baseline *b, int w, const char *sku, const char *uuid, const char *plan,
+                   const char *key, int method)
 {
     char k[600];
+    snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s\x1f%d", w ? "sku" : "uuid", w ? sku : uuid, plan, key,
+             method);
+    long id = det_strtab_id(&b->keys, k, 0);
+    return id >= 0 && (size_t)id < b->keys.n && isfinite(b->val[id]) ? id : -1;
+}
+
+/* reference value: the GPU's own (by UUID) first, then its SKU's; of the
+ * same plan first, then a value the file gives for any plan; of the wanted
+ * method, or of none recorded (0) */
+double det_baseline_ref_method(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
+                               const char *key, int want, int *other, int *own, double *lo,
+                               double *hi)
+{
     const char *plans[2] = { plan ? plan : "", "" };
     *own = 0;
+    if (other)
+        *other = 0;
     for (int p = 0; p < 2; p++)
         for (int w = 0; w < 2; w++) {
             if (w == 0 && !(uuid && *uuid))
                 continue;
-            snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s", w ? "sku" : "uuid", w ? sku : uuid,
-                     plans[p], key);
-            long id = det_strtab_id(&b->keys, k, 0);
-            if (id >= 0 && (size_t)id < b->keys.n && isfinite(b->val[id])) {
+            /* want > 0: that method, then a value of none recorded; want 0
+             * (the run's method unknown): any */
+            long id = ref_id(b, w, sku, uuid, plans[p], key, want > 0 ? want : 0);
+            for (int m = want > 0 ? -1 : 1; id < 0 && m > 0 && m < METHOD_SCAN; m++)
+                id = ref_id(b, w, sku, uuid, plans[p], key, m);
+            if (id < 0 && want > 0)
+                id = ref_id(b, w, sku, uuid, plans[p], key, 0);
+            if (id >= 0) {
                 *own = !w;
                 if (lo)
                     *lo = b->lo[id];
@@ -310,7 +380,19 @@ double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const
                 return b->val[id];
             }
         }
+    /* none of this method: name another one the baseline holds */
+    for (int p = 0; p < 2 && other && want > 0; p++)
+        for (int w = 0; w < 2 && !*other; w++)
+            for (int m = 1; m < METHOD_SCAN && !*other && (w || (uuid && *uuid)); m++)
+                if (m != want && ref_id(b, w, sku, uuid, plans[p], key, m) >= 0)
+                    *other = m;
     return NAN;
+}
+
+double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
+                        const char *key, int *own, double *lo, double *hi)
+{
+    return det_baseline_ref_method(b, sku, uuid, plan, key, 0, NULL, own, lo, hi);
 }
 
 /* ---- records ---------------------------------------------------------- */
@@ -388,6 +470,8 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
     g->shared_points = in->shared_points;
     g->points = in->points;
     g->sustain = in->sustain;
+    for (size_t b = 0; b < gc_bench_ndefs && b < GC_DET_NBENCH; b++)
+        g->method[b] = (uint16_t)gc_det_gpu_method(in, (int)b);
     g->order = d->next_order;
     d->ordered |= d->next_order != 0;
     d->next_order = 0;
@@ -619,6 +703,9 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
         .hbm_ratio = gc_det_round(gc_param_value(g, "hbm_achieved_ratio", NAN)),
         .nvalues = n, .values = v,
     };
+    gc_method methods[GC_MAX_METHODS];
+    r.nmethods = gc_gpu_methods_of(g, methods);
+    r.methods = methods;
     cond_of(&g->start, &r.start);
     cond_of(&g->end, &r.end);
     gc_det_sustain_init(&r.sustain);

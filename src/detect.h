@@ -87,6 +87,12 @@ typedef struct gc_det_gpu {
     gc_det_sustain sustain;
     size_t nvalues;
     const gc_det_value *values;
+    /* the method version of each benchmark it ran (registry.c); a
+     * benchmark it recorded none for is dated by start_time (NULL: unknown,
+     * compared with a baseline of any method) */
+    int nmethods;
+    const gc_method *methods;
+    const char *start_time;
 } gc_det_gpu;
 
 typedef struct gc_det_end {
@@ -121,6 +127,18 @@ int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const cha
  * the best of the kernels a plan runs, and another plan runs others. */
 int gc_baseline_add_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
                          const char *key, double median, double lo, double hi);
+/* The same, measured with method version `method` of the key's benchmark
+ * (gc_det_key_bench; 0: unknown, compared with any): check compares a value
+ * only with baseline values of its own method. */
+int gc_baseline_add_method(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
+                           const char *key, int method, double median, double lo, double hi);
+/* The registry index of the benchmark a judged value comes from (a point
+ * key "bench.metric ...", a parameter through gc_bench_of_param, a link
+ * "link:KIND BENCH ...:beta_bps"); -1: none known. */
+int gc_det_key_bench(const char *key);
+/* The method g measured benchmark bi (registry index) with: recorded, else
+ * dated by g->start_time; 0 unknown. */
+int gc_det_gpu_method(const gc_det_gpu *g, int bi);
 void gc_baseline_free(gc_baseline *b);
 const char *gc_baseline_source(const gc_baseline *b);
 size_t gc_baseline_count(const gc_baseline *b);

@@ -49,8 +49,18 @@ int det_baseline_knows_plan(gc_baseline *b, const char *sku, const char *uuid, c
  * lo/hi (may be NULL) the range its source saw; own: 1 from this GPU. */
 double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
                         const char *key, int *own, double *lo, double *hi);
+/* The same, of method `want` (0: any) only; *other (may be NULL): the
+ * method of a value left out for being of another one (0: none). */
+double det_baseline_ref_method(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
+                               const char *key, int want, int *other, int *own, double *lo,
+                               double *hi);
+struct grec;
+/* The method of benchmark bi (gc_det_key_bench) g was measured with, 0 unknown. */
+int det_gpu_method(const struct grec *g, int bi);
 
 /* ---- records ---------------------------------------------------------- */
+
+#define GC_DET_NBENCH 24   /* >= gc_bench_ndefs (registry.c) */
 
 /* One judged value, 36 bytes: a census of 16,384 GPUs judges ~27 million
  * of them (1650 per GPU on the default plan), so they are kept as floats
@@ -70,6 +80,7 @@ typedef struct grec {
     double sm_clock_max_mhz, hbm_ratio;
     int numa_node, pcie_gen, pcie_width, pcie_max_gen, pcie_max_width, nvlink_links;
     char pcie_switch[24];   /* "": none or unknown */
+    uint16_t method[GC_DET_NBENCH];   /* by registry index: its method version, 0 unknown */
     gc_det_cond start, end;
     int throttled_points, shared_points, points;
     gc_det_sustain sustain;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "detect_int.h"
+#include "bench/registry.h"
 
 /* ---- GPUs: peers, distributions, baseline, physical limits ---------- */
 
@@ -190,14 +191,23 @@ int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
     const gc_rules *R = d->r;
     int rc = 0;
     size_t judged = 0, unknown = 0, host = 0;
+    /* per benchmark: values whose baseline is of another method (not compared) */
+    int base_m[GC_DET_NBENCH] = { 0 };
+    size_t other_n[GC_DET_NBENCH] = { 0 };
     for (size_t i = 0; i < g->nv && !rc; i++) {
         const val *x = &g->v[i];
         const char *key = d->keys.s[x->key];
-        int own;
+        int own, other, bi = gc_det_key_bench(key);
         double lo, hi;
-        double ref = det_baseline_ref(d->base, g->name, g->uuid, d->plan, key, &own, &lo, &hi);
+        double ref = det_baseline_ref_method(d->base, g->name, g->uuid, d->plan, key,
+                                             det_gpu_method(g, bi), &other, &own, &lo, &hi);
         if (!own && gc_det_host_set(key)) {
             host++;
+            continue;
+        }
+        if ((!isfinite(ref) || ref == 0) && other && bi >= 0 && bi < GC_DET_NBENCH) {
+            base_m[bi] = other;
+            other_n[bi]++;
             continue;
         }
         if (!isfinite(ref) || ref == 0) {
@@ -235,6 +245,30 @@ int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
                  "%sbaseline: %zu values judged against plan %s's; %zu it has no value for (not judged "
                  "against it)%s%zu set by the host (not judged against another host's)",
                  n ? "; " : "", judged, d->plan[0] ? d->plan : "?", unknown, ", ", host);
+    }
+    /* another method measures something else under the same keys: never
+     * compared, never a deviation */
+    size_t others = 0;
+    for (int b = 0; b < GC_DET_NBENCH && b < (int)gc_bench_ndefs && !rc; b++) {
+        if (!other_n[b])
+            continue;
+        others += other_n[b];
+        size_t n = strlen(v->note);
+        snprintf(v->note + n, sizeof v->note - n, "%s%s: baseline of method %d, this run method %d: "
+                 "not compared (%zu values)", n ? "; " : "", gc_bench_defs[b].name, base_m[b],
+                 g->method[b], other_n[b]);
+    }
+    if (!rc && !judged && others && v->used_baseline) {
+        /* nothing comparable: judged as a SKU without a baseline is */
+        v->used_baseline = 0;
+        static const char was[] = "the baseline and limits alone";
+        char *at = strstr(v->note, was);
+        if (at) {
+            static const char now[] = "limits alone (no baseline value of this run's methods)";
+            char rest[sizeof v->note];
+            snprintf(rest, sizeof rest, "%s", at + strlen(was));
+            snprintf(at, sizeof v->note - (size_t)(at - v->note), "%s%s", now, rest);
+        }
     }
     return rc;
 }
@@ -450,7 +484,9 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
             snprintf(bk, sizeof bk, "link:%s:beta_bps", cls);
             int own;
             double lo;
-            double ref = det_baseline_ref(d->base, sku, uuid, d->plan, bk, &own, &lo, NULL);
+            long ge = lgpu_src[i] >= 0 ? lgpu_src[i] : lgpu_dst[i];
+            int m = ge >= 0 ? det_gpu_method(&d->g[ge], gc_det_key_bench(bk)) : 0;
+            double ref = det_baseline_ref_method(d->base, sku, uuid, d->plan, bk, m, NULL, &own, &lo, NULL);
             double x = l->l.beta_bps;
             /* a link the host sets (pageable, both ways at once) only against its own past;
              * a deviation counts beyond the range the baseline's sources showed */

@@ -3,8 +3,10 @@
 #include "results.h"
 
 #include "grow.h"
+#include "bench/registry.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +81,56 @@ void gc_gpu_free(gc_gpu *g)
     free(g->points);
     free(g->params);
     gc_gpu_init(g);
+}
+
+int gc_gpu_method(const gc_gpu *g, const char *bench)
+{
+    for (int i = 0; i < g->nmethods; i++)
+        if (!strcmp(g->methods[i].bench, bench))
+            return g->methods[i].version;
+    return 0;
+}
+
+int gc_gpu_set_method(gc_gpu *g, const char *bench, int version)
+{
+    int i = 0;
+    while (i < g->nmethods && strcmp(g->methods[i].bench, bench))
+        i++;
+    if (i == GC_MAX_METHODS || strlen(bench) >= GC_KEY_MAX)
+        return -1;
+    snprintf(g->methods[i].bench, sizeof g->methods[i].bench, "%s", bench);
+    g->methods[i].version = version;
+    g->nmethods += i == g->nmethods;
+    return 0;
+}
+
+void gc_gpu_methods_fill(gc_gpu *g, const char *start_time)
+{
+    for (size_t i = 0; i < g->npoints; i++) {
+        const char *b = g->points[i].bench;
+        if (gc_gpu_method(g, b))
+            continue;
+        int v = start_time ? gc_bench_method_at(b, start_time) : gc_bench_method(b);
+        if (v > 0)
+            gc_gpu_set_method(g, b, v);
+    }
+}
+
+int gc_gpu_methods_of(const gc_gpu *g, gc_method out[GC_MAX_METHODS])
+{
+    int n = 0;
+    for (size_t i = 0; i < g->npoints && n < GC_MAX_METHODS; i++) {
+        const char *b = g->points[i].bench;
+        int dup = 0;
+        for (int k = 0; k < n && !dup; k++)
+            dup = !strcmp(out[k].bench, b);
+        if (dup)
+            continue;
+        int v = gc_gpu_method(g, b);
+        snprintf(out[n].bench, sizeof out[n].bench, "%s", b);
+        out[n++].version = v > 0 ? v : gc_bench_method(b);
+    }
+    return n;
 }
 
 static void copy_str(char *dst, size_t cap, const char *src)

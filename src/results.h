@@ -142,6 +142,13 @@ typedef struct gc_gpu_info {
 
 enum { GC_GPU_OK = 0, GC_GPU_PARTIAL = 1, GC_GPU_FAILED = 2 };
 
+/* The method version a benchmark was measured with (registry.c). */
+#define GC_MAX_METHODS 32
+typedef struct gc_method {
+    char bench[GC_KEY_MAX];
+    int version;
+} gc_method;
+
 typedef struct gc_gpu {
     gc_gpu_info info;
     int status;               /* derived when a census is assembled */
@@ -154,6 +161,10 @@ typedef struct gc_gpu {
     gc_point *points;
     size_t nparams, cap_params;
     gc_param *params;
+    /* the method of every benchmark among its points: as recorded where
+     * read, else this build's (gc_gpu_methods_fill) */
+    int nmethods;
+    gc_method methods[GC_MAX_METHODS];
 } gc_gpu;
 
 void gc_gpu_init(gc_gpu *g);
@@ -167,6 +178,17 @@ int gc_gpu_add_param(gc_gpu *g, const char *name, double value,
                      const char *unit, const char *source);
 const gc_point *gc_gpu_find_point(const gc_gpu *g, const char *bench,
                                   const char *metric, const gc_ctx *match);
+
+/* The version recorded for bench, 0: none. */
+int gc_gpu_method(const gc_gpu *g, const char *bench);
+/* Record version for bench (replacing one recorded); -1 when full. */
+int gc_gpu_set_method(gc_gpu *g, const char *bench, int version);
+/* Every benchmark among the points without a recorded version gets
+ * start_time's (gc_bench_method_at; NULL: this build's, gc_bench_method). */
+void gc_gpu_methods_fill(gc_gpu *g, const char *start_time);
+/* The method of each benchmark among the points, in the points' order: as
+ * recorded, else this build's. Returns how many (at most GC_MAX_METHODS). */
+int gc_gpu_methods_of(const gc_gpu *g, gc_method out[GC_MAX_METHODS]);
 
 void gc_point_summary(const gc_point *p, gc_summary *s);
 /* Samples behind the point (its histogram's, or its summary's count). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/registry.h"
 #include "fsutil.h"
 #include "shard.h"
 
@@ -46,7 +47,9 @@ int gc_resume_load(gc_resume *rs, const char *shard_path, const char *plan_sha25
         if (p->item_id >= nitems)
             continue;
         uint8_t bit = (uint8_t)(1u << (p->item_id & 7));
-        if (p->status == GC_PT_OK)
+        /* measured with another method than this build's: measure again */
+        int now = gc_bench_method(p->bench);
+        if (p->status == GC_PT_OK && (!now || gc_gpu_method(&rs->old, p->bench) == now))
             rs->done[p->item_id >> 3] |= bit;
         else
             failed[p->item_id >> 3] |= bit;

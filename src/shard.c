@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/registry.h"
 #include "codec.h"
 
 static const char SHARD_MAGIC[4] = { 'G', 'C', 'S', 'H' };
@@ -26,8 +27,9 @@ static void frame(const char magic[4], const gc_wbuf *body, gc_wbuf *out)
     gc_put_bytes(out, body->data, body->len);
 }
 
+/* version (may be NULL): the format read, GC_SHARD_VERSION_OLDEST.. */
 static int unframe(const char magic[4], const char *what, const void *data, size_t len,
-                   gc_rbuf *body, gc_err *err)
+                   gc_rbuf *body, int *version_out, gc_err *err)
 {
     gc_rbuf r;
     gc_rbuf_init(&r, data, len);
@@ -39,9 +41,11 @@ static int unframe(const char magic[4], const char *what, const void *data, size
         return gc_fail(err, GC_ECORRUPT, "%s: truncated header (%zu bytes)", what, len);
     if (memcmp(m, magic, 4) != 0)
         return gc_fail(err, GC_ECORRUPT, "%s: not a gpucensus file (bad magic)", what);
-    if (version != GC_SHARD_VERSION)
-        return gc_fail(err, GC_ECORRUPT, "%s: format version %u, this build reads %u", what,
-                       version, GC_SHARD_VERSION);
+    if (version < GC_SHARD_VERSION_OLDEST || version > GC_SHARD_VERSION)
+        return gc_fail(err, GC_ECORRUPT, "%s: format version %u, this build reads %u to %u", what,
+                       version, GC_SHARD_VERSION_OLDEST, GC_SHARD_VERSION);
+    if (version_out)
+        *version_out = version;
     if (body_len != gc_rbuf_left(&r))
         return gc_fail(err, GC_ECORRUPT, "%s: body is %zu bytes, header says %u", what,
                        gc_rbuf_left(&r), body_len);
@@ -391,6 +395,39 @@ static int get_point(gc_rbuf *r, gc_point *p, int record, gc_err *err)
     return 0;
 }
 
+/* The method of each benchmark among the points (format 4): as recorded
+ * in g, else this build's. */
+static void put_methods(gc_wbuf *w, const gc_gpu *g)
+{
+    gc_method m[GC_MAX_METHODS];
+    int n = gc_gpu_methods_of(g, m);
+    gc_put_varint(w, (uint64_t)n);
+    for (int k = 0; k < n; k++) {
+        gc_put_str(w, m[k].bench);
+        gc_put_varint(w, (uint64_t)(m[k].version > 0 ? m[k].version : 1));
+    }
+}
+
+#define GC_METHOD_MAX_VERSION 1000
+
+static void get_methods(gc_rbuf *r, gc_gpu *g)
+{
+    uint64_t n = gc_get_varint(r);
+    if (n > GC_MAX_METHODS) {
+        r->bad = 1;
+        return;
+    }
+    for (uint64_t i = 0; i < n && !r->bad; i++) {
+        char bench[GC_KEY_MAX];
+        GET_STR(r, bench);
+        uint64_t v = gc_get_varint(r);
+        /* 0 would be "none recorded"; a name twice is a lie */
+        if (r->bad || v < 1 || v > GC_METHOD_MAX_VERSION || gc_gpu_method(g, bench) ||
+            gc_gpu_set_method(g, bench, (int)v))
+            r->bad = 1;
+    }
+}
+
 /* ---- shards ---- */
 
 /* A shard (sums NULL, histograms) or a record (summaries; sums may be
@@ -425,6 +462,7 @@ static int encode_gpu(const char magic[4], const char *what, const gc_run_meta *
         gc_put_str(&b, p->unit);
         gc_put_str(&b, p->source);
     }
+    put_methods(&b, g);
     if (record) {
         gc_put_u8(&b, (uint8_t)(note ? note->node_file : 0));
         gc_put_str(&b, note ? note->msg : "");
@@ -465,7 +503,7 @@ int gc_record_encode(const gc_run_meta *run, const gc_gpu *g, const gc_summary *
 }
 
 /* The body of a shard or (note set) of a record, already inflated. */
-static int decode_body(gc_rbuf *rp, const char *what, gc_run_meta *run, gc_gpu *g,
+static int decode_body(gc_rbuf *rp, const char *what, int version, gc_run_meta *run, gc_gpu *g,
                        gc_record_note *note, gc_err *err)
 {
     int record = note != NULL, rc = 0;
@@ -520,6 +558,8 @@ static int decode_body(gc_rbuf *rp, const char *what, gc_run_meta *run, gc_gpu *
         if (!r.bad && gc_gpu_add_param(g, p.name, p.value, p.unit, p.source))
             r.bad = 1;
     }
+    if (version >= 4 && !r.bad)
+        get_methods(&r, g);
     if (record && !r.bad) {
         uint8_t nf = gc_get_u8(&r);
         if (nf > GC_NODE_FILE_FAILED)
@@ -532,8 +572,9 @@ static int decode_body(gc_rbuf *rp, const char *what, gc_run_meta *run, gc_gpu *
                                        gc_rbuf_left(&r));
     if (r.bad) {
         gc_gpu_free(g);
-        return gc_fail(err, GC_ECORRUPT, "%s: bad or truncated parameters", what);
+        return gc_fail(err, GC_ECORRUPT, "%s: bad or truncated parameters or methods", what);
     }
+    gc_gpu_methods_fill(g, run->start_time);   /* format 3: dated by the run's start */
     return 0;
 }
 
@@ -542,9 +583,10 @@ static int decode_gpu(const char magic[4], const char *what, const void *data, s
 {
     gc_gpu_init(g);
     gc_rbuf r;
-    int rc = unframe(magic, what, data, len, &r, err);
+    int version = 0;
+    int rc = unframe(magic, what, data, len, &r, &version, err);
     if (rc || !note)
-        return rc ? rc : decode_body(&r, what, run, g, NULL, err);
+        return rc ? rc : decode_body(&r, what, version, run, g, NULL, err);
     /* A record's body is deflated: raw length (u32le), one zlib stream. */
     uint32_t raw = gc_get_u32le(&r);
     if (r.bad)
@@ -558,7 +600,7 @@ static int decode_gpu(const char magic[4], const char *what, const void *data, s
         return gc_fail(err, rc, "%s: %s", what, ie.msg);
     gc_rbuf pr;
     gc_rbuf_init(&pr, plain, raw);
-    rc = decode_body(&pr, what, run, g, note, err);
+    rc = decode_body(&pr, what, version, run, g, note, err);
     free(plain);
     return rc;
 }
@@ -583,7 +625,7 @@ int gc_blob_is_record(const void *data, size_t len)
 int gc_shard_decode_meta(const void *data, size_t len, gc_run_meta *run, gc_err *err)
 {
     gc_rbuf r;
-    int rc = unframe(SHARD_MAGIC, "shard", data, len, &r, err);
+    int rc = unframe(SHARD_MAGIC, "shard", data, len, &r, NULL, err);
     if (rc)
         return rc;
     get_run(&r, run);
@@ -621,7 +663,7 @@ int gc_roster_decode(const void *data, size_t len, gc_run_meta *run, gc_roster_e
     *e = NULL;
     *n = 0;
     gc_rbuf r;
-    int rc = unframe(ROSTER_MAGIC, "roster", data, len, &r, err);
+    int rc = unframe(ROSTER_MAGIC, "roster", data, len, &r, NULL, err);
     if (rc)
         return rc;
     get_run(&r, run);

@@ -5,9 +5,12 @@
  * same bytes are what the rank sends to rank 0 in the gather, so a
  * catalogue merged from shards equals the gathered one.
  *
- * File layout: "GCSH" version(u8=1) body_len(u32le) crc32(body)(u32le) body.
+ * File layout: "GCSH" version(u8) body_len(u32le) crc32(body)(u32le) body.
  * body: run metadata, GPU identity and properties, progress, conditions,
- * points (each with its histogram encoded by codec.h) and parameters.
+ * points (each with its histogram encoded by codec.h), parameters and
+ * (format 4) the method version of each benchmark among the points.
+ * Format 3 is read too: its methods are dated by the run's start time
+ * (gc_bench_method_at).
  * Reading checks every length and range (untrusted bytes). */
 #ifndef GC_SHARD_H
 #define GC_SHARD_H
@@ -19,7 +22,9 @@
 #include "results.h"
 #include "wire.h"
 
-#define GC_SHARD_VERSION 3   /* 2: the rank's host conditions in the GPU info; 3: its PCIe switch */
+#define GC_SHARD_VERSION 4   /* 2: the rank's host conditions in the GPU info; 3: its PCIe switch;
+                                4: method versions */
+#define GC_SHARD_VERSION_OLDEST 3   /* the oldest this build reads */
 #define GC_SHARD_MAX_BYTES (1u << 30)
 #define GC_SHARD_MAX_POINTS (1u << 20)
 

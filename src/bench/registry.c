@@ -10,7 +10,7 @@
 #define NUM(n, lo, hi, d) { n, 0, 1, lo, hi, NULL, d, NULL }
 #define FNUM(n, lo, hi, d) { n, 0, 0, lo, hi, NULL, d, NULL }
 #define STR(n, ch, d) { n, 1, 0, 0, 0, ch, 0, d }
-#define DEF(n, s, ph, p) { n, s, ph, p, sizeof(p) / sizeof(p[0]) }
+#define DEF(n, s, ph, m, p) { n, s, ph, m, p, sizeof(p) / sizeof(p[0]) }
 
 static const char *const inst_ops[] = {
     "f32_add", "f32_mul", "f32_fma", "f32_div", "f32_sqrt",
@@ -120,23 +120,32 @@ static const gc_param_def net_p[] = {
     NUM("size_bytes", 1, 4 * GiB, 1 * MiB),
 };
 
+/* The fourth column is the benchmark's method version: bump it (and add a
+ * row to method_changes below) whenever what the benchmark measures under
+ * the same point keys changes (another kernel, access order, warm-up,
+ * timing), so that `check --baseline` never compares values of two methods
+ * (an H200 came out degraded against loaded latencies of chase_loaded's
+ * first method). A new sweep parameter or context key needs no bump: its
+ * points have other keys. The sim backend records these versions too: its
+ * profiles imitate the current methods (remake them with a bump). */
 const gc_bench_def gc_bench_defs[] = {
-    DEF("chase", "unloaded pointer-chase latency over a footprint", GC_PHASE_GPU, chase_p),
-    DEF("chase_loaded", "pointer-chase latency with many warps chasing at once", GC_PHASE_GPU, chase_loaded_p),
-    DEF("departure", "completion time of K outstanding requests per warp", GC_PHASE_GPU, departure_p),
-    DEF("inst", "instruction latency (dependent chain) or throughput", GC_PHASE_GPU, inst_p),
-    DEF("hbm_bw", "device-memory bandwidth, STREAM kernels", GC_PHASE_GPU, hbm_p),
-    DEF("l2_bw", "L2 bandwidth over an L2-resident footprint", GC_PHASE_GPU, l2_p),
-    DEF("smem_bw", "shared-memory bandwidth with a word stride (bank conflicts)", GC_PHASE_GPU, smem_p),
-    DEF("launch", "kernel launch overhead", GC_PHASE_GPU, launch_p),
-    DEF("xfer", "host<->device transfer time per size", GC_PHASE_ISOLATED, xfer_p),
-    DEF("p2p", "peer-to-peer copy between two GPUs of a node", GC_PHASE_PAIR, p2p_p),
-    DEF("valid", "validation kernels: measured time, predicted by the models", GC_PHASE_GPU, valid_p),
-    DEF("mlp", "latency with R requests in flight per warp; scattered loads and stores", GC_PHASE_GPU,
+    DEF("chase", "unloaded pointer-chase latency over a footprint", GC_PHASE_GPU, 1, chase_p),
+    DEF("chase_loaded", "pointer-chase latency with many warps chasing at once", GC_PHASE_GPU, 2,
+        chase_loaded_p),
+    DEF("departure", "completion time of K outstanding requests per warp", GC_PHASE_GPU, 1, departure_p),
+    DEF("inst", "instruction latency (dependent chain) or throughput", GC_PHASE_GPU, 1, inst_p),
+    DEF("hbm_bw", "device-memory bandwidth, STREAM kernels", GC_PHASE_GPU, 3, hbm_p),
+    DEF("l2_bw", "L2 bandwidth over an L2-resident footprint", GC_PHASE_GPU, 5, l2_p),
+    DEF("smem_bw", "shared-memory bandwidth with a word stride (bank conflicts)", GC_PHASE_GPU, 1, smem_p),
+    DEF("launch", "kernel launch overhead", GC_PHASE_GPU, 1, launch_p),
+    DEF("xfer", "host<->device transfer time per size", GC_PHASE_ISOLATED, 1, xfer_p),
+    DEF("p2p", "peer-to-peer copy between two GPUs of a node", GC_PHASE_PAIR, 1, p2p_p),
+    DEF("valid", "validation kernels: measured time, predicted by the models", GC_PHASE_GPU, 1, valid_p),
+    DEF("mlp", "latency with R requests in flight per warp; scattered loads and stores", GC_PHASE_GPU, 1,
         mlp_p),
-    DEF("net", "GPU buffer to GPU buffer between nodes through MPI", GC_PHASE_NET, net_p),
+    DEF("net", "GPU buffer to GPU buffer between nodes through MPI", GC_PHASE_NET, 1, net_p),
     DEF("sustain", "sustained HBM or FMA load: clocks, power, temperature, throttling over time",
-        GC_PHASE_CONCURRENT, sustain_p),
+        GC_PHASE_CONCURRENT, 1, sustain_p),
 };
 const size_t gc_bench_ndefs = sizeof(gc_bench_defs) / sizeof(gc_bench_defs[0]);
 
@@ -171,5 +180,67 @@ const gc_param_def *gc_bench_param(const gc_bench_def *b, const char *name)
     for (size_t i = 0; i < b->nparams; i++)
         if (strcmp(b->params[i].name, name) == 0)
             return &b->params[i];
+    return NULL;
+}
+
+/* Each change of method: the version it started, its commit and the
+ * commit's date (UTC), which dates data that recorded no versions (shards
+ * before format 4, catalogues before schema 2.1; tools/make-baseline.py's
+ * METHODS holds the same rows and asks git where it can). */
+static const struct method_change {
+    const char *bench;
+    int version;
+    const char *commit, *since;
+} method_changes[] = {
+    /* STREAM arrays on 2 MiB boundaries (triad's b and c were off the line at 4 GiB) */
+    { "hbm_bw", 2, "b64c1bf", "2026-11-24T00:14:12Z" },
+    /* a DRAM-resident chain first reads twice the L2 of other memory */
+    { "chase_loaded", 2, "1e7d199", "2026-11-24T00:24:52Z" },
+    /* L2 chunks picked by a hash of (block, round) */
+    { "l2_bw", 2, "857ef06", "2026-11-24T00:31:23Z" },
+    /* chunks in order, shifted by one every SM's blocks */
+    { "l2_bw", 3, "c6515bd", "2026-11-24T00:35:43Z" },
+    /* shifted only where an SM's blocks would read one chunk together */
+    { "l2_bw", 4, "537d767", "2026-11-24T00:37:50Z" },
+    /* the L2 kernel rewritten: unrolled float4 loads, volatile asm in order */
+    { "l2_bw", 5, "d8e78b3", "2026-11-25T22:19:07Z" },
+    /* grid = full runs the full grid on every launch (it ran 5 of 100) */
+    { "hbm_bw", 3, "7b94a6c", "2026-11-25T22:39:29Z" },
+};
+
+int gc_bench_method(const char *bench)
+{
+    const gc_bench_def *d = gc_bench_find(bench);
+    return d ? d->method : 0;
+}
+
+int gc_bench_method_at(const char *bench, const char *start_time)
+{
+    int v = 1;
+    /* ISO 8601 UTC strings of one form compare as text ("...Z" or "+00:00"
+     * agree up to the seconds) */
+    if (!start_time || strlen(start_time) < 19)
+        return 1;
+    for (size_t i = 0; i < sizeof method_changes / sizeof *method_changes; i++)
+        if (!strcmp(method_changes[i].bench, bench) &&
+            strncmp(method_changes[i].since, start_time, 19) <= 0 && method_changes[i].version > v)
+            v = method_changes[i].version;
+    return v;
+}
+
+const char *gc_bench_of_param(const char *param)
+{
+    static const struct { const char *prefix, *bench; } map[] = {
+        { "hbm_", "hbm_bw" },       { "l2_bw", "l2_bw" },          { "smem_bw", "smem_bw" },
+        { "launch", "launch" },     { "block_", "launch" },        { "sustain", "sustain" },
+        { "sm_clock_p5", "sustain" }, { "time_to_first_throttle", "sustain" },
+        { "l1_latency", "chase" },  { "l2_latency", "chase" },     { "l2_far_latency", "chase" },
+        { "dram_latency", "chase" }, { "page_chase", "chase" },    { "dram_loaded", "chase_loaded" },
+        { "dram_inflight", "mlp" }, { "gather_", "mlp" },          { "scatter_", "mlp" },
+        { "inst_", "inst" },
+    };
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strncmp(param, map[i].prefix, strlen(map[i].prefix)))
+            return map[i].bench;
     return NULL;
 }

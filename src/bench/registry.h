@@ -33,6 +33,7 @@ typedef struct gc_bench_def {
     const char *name;
     const char *summary;
     gc_phase phase;                /* default; plans may override */
+    int method;                    /* its method version (registry.c says when it changes) */
     const gc_param_def *params;
     size_t nparams;
 } gc_bench_def;
@@ -42,5 +43,18 @@ extern const size_t gc_bench_ndefs;
 
 const gc_bench_def *gc_bench_find(const char *name);
 const gc_param_def *gc_bench_param(const gc_bench_def *b, const char *name);
+
+/* Method versions (registry.c): the version this build measures a
+ * benchmark with (0: not a benchmark of this build). */
+int gc_bench_method(const char *bench);
+/* The version a run that recorded none used (shards, records and
+ * catalogues written before versions were recorded): the newest change
+ * dated at or before its start time (ISO 8601 UTC; "" or unparsable: 1).
+ * A build older than a change but run after its date reads as the newer
+ * method: dates are all such data has. */
+int gc_bench_method_at(const char *bench, const char *start_time);
+/* The benchmark a derived parameter (derive.c) comes from, so that it is
+ * compared only with values of the same method; NULL: none known. */
+const char *gc_bench_of_param(const char *param);
 
 #endif

@@ -28,6 +28,7 @@
 #include "codec.h"
 #include "fsutil.h"
 #include "shard.h"
+#include "bench/registry.h"
 
 /* ---------- building a GPU with every kind of field ---------- */
 
@@ -581,8 +582,9 @@ static void test_oversize_counts(void)
     snprintf(g.info.node, sizeof g.info.node, "n0");
     gc_wbuf w = { 0 };
     CHECK(gc_shard_encode(&run, &g, &w, &err) == 0, "encode");
-    size_t plen = w.len - HDR - 2;
-    CHECK(w.data[w.len - 1] == 0 && w.data[w.len - 2] == 0, "empty GPU ends with two zero counts");
+    size_t plen = w.len - HDR - 3;
+    CHECK(w.data[w.len - 1] == 0 && w.data[w.len - 2] == 0 && w.data[w.len - 3] == 0,
+          "empty GPU ends with three zero counts (points, parameters, methods)");
 
     const uint64_t lies[] = { 1, 2, 1000, GC_SHARD_MAX_POINTS, GC_SHARD_MAX_POINTS + 1ull,
                               1ull << 32, UINT64_MAX };
@@ -632,7 +634,8 @@ static void test_oversize_counts(void)
     reframe(&f, "GCSH", GC_SHARD_VERSION, wp.data + HDR, wp.len - HDR);
     CHECK(decode_shard(f.data, f.len, &err) == GC_ECORRUPT, "histogram length");
     /* Out-of-range enumerations: status 2, conditions valid 2. */
-    wp.data[hl] = (uint8_t)(wp.len - hl - 1 - 1);   /* restore (params count follows) */
+    /* restore (the params count and the methods table, 1 "launch" 1, follow) */
+    wp.data[hl] = (uint8_t)(wp.len - hl - 1 - 1 - 9);
     reframe(&f, "GCSH", GC_SHARD_VERSION, wp.data + HDR, wp.len - HDR);
     CHECK(decode_shard(f.data, f.len, &err) == 0, "restored point decodes: %s", err.msg);
     wp.data[at + 1] = 2;
@@ -1005,6 +1008,84 @@ static void test_write_atomic(void)
     rmdir(dir);
 }
 
+/* Method versions (format 4): each benchmark's, as this build measures it
+ * or as recorded; format 3 dated by the run's start; bad tables refused. */
+static void test_methods(void)
+{
+    gc_run_meta run, r2;
+    gc_gpu g, d;
+    gc_err err;
+    make_run(&run);
+    snprintf(run.start_time, sizeof run.start_time, "2026-11-23T12:00:00Z");
+    gc_gpu_init(&g);
+    snprintf(g.info.node, sizeof g.info.node, "n0");
+    gc_gpu_add_point(&g, 1, "chase_loaded", NULL, "latency", "cycles", 100, 6);
+    gc_wbuf w = { 0 }, f = { 0 }, b = { 0 };
+    CHECK(gc_shard_encode(&run, &g, &w, &err) == 0, "encode");
+    CHECK(gc_shard_decode(w.data, w.len, &r2, &d, &err) == 0, "decode: %s", err.msg);
+    CHECK(gc_gpu_method(&d, "chase_loaded") == gc_bench_method("chase_loaded") &&
+          gc_bench_method("chase_loaded") == 2, "this build's chase_loaded: method 2, read %d",
+          gc_gpu_method(&d, "chase_loaded"));
+    gc_gpu_free(&d);
+    /* a record carries them too */
+    gc_wbuf rw = { 0 };
+    gc_record_note note;
+    CHECK(gc_record_encode(&run, &g, NULL, NULL, &rw, &err) == 0, "record encode");
+    CHECK(gc_record_decode(rw.data, rw.len, &r2, &d, &note, &err) == 0, "record decode: %s", err.msg);
+    CHECK(gc_gpu_method(&d, "chase_loaded") == 2, "record: method 2");
+    gc_gpu_free(&d);
+    gc_wbuf_free(&rw);
+    /* a recorded version is kept (a resumed shard of an older method) */
+    gc_gpu_set_method(&g, "chase_loaded", 1);
+    w.len = 0;
+    CHECK(gc_shard_encode(&run, &g, &w, &err) == 0, "encode recorded");
+    CHECK(gc_shard_decode(w.data, w.len, &r2, &d, &err) == 0 && gc_gpu_method(&d, "chase_loaded") == 1,
+          "recorded method 1 read back");
+    gc_gpu_free(&d);
+    /* the table: count 1, "chase_loaded" (1 + 12 bytes), version 1 */
+    const size_t tab = 1 + 1 + 12 + 1;
+    const uint8_t *body = w.data + HDR;
+    size_t blen = w.len - HDR;
+    CHECK(body[blen - tab] == 1 && body[blen - 1] == 1, "methods table located");
+    /* format 3 (no table): dated by the run's start, before and after 1e7d199 */
+    reframe(&f, "GCSH", 3, body, blen - tab);
+    CHECK(gc_shard_decode(f.data, f.len, &r2, &d, &err) == 0, "format 3 decodes: %s", err.msg);
+    CHECK(gc_gpu_method(&d, "chase_loaded") == 1, "format 3 of 2026-11-23: method 1");
+    gc_gpu_free(&d);
+    snprintf(run.start_time, sizeof run.start_time, "2026-11-25T00:00:00Z");
+    gc_wbuf w2 = { 0 };
+    gc_gpu_free(&g);
+    gc_gpu_init(&g);
+    snprintf(g.info.node, sizeof g.info.node, "n0");
+    gc_gpu_add_point(&g, 1, "chase_loaded", NULL, "latency", "cycles", 100, 6);
+    CHECK(gc_shard_encode(&run, &g, &w2, &err) == 0, "encode 2");
+    reframe(&f, "GCSH", 3, w2.data + HDR, w2.len - HDR - tab);
+    CHECK(gc_shard_decode(f.data, f.len, &r2, &d, &err) == 0 && gc_gpu_method(&d, "chase_loaded") == 2,
+          "format 3 of 2026-11-25 (after 1e7d199): method 2");
+    gc_gpu_free(&d);
+    reframe(&f, "GCSH", 2, w2.data + HDR, w2.len - HDR - tab);
+    CHECK(decode_shard(f.data, f.len, &err) == GC_ECORRUPT, "format 2 refused");
+    /* bad tables: version 0, 1001, a benchmark twice, too many */
+    struct { const uint8_t *t; size_t n; const char *what; } bad[5];
+    static const uint8_t v0[] = { 1, 1, 'x', 0 }, v1001[] = { 1, 1, 'x', 0xe9, 0x07 },
+                         twice[] = { 2, 1, 'x', 1, 1, 'x', 2 }, many[] = { GC_MAX_METHODS + 1 },
+                         trunc[] = { 2, 1, 'x', 1 };
+    bad[0].t = v0, bad[0].n = sizeof v0, bad[0].what = "version 0";
+    bad[1].t = v1001, bad[1].n = sizeof v1001, bad[1].what = "version 1001";
+    bad[2].t = twice, bad[2].n = sizeof twice, bad[2].what = "a benchmark twice";
+    bad[3].t = many, bad[3].n = sizeof many, bad[3].what = "more than GC_MAX_METHODS";
+    bad[4].t = trunc, bad[4].n = sizeof trunc, bad[4].what = "truncated";
+    for (int k = 0; k < 5; k++) {
+        b.len = 0;
+        gc_put_bytes(&b, w2.data + HDR, w2.len - HDR - tab);
+        gc_put_bytes(&b, bad[k].t, bad[k].n);
+        reframe(&f, "GCSH", GC_SHARD_VERSION, b.data, b.len);
+        CHECK(decode_shard(f.data, f.len, &err) == GC_ECORRUPT, "methods table: %s refused", bad[k].what);
+    }
+    gc_gpu_free(&g);
+    gc_wbuf_free(&w), gc_wbuf_free(&w2), gc_wbuf_free(&f), gc_wbuf_free(&b);
+}
+
 int main(void)
 {
     const char *t = getenv("TMPDIR");
@@ -1017,6 +1098,7 @@ int main(void)
     test_truncation_and_flips();
     test_record();
     test_oversize_counts();
+    test_methods();
     test_roster();
     test_meta();
     test_path();
