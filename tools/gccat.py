@@ -133,8 +133,13 @@ def save(cat, out, src=None):
         for l in c["links"]:
             l.pop("sizes", None)
         for node, res in by_node.items():
-            with open(os.path.join(src, "nodes", node + ".json")) as f:
-                nf = json.load(f)
+            path = os.path.join(src, "nodes", node + ".json")
+            if not os.path.exists(path) and os.path.exists(path + ".gz"):   # results/fleet's are gzipped
+                with gzip.open(path + ".gz", "rt") as f:
+                    nf = json.load(f)
+            else:
+                with open(path) as f:
+                    nf = json.load(f)
             for x in nf["gpus"]:
                 if res.get(x["index"]) is not None:
                     x["results"] = res[x["index"]]

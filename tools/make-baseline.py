@@ -13,9 +13,15 @@ Each value is {"median", "lo", "hi", "n"}: the median of the healthy GPUs
 given and the range they showed (check allows a value that range, or its
 own spread, before it counts a deviation).
 
+Methods: a benchmark's values are taken only from GPUs measured with its
+newest method among the catalogues given (gpus[].methods where recorded;
+older catalogues dated by METHODS), and the file says which per plan
+("methods": benchmark -> version), so that check compares a value only
+with baseline values of the same method.
+
 Left out: GPUs not ok, GPUs that another process shared during the run (a
-point flagged gpu_shared), a benchmark's values measured before its method
-changed (METHODS), values the host sets more than the GPU (launch and
+point flagged gpu_shared), a benchmark's values of an older method than
+the newest given, values the host sets more than the GPU (launch and
 block-scheduling times, pageable copies, both-ways host copies: another host
 would read them otherwise), the NVLink count (check takes topology from the
 run itself: a GPU with no NVLink peer is not missing links)."""
@@ -37,13 +43,29 @@ OBSERVED = {"sm_clock_mhz_measured", "timer_cost_median_cycles", "loaded_s", "ec
             "ecc_uncorrected_new", "remapped_rows_new", "slowdown_reasons", "xid_events",
             "fma_iters", "bytes_moved", "theoretical_bps", "nominal_bps", "pcie_gen", "pcie_width",
             "confirm"}
-# A benchmark whose way of measuring changed at a commit: catalogues measured
-# before it say something else under the same point keys, so they give it no
-# values (values of another method judged as a fault: an H200 default run
-# came out degraded against loaded-latency values that predate 1e7d199).
-METHODS = {   # benchmark: (commit, its date), the date for a clone without that history
-    "chase_loaded": ("1e7d199", "2026-11-24T00:24:52Z"),   # the chain's L2 read away first
+# Each change of a benchmark's method (src/bench/registry.c's method_changes,
+# the same rows; t_fleet_baseline checks they agree): the version it started,
+# its commit and the commit's date. Only for catalogues that predate recorded
+# versions (gpus[].methods): git ancestry where this clone knows both
+# commits, else the run's start time. Values of another method say something
+# else under the same point keys (an H200 default run came out degraded
+# against loaded-latency values that predate 1e7d199).
+METHODS = {   # benchmark: [(version, commit, date), ...]
+    "hbm_bw": [(2, "b64c1bf", "2026-11-24T00:14:12Z"),    # arrays on 2 MiB boundaries
+               (3, "7b94a6c", "2026-11-25T22:39:29Z")],   # the full grid on every launch
+    "chase_loaded": [(2, "1e7d199", "2026-11-24T00:24:52Z")],   # the chain's L2 read away first
+    "l2_bw": [(2, "857ef06", "2026-11-24T00:31:23Z"),     # chunks by a hash
+              (3, "c6515bd", "2026-11-24T00:35:43Z"),     # in order, shifted per SM
+              (4, "537d767", "2026-11-24T00:37:50Z"),     # shifted only where needed
+              (5, "d8e78b3", "2026-11-25T22:19:07Z")],    # kernel rewritten (unroll, asm loads)
 }
+# the benchmark a derived parameter comes from (gc_bench_of_param, registry.c)
+PARAM_BENCH = [("hbm_", "hbm_bw"), ("l2_bw", "l2_bw"), ("smem_bw", "smem_bw"), ("launch", "launch"),
+               ("block_", "launch"), ("sustain", "sustain"), ("sm_clock_p5", "sustain"),
+               ("time_to_first_throttle", "sustain"), ("l1_latency", "chase"), ("l2_latency", "chase"),
+               ("l2_far_latency", "chase"), ("dram_latency", "chase"), ("page_chase", "chase"),
+               ("dram_loaded", "chase_loaded"), ("dram_inflight", "mlp"), ("gather_", "mlp"),
+               ("scatter_", "mlp"), ("inst_", "inst")]
 JUDGED_UNITS = {"bytes_per_s", "ops_per_cycle_per_sm", "cycles", "ns"}
 SKIP_BENCH = {"xfer", "p2p", "net"}   # judged as links (configs/rules.cfg peers.skip_benchmarks)
 
@@ -66,11 +88,11 @@ def known(commit):
                           capture_output=True).returncode == 0
 
 
-def measured_since(run, method):
+def measured_since(run, change):
     """whether a catalogue's run (its git_commit, else its start_time) has
-    the method change `method` = (commit, date): git ancestry where this
-    clone knows both commits; a commit with changes on top counts as itself"""
-    cut, date = method
+    the method change `change` = (version, commit, date): git ancestry where
+    this clone knows both commits; a commit with changes on top counts as itself"""
+    _, cut, date = change
     commit = (run.get("git_commit") or "").removesuffix("-dirty")
     if (commit, cut) not in _since:
         if commit and known(commit) and known(cut):
@@ -80,6 +102,17 @@ def measured_since(run, method):
             ok = (run.get("start_time") or "") >= date
         _since[(commit, cut)] = ok
     return _since[(commit, cut)]
+
+
+def method_of(run, g, bench):
+    """the method version g measured bench with: recorded, else dated"""
+    if "methods" in g:
+        return g["methods"].get(bench, 1)
+    return max([v for v, c, d in METHODS.get(bench, []) if measured_since(run, (v, c, d))] or [1])
+
+
+def param_bench(name):
+    return next((b for p, b in PARAM_BENCH if name.startswith(p)), None)
 
 
 def point_key(r):
@@ -117,47 +150,65 @@ def summary(vals):
     return {"median": statistics.median(vals), "lo": min(vals), "hi": max(vals), "n": len(vals)}
 
 
+def healthy(cat, sku):
+    return [g for g in cat["gpus"] if g["status"] == "ok" and g["identity"]["name"] == sku
+            and not shared(g)]
+
+
+def benches_of(g):
+    return {r["benchmark"] for r in g["results"]} | set(g.get("methods", {}))
+
+
 def build(cats, sku, source):
     plans = defaultdict(lambda: {"parameters": defaultdict(list), "points": defaultdict(list),
                                  "links": defaultdict(list), "catalogues": []})
+    # each plan's newest method of each benchmark among the catalogues given
+    newest = defaultdict(dict)
+    for path, cat in cats:
+        plan = cat["run"].get("plan_name") or ""
+        for g in healthy(cat, sku):
+            for b in benches_of(g):
+                newest[plan][b] = max(newest[plan].get(b, 0), method_of(cat["run"], g, b))
     ngpu, drivers = 0, set()
     for path, cat in cats:
         plan = cat["run"].get("plan_name") or ""
-        mine = [g for g in cat["gpus"] if g["status"] == "ok" and g["identity"]["name"] == sku
-                and not shared(g)]
+        mine = healthy(cat, sku)
         if not mine:
             continue
+
+        def current(g, bench):
+            return bench is None or method_of(cat["run"], g, bench) == newest[plan].get(bench, 1)
         p = plans[plan]
         p["catalogues"].append(os.path.relpath(path))
         ngpu += len(mine)
         for g in mine:
             drivers.add(g["identity"].get("driver_version"))
             for x in g["parameters"]:
-                if x["name"] in PARAMS and x["value"] is not None:
+                if x["name"] in PARAMS and x["value"] is not None and current(g, param_bench(x["name"])):
                     p["parameters"][x["name"]].append(x["value"])
             for r in g["results"]:
                 if r["status"] != "ok" or r["unit"] not in JUDGED_UNITS or r["benchmark"] in SKIP_BENCH \
                         or r["context"].get("confirm") == "remeasure":
                     continue
-                method = METHODS.get(r["benchmark"])
-                if method and not measured_since(cat["run"], method):
+                if not current(g, r["benchmark"]):
                     continue
                 if not r["summary"].get("count"):
                     continue
                 k = point_key(r)
                 if not host_set(k):
                     p["points"][k].append(r["summary"]["p50"])
-        ends = {(g["node"], g["index"]) for g in mine}
+        ends = {(g["node"], g["index"]): g for g in mine}
         for l in cat.get("links", []):
             e = l["src"] if l["src"]["type"] == "gpu" else l["dst"]
             cls = link_class(l)
             if host_set(cls) or not l.get("model") or not l["model"].get("beta_bps"):
                 continue
-            if (e["node"], e["gpu_index"]) in ends:
+            g = ends.get((e["node"], e["gpu_index"]))
+            if g and current(g, l["benchmark"]):
                 p["links"][cls].append(l["model"]["beta_bps"])
     out = {}
     for plan, p in sorted(plans.items()):
-        out[plan] = {"catalogues": p["catalogues"]}
+        out[plan] = {"catalogues": p["catalogues"], "methods": dict(sorted(newest[plan].items()))}
         for what in ("parameters", "points", "links"):
             out[plan][what] = {k: summary(v) for k, v in sorted(p[what].items())}
     return {

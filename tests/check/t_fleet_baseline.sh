@@ -6,7 +6,11 @@
 # catalogue with HBM 15% slower (doctored here) comes out degraded through the
 # baseline; a catalogue of another plan is not judged against a baseline of
 # the quick and default plans (the note says so), and a lone GPU without
-# NVLink peers is not missing the links a two-GPU machine had.
+# NVLink peers is not missing the links a two-GPU machine had. Methods: a
+# catalogue measured before a benchmark's method changed is not compared
+# with the baseline's values of the new method (the note names them), and a
+# baseline of another method is refused for that benchmark, one of the same
+# method used (a reference file and an earlier catalogue).
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || die "cd"
 [ -x "$GC" ] || die "no $GC (make first)"
@@ -18,27 +22,35 @@ for d in results/fleet/*-quick* results/fleet/*-default; do   # not *-default-fa
     case "$d" in *-shared) continue ;; esac   # another process on the GPU: t_shared
     "$GC" check "$d" --baseline configs/baselines >"$TMP/out" 2>&1
     rc=$?
-    # measured before a benchmark's method changed (tools/make-baseline.py's
-    # METHODS): the baselines hold only the new method's values, and another
-    # method's numbers under the same key are not like with like: left out
-    old=$(python3 - "$d/catalogue.json" <<'PY'
-import json, sys
-sys.path.insert(0, "tools")
-mb = __import__("make-baseline")
-run = json.load(open(sys.argv[1]))["run"]
-print(" ".join(b for b, m in mb.METHODS.items() if not mb.measured_since(run, m)))
-PY
-)
-    [ -z "$old" ] || { echo "skipped: $d: $old measured before its method changed"; continue; }
     [ $rc -eq 0 ] || { cat "$TMP/out"; die "$d: exit $rc against configs/baselines, expected 0 (ok)"; }
     plan=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["plan_name"])' "$d/catalogue.json")
     judged=$(sed -n "s/.*baseline: \([0-9]*\) values judged against plan $plan's.*/\1/p" "$TMP/out" | head -1)
     [ "${judged:-0}" -ge 20 ] || { cat "$TMP/out"; die "$d: only '${judged}' values judged against the baseline"; }
     grep -q "NVLinks active" "$TMP/out" && die "$d: judged NVLinks it has no peer for"
-    echo "ok: $d ($plan): exit 0, $judged values judged against the baseline"
+    other=$(grep -o '[a-z0-9_]*: baseline of method [0-9]*, this run method [0-9]*: not compared' "$TMP/out" |
+            sed 's/: baseline of method \([0-9]*\), this run method \([0-9]*\).*/ \2 (baseline \1)/' | tr '\n' ',')
+    echo "ok: $d ($plan): exit 0, $judged values judged against the baseline${other:+; another method: $other}"
     n=$((n + 1))
+    [ -z "$other" ] || old=$((old + 1))
 done
 [ $n -ge 10 ] || die "only $n real catalogues found"
+[ "${old:-0}" -ge 5 ] || die "only ${old:-0} catalogues measured before a change of method (expected the 2026-11-23/24 ones)"
+
+# the C registry's method changes and tools/make-baseline.py's METHODS agree
+python3 - <<'PY' || die "src/bench/registry.c and tools/make-baseline.py disagree on methods"
+import re, sys
+sys.path.insert(0, "tools")
+mb = __import__("make-baseline")
+src = open("src/bench/registry.c").read()
+rows = sorted(re.findall(r'\{ "(\w+)", (\d+), "(\w+)", "([0-9T:Z-]+)" \}', src))
+py = sorted((b, str(v), c, d) for b, ch in mb.METHODS.items() for v, c, d in ch)
+cur = {b: int(v) for b, v in re.findall(r'DEF\("(\w+)", "[^"]*",\s*GC_PHASE_\w+, (\d+),', src)}
+newest = {b: max(v for v, _, _ in ch) for b, ch in mb.METHODS.items()}
+ok = rows == py and all(cur[b] == newest.get(b, 1) for b in cur) and len(cur) >= 14
+print("registry.c:", rows, cur) if not ok else None
+sys.exit(0 if ok else 1)
+PY
+echo "ok: registry.c's method versions and changes = make-baseline.py's METHODS"
 
 # a doctored copy (tools/gccat.py: points where the layout keeps them, written
 # back in it): every HBM point and parameter 15% lower, no verdicts written
@@ -60,7 +72,7 @@ c["verdicts"] = []
 gccat.save(c, sys.argv[2])
 PY
 }
-src=results/fleet/h200-2026-11-24-b64c1bf18205-default
+src=results/fleet/h200-2026-11-25-a6b4ab1-1-default   # schema 1, measured with the baseline's methods
 doctor_hbm "$src" "$TMP/hbm"
 "$GC" check "$TMP/hbm" --baseline configs/baselines >"$TMP/hbm.out" 2>&1
 rc=$?
@@ -77,6 +89,81 @@ rc=$?
 [ $rc -eq 2 ] || { cat "$TMP/hbm2.out"; die "compact, HBM -15%: exit $rc, expected 2 (degraded)"; }
 grep -q "^degraded  vm/gpu0 .*baseline: hbm_" "$TMP/hbm2.out" || { cat "$TMP/hbm2.out"; die "compact, HBM -15%: not degraded through the baseline"; }
 echo "ok: the compact layout of it: ok, and HBM -15% -> degraded through the baseline"
+
+# Methods. Loaded latency 30% worse: degraded through the baseline of its
+# method (2), and not compared with a baseline of another method (1), for a
+# reference file and an earlier catalogue (its GPU's recorded "methods")
+python3 - "$src" "$TMP/slow" "$TMP/base1" <<'PY' || die "doctor chase_loaded"
+import json, sys
+import gccat
+c = gccat.load(sys.argv[1])
+for g in c["gpus"]:
+    for r in g["results"]:
+        if r["benchmark"] == "chase_loaded":
+            for k in ("min", "p1", "p5", "p50", "p95", "p99", "max", "mean"):
+                if r["summary"].get(k) is not None:
+                    r["summary"][k] *= 1.3
+c["verdicts"] = []
+gccat.save(c, sys.argv[2])
+b = json.load(open("configs/baselines/h200.json"))
+b["plans"]["default"]["methods"]["chase_loaded"] = 1
+json.dump(b, open(sys.argv[3] + ".json", "w"))
+PY
+"$GC" check "$TMP/slow" --baseline configs/baselines >"$TMP/m2.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "^degraded  vm/gpu0 .*baseline: chase_loaded.latency" "$TMP/m2.out" ||
+    { cat "$TMP/m2.out"; die "chase_loaded +30%, baseline of the same method: exit $rc, expected degraded through it"; }
+echo "ok: chase_loaded +30% -> degraded through a baseline of its own method (2)"
+"$GC" check "$TMP/slow" --baseline "$TMP/base1.json" >"$TMP/m1.out" 2>&1
+rc=$?
+grep -q "chase_loaded: baseline of method 1, this run method 2: not compared" "$TMP/m1.out" ||
+    { cat "$TMP/m1.out"; die "baseline of method 1: no 'not compared' note"; }
+grep -q "baseline: chase_loaded" "$TMP/m1.out" && { cat "$TMP/m1.out"; die "judged against a baseline of another method"; }
+[ $rc -eq 0 ] || { cat "$TMP/m1.out"; die "chase_loaded against a baseline of method 1: exit $rc, expected 0 (not compared)"; }
+echo "ok: the same against a baseline of method 1: not compared (exit 0), the note says so"
+# an earlier catalogue as the baseline: its GPU recorded chase_loaded 1, then 2
+for m in 1 2; do
+    python3 - "$src" "$TMP/cat$m" "$m" <<'PY' || die "catalogue baseline"
+import sys
+import gccat
+c = gccat.load(sys.argv[1])
+for g in c["gpus"]:
+    g["methods"] = {b: 1 for b in {r["benchmark"] for r in g["results"]}}
+    g["methods"].update({"hbm_bw": 3, "l2_bw": 5, "chase_loaded": int(sys.argv[3])})
+gccat.save(c, sys.argv[2])
+PY
+    "$GC" check "$TMP/slow" --baseline "$TMP/cat$m/catalogue.json" >"$TMP/c$m.out" 2>&1
+    rc=$?
+    if [ $m = 1 ]; then
+        [ $rc -ne 2 ] && grep -q "chase_loaded: baseline of method 1, this run method 2: not compared" "$TMP/c$m.out" ||
+            { cat "$TMP/c$m.out"; die "catalogue baseline of method 1: exit $rc, expected not compared"; }
+    else
+        [ $rc -eq 2 ] && grep -q "^degraded  vm/gpu0 .*baseline: chase_loaded.latency" "$TMP/c$m.out" ||
+            { cat "$TMP/c$m.out"; die "catalogue baseline of method 2: exit $rc, expected degraded through it"; }
+    fi
+done
+echo "ok: an earlier catalogue as the baseline: chase_loaded of method 1 not compared, of method 2 compared (degraded)"
+# a baseline of other methods only: nothing comparable remains, and the GPU
+# is judged as one of a SKU without baseline (limits; peers where it has them)
+python3 - "$TMP/base9.json" <<'PY' || die "baseline of method 9"
+import json, sys
+b = json.load(open("configs/baselines/h200.json"))
+for p in b["plans"].values():
+    p["methods"] = {k: 9 for k in p["methods"]}
+json.dump(b, open(sys.argv[1], "w"))
+PY
+"$GC" check "$TMP/slow" --baseline "$TMP/base9.json" --json >"$TMP/m9.json" 2>"$TMP/m9.err"
+rc=$?
+python3 - "$TMP/m9.json" <<'PY' || { cat "$TMP/m9.json" "$TMP/m9.err"; die "baseline of other methods only: expected judged without it"; }
+import json, sys
+v = [x for x in json.load(open(sys.argv[1])) if x["type"] == "gpu"][0]
+note = v.get("note", "")
+assert "baseline" not in v["basis"], v["basis"]
+assert "judged from limits alone (no baseline value of this run's methods)" in note, note
+assert "chase: baseline of method 9, this run method 1: not compared" in note, note
+assert not any(r["rule"] == "baseline" for r in v["reasons"]), v["reasons"]
+PY
+echo "ok: a baseline of other methods only: not used (basis: no baseline), judged from the limits, exit $rc"
 
 # another plan: the baseline has no values of it, and says so
 "$GC" check results/fleet/h100-2026-11-24-537d76750c70-l2 --baseline configs/baselines >"$TMP/l2.out" 2>&1 ||
