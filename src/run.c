@@ -730,16 +730,15 @@ int gc_run_main(const gc_run_opts *o)
     int lost = 0;
     exit_code = finish(&r, &mine, t0, &lost);
     gc_wbuf_free(&mine);
-    if (lost || r.abandoned) {
+    if (lost || r.abandoned || gc_watch_released(r.watch)) {
         /* The lost ranks never reach MPI_Finalize: end the job here.
          * Rank 0 aborts it once the catalogue is written; the others
-         * wait for its word, then leave without finalizing. */
+         * wait for its word, then leave without finalizing (one that rank
+         * 0 judged lost while it was slow has its word already). */
         fflush(stdout);
         fflush(stderr);
-        if (r.cl.rank == 0) {
-            gc_watch_release(r.watch);
-            MPI_Abort(MPI_COMM_WORLD, exit_code ? exit_code : 1);
-        }
+        if (r.cl.rank == 0)
+            gc_watch_abort(r.watch, exit_code ? exit_code : 1);
         gc_watch_await_release(r.watch, o->gather_timeout_s > 0 ? o->gather_timeout_s
                                                                 : GC_GATHER_TIMEOUT_S);
         _exit(exit_code ? exit_code : 1);

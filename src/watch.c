@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <signal.h>
 #include <time.h>
 
 #include "stop.h"
@@ -40,6 +42,9 @@ struct gc_watch {
     MPI_Request slot_req[NSLOTS];
     MPI_Request abandon_req;       /* non-root: the word from rank 0 */
     int32_t abandon_buf;
+    MPI_Request release_req;       /* non-root: rank 0's release (gc_watch_release) */
+    int32_t release_buf;
+    int released;
     /* rank 0 */
     MPI_Request prog_req;
     int32_t prog_buf[3];
@@ -87,7 +92,7 @@ int gc_watch_open(gc_watch **out, MPI_Comm world, gc_progress_mode mode, double 
     w->budget_s = first_budget_s;
     for (int i = 0; i < NSLOTS; i++)
         w->slot_req[i] = MPI_REQUEST_NULL;
-    w->abandon_req = w->prog_req = w->stop_req = MPI_REQUEST_NULL;
+    w->abandon_req = w->prog_req = w->stop_req = w->release_req = MPI_REQUEST_NULL;
     if (w->rank == 0) {
         size_t n = (size_t)w->size;
         w->done_of = calloc(n, sizeof *w->done_of);
@@ -382,6 +387,26 @@ double gc_watch_silent_s(const gc_watch *w, int r)
     return w->rank == 0 ? gc_now_s() - w->heard[r] : 0;
 }
 
+/* Non-root: rank 0 has released this rank (its catalogue is written, the
+ * job about to end). */
+static int release_seen(gc_watch *w)
+{
+    if (w->released)
+        return 1;
+    if (w->release_req == MPI_REQUEST_NULL &&
+        MPI_Irecv(&w->release_buf, 1, MPI_INT32_T, 0, TAG_RELEASE, w->comm, &w->release_req))
+        return 0;
+    int flag = 0;
+    if (MPI_Test(&w->release_req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag)
+        w->released = 1;
+    return w->released;
+}
+
+int gc_watch_released(gc_watch *w)
+{
+    return w->rank != 0 && release_seen(w);
+}
+
 static int send_blob(gc_watch *w, const void *data, size_t len, gc_err *err)
 {
     long long n = (long long)len;
@@ -389,8 +414,18 @@ static int send_blob(gc_watch *w, const void *data, size_t len, gc_err *err)
     int rc = MPI_Isend(&n, 1, MPI_LONG_LONG, 0, TAG_LEN, w->comm, &rq[0]);
     if (!rc && len)
         rc = MPI_Isend(data, (int)len, MPI_BYTE, 0, TAG_DATA, w->comm, &rq[1]);
-    if (!rc)
-        rc = MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    /* Rank 0 may have given up on this rank (judged lost while it was
+     * slow, not dead) and never take the bytes: its release ends the wait
+     * (a blocking wait here outlived rank 0's MPI_Abort in recovery mode). */
+    unsigned spins = 0;
+    for (int done = 0; !rc && !done;) {
+        rc = MPI_Testall(2, rq, &done, MPI_STATUSES_IGNORE);
+        if (!rc && !done && release_seen(w))
+            return gc_fail(err, GC_EIO, "gather: rank 0 ended the run before it took this rank's "
+                           "%zu bytes (it judged this rank lost)", len);
+        if (!rc && !done)
+            nap(&spins);
+    }
     if (rc) {
         char s[MPI_MAX_ERROR_STRING] = "";
         int sl = 0;
@@ -552,12 +587,14 @@ void gc_watch_release(gc_watch *w)
 {
     if (w->rank != 0)
         return;
-    int32_t go = 1;
+    static int32_t go = 1;   /* outlives the sends left pending */
     int n = 0;
     MPI_Request *rq = calloc((size_t)w->size, sizeof *rq);
+    /* Every other rank, the lost ones too: one judged lost while it was
+     * only slow (a loaded machine) waits in its send and leaves on this;
+     * a hung or dead one never takes it. */
     for (int r = 1; rq && r < w->size; r++)
-        if (w->delivered[r] && !w->lost[r])
-            MPI_Isend(&go, 1, MPI_INT32_T, r, TAG_RELEASE, w->comm, &rq[n++]);
+        MPI_Isend(&go, 1, MPI_INT32_T, r, TAG_RELEASE, w->comm, &rq[n++]);
     /* Small messages: done as soon as they are buffered; do not wait on a
      * rank that died since. */
     double end = gc_now_s() + 2.0;
@@ -571,22 +608,40 @@ int gc_watch_await_release(gc_watch *w, double timeout_s)
 {
     if (w->rank == 0)
         return 0;
-    int32_t go = 0;
-    int flag = 0;
-    MPI_Request rq;
-    MPI_Irecv(&go, 1, MPI_INT32_T, 0, TAG_RELEASE, w->comm, &rq);
     double end = gc_now_s() + timeout_s;
     unsigned spins = 0;
-    while (!flag && gc_now_s() < end) {
-        MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
-        if (!flag)
-            nap(&spins);
+    while (!release_seen(w) && gc_now_s() < end)
+        nap(&spins);
+    if (!w->released && w->release_req != MPI_REQUEST_NULL) {
+        MPI_Cancel(&w->release_req);
+        MPI_Request_free(&w->release_req);
     }
-    if (!flag) {
-        MPI_Cancel(&rq);
-        MPI_Request_free(&rq);
-    }
-    return flag ? 0 : -1;
+    return w->released ? 0 : -1;
+}
+
+/* MPI_Abort asks the launcher to end the job (Open MPI: PMIx_Abort, which
+ * waits for mpirun's answer); should the answer never come, rank 0 leaves
+ * by itself so that the launcher sees it gone (exit code kept). */
+static volatile sig_atomic_t abort_code = 1;
+
+static void abort_overdue(int sig)
+{
+    (void)sig;
+    _exit(abort_code);
+}
+
+void gc_watch_abort(gc_watch *w, int code)
+{
+    gc_watch_release(w);
+    abort_code = code;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = abort_overdue;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(GC_WATCH_ABORT_GRACE_S);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    _exit(code);   /* MPI_Abort does not return; if it did, the job still ends */
 }
 
 void gc_watch_close(gc_watch *w)
@@ -600,6 +655,10 @@ void gc_watch_close(gc_watch *w)
     if (w->abandon_req != MPI_REQUEST_NULL) {
         MPI_Cancel(&w->abandon_req);
         MPI_Wait(&w->abandon_req, MPI_STATUS_IGNORE);
+    }
+    if (w->release_req != MPI_REQUEST_NULL) {
+        MPI_Cancel(&w->release_req);
+        MPI_Wait(&w->release_req, MPI_STATUS_IGNORE);
     }
     if (w->stop_req != MPI_REQUEST_NULL) {
         if (w->rank == 0)

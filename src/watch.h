@@ -74,6 +74,15 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_b
  * timeout_s: 0 released, -1 not) and exit without finalizing. */
 void gc_watch_release(gc_watch *w);
 int gc_watch_await_release(gc_watch *w, double timeout_s);
+/* Non-root: rank 0 released this rank (also while it sent its results:
+ * judged lost while slow, it may never have been taken); it must then
+ * leave without finalizing, as one whose run was abandoned. */
+int gc_watch_released(gc_watch *w);
+/* Rank 0 ends a run with lost ranks: releases every other rank, then
+ * MPI_Abort(code); should that not end this process within
+ * GC_WATCH_ABORT_GRACE_S (the launcher never answers), it exits with code. */
+#define GC_WATCH_ABORT_GRACE_S 20
+void gc_watch_abort(gc_watch *w, int code) __attribute__((noreturn));
 /* Seconds since rank r was last heard of (rank 0). */
 double gc_watch_silent_s(const gc_watch *w, int r);
 void gc_watch_close(gc_watch *w);
