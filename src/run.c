@@ -739,8 +739,14 @@ int gc_run_main(const gc_run_opts *o)
         fflush(stderr);
         if (r.cl.rank == 0)
             gc_watch_abort(r.watch, exit_code ? exit_code : 1);
-        gc_watch_await_release(r.watch, o->gather_timeout_s > 0 ? o->gather_timeout_s
-                                                                : GC_GATHER_TIMEOUT_S);
+        /* Rank 0 writes the catalogue first (a minute at 16,384 GPUs):
+         * leaving earlier with a non-zero code had mpirun kill the job,
+         * rank 0 too, before it was written (seen under load with the
+         * gather timeout as this wait). Bounded only for a rank 0 that
+         * died (Open MPI's recovery mode keeps the others running). */
+        gc_watch_await_release(r.watch, fmax(o->gather_timeout_s > 0 ? o->gather_timeout_s
+                                                                     : GC_GATHER_TIMEOUT_S,
+                                             GC_WATCH_RELEASE_WAIT_S));
         _exit(exit_code ? exit_code : 1);
     }
 out:

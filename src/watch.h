@@ -82,6 +82,8 @@ int gc_watch_released(gc_watch *w);
  * MPI_Abort(code); should that not end this process within
  * GC_WATCH_ABORT_GRACE_S (the launcher never answers), it exits with code. */
 #define GC_WATCH_ABORT_GRACE_S 20
+/* How long a rank that delivered waits for rank 0's release at most. */
+#define GC_WATCH_RELEASE_WAIT_S 600.0
 void gc_watch_abort(gc_watch *w, int code) __attribute__((noreturn));
 /* Seconds since rank r was last heard of (rank 0). */
 double gc_watch_silent_s(const gc_watch *w, int r);
