@@ -36,6 +36,10 @@ done
 [ $n -ge 10 ] || die "only $n real catalogues found"
 [ "${old:-0}" -ge 5 ] || die "only ${old:-0} catalogues measured before a change of method (expected the 2026-11-23/24 ones)"
 
+# the shipped baselines against results-schema/baseline.schema.json
+"$VALIDATE" configs/baselines/*.json >"$TMP/v.out" || { cat "$TMP/v.out"; die "configs/baselines: schema"; }
+echo "ok: configs/baselines/*.json valid (results-schema/baseline.schema.json)"
+
 # the C registry's method changes and tools/make-baseline.py's METHODS agree
 python3 - <<'PY' || die "src/bench/registry.c and tools/make-baseline.py disagree on methods"
 import re, sys

@@ -18,7 +18,8 @@ SCHEMAS = os.path.join(ROOT, "results-schema")
 def load_schemas():
     store = {}
     by_kind = {}
-    for name, kind in (("catalogue.schema.json", "catalogue"), ("node.schema.json", "node")):
+    for name, kind in (("catalogue.schema.json", "catalogue"), ("node.schema.json", "node"),
+                       ("baseline.schema.json", "baseline")):
         with open(os.path.join(SCHEMAS, name)) as f:
             s = json.load(f)
         jsonschema.Draft202012Validator.check_schema(s)
