@@ -25,6 +25,7 @@ struct gck_xfer_rt {
     cudaStream_t s[2];
     cudaEvent_t ev[MAX_EVENTS];
     cudaEvent_t ev2[MAX_EVENTS];        // second stream's end of batch
+    cudaEvent_t ev3[MAX_EVENTS];        // both ways: the first stream's own end
 };
 
 __global__ void k_spin(volatile int *flag, int *timed_out)
@@ -118,6 +119,7 @@ static int rt_init(gck_xfer *x, char *err, size_t errlen)
     for (int i = 0; i < MAX_EVENTS; i++) {
         CK(cudaEventCreate(&rt->ev[i]));
         CK(cudaEventCreate(&rt->ev2[i]));
+        CK(cudaEventCreate(&rt->ev3[i]));
     }
     int *f;
     CK(cudaHostAlloc((void **)&f, 64, cudaHostAllocMapped | cudaHostAllocPortable));
@@ -203,8 +205,8 @@ static cudaError_t one_op(gck_xfer *x, int dir, int sm, int pageable, size_t byt
 }
 
 extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t bytes,
-                            uint32_t nsamples, uint32_t batch, double *ns, int *spin_timeouts,
-                            char *err, size_t errlen)
+                            uint32_t nsamples, uint32_t batch, double *ns, double *ns_dir,
+                            int *spin_timeouts, char *err, size_t errlen)
 {
     if (nsamples > GCK_XFER_MAX_CHUNK || batch < 1 || bytes == 0) {
         snprintf(err, errlen, "xfer: bad chunk (%u samples, batch %u)", nsamples, batch);
@@ -250,6 +252,8 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
             if (both && e == cudaSuccess)
                 e = one_op(x, 1, sm, pageable, bytes, rt->s[1]);
         }
+        if (both && e == cudaSuccess)   // the h2d stream's own end, before it waits
+            e = cudaEventRecord(rt->ev3[i], rt->s[0]);
         if (both && e == cudaSuccess)
             e = cudaEventRecord(rt->ev2[i], rt->s[1]);
         if (both && e == cudaSuccess)
@@ -264,6 +268,13 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
     CK(e);
     if (spin_timeouts)
         *spin_timeouts += spin_timed_out(x);
+    for (uint32_t i = 0; both && ns_dir && i < nsamples; i++) {   // each direction's own time
+        float h2d = 0, d2h = 0;
+        CK(cudaEventElapsedTime(&h2d, rt->ev[2 * i], rt->ev3[i]));
+        CK(cudaEventElapsedTime(&d2h, rt->ev[2 * i], rt->ev2[i]));
+        ns_dir[2 * i] = h2d * 1e6 / batch;
+        ns_dir[2 * i + 1] = d2h * 1e6 / batch;
+    }
     return batch_times(rt, nsamples, batch, ns, err, errlen);
 }
 
@@ -478,6 +489,7 @@ extern "C" void gck_xfer_free(gck_xfer *x)
         for (int i = 0; i < MAX_EVENTS; i++) {
             cudaEventDestroy(x->rt->ev[i]);
             cudaEventDestroy(x->rt->ev2[i]);
+            cudaEventDestroy(x->rt->ev3[i]);
         }
         cudaStreamDestroy(x->rt->s[0]);
         cudaStreamDestroy(x->rt->s[1]);
