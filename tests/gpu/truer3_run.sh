@@ -10,6 +10,8 @@
 # device-to-device ones where there are two GPUs) and its two latency tests
 # with a 2 MiB buffer (they walk the first ~1 MiB whatever the size, and set
 # each 8-byte node with its own cuMemcpyHtoD: 1 GiB would take minutes).
+# PLANS (default "default truer3 quick") picks the plans, GPU_BENCHES=0
+# leaves gpu-benches out, NVBW_TESTS="" nvbandwidth's copies.
 # Changes no clock, power or other setting.
 #   OUT=/some/dir GIT_COMMIT=abc DEPS=.deps PEERS=../truer2-peers tests/gpu/truer3_run.sh
 set -u
@@ -20,7 +22,7 @@ exec > >(tee "$OUT/log/truer3_run.log") 2>&1
 T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
 P=${PEERS:-}
-NVBW_TESTS=${NVBW_TESTS:-host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirectional_memcpy_ce device_to_host_bidirectional_memcpy_ce host_to_device_memcpy_sm device_to_host_memcpy_sm device_local_copy device_to_device_memcpy_read_ce device_to_device_memcpy_write_ce device_to_device_bidirectional_memcpy_read_ce device_to_device_memcpy_read_sm device_to_device_memcpy_write_sm device_to_device_bidirectional_memcpy_read_sm}
+NVBW_TESTS=${NVBW_TESTS-host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirectional_memcpy_ce device_to_host_bidirectional_memcpy_ce host_to_device_memcpy_sm device_to_host_memcpy_sm device_local_copy device_to_device_memcpy_read_ce device_to_device_memcpy_write_ce device_to_device_bidirectional_memcpy_read_ce device_to_device_memcpy_read_sm device_to_device_memcpy_write_sm device_to_device_bidirectional_memcpy_read_sm}
 if [ -n "$P" ] && [ -d "$P/nvbandwidth" ]; then   # built beside the census build
     mkdir -p /opt/boost && for f in "$P"/boostdeb/*.deb; do dpkg -x "$f" /opt/boost; done
     B=/opt/boost/usr
@@ -40,14 +42,14 @@ stamp "built"
 echo "numa nodes: $(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l); GPUs: $($GC gpus)"
 tests/run.sh gpu/; cp build/test-logs/gpu_t_gpu.sh.log "$OUT/log/" 2>/dev/null
 stamp "t_gpu"
-census default configs/default.cfg
-census truer3 tests/gpu/truer3.cfg
-census quick configs/quick.cfg
+for plan in ${PLANS:-default truer3 quick}; do
+    case $plan in truer3) census truer3 tests/gpu/truer3.cfg ;; *) census $plan configs/$plan.cfg ;; esac
+done
 stamp "census"
 tar czf "$OUT/results.tgz" -C "$OUT" res   # kept should a time limit cut the peers
 nvidia-smi --query-gpu=index,name,uuid,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
 [ -n "${nvbw_build:-}" ] && { wait $nvbw_build; echo "nvbandwidth build: exit $?"; }
-if [ -n "$P" ] && [ -d "$P/gpu-benches" ]; then
+if [ -n "$P" ] && [ -d "$P/gpu-benches" ] && [ "${GPU_BENCHES:-1}" = 1 ]; then
     # its Makefile asks for sm_70, which nvcc 13 no longer builds: sm_90
     ( cd "$P/gpu-benches/gpu-stream" && nvcc -std=c++17 -O3 -arch=sm_90 -o cuda-stream main.cu \
         > "$OUT/log/peer-stream-build.log" 2>&1 && timeout 40 ./cuda-stream ) > "$OUT/log/peer-stream.txt" 2>&1
@@ -63,15 +65,17 @@ if [ -n "$P" ] && [ -d "$P/gpu-benches" ]; then
     stamp "gpu-latency: exit $? (124: cut at ${LAT_S:-30} s)"
 fi
 if [ -x "$P/nvbandwidth/nvbandwidth" ]; then
-    timeout 200 "$P/nvbandwidth/nvbandwidth" -b 1024 -t $NVBW_TESTS > "$OUT/log/peer-nvbandwidth.txt" 2>&1
+    [ -n "$NVBW_TESTS" ] && timeout 200 "$P/nvbandwidth/nvbandwidth" -b 1024 -t $NVBW_TESTS \
+        > "$OUT/log/peer-nvbandwidth.txt" 2>&1
     stamp "nvbandwidth copies: exit $?"
     timeout 60 "$P/nvbandwidth/nvbandwidth" -b 2 -t host_device_latency_sm device_to_device_latency_sm \
         > "$OUT/log/peer-nvbandwidth-latency.txt" 2>&1
     stamp "nvbandwidth latency: exit $?"
 fi
 python3 tests/gpu/summarize.py "$OUT"/res/default > "$OUT/log/summary.txt" 2>&1
-python3 tests/gpu/peers_best.py "$OUT/res/default" "$OUT/log/peer-stream.txt" "$OUT/log/peer-l2.txt" \
-    "$OUT/log/peer-nvbandwidth.txt" "$OUT/log/peer-latency.txt" > "$OUT/log/peers-default.txt" 2>&1
+python3 tests/gpu/peers_best.py "$(ls -d "$OUT"/res/* | paste -sd,)" "$OUT/log/peer-stream.txt" "$OUT/log/peer-l2.txt" \
+    "$OUT/log/peer-nvbandwidth.txt,$OUT/log/peer-nvbandwidth-latency.txt" "$OUT/log/peer-latency.txt" \
+    > "$OUT/log/peers-default.txt" 2>&1
 cat "$OUT/log/peers-default.txt"
 tar czf "$OUT/results.tgz" -C "$OUT" res && rm -rf "$OUT/res"
 tar czf "$OUT/logs.tgz" -C "$OUT" log
