@@ -133,7 +133,7 @@ extern "C" int gck_chase_build(gck_chain *c, uint64_t seed, char *err, size_t er
     for (uint64_t i = 0; i < c->n; i++)
         h[i] = (uint32_t)i;
     uint64_t st = seed ? seed : 1;
-    for (uint64_t i = c->n - 1; i > 0; i--) {   // Fisher-Yates
+    for (uint64_t i = c->n - 1; i > 0 && !c->in_order; i--) {   // Fisher-Yates
         st = mix64(st);
         uint64_t j = st % (i + 1);
         uint32_t t = h[i];

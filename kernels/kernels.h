@@ -73,6 +73,7 @@ typedef struct gck_chain {
     void *buf;
     uint64_t n, stride;
     int page_offsets;
+    int in_order;              /* element i -> i + 1 (no shuffle): consecutive lines */
     uint32_t *perm;
     void *first;               /* device address of the first element */
 } gck_chain;
@@ -238,9 +239,13 @@ void gck_host_unregister(void *p);
  * one copy (both: of one pair of copies), averaged over `batch` copies
  * queued back to back behind a spin kernel (pageable copy-engine copies:
  * host clock around synchronous copies). nsamples <= GCK_XFER_MAX_CHUNK.
+ * ns_dir (both ways, events timing; NULL: not wanted): 2 x nsamples, the
+ * h2d and the d2h copies' own times from their common start (the one that
+ * ends first ran wholly beside the other: nvbandwidth's both-ways figure).
  * *spin_timeouts counts chunks whose spin kernel gave up waiting. */
 int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t bytes, uint32_t nsamples,
-                 uint32_t batch, double *ns, int *spin_timeouts, char *err, size_t errlen);
+                 uint32_t batch, double *ns, double *ns_dir, int *spin_timeouts, char *err,
+                 size_t errlen);
 /* Keep the host link busy (copies queued both ways) while the caller reads
  * the trained PCIe state; end waits for them. */
 int gck_xfer_busy_begin(gck_xfer *x, size_t bytes, uint32_t copies, char *err, size_t errlen);

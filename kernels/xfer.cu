@@ -25,6 +25,7 @@ struct gck_xfer_rt {
     cudaStream_t s[2];
     cudaEvent_t ev[MAX_EVENTS];
     cudaEvent_t ev2[MAX_EVENTS];        // second stream's end of batch
+    cudaEvent_t ev3[MAX_EVENTS];        // both ways: the first stream's own end
 };
 
 __global__ void k_spin(volatile int *flag, int *timed_out)
@@ -118,6 +119,7 @@ static int rt_init(gck_xfer *x, char *err, size_t errlen)
     for (int i = 0; i < MAX_EVENTS; i++) {
         CK(cudaEventCreate(&rt->ev[i]));
         CK(cudaEventCreate(&rt->ev2[i]));
+        CK(cudaEventCreate(&rt->ev3[i]));
     }
     int *f;
     CK(cudaHostAlloc((void **)&f, 64, cudaHostAllocMapped | cudaHostAllocPortable));
@@ -169,20 +171,26 @@ extern "C" int gck_xfer_reserve(gck_xfer *x, size_t bytes, int pageable, char *e
 }
 
 // Launch shape of the SM copy: enough bytes in flight to cover the link's
-// latency, fewer blocks for small copies.
-static void sm_shape(const gck_xfer *x, size_t bytes, int *blocks, int *threads)
+// latency, fewer blocks for small copies. Both ways at once, each kernel
+// takes half of every SM (2 of its 4 blocks of 512 threads): a kernel with
+// all of them left the other direction only what it freed (an H200 at
+// 1 GiB: h2d 43.8 GB/s, d2h 27.5 beside it; nvbandwidth's split-warp copy
+// 42.5 each way, results/fleet/h200-2026-11-26-640bc9a-peers.txt).
+static void sm_shape(const gck_xfer *x, size_t bytes, int both, int *blocks, int *threads)
 {
     *threads = 512;
     size_t per = (size_t)*threads * 16 * 4;
     size_t b = (bytes + per - 1) / per;
-    size_t maxb = (size_t)x->sm_count * 4;
+    size_t maxb = (size_t)x->sm_count * (both ? 2 : 4);
     if (b < 1)
         b = 1;
     *blocks = (int)(b < maxb ? b : maxb);
 }
 
-// One direction's operation on stream s. dir 0: host -> device, 1: device -> host.
-static cudaError_t one_op(gck_xfer *x, int dir, int sm, int pageable, size_t bytes, cudaStream_t s)
+// One direction's operation on stream s. dir 0: host -> device, 1: device
+// -> host; both: the other direction runs beside it.
+static cudaError_t one_op(gck_xfer *x, int dir, int sm, int pageable, size_t bytes, cudaStream_t s,
+                          int both = 0)
 {
     uint8_t *d = (uint8_t *)x->d_buf + (dir ? 0 : x->d_bytes / 2);
     size_t hhalf = (pageable ? x->page_bytes : x->pin_bytes) / 2;
@@ -190,7 +198,7 @@ static cudaError_t one_op(gck_xfer *x, int dir, int sm, int pageable, size_t byt
     if (sm) {
         uint8_t *hd = pageable ? h : (uint8_t *)x->h_pin_dev + (dir ? hhalf : 0);
         int blocks, threads;
-        sm_shape(x, bytes, &blocks, &threads);
+        sm_shape(x, bytes, both, &blocks, &threads);
         if (dir == 0)
             k_copy_bytes<<<blocks, threads, 0, s>>>(hd, d, bytes);
         else
@@ -203,8 +211,8 @@ static cudaError_t one_op(gck_xfer *x, int dir, int sm, int pageable, size_t byt
 }
 
 extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t bytes,
-                            uint32_t nsamples, uint32_t batch, double *ns, int *spin_timeouts,
-                            char *err, size_t errlen)
+                            uint32_t nsamples, uint32_t batch, double *ns, double *ns_dir,
+                            int *spin_timeouts, char *err, size_t errlen)
 {
     if (nsamples > GCK_XFER_MAX_CHUNK || batch < 1 || bytes == 0) {
         snprintf(err, errlen, "xfer: bad chunk (%u samples, batch %u)", nsamples, batch);
@@ -246,10 +254,12 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
         if (both && e == cudaSuccess)
             e = cudaStreamWaitEvent(rt->s[1], rt->ev[2 * i], 0);
         for (uint32_t b = 0; e == cudaSuccess && b < batch; b++) {
-            e = one_op(x, both ? 0 : dir, sm, pageable, bytes, rt->s[0]);
+            e = one_op(x, both ? 0 : dir, sm, pageable, bytes, rt->s[0], both);
             if (both && e == cudaSuccess)
-                e = one_op(x, 1, sm, pageable, bytes, rt->s[1]);
+                e = one_op(x, 1, sm, pageable, bytes, rt->s[1], both);
         }
+        if (both && e == cudaSuccess)   // the h2d stream's own end, before it waits
+            e = cudaEventRecord(rt->ev3[i], rt->s[0]);
         if (both && e == cudaSuccess)
             e = cudaEventRecord(rt->ev2[i], rt->s[1]);
         if (both && e == cudaSuccess)
@@ -264,6 +274,13 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
     CK(e);
     if (spin_timeouts)
         *spin_timeouts += spin_timed_out(x);
+    for (uint32_t i = 0; both && ns_dir && i < nsamples; i++) {   // each direction's own time
+        float h2d = 0, d2h = 0;
+        CK(cudaEventElapsedTime(&h2d, rt->ev[2 * i], rt->ev3[i]));
+        CK(cudaEventElapsedTime(&d2h, rt->ev[2 * i], rt->ev2[i]));
+        ns_dir[2 * i] = h2d * 1e6 / batch;
+        ns_dir[2 * i + 1] = d2h * 1e6 / batch;
+    }
     return batch_times(rt, nsamples, batch, ns, err, errlen);
 }
 
@@ -478,6 +495,7 @@ extern "C" void gck_xfer_free(gck_xfer *x)
         for (int i = 0; i < MAX_EVENTS; i++) {
             cudaEventDestroy(x->rt->ev[i]);
             cudaEventDestroy(x->rt->ev2[i]);
+            cudaEventDestroy(x->rt->ev3[i]);
         }
         cudaStreamDestroy(x->rt->s[0]);
         cudaStreamDestroy(x->rt->s[1]);

@@ -153,6 +153,7 @@ static int sim_open(const gc_backend_args *a, gc_backend **out, gc_gpu_info *inf
         return GC_ENOMEM;
     }
     fill_info(b, a, info);
+    b->numa_node = info->numa_node;
     *out = b;
     return 0;
 }
@@ -653,12 +654,19 @@ static int sim_measure(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err
     for (size_t i = 0; rc == GC_EUNSUPPORTED && i < sizeof setups / sizeof setups[0]; i++) {
         if (strcmp(setups[i].name, name))
             continue;
-        job j;
-        memset(&j, 0, sizeof j);
-        j.p = &b->prof;
-        j.ctx = it->params;
-        rc = setups[i].setup(b, t, &j, err);
-        rc = rc ? rc : run_job(b, t, gpu, &j, err);
+        /* a host chase per NUMA node (numa = "each") reads each node's
+         * memory in turn, as the cuda backend does (cuda_xfer.c) */
+        int nodes = !strcmp(name, "xfer") && !strcmp(sim_pstr(it, "mode"), "chase") &&
+                    !strcmp(sim_pstr(it, "numa"), "each") ? b->prof.numa_nodes : 1;
+        for (int k = 0; (rc == GC_EUNSUPPORTED || !rc) && k < nodes; k++) {
+            job j;
+            memset(&j, 0, sizeof j);
+            j.p = &b->prof;
+            j.ctx = it->params;
+            j.numa_node = k;
+            rc = setups[i].setup(b, t, &j, err);
+            rc = rc ? rc : run_job(b, t, gpu, &j, err);
+        }
     }
     b->f = keep;
     if (rc != GC_EUNSUPPORTED) {

@@ -25,6 +25,7 @@ struct gc_backend {
     uint8_t *attempts;        /* per item id: times measured (a re-measure draws afresh) */
     uint32_t attempt;         /* of the item being measured: 0 first */
     const gc_peer_io *peer;   /* real ranks: net items move real bytes */
+    int numa_node;            /* the host NUMA node this GPU sits near */
     char *net_buf;
     size_t net_cap;
 };
@@ -70,6 +71,7 @@ typedef void (*draw_fn)(const job *j, sim_rng *r, double launch, double *v);
 
 struct job {
     const gc_sim_profile *p;
+    int numa_node;                  /* xfer chase, numa "each": the node whose memory it reads */
     const metric_def *metrics;
     int nmetrics;
     draw_fn draw;

@@ -67,8 +67,12 @@ static int pcie_ctx(const gc_backend *b, job *j, gc_err *err)
 /* One load from the GPU to mapped pinned host memory (xfer mode chase):
  * the host's memory behind the PCIe round trip, whatever the footprint
  * (an H200 over PCIe gen5: 1207.3 ns at 256 MiB); a far NUMA node (fault
- * numa) slows it as it slows copies. */
+ * numa) slows it as it slows copies. numa = "each": one chase per node of
+ * the profile's host (device.numa_nodes), memory on another node than the
+ * GPU's SIM_REMOTE_NODE_NS further (an assumption: a cross-socket hop;
+ * every host we measured had one node). */
 #define SIM_HOST_CHASE_NS 1207.0
+#define SIM_REMOTE_NODE_NS 120.0
 static int setup_host_chase(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
 {
     lat_m *m = &j->u.lat;
@@ -77,18 +81,19 @@ static int setup_host_chase(const gc_backend *b, const gc_task *t, job *j, gc_er
     m->p[3] = 1;
     m->lat[3] = 0;
     double mhz = b->prof.sm_clock_mhz * b->f.scale[F_SM_CLOCK];
-    m->extra_cycles = SIM_HOST_CHASE_NS / b->f.scale[F_NUMA] * mhz / 1000.0;
+    int each = !strcmp(sim_pstr(t->item, "numa"), "each");
+    double ns = SIM_HOST_CHASE_NS + (each && j->numa_node != b->numa_node ? SIM_REMOTE_NODE_NS : 0);
+    m->extra_cycles = ns / b->f.scale[F_NUMA] * mhz / 1000.0;
     m->ns_slot = 1;
     m->timer_slot = 2;
     j->draw = sim_draw_latency;
     j->metrics = M_CHASE;
     j->nmetrics = 3;
     int rc = sim_ctx_num(j, "stride_bytes", 128, err);
-    if (!rc && !strcmp(sim_pstr(t->item, "numa"), "each")) {
-        /* the sim's host has one NUMA node, as the GPU machine's (cuda: one chase per node) */
-        rc = sim_ctx_num(j, "numa_node", 0, err);
-        rc = rc ? rc : sim_ctx_num(j, "numa_nodes", 1, err);
-        rc = rc ? rc : sim_ctx_num(j, "numa_landed", 0, err);
+    if (!rc && each) {   /* as cuda_xfer.c's host_chase_numa names them */
+        rc = sim_ctx_num(j, "numa_node", j->numa_node, err);
+        rc = rc ? rc : sim_ctx_num(j, "numa_nodes", b->prof.numa_nodes, err);
+        rc = rc ? rc : sim_ctx_num(j, "numa_landed", j->numa_node, err);
     }
     return rc ? rc : pcie_ctx(b, j, err);
 }

@@ -249,6 +249,7 @@ int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, size_t
     ch.buf = buf;
     ch.n = n;
     ch.stride = FAR_STRIDE;
+    ch.in_order = !strcmp(gc_cuda_str(t, "order"), "sequential");
     if (gck_malloc((void **)&ch.perm, n * sizeof(uint32_t), msg, sizeof msg))
         return gc_fail(err, GC_EDEVICE, "%s: %s", what, msg);
     int bad = gck_chase_build(&ch, 0x9e2d0000u + n, msg, sizeof msg);

@@ -204,6 +204,8 @@ int gc_cuda_p2p(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
             if (j.bidir) {
                 j.base.ns_out = j.out;
                 j.base.ns_in = j.in;
+                j.base.out_metric = "bandwidth_to_peer";
+                j.base.in_metric = "bandwidth_from_peer";
             }
             rc = gc_xfer_sample(c, t, g, &j.base, err);
             chunk_msg stop = { 0, 0 };

@@ -36,14 +36,22 @@
 typedef struct hx_job {
     gc_xfer_job base;
     int dir, pageable, sm;
+    double dir_ns[2 * GCK_XFER_MAX_CHUNK];   /* both ways: h2d, d2h of each sample */
+    double out[GCK_XFER_MAX_CHUNK], in[GCK_XFER_MAX_CHUNK];
 } hx_job;
 
 static int hx_chunk(gc_cuda *c, gc_xfer_job *jb, uint32_t n, uint32_t batch, double *ns,
                     char *msg, size_t len)
 {
     hx_job *j = (hx_job *)jb;
-    return gck_xfer_run(&c->xfer, j->dir, j->pageable, j->sm, jb->bytes, n, batch, ns,
-                        &jb->spin_timeouts, msg, len);
+    if (gck_xfer_run(&c->xfer, j->dir, j->pageable, j->sm, jb->bytes, n, batch, ns,
+                     jb->ns_out ? j->dir_ns : NULL, &jb->spin_timeouts, msg, len))
+        return 1;
+    for (uint32_t i = 0; jb->ns_out && i < n; i++) {
+        j->out[i] = j->dir_ns[2 * i];
+        j->in[i] = j->dir_ns[2 * i + 1];
+    }
+    return 0;
 }
 
 static uint32_t batch_for(size_t bytes)
@@ -94,8 +102,8 @@ int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_e
     int npts = j->ns_out ? 4 : 2;
     if (!gc_cuda_point(c, t, g, "time", "ns", 1000, err) ||
         !gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err) ||
-        (j->ns_out && (!gc_cuda_point(c, t, g, "bandwidth_to_peer", "bytes_per_s", 1, err) ||
-                       !gc_cuda_point(c, t, g, "bandwidth_from_peer", "bytes_per_s", 1, err))))
+        (j->ns_out && (!gc_cuda_point(c, t, g, j->out_metric, "bytes_per_s", 1, err) ||
+                       !gc_cuda_point(c, t, g, j->in_metric, "bytes_per_s", 1, err))))
         return GC_ENOMEM;
     uint32_t done = 0, over = 0;
     double one = j->ns_out ? j->moved / 2 : j->moved;
@@ -227,10 +235,20 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!strcmp(gc_cuda_str(t, "mode"), "chase"))
         return host_chase(c, t, g, err);
     const char *d = gc_cuda_str(t, "direction");
-    hx_job j = { 0 };
+    hx_job j;
+    memset(&j, 0, sizeof j);
     j.dir = !strcmp(d, "d2h") ? 1 : !strcmp(d, "bidir") ? 2 : 0;
     j.pageable = !strcmp(gc_cuda_str(t, "memory"), "pageable");
     j.sm = !strcmp(gc_cuda_str(t, "engine"), "sm");
+    if (j.dir == 2 && !(j.pageable && !j.sm)) {
+        /* each direction's own rate from the common start: the one that
+         * ends first ran wholly beside the other, as nvbandwidth's
+         * *_bidirectional_memcpy_* tests time it (PEERS.md) */
+        j.base.ns_out = j.out;
+        j.base.ns_in = j.in;
+        j.base.out_metric = "bandwidth_h2d";
+        j.base.in_metric = "bandwidth_d2h";
+    }
     j.base.bytes = (size_t)gc_cuda_num(t, "size_bytes");
     j.base.chunk = hx_chunk;
     j.base.moved = (double)j.base.bytes * (j.dir == 2 ? 2 : 1);

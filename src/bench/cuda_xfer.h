@@ -14,10 +14,12 @@ struct gc_xfer_job {
     double moved;            /* bytes per sample: both directions' for bidir */
     const char *timing;      /* "events" or "host_clock" */
     double nominal_bps;      /* of `moved`'s path; 0: unknown (no over_nominal guard) */
-    /* both ways at once (p2p): each direction's ns per copy of the last
-     * chunk, filled by chunk next to ns (= the slower of the two); NULL
-     * otherwise. Adds the points bandwidth_to_peer and bandwidth_from_peer. */
+    /* both ways at once: each direction's ns per copy of the last chunk,
+     * filled by chunk next to ns (= the slower of the two); NULL otherwise.
+     * Adds the points out_metric and in_metric (p2p: bandwidth_to_peer and
+     * bandwidth_from_peer; host: bandwidth_h2d and bandwidth_d2h). */
     double *ns_out, *ns_in;
+    const char *out_metric, *in_metric;
     int spin_timeouts, dropped_chunks;
 };
 

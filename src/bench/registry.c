@@ -31,6 +31,7 @@ static const char *const on_off[] = { "on", "off", NULL };
 static const char *const p2p_modes[] = { "copy", "chase", NULL };
 static const char *const chase_orders[] = { "random", "page", NULL };
 static const char *const numa_modes[] = { "any", "each", NULL };
+static const char *const far_orders[] = { "random", "sequential", NULL };
 
 static const gc_param_def chase_p[] = {
     NUM("footprint_bytes", 1 * KiB, 64 * GiB, 64 * KiB),
@@ -81,12 +82,14 @@ static const gc_param_def xfer_p[] = {
     NUM("size_bytes", 1, 4 * GiB, 1 * MiB),   /* mode chase: the chased footprint */
     STR("mode", p2p_modes, "copy"),           /* chase: GPU load latency from host memory */
     STR("numa", numa_modes, "any"),           /* chase: each = once per host NUMA node (cuda_numa.c) */
+    STR("order", far_orders, "random"),       /* chase: sequential = line i -> i + 1 (nvbandwidth's) */
 };
 static const gc_param_def p2p_p[] = {
     STR("direction", p2p_dirs, "oneway"),
     STR("peer_access", on_off, "on"),
     NUM("size_bytes", 1, 4 * GiB, 64 * MiB),   /* mode chase: the chased footprint */
     STR("mode", p2p_modes, "copy"),            /* chase: remote pointer-chase latency */
+    STR("order", far_orders, "random"),        /* chase: sequential = line i -> i + 1 (nvbandwidth's) */
 };
 /* The validation suite (issue 5): kernels/valid.cu, one description each
  * under configs/kernels/valid/ (docs/kernel-description.md); then the
