@@ -349,6 +349,7 @@ void gc_detect_free(gc_detect *d)
     free(d->unit);
     free(d->seen);
     det_strtab_free(&d->groups);
+    det_strtab_free(&d->vstr);
     free(d);
 }
 
@@ -448,35 +449,21 @@ int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
 {
     if (gc_grow((void **)&d->l, &d->capl, d->nl + 1, sizeof *d->l))
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
-    lrec *l = &d->l[d->nl++];
+    lrec *l = &d->l[d->nl];
     memset(l, 0, sizeof *l);
     l->l = *in;
-    CPY(l->kind, in->kind);
-    CPY(l->bench, in->benchmark);
-    CPY(l->dir, in->direction);
-    CPY(l->mem, in->memory);
-    CPY(l->engine, in->engine);
-    CPY(l->peer, in->peer_access);
-    CPY(l->src_node, in->src.node);
-    CPY(l->dst_node, in->dst.node);
-    CPY(l->src_uuid, in->src.uuid);
-    CPY(l->dst_uuid, in->dst.uuid);
+    /* cut where the record's fixed arrays once cut them */
+    gc_det_link *x = &l->l;
+    if (!(x->kind = det_vstr(d, in->kind, 16)) || !(x->benchmark = det_vstr(d, in->benchmark, 8)) ||
+        !(x->direction = det_vstr(d, in->direction, 8)) || !(x->memory = det_vstr(d, in->memory, 12)) ||
+        !(x->engine = det_vstr(d, in->engine, 8)) ||
+        !(x->peer_access = det_vstr(d, in->peer_access, 8)) ||
+        !(x->src.node = det_vstr(d, in->src.node, GC_NODE_MAX)) ||
+        !(x->dst.node = det_vstr(d, in->dst.node, GC_NODE_MAX)) ||
+        !(x->src.uuid = det_vstr(d, in->src.uuid, 48)) || !(x->dst.uuid = det_vstr(d, in->dst.uuid, 48)))
+        return gc_fail(err, GC_ENOMEM, "detect: out of memory");
+    d->nl++;
     return 0;
-}
-
-/* The record's strings are its own (pointed to once the records stop moving). */
-static void link_ptrs(lrec *l)
-{
-    l->l.kind = l->kind;
-    l->l.benchmark = l->bench;
-    l->l.direction = l->dir;
-    l->l.memory = l->mem;
-    l->l.engine = l->engine;
-    l->l.peer_access = l->peer;
-    l->l.src.node = l->src_node;
-    l->l.dst.node = l->dst_node;
-    l->l.src.uuid = l->src_uuid;
-    l->l.dst.uuid = l->dst_uuid;
 }
 
 /* ---- the in-memory census path ---------------------------------------- */
@@ -711,12 +698,14 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         g->group = (uint32_t)id;
         order[i] = (uint32_t)i;
         gc_verdict *v = det_new_verdict(d, GC_SUBJ_GPU);
-        snprintf(v->subject, sizeof v->subject, "%s/gpu%d", g->node, g->index);
+        if (!v || det_set_subject(d, v, "%s/gpu%d", g->node, g->index) ||
+            (id >= 0 && det_set_group(d, v, d->groups.s[id]))) {
+            rc = GC_ENOMEM;
+            break;
+        }
         CPY(v->node, g->node);
         v->gpu_index = g->index;
         CPY(v->uuid, g->uuid);
-        if (id >= 0)
-            snprintf(v->group, sizeof v->group, "%.255s", d->groups.s[id]);
         v->used_baseline = d->base && det_baseline_knows_plan(d->base, g->name, g->uuid, d->plan);
     }
     if (rc == GC_EINVAL) {
@@ -724,7 +713,6 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         goto out;
     }
     for (size_t i = 0; i < d->nl && !rc; i++) {
-        link_ptrs(&d->l[i]);
         lsrc[i] = gpu_of(&ids, &d->l[i].l.src);
         ldst[i] = gpu_of(&ids, &d->l[i].l.dst);
         if (!det_new_verdict(d, GC_SUBJ_LINK))
@@ -756,7 +744,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
             v->peers = (int)n;
             v->used_peers = n >= (size_t)R->min_peers;
             if (n < (size_t)R->min_peers)
-                snprintf(v->note, sizeof v->note,
+                rc = det_set_note(d, v,
                          "%zu GPU(s) of this SKU and topology in the run (< %d): judged from %s", n,
                          R->min_peers,
                          v->used_baseline ? "the baseline and limits alone"
@@ -765,7 +753,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
                                "judges only what the same plan measured)"
                          : d->base ? "limits alone (the baseline has nothing for this SKU)"
                                    : "limits alone (no baseline given)");
-            if (v->used_baseline)
+            if (!rc && v->used_baseline)
                 rc = det_judge_baseline(d, g, v);
             if (!rc)
                 rc = det_judge_limits(d, g, links, v);

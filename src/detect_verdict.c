@@ -64,9 +64,75 @@ gc_verdict *det_new_verdict(gc_detect *d, int type)
     gc_verdict *v = &d->v[d->nv++];
     memset(v, 0, sizeof *v);
     v->type = type;
+    v->subject = v->group = v->note = "";
     v->gpu_index = -1;
     v->link_index = -1;
     return v;
+}
+
+const char *det_vstr(gc_detect *d, const char *s, size_t cap)
+{
+    char cut[400];
+    if (!s)
+        s = "";
+    if (strlen(s) >= cap && cap <= sizeof cut) {
+        snprintf(cut, cap, "%s", s);
+        s = cut;
+    }
+    long id = det_strtab_id(&d->vstr, s, 1);
+    return id < 0 ? NULL : d->vstr.s[id];
+}
+
+static int set_fmt(gc_detect *d, const char **field, size_t cap, const char *head, const char *fmt,
+                   va_list ap)
+{
+    char t[400];
+    size_t n = (size_t)snprintf(t, cap, "%s", head);
+    if (n < cap)
+        vsnprintf(t + n, cap - n, fmt, ap);
+    const char *s = det_vstr(d, t, cap);
+    if (!s)
+        return GC_ENOMEM;
+    *field = s;
+    return 0;
+}
+
+int det_set_subject(gc_detect *d, gc_verdict *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = set_fmt(d, &v->subject, 256, "", fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int det_set_group(gc_detect *d, gc_verdict *v, const char *s)
+{
+    const char *g = det_vstr(d, s, 256);
+    if (!g)
+        return GC_ENOMEM;
+    v->group = g;
+    return 0;
+}
+
+int det_set_note(gc_detect *d, gc_verdict *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = set_fmt(d, &v->note, 400, "", fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int det_add_note(gc_detect *d, gc_verdict *v, const char *fmt, ...)
+{
+    char head[400];
+    snprintf(head, sizeof head, "%s%s", v->note, v->note[0] ? "; " : "");
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = set_fmt(d, &v->note, 400, head, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err)
@@ -80,6 +146,14 @@ int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err)
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     }
     *n = *v;
+    n->subject = det_vstr(d, v->subject, 256);
+    n->group = det_vstr(d, v->group, 256);
+    n->note = det_vstr(d, v->note, 400);
+    if (!n->subject || !n->group || !n->note) {
+        free(rs);
+        d->nv--;
+        return gc_fail(err, GC_ENOMEM, "detect: out of memory");
+    }
     if (rs)
         memcpy(rs, v->reasons, v->nreasons * sizeof *rs);
     n->reasons = rs;
