@@ -350,6 +350,8 @@ void gc_detect_free(gc_detect *d)
     free(d->seen);
     det_strtab_free(&d->groups);
     det_strtab_free(&d->vstr);
+    det_strtab_free(&d->sigs);
+    free(d->sig_key);
     free(d);
 }
 
@@ -554,24 +556,97 @@ static void cond_of(const gc_conditions *c, gc_det_cond *o)
     o->ecc_uncorrected = c->ecc_uncorrected;
 }
 
+/* gc_det_round(v) as the float the detector keeps, without formatting where the 10-digit rounding
+ * (within 5e-10 of v, relative) cannot cross a float's rounding boundary:
+ * the detector keeps floats. */
+static double round_float(double v)
+{
+    double a = fabs(v);
+    if (a > 1e-30 && a < 1e30) {
+        float f = (float)v;
+        double lo = ((double)f + (double)nextafterf(f, -INFINITY)) / 2;
+        double hi = ((double)f + (double)nextafterf(f, INFINITY)) / 2;
+        if (v - lo > 1e-9 * a && hi - v > 1e-9 * a)
+            return f;
+    }
+    return gc_det_round(v);   /* gc_detect_add_gpu makes it a float */
+}
+
+/* The point's key (gc_det_point_key) as the detector keeps it; NULL: out
+ * of memory. */
+static const char *point_key(gc_detect *d, const gc_point *p)
+{
+    char sig[1024];
+    size_t n = (size_t)snprintf(sig, sizeof sig, "%s\x1f%s", p->bench, p->metric);
+    const gc_ctx *c = &p->ctx;
+    for (int i = 0; i < c->n && n < sizeof sig; i++) {
+        const gc_ctxv *v = &c->v[i];
+        int dup = 0;
+        for (int j = 0; j < i; j++)
+            dup |= strcmp(c->v[j].key, v->key) == 0;
+        if (dup || gc_det_ctx_observed(v->key))
+            continue;
+        size_t kl = strnlen(v->key, sizeof v->key);
+        const char *s = v->str;
+        size_t sl = v->is_str ? strnlen(s, sizeof v->str) : 0;
+        if (n + kl + sl + 24 >= sizeof sig) {
+            n = sizeof sig;
+            break;
+        }
+        sig[n++] = '\x1f';
+        memcpy(sig + n, v->key, kl);
+        n += kl;
+        if (v->is_str) {
+            sig[n++] = '=';
+            memcpy(sig + n, s, sl);
+            n += sl;
+        } else {
+            uint64_t bits;
+            memcpy(&bits, &v->num, sizeof bits);
+            n += (size_t)snprintf(sig + n, 20, "#%016llx", (unsigned long long)bits);
+        }
+        sig[n] = '\0';
+    }
+    char key[160];
+    if (n >= sizeof sig) {   /* too long for a signature: formatted each time */
+        gc_det_point_key(key, sizeof key, p->bench, p->metric, c);
+        long k = det_strtab_id(&d->vstr, key, 1);
+        return k < 0 ? NULL : d->vstr.s[k];
+    }
+    long id = det_strtab_id(&d->sigs, sig, 0);
+    if (id >= 0)
+        return d->keys.s[d->sig_key[id]];
+    gc_det_point_key(key, sizeof key, p->bench, p->metric, c);
+    long k = det_strtab_id(&d->keys, key, 1);
+    id = k < 0 ? -1 : det_strtab_id(&d->sigs, sig, 1);
+    if (id < 0)
+        return NULL;
+    if ((size_t)id >= d->nsig_key) {
+        size_t nc = d->sigs.cap;
+        uint32_t *ns = realloc(d->sig_key, nc * sizeof *ns);
+        if (!ns)
+            return NULL;
+        d->sig_key = ns;
+        d->nsig_key = nc;
+    }
+    d->sig_key[id] = (uint32_t)k;
+    return d->keys.s[k];
+}
+
 int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *sums,
                              const char *status_name, gc_err *err)
 {
     const gc_gpu_info *in = &g->info;
     size_t cap = g->nparams + g->npoints;
     gc_det_value *v = calloc(cap ? cap : 1, sizeof *v);
-    char (*keys)[160] = calloc(g->npoints ? g->npoints : 1, sizeof *keys);
-    if (!v || !keys) {
-        free(v);
-        free(keys);
+    if (!v)
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
-    }
     size_t n = 0;
     for (size_t i = 0; i < g->nparams; i++) {
         int b = gc_rules_param(d->r, g->params[i].name);
         if (b)
             v[n++] = (gc_det_value){ .name = g->params[i].name, .unit = g->params[i].unit,
-                                     .better = b, .value = gc_det_round(g->params[i].value) };
+                                     .better = b, .value = round_float(g->params[i].value) };
     }
     int throttled = 0, shared = 0;
     for (size_t i = 0; i < g->npoints; i++) {
@@ -587,12 +662,19 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
             s = sums[i];
         else
             gc_point_summary(p, &s);
-        gc_det_point_key(keys[i], sizeof keys[i], p->bench, p->metric, &p->ctx);
-        v[n++] = (gc_det_value){ .name = keys[i], .unit = p->unit, .better = b,
-                                 .value = gc_det_round(s.p50), .has_q = 1, .count = (double)s.count,
+        const char *key = point_key(d, p);
+        if (!key) {
+            free(v);
+            return gc_fail(err, GC_ENOMEM, "detect: out of memory");
+        }
+        /* kept as floats (gc_detect_add_gpu): rounded as the catalogue
+         * writes them, then to float, as check's reader does */
+        double p50 = round_float(s.p50);
+        v[n++] = (gc_det_value){ .name = key, .unit = p->unit, .better = b,
+                                 .value = p50, .has_q = 1, .count = (double)s.count,
                                  .shared = (p->flags & GC_FLAG_SHARED) != 0,
                                  .remeasure = gc_ctx_get(&p->ctx, "confirm") != NULL,
-                                 .q = { gc_det_round(s.p1), gc_det_round(s.p5), gc_det_round(s.p50), gc_det_round(s.p95), gc_det_round(s.p99) } };
+                                 .q = { round_float(s.p1), round_float(s.p5), p50, round_float(s.p95), round_float(s.p99) } };
     }
     gc_det_gpu r = {
         .node = in->node, .index = in->local_index, .rank = in->rank, .uuid = in->uuid,
@@ -613,7 +695,6 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
         gc_det_sustain_param(&r.sustain, g->params[i].name, g->params[i].value);
     int rc = gc_detect_add_gpu(d, &r, err);
     free(v);
-    free(keys);
     return rc;
 }
 

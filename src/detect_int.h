@@ -106,6 +106,12 @@ struct gc_detect {
     char plan[64];     /* the plan that measured what is judged ("": unknown) */
     double z_fleet;    /* the z that a per-run false-positive rate allows over all comparisons */
     strtab vstr;       /* the verdicts' subjects, groups and notes; the links' strings */
+    /* A point's key by what it depends on (bench, metric, the context it
+     * names), so a census formats each plan point's key once, not once per
+     * GPU: sig id -> key id. */
+    strtab sigs;
+    uint32_t *sig_key;
+    size_t nsig_key;
 };
 
 #define CPY(dst, src) snprintf(dst, sizeof dst, "%s", (src) ? (src) : "")

@@ -266,14 +266,14 @@ static lk_size *find_size(lk *x, double bytes)
 }
 
 /* The link key of a transfer point; 0 if the point is no transfer. */
-static int key_of(const gc_gpu *g, const gc_point *p, lk *k)
+static int key_of(const gc_gpu *g, const lk_end *by, const gc_point *p, lk *k)
 {
     const char *b = p->bench;
     if (!same_str(b, "xfer") && !same_str(b, "p2p") && !same_str(b, "net"))
         return 0;
     memset(k, 0, sizeof *k);
     snprintf(k->bench, sizeof k->bench, "%s", b);
-    end_of(g, &k->by);
+    k->by = *by;   /* end_of(g): once per GPU */
     k->peer_rank = k->peer_gpu = -1;
     const gc_ctx *c = &p->ctx;
     k->concurrent = same_str(gc_ctx_str(c, "phase", ""), "concurrent");
@@ -385,10 +385,12 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
         l->gpu_first = l->n;
         if (g->info.rank >= 0 && (size_t)g->info.rank < l->nranks && g->info.uuid[0])
             end_of(g, &l->ranks[g->info.rank]);
+        lk_end by;
+        end_of(g, &by);
         for (size_t j = 0; j < g->npoints; j++) {
             const gc_point *p = &g->points[j];
             lk key;
-            if (p->status != GC_PT_OK || !key_of(g, p, &key))
+            if (p->status != GC_PT_OK || !key_of(g, &by, p, &key))
                 continue;
             int is_t = same_str(p->metric, "time"), is_bw = same_str(p->metric, "bandwidth");
             int is_to = same_str(p->metric, "bandwidth_to_peer");
