@@ -268,9 +268,9 @@ static void put_ctx(gc_wbuf *w, const gc_ctx *c)
     }
 }
 
+/* c is zeroed (the points are calloc'd: 2.2 KB each, 1610 a record). */
 static void get_ctx(gc_rbuf *r, gc_ctx *c)
 {
-    memset(c, 0, sizeof *c);
     uint64_t n = gc_get_varint(r);
     if (n > GC_MAX_CTX) {
         r->bad = 1;
@@ -345,9 +345,9 @@ static int put_point(gc_wbuf *w, const gc_point *p, const gc_summary *sum, gc_er
     return rc;
 }
 
+/* p is zeroed (calloc'd by decode_body). */
 static int get_point(gc_rbuf *r, gc_point *p, int record, gc_err *err)
 {
-    memset(p, 0, sizeof *p);
     uint64_t id = gc_get_varint(r);
     if (id > UINT32_MAX)
         r->bad = 1;
