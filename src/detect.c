@@ -355,6 +355,21 @@ void gc_detect_free(gc_detect *d)
     free(d);
 }
 
+void gc_detect_release(gc_detect *d)
+{
+    for (size_t i = 0; d && d->finished && i < d->ng; i++) {
+        free(d->g[i].v);
+        free(d->g[i].rv);
+        d->g[i].v = d->g[i].rv = NULL;
+        d->g[i].nv = d->g[i].nrv = 0;
+    }
+    if (d && d->finished) {
+        free(d->l);
+        d->l = NULL;
+        d->nl = d->capl = 0;
+    }
+}
+
 void gc_detect_order_next(gc_detect *d, size_t pos)
 {
     d->next_order = pos + 1;

@@ -220,6 +220,10 @@ const gc_verdict *gc_detect_verdict(const gc_detect *d, size_t i);
  * catalogue repeat the run's verdicts, catread_verdicts.c): copied in; the
  * detector then counts as finished (gc_detect_finish judges nothing). */
 int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err);
+/* Once finished: frees what judging needed (the GPUs' values, the links'
+ * records); the verdicts stay (gc_detect_json, gc_detect_verdict). The
+ * writer's peak is then the verdicts and their text, not both and the values. */
+void gc_detect_release(gc_detect *d);
 /* Worst level over all subjects. */
 int gc_detect_worst(const gc_detect *d);
 /* The "verdicts" array as JSON text (malloc'd), lines after the first
