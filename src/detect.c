@@ -630,9 +630,11 @@ static const char *point_key(gc_detect *d, const gc_point *p)
     }
     long id = det_strtab_id(&d->sigs, sig, 0);
     if (id >= 0)
-        return d->keys.s[d->sig_key[id]];
+        return d->vstr.s[d->sig_key[id]];
+    /* kept apart from d->keys: gc_detect_add_gpu numbers the keys (and
+     * takes their units) in the order the GPUs' values come */
     gc_det_point_key(key, sizeof key, p->bench, p->metric, c);
-    long k = det_strtab_id(&d->keys, key, 1);
+    long k = det_strtab_id(&d->vstr, key, 1);
     id = k < 0 ? -1 : det_strtab_id(&d->sigs, sig, 1);
     if (id < 0)
         return NULL;
@@ -645,7 +647,7 @@ static const char *point_key(gc_detect *d, const gc_point *p)
         d->nsig_key = nc;
     }
     d->sig_key[id] = (uint32_t)k;
-    return d->keys.s[k];
+    return d->vstr.s[k];
 }
 
 int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *sums,

@@ -108,7 +108,7 @@ struct gc_detect {
     strtab vstr;       /* the verdicts' subjects, groups and notes; the links' strings */
     /* A point's key by what it depends on (bench, metric, the context it
      * names), so a census formats each plan point's key once, not once per
-     * GPU: sig id -> key id. */
+     * GPU: sig id -> the key's id in vstr. */
     strtab sigs;
     uint32_t *sig_key;
     size_t nsig_key;
