@@ -10,13 +10,16 @@
  *   records  each shard made a record (shard.h) once; a census of N GPUs
  *            is N records made from them, node n<k/8+1>, local index k%8,
  *            rank k, its own UUID, and every point's summary scaled by a
- *            factor of its own (within +-1%), so no two GPUs are equal.
- *            The records are made in a child process before the clock
- *            starts: they are what rank 0 holds after the gather.
- *   rank 0   gc_catalogue_write_tree on them, the leaders having written
- *            the node files: from the last record received to catalogue.json
- *            on disk (wall time), and the child's peak resident memory
- *            (wait4's ru_maxrss, the records included)
+ *            factor of its own (within +-1%), so no two GPUs of a node are
+ *            equal. A senders' process makes them (each of the 1608
+ *            distinct tails deflated once: gc_record_tail/head/join) and
+ *            feeds them through a pipe to
+ *   rank 0   a process of its own (this program run again with -R N, so its
+ *            peak RSS is its own), which takes each in as it arrives
+ *            (gc_collect_add) and then, the leaders having written the node
+ *            files, writes catalogue.json (gc_collect_finish): from the last
+ *            record received to catalogue.json on disk (wall and CPU time),
+ *            and its peak resident memory (getrusage)
  *   check    `GPUCENSUS check OUT/catalogue.json` (wall time)
  *   report   `GPUCENSUS report OUT/catalogue.json -o OUT/report.html`
  *            (wall time, page size); the node files are not there, so the
