@@ -290,7 +290,7 @@ static int producer(tmpl *t, const gc_run_meta *run, const gc_roster_entry *ro, 
  * (gc_collect_add: analysed, then their bytes dropped), as in a run.
  * Timed apart: taking them in (rank 0, while records still arrive), and
  * from the last record taken to catalogue.json on disk. Prints
- * "finish_s ok ingest_s make_s finish_cpu_s peak_kb". */
+ * "finish_s ok ingest_s make_s finish_cpu_s peak_kb ingest_cpu_s". */
 static int rank0_child(tmpl *t, size_t n, const char *out)
 {
     gc_roster_entry *ro = calloc(n, sizeof *ro);
@@ -322,7 +322,7 @@ static int rank0_child(tmpl *t, size_t n, const char *out)
         fprintf(stderr, "bench_tree: rank 0: %s\n", e.msg);
         return 1;
     }
-    double make_s = -1, ingest_s = 0;
+    double make_s = -1, ingest_s = 0, ingest_cpu_s = 0;
     uint8_t *buf = NULL;
     size_t cap = 0;
     for (size_t k = 0;; k++) {
@@ -343,13 +343,14 @@ static int rank0_child(tmpl *t, size_t n, const char *out)
         }
         if (read_all(fds[0], buf, len))
             return 1;
-        double t1 = now_s();
+        double t1 = now_s(), c1 = cpu_s();
         gc_blob b = { .data = buf, .len = len };
         if (gc_collect_add(c, k, &b, &e)) {
             fprintf(stderr, "bench_tree: rank 0, record %zu: %s\n", k, e.msg);
             return 1;
         }
         ingest_s += now_s() - t1;
+        ingest_cpu_s += cpu_s() - c1;
     }
     free(buf);
     close(fds[0]);
@@ -367,7 +368,8 @@ static int rank0_child(tmpl *t, size_t n, const char *out)
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);   /* this process's own, not the senders' */
-    printf("%.3f %d %.3f %.3f %.3f %ld\n", fs, sts.ok, ingest_s, make_s, cs, (long)ru.ru_maxrss);
+    printf("%.3f %d %.3f %.3f %.3f %ld %.3f\n", fs, sts.ok, ingest_s, make_s, cs, (long)ru.ru_maxrss,
+           ingest_cpu_s);
     fflush(stdout);
     return 0;
 }
@@ -450,8 +452,8 @@ int main(int argc, char **argv)
     node_bytes = file_bytes(path);
     printf("leader: 8 GPUs, %.3f s, node file %.1f MB; record %zu B per GPU\n", leader_s,
            node_bytes / 1e6, record_bytes);
-    printf("%7s %9s %9s %9s %9s %9s %10s %10s %9s %10s %9s\n", "gpus", "make_s", "ingest_s", "rank0_s",
-           "r0_cpu_s", "peak_mb", "cat_mb", "cat_B/gpu", "check_s", "report_s", "page_mb");
+    printf("%7s %9s %9s %9s %9s %9s %9s %10s %10s %9s %10s %9s\n", "gpus", "make_s", "ingest_s",
+           "in_cpu_s", "rank0_s", "r0_cpu_s", "peak_mb", "cat_mb", "cat_B/gpu", "check_s", "report_s", "page_mb");
     char keys[4096] = "";
     size_t klen = 0;
     int status = 0;
@@ -471,12 +473,12 @@ int main(int argc, char **argv)
             status = 1;
             break;
         }
-        double r0 = -1, ingest_s = -1, make_s = -1, r0_cpu = -1;
+        double r0 = -1, ingest_s = -1, make_s = -1, r0_cpu = -1, ingest_cpu = -1;
         long peak_kb = -1;
         int ok = -1;
         FILE *f = fopen(log, "r");
-        if (!f || fscanf(f, "%lf %d %lf %lf %lf %ld", &r0, &ok, &ingest_s, &make_s, &r0_cpu,
-                         &peak_kb) != 6)
+        if (!f || fscanf(f, "%lf %d %lf %lf %lf %ld %lf", &r0, &ok, &ingest_s, &make_s, &r0_cpu,
+                         &peak_kb, &ingest_cpu) != 7)
             status = 1;
         if (f)
             fclose(f);
@@ -494,12 +496,12 @@ int main(int argc, char **argv)
         if (!rank0_only && run_cmd(ra, log, &report_s) != 0)
             status = 1, report_s = -1;
         double page_mb = file_bytes(page) / 1e6;
-        printf("%7zu %9.2f %9.2f %9.2f %9.2f %9.1f %10.1f %10.0f %9.2f %10.2f %9.2f\n", n, make_s,
-               ingest_s, r0, r0_cpu, peak_mb, cat_mb, cat_mb * 1e6 / (double)n, check_s, report_s, page_mb);
+        printf("%7zu %9.2f %9.2f %9.2f %9.2f %9.2f %9.1f %10.1f %10.0f %9.2f %10.2f %9.2f\n", n, make_s,
+               ingest_s, ingest_cpu, r0, r0_cpu, peak_mb, cat_mb, cat_mb * 1e6 / (double)n, check_s, report_s, page_mb);
         klen += (size_t)snprintf(keys + klen, sizeof keys - klen,
-                                 "ingest_%zu_s=%.3f\nrank0_%zu_s=%.3f\nrank0_cpu_%zu_s=%.3f\npeak_%zu_mb=%.1f\ncatalogue_%zu_mb=%.1f\n"
+                                 "ingest_cpu_%zu_s=%.3f\ningest_%zu_s=%.3f\nrank0_%zu_s=%.3f\nrank0_cpu_%zu_s=%.3f\npeak_%zu_mb=%.1f\ncatalogue_%zu_mb=%.1f\n"
                                  "check_%zu_s=%.3f\nreport_%zu_s=%.3f\npage_%zu_mb=%.2f\n",
-                                 n, ingest_s, n, r0, n, r0_cpu, n, peak_mb, n, cat_mb, n, check_s, n, report_s, n, page_mb);
+                                 n, ingest_cpu, n, ingest_s, n, r0, n, r0_cpu, n, peak_mb, n, cat_mb, n, check_s, n, report_s, n, page_mb);
         if (ok != (int)n)
             fprintf(stderr, "bench_tree: %zu GPUs: %d ok\n", n, ok);
         if (!keep) {
