@@ -10,13 +10,16 @@
  *   records  each shard made a record (shard.h) once; a census of N GPUs
  *            is N records made from them, node n<k/8+1>, local index k%8,
  *            rank k, its own UUID, and every point's summary scaled by a
- *            factor of its own (within +-1%), so no two GPUs are equal.
- *            The records are made in a child process before the clock
- *            starts: they are what rank 0 holds after the gather.
- *   rank 0   gc_catalogue_write_tree on them, the leaders having written
- *            the node files: from the last record received to catalogue.json
- *            on disk (wall time), and the child's peak resident memory
- *            (wait4's ru_maxrss, the records included)
+ *            factor of its own (within +-1%), so no two GPUs of a node are
+ *            equal. A senders' process makes them (each of the 1608
+ *            distinct tails deflated once: gc_record_tail/head/join) and
+ *            feeds them through a pipe to
+ *   rank 0   a process of its own (this program run again with -R N, so its
+ *            peak RSS is its own), which takes each in as it arrives
+ *            (gc_collect_add) and then, the leaders having written the node
+ *            files, writes catalogue.json (gc_collect_finish): from the last
+ *            record received to catalogue.json on disk (wall and CPU time),
+ *            and its peak resident memory (getrusage)
  *   check    `GPUCENSUS check OUT/catalogue.json` (wall time)
  *   report   `GPUCENSUS report OUT/catalogue.json -o OUT/report.html`
  *            (wall time, page size); the node files are not there, so the
@@ -110,8 +113,7 @@ static void none_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
     *owned = NULL;
 }
 
-static int load(tmpl *t, const char *shards, const char *work, double *leader_s,
-                size_t *record_bytes)
+static int load_roster(tmpl *t, const char *shards)
 {
     char path[4200];
     uint8_t *d = NULL;
@@ -132,8 +134,14 @@ static int load(tmpl *t, const char *shards, const char *work, double *leader_s,
     memcpy(t->roster, ro, sizeof t->roster);
     free(ro);
     t->shards = shards;
+    return 0;
+}
 
-    /* The leader's part. */
+/* The leader's part. */
+static int leader(tmpl *t, const char *work, double *leader_s)
+{
+    char path[4200];
+    gc_err e = { 0 };
     snprintf(path, sizeof path, "%s/leader", work);
     double t0 = now_s();
     if (gc_catalogue_write_node(path, &t->run, t->roster, NODE_GPUS, t->roster[0].node, shard_fetch,
@@ -143,7 +151,13 @@ static int load(tmpl *t, const char *shards, const char *work, double *leader_s,
     }
     *leader_s = now_s() - t0;
 
-    /* Templates: each shard as a record, decoded. */
+    return 0;
+}
+
+/* Templates: each shard as a record, decoded; the record's mean size. */
+static int templates(tmpl *t, size_t *record_bytes)
+{
+    gc_err e = { 0 };
     *record_bytes = 0;
     for (int i = 0; i < NODE_GPUS; i++) {
         gc_blob b;
@@ -176,15 +190,108 @@ static void scale_sum(gc_summary *s, double f)
         *v[i] *= f;
 }
 
-/* The child: rank 0 of a census of n GPUs. Record k is made from template
- * k % 8 (its own node, index, rank, UUID, summaries scaled by its own
- * factor) just before rank 0 takes it, as if it had just arrived: the
- * collector analyses it and its bytes are freed (collect.h), so neither
- * side holds the census's records. Timed apart: making the records (the
- * senders' work), taking them in (rank 0, while records still arrive),
- * and from the last record taken to catalogue.json on disk. Prints
- * "finish_s ok ingest_s make_s". */
-static int rank0_child(const tmpl *t, size_t n, const char *out)
+/* Record k's factor: every point's summary scaled by it (within +-1%). */
+static double factor_of(size_t k)
+{
+    return 1.0 + 0.01 * ((double)((k * 7919) % 201) - 100.0) / 100.0;
+}
+
+/* Record k is made from template k % 8 and factor k * 7919 % 201: k mod
+ * 1608 (8 x 201, coprime) names its tail (gc_record_tail: every point),
+ * which the sender deflates once and joins to each record's head (its node,
+ * index, rank and UUID), as gc_record_encode would make it. */
+#define TAILS (NODE_GPUS * 201)
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+    char *c = p;
+    while (n) {
+        ssize_t r = read(fd, c, n);
+        if (r <= 0)
+            return -1;
+        c += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* The senders (a process of its own): n records into fd, each its length
+ * (u32) and bytes, then 0 and the seconds spent making them. */
+static int producer(tmpl *t, const gc_run_meta *run, const gc_roster_entry *ro, size_t n, int fd)
+{
+    size_t ignored;
+    if (templates(t, &ignored))
+        return 1;
+    gc_record_part *tails = calloc(TAILS, sizeof *tails);
+    if (!tails)
+        return 1;
+    gc_err e = { 0 };
+    double make_s = 0;
+    for (size_t k = 0; k < n; k++) {
+        double t0 = now_s();
+        const gc_gpu *src = &t->gpus[k % NODE_GPUS];
+        gc_gpu g = *src;
+        snprintf(g.info.node, sizeof g.info.node, "%s", ro[k].node);
+        g.info.local_index = ro[k].local_index;
+        g.info.rank = (int)k;
+        snprintf(g.info.uuid, sizeof g.info.uuid, "GPU-bench-%08zx", k);
+        gc_record_part *tail = &tails[k % TAILS];
+        if (!tail->z.len) {
+            g.points = malloc((src->npoints ? src->npoints : 1) * sizeof *g.points);
+            if (!g.points)
+                return 1;
+            memcpy(g.points, src->points, src->npoints * sizeof *g.points);
+            double f = factor_of(k);
+            for (size_t i = 0; i < g.npoints; i++)
+                scale_sum(&g.points[i].sum, f);
+            gc_record_note note = { k % NODE_GPUS == 0 ? GC_NODE_FILE_WRITTEN : GC_NODE_FILE_NONE, "" };
+            int rc = gc_record_tail(&g, NULL, &note, tail, &e);
+            free(g.points);
+            if (rc) {
+                fprintf(stderr, "bench_tree: record %zu: %s\n", k, e.msg);
+                return 1;
+            }
+        }
+        gc_record_part head;
+        gc_wbuf w = { 0 };
+        if (gc_record_head(run, &g, &head, &e) || gc_record_join(&head, tail, &w, &e)) {
+            fprintf(stderr, "bench_tree: record %zu: %s\n", k, e.msg);
+            return 1;
+        }
+        gc_record_part_free(&head);
+        make_s += now_s() - t0;
+        uint32_t len = (uint32_t)w.len;
+        if (write_all(fd, &len, sizeof len) || write_all(fd, w.data, w.len))
+            return 1;
+        gc_wbuf_free(&w);
+    }
+    uint32_t end = 0;
+    if (write_all(fd, &end, sizeof end) || write_all(fd, &make_s, sizeof make_s))
+        return 1;
+    return 0;
+}
+
+/* Rank 0 of a census of n GPUs (bench_tree -R, a process of its own, so
+ * that its peak resident memory is its own): records arrive from the
+ * senders' process one after another and are taken in as they come
+ * (gc_collect_add: analysed, then their bytes dropped), as in a run.
+ * Timed apart: taking them in (rank 0, while records still arrive), and
+ * from the last record taken to catalogue.json on disk. Prints
+ * "finish_s ok ingest_s make_s finish_cpu_s peak_kb ingest_cpu_s". */
+static int rank0_child(tmpl *t, size_t n, const char *out)
 {
     gc_roster_entry *ro = calloc(n, sizeof *ro);
     if (!ro)
@@ -197,56 +304,73 @@ static int rank0_child(const tmpl *t, size_t n, const char *out)
         snprintf(ro[k].node, sizeof ro[k].node, "n%zu", k / NODE_GPUS + 1);
         ro[k].local_index = (int)(k % NODE_GPUS);
     }
+    int fds[2];
+    if (pipe(fds))
+        return 1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        close(fds[0]);
+        _exit(producer(t, &run, ro, n, fds[1]));
+    }
+    close(fds[1]);
     gc_err e = { 0 };
     gc_collect *c = gc_collect_new(out, &run, ro, n, &e);
     if (!c) {
         fprintf(stderr, "bench_tree: rank 0: %s\n", e.msg);
         return 1;
     }
-    double make_s = 0, ingest_s = 0;
-    for (size_t k = 0; k < n; k++) {
-        double t0 = now_s();
-        const gc_gpu *src = &t->gpus[k % NODE_GPUS];
-        gc_gpu g = *src;
-        g.points = malloc((src->npoints ? src->npoints : 1) * sizeof *g.points);
-        if (!g.points)
-            return 1;
-        memcpy(g.points, src->points, src->npoints * sizeof *g.points);
-        snprintf(g.info.node, sizeof g.info.node, "%s", ro[k].node);
-        g.info.local_index = ro[k].local_index;
-        g.info.rank = (int)k;
-        snprintf(g.info.uuid, sizeof g.info.uuid, "GPU-bench-%08zx", k);
-        double f = 1.0 + 0.01 * ((double)((k * 7919) % 201) - 100.0) / 100.0;
-        for (size_t i = 0; i < g.npoints; i++)
-            scale_sum(&g.points[i].sum, f);
-        gc_record_note note = { k % NODE_GPUS == 0 ? GC_NODE_FILE_WRITTEN : GC_NODE_FILE_NONE, "" };
-        gc_wbuf w = { 0 };
-        if (gc_record_encode(&run, &g, NULL, &note, &w, &e)) {
-            fprintf(stderr, "bench_tree: record %zu: %s\n", k, e.msg);
+    double make_s = -1, ingest_s = 0, ingest_cpu_s = 0;
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    for (size_t k = 0;; k++) {
+        uint32_t len;
+        if (read_all(fds[0], &len, sizeof len)) {
+            fprintf(stderr, "bench_tree: the senders stopped after %zu records\n", k);
             return 1;
         }
-        free(g.points);
-        double t1 = now_s();
-        gc_blob b = { .data = w.data, .len = w.len };
+        if (!len) {
+            if (k != n || read_all(fds[0], &make_s, sizeof make_s))
+                return 1;
+            break;
+        }
+        if (len > cap) {
+            free(buf);
+            if (!(buf = malloc(cap = len)))
+                return 1;
+        }
+        if (read_all(fds[0], buf, len))
+            return 1;
+        double t1 = now_s(), c1 = cpu_s();
+        gc_blob b = { .data = buf, .len = len };
         if (gc_collect_add(c, k, &b, &e)) {
             fprintf(stderr, "bench_tree: rank 0, record %zu: %s\n", k, e.msg);
             return 1;
         }
-        gc_wbuf_free(&w);
-        make_s += t1 - t0;
         ingest_s += now_s() - t1;
+        ingest_cpu_s += cpu_s() - c1;
     }
-    gc_catalogue_stats st = { 0 };
+    free(buf);
+    close(fds[0]);
+    int st;
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+        return 1;
+    gc_catalogue_stats sts = { 0 };
     double t0 = now_s(), c0 = cpu_s();
-    int rc = gc_collect_finish(c, none_fetch, NULL, &st, &e);
-    double s = now_s() - t0, cs = cpu_s() - c0;
+    int rc = gc_collect_finish(c, none_fetch, NULL, &sts, &e);
+    double fs = now_s() - t0, cs = cpu_s() - c0;
     gc_collect_free(c);
     if (rc) {
         fprintf(stderr, "bench_tree: rank 0, %zu GPUs: %s\n", n, e.msg);
         return 1;
     }
-    printf("%.3f %d %.3f %.3f %.3f\n", s, st.ok, ingest_s, make_s, cs);
-    fflush(stdout);   /* the caller leaves with _exit */
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);   /* this process's own, not the senders' */
+    printf("%.3f %d %.3f %.3f %.3f %ld %.3f\n", fs, sts.ok, ingest_s, make_s, cs, (long)ru.ru_maxrss,
+           ingest_cpu_s);
+    fflush(stdout);
     return 0;
 }
 
@@ -259,7 +383,8 @@ static int run_cmd(char *const argv[], const char *log, double *wall_s)
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        if (!freopen(log, "w", stdout) || !freopen("/dev/null", "w", stderr))
+        if (!freopen(log, "w", stdout) || (argv[0][0] != '/' || strcmp(argv[0], "/proc/self/exe")
+                                            ? !freopen("/dev/null", "w", stderr) : 0))
             _exit(127);
         execv(argv[0], argv);
         _exit(127);
@@ -277,7 +402,8 @@ int main(int argc, char **argv)
     int nsizes = 3, keep = 0, rank0_only = 0;
     const char *dir = NULL, *exe = "build/gpucensus";
     int opt;
-    while ((opt = getopt(argc, argv, "n:d:x:kr")) != -1) {
+    size_t rank0_n = 0;
+    while ((opt = getopt(argc, argv, "n:d:x:krR:")) != -1) {
         if (opt == 'n') {
             nsizes = 0;
             for (char *s = strtok(optarg, ","); s && nsizes < MAX_SIZES; s = strtok(NULL, ","))
@@ -290,6 +416,8 @@ int main(int argc, char **argv)
             keep = 1;
         } else if (opt == 'r') {
             rank0_only = 1;
+        } else if (opt == 'R') {
+            rank0_n = strtoul(optarg, NULL, 10);   /* internal: rank 0 of that size, out in -d */
         } else {
             fprintf(stderr, "usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] [-r] "
                             "SHARDS\n");
@@ -298,6 +426,12 @@ int main(int argc, char **argv)
     }
     if (optind != argc - 1)
         return fprintf(stderr, "bench_tree: one SHARDS directory (one node of 8 GPUs)\n"), 2;
+    static tmpl t;
+    if (rank0_n) {   /* the rank 0 process of one size (below) */
+        if (!dir || load_roster(&t, argv[optind]))
+            return 1;
+        return rank0_child(&t, rank0_n, dir);
+    }
     char work[4096];
     if (dir) {
         snprintf(work, sizeof work, "%s", dir);
@@ -307,10 +441,10 @@ int main(int argc, char **argv)
         if (!mkdtemp(work))
             return perror("mkdtemp"), 1;
     }
-    static tmpl t;
     double leader_s = 0;
     size_t record_bytes = 0;
-    if (load(&t, argv[optind], work, &leader_s, &record_bytes))
+    if (load_roster(&t, argv[optind]) || leader(&t, work, &leader_s) ||
+        templates(&t, &record_bytes))
         return 1;
     long node_bytes = 0;
     char path[4400];
@@ -318,8 +452,8 @@ int main(int argc, char **argv)
     node_bytes = file_bytes(path);
     printf("leader: 8 GPUs, %.3f s, node file %.1f MB; record %zu B per GPU\n", leader_s,
            node_bytes / 1e6, record_bytes);
-    printf("%7s %9s %9s %9s %9s %9s %10s %10s %9s %10s %9s\n", "gpus", "make_s", "ingest_s", "rank0_s",
-           "r0_cpu_s", "peak_mb", "cat_mb", "cat_B/gpu", "check_s", "report_s", "page_mb");
+    printf("%7s %9s %9s %9s %9s %9s %9s %10s %10s %9s %10s %9s\n", "gpus", "make_s", "ingest_s",
+           "in_cpu_s", "rank0_s", "r0_cpu_s", "peak_mb", "cat_mb", "cat_B/gpu", "check_s", "report_s", "page_mb");
     char keys[4096] = "";
     size_t klen = 0;
     int status = 0;
@@ -329,28 +463,26 @@ int main(int argc, char **argv)
         snprintf(out, sizeof out, "%s/n%zu", work, n);
         mkdir(out, 0755);
         snprintf(log, sizeof log, "%s/rank0.txt", out);
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid == 0) {
-            if (!freopen(log, "w", stdout))
-                _exit(127);
-            _exit(rank0_child(&t, n, out));
-        }
-        int st;
-        struct rusage ru;
-        if (pid < 0 || wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+        /* rank 0 in a process of its own (exec: none of this one's memory) */
+        char nb[32];
+        snprintf(nb, sizeof nb, "%zu", n);
+        char *r0a[] = { "/proc/self/exe", "-R", nb, "-d", out, (char *)argv[optind], NULL };
+        double ignored_s;
+        if (run_cmd(r0a, log, &ignored_s) != 0) {
             fprintf(stderr, "bench_tree: rank 0 part for %zu GPUs failed\n", n);
             status = 1;
             break;
         }
-        double r0 = -1, ingest_s = -1, make_s = -1, r0_cpu = -1;
+        double r0 = -1, ingest_s = -1, make_s = -1, r0_cpu = -1, ingest_cpu = -1;
+        long peak_kb = -1;
         int ok = -1;
         FILE *f = fopen(log, "r");
-        if (!f || fscanf(f, "%lf %d %lf %lf %lf", &r0, &ok, &ingest_s, &make_s, &r0_cpu) != 5)
+        if (!f || fscanf(f, "%lf %d %lf %lf %lf %ld %lf", &r0, &ok, &ingest_s, &make_s, &r0_cpu,
+                         &peak_kb, &ingest_cpu) != 7)
             status = 1;
         if (f)
             fclose(f);
-        double peak_mb = ru.ru_maxrss / 1024.0;
+        double peak_mb = peak_kb / 1024.0;
         snprintf(cat, sizeof cat, "%s/catalogue.json", out);
         double cat_mb = file_bytes(cat) / 1e6;
         double check_s = -1, report_s = -1;
@@ -364,12 +496,12 @@ int main(int argc, char **argv)
         if (!rank0_only && run_cmd(ra, log, &report_s) != 0)
             status = 1, report_s = -1;
         double page_mb = file_bytes(page) / 1e6;
-        printf("%7zu %9.2f %9.2f %9.2f %9.2f %9.1f %10.1f %10.0f %9.2f %10.2f %9.2f\n", n, make_s,
-               ingest_s, r0, r0_cpu, peak_mb, cat_mb, cat_mb * 1e6 / (double)n, check_s, report_s, page_mb);
+        printf("%7zu %9.2f %9.2f %9.2f %9.2f %9.2f %9.1f %10.1f %10.0f %9.2f %10.2f %9.2f\n", n, make_s,
+               ingest_s, ingest_cpu, r0, r0_cpu, peak_mb, cat_mb, cat_mb * 1e6 / (double)n, check_s, report_s, page_mb);
         klen += (size_t)snprintf(keys + klen, sizeof keys - klen,
-                                 "ingest_%zu_s=%.3f\nrank0_%zu_s=%.3f\nrank0_cpu_%zu_s=%.3f\npeak_%zu_mb=%.1f\ncatalogue_%zu_mb=%.1f\n"
+                                 "ingest_cpu_%zu_s=%.3f\ningest_%zu_s=%.3f\nrank0_%zu_s=%.3f\nrank0_cpu_%zu_s=%.3f\npeak_%zu_mb=%.1f\ncatalogue_%zu_mb=%.1f\n"
                                  "check_%zu_s=%.3f\nreport_%zu_s=%.3f\npage_%zu_mb=%.2f\n",
-                                 n, ingest_s, n, r0, n, r0_cpu, n, peak_mb, n, cat_mb, n, check_s, n, report_s, n, page_mb);
+                                 n, ingest_cpu, n, ingest_s, n, r0, n, r0_cpu, n, peak_mb, n, cat_mb, n, check_s, n, report_s, n, page_mb);
         if (ok != (int)n)
             fprintf(stderr, "bench_tree: %zu GPUs: %d ok\n", n, ok);
         if (!keep) {

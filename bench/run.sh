@@ -100,15 +100,15 @@ if "$BUILD/bench/bench_merge" -n 8 -r 1 -d "$work/tree-node" -x "$BUILD/gpucensu
     summary+=("tree     record $(tv record_bytes_per_gpu) B/GPU = $(awk -v b="$(tv record_bytes_per_gpu)" 'BEGIN { printf "%.2f", b / 65536 }') x target 64 KiB")
     prev=""
     for n in ${TREE_SIZES//,/ }; do
-        r0=$(tv "rank0_${n}_s"); pk=$(tv "peak_${n}_mb"); cm=$(tv "catalogue_${n}_mb"); in=$(tv "ingest_${n}_s")
+        r0=$(tv "rank0_${n}_s"); pk=$(tv "peak_${n}_mb"); cm=$(tv "catalogue_${n}_mb"); in=$(tv "ingest_${n}_s"); ic=$(tv "ingest_cpu_${n}_s")
         rc=$(tv "rank0_cpu_${n}_s")
         ck=$(tv "check_${n}_s"); rp=$(tv "report_${n}_s"); pg=$(tv "page_${n}_mb")
         [ -n "$r0" ] || continue
         summary+=("$(awk -v n="$n" -v r0="$r0" -v pk="$pk" -v cm="$cm" -v ck="$ck" -v rp="$rp" -v pg="$pg" 'BEGIN {
             printf "tree     %d GPUs: rank 0 %.2f s = %.2f x 10 s, peak %.0f MB = %.2f x 1024 MB, catalogue %.1f MB = %.2f x 256 MB, check %.2f s = %.2f x 10 s, report %.2f s = %.2f x 60 s, page %.2f MB = %.2f x 30 MB",
                    n, r0, r0 / 10, pk, pk / 1024, cm, cm / 256, ck, ck / 10, rp, rp / 60, pg, pg / 30 }')")
-        summary+=("$(awk -v n="$n" -v s="$in" -v c="$rc" 'BEGIN { printf "tree     %d GPUs: rank 0 taking the records in as they arrive: %.2f s (%.2f ms a record; no target: it overlaps the senders); its last part on CPU: %.2f s", n, s, 1000 * s / n, c }')")
-        [ -n "$prev" ] && summary+=("tree     rank 0 growth $prev->$n: $(awk -v a="$(tv "rank0_${prev}_s")" -v b="$r0" -v p="$prev" -v n="$n" 'BEGIN { printf "%.2f (linear %.2f)", b / a, n / p }')")
+        summary+=("$(awk -v n="$n" -v s="$in" -v ic="$ic" -v c="$rc" 'BEGIN { printf "tree     %d GPUs: rank 0 taking the records in as they arrive: %.2f s, %.2f s CPU (%.2f ms CPU a record; no target: it overlaps the senders); its last part on CPU: %.2f s", n, s, ic, 1000 * ic / n, c }')")
+        [ -n "$prev" ] && summary+=("tree     rank 0 growth $prev->$n: $(awk -v a="$(tv "rank0_${prev}_s")" -v b="$r0" -v ac="$(tv "rank0_cpu_${prev}_s")" -v bc="$rc" -v p="$prev" -v n="$n" 'BEGIN { printf "%.2f wall, %.2f CPU (linear %.2f)", b / a, bc / ac, n / p }')")
         prev=$n
     done
 else

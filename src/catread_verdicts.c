@@ -32,6 +32,14 @@ static int str_into(json_t *o, const char *k, char *out, size_t cap, int may_nul
     return may_null && (!v || json_is_null(v)) ? 0 : -1;
 }
 
+/* a string member (or null/absent when may_null, then ""), as jansson holds it; 0 or -1 */
+static int str_ref(json_t *o, const char *k, const char **out, int may_null)
+{
+    json_t *v = json_object_get(o, k);
+    *out = json_is_string(v) ? json_string_value(v) : "";
+    return json_is_string(v) || (may_null && (!v || json_is_null(v))) ? 0 : -1;
+}
+
 static int num_into(json_t *o, const char *k, double *out)
 {
     json_t *v = json_object_get(o, k);
@@ -62,11 +70,11 @@ static int verdict_of(rd *r, json_t *o, gc_verdict *v, gc_reason **rs, size_t *c
         bad = "a verdict must be an object";
     else if (v->type < 0)
         bad = "'type' must be gpu, link or node";
-    else if (str_into(o, "subject", v->subject, sizeof v->subject, 0) ||
+    else if (str_ref(o, "subject", &v->subject, 0) ||
              str_into(o, "node", v->node, sizeof v->node, 0) ||
              str_into(o, "uuid", v->uuid, sizeof v->uuid, 1) ||
-             str_into(o, "peer_group", v->group, sizeof v->group, 0) ||
-             str_into(o, "note", v->note, sizeof v->note, 1))
+             str_ref(o, "peer_group", &v->group, 0) ||
+             str_ref(o, "note", &v->note, 1))
         bad = "'subject', 'node', 'peer_group' must be strings, 'uuid' and 'note' strings or null";
     else if (int_or_null(o, "gpu_index", &gi) || int_or_null(o, "link", &li))
         bad = "'gpu_index' and 'link' must be integers or null";

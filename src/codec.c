@@ -55,6 +55,49 @@ int gc_deflate(const void *in, size_t len, gc_wbuf *out, gc_err *err)
     return GC_OK;
 }
 
+int gc_deflate_raw(const void *in, size_t len, int final, gc_wbuf *out, uint32_t *adler,
+                   gc_err *err)
+{
+    if (len > UINT_MAX)
+        return gc_fail(err, GC_EINVAL, "deflate input of %zu bytes too large", len);
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return gc_fail(err, GC_ENOMEM, "deflateInit failed");
+    uLong bound = deflateBound(&zs, (uLong)len) + 16;   /* + a full flush's empty block */
+    uint8_t *dst = gc_wbuf_reserve(out, bound);
+    if (!dst) {
+        deflateEnd(&zs);
+        return gc_fail(err, GC_ENOMEM, "out of memory for %lu deflated bytes", bound);
+    }
+    zs.next_in = (Bytef *)(uintptr_t)in;
+    zs.avail_in = (uInt)len;
+    zs.next_out = dst;
+    zs.avail_out = (uInt)bound;
+    int rc = deflate(&zs, final ? Z_FINISH : Z_FULL_FLUSH);
+    int ok = final ? rc == Z_STREAM_END : rc == Z_OK && zs.avail_in == 0 && zs.avail_out > 0;
+    size_t produced = zs.total_out;
+    deflateEnd(&zs);
+    if (!ok)
+        return gc_fail(err, GC_EINVAL, "deflate failed (zlib %d)", rc);
+    out->len += produced;
+    *adler = (uint32_t)adler32(adler32(0L, Z_NULL, 0), (const Bytef *)in, (uInt)len);
+    return GC_OK;
+}
+
+int gc_zlib_join(const void *a, size_t alen, uint32_t adler_a, const void *b, size_t blen,
+                 uint32_t adler_b, size_t b_raw_len, gc_wbuf *out)
+{
+    static const uint8_t header[2] = { 0x78, 0x9c };   /* 32 KiB window, default level */
+    gc_put_bytes(out, header, 2);
+    gc_put_bytes(out, a, alen);
+    gc_put_bytes(out, b, blen);
+    uint32_t ad = (uint32_t)adler32_combine(adler_a, adler_b, (z_off_t)b_raw_len);
+    const uint8_t be[4] = { (uint8_t)(ad >> 24), (uint8_t)(ad >> 16), (uint8_t)(ad >> 8), (uint8_t)ad };
+    gc_put_bytes(out, be, 4);
+    return out->oom ? GC_ENOMEM : GC_OK;
+}
+
 /* Inflates exactly one zlib stream that must fill exactly expect_len bytes
  * and end exactly at the end of the input. The output buffer is allocated
  * once at expect_len (checked against cap), so a stream that would inflate

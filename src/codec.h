@@ -39,6 +39,16 @@ int gc_hist_decode(const void *data, size_t len, gc_hist *h, gc_err *err);
  * never more, whatever the stream claims; *out (caller frees) is NULL on
  * failure. */
 int gc_deflate(const void *in, size_t len, gc_wbuf *out, gc_err *err);
+/* One zlib stream in two parts deflated apart, so a sender that makes many
+ * streams with the same second part deflates that part once: a raw deflate
+ * (no header) of in appended to out, final (the stream's last block) or
+ * not (a full flush: byte-aligned, nothing after it refers back), and the
+ * adler32 of in; then gc_zlib_join appends header, a, b and the adler32 of
+ * both (b_raw_len: the length of b's input). */
+int gc_deflate_raw(const void *in, size_t len, int final, gc_wbuf *out, uint32_t *adler,
+                   gc_err *err);
+int gc_zlib_join(const void *a, size_t alen, uint32_t adler_a, const void *b, size_t blen,
+                 uint32_t adler_b, size_t b_raw_len, gc_wbuf *out);
 int gc_inflate(const void *in, size_t len, size_t expect_len, size_t cap,
                uint8_t **out, gc_err *err);
 

@@ -431,7 +431,25 @@ void gc_detect_free(gc_detect *d)
     free(d->unit);
     free(d->seen);
     det_strtab_free(&d->groups);
+    det_strtab_free(&d->vstr);
+    det_strtab_free(&d->sigs);
+    free(d->sig_key);
     free(d);
+}
+
+void gc_detect_release(gc_detect *d)
+{
+    for (size_t i = 0; d && d->finished && i < d->ng; i++) {
+        free(d->g[i].v);
+        free(d->g[i].rv);
+        d->g[i].v = d->g[i].rv = NULL;
+        d->g[i].nv = d->g[i].nrv = 0;
+    }
+    if (d && d->finished) {
+        free(d->l);
+        d->l = NULL;
+        d->nl = d->capl = 0;
+    }
 }
 
 void gc_detect_order_next(gc_detect *d, size_t pos)
@@ -532,35 +550,21 @@ int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
 {
     if (gc_grow((void **)&d->l, &d->capl, d->nl + 1, sizeof *d->l))
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
-    lrec *l = &d->l[d->nl++];
+    lrec *l = &d->l[d->nl];
     memset(l, 0, sizeof *l);
     l->l = *in;
-    CPY(l->kind, in->kind);
-    CPY(l->bench, in->benchmark);
-    CPY(l->dir, in->direction);
-    CPY(l->mem, in->memory);
-    CPY(l->engine, in->engine);
-    CPY(l->peer, in->peer_access);
-    CPY(l->src_node, in->src.node);
-    CPY(l->dst_node, in->dst.node);
-    CPY(l->src_uuid, in->src.uuid);
-    CPY(l->dst_uuid, in->dst.uuid);
+    /* cut where the record's fixed arrays once cut them */
+    gc_det_link *x = &l->l;
+    if (!(x->kind = det_vstr(d, in->kind, 16)) || !(x->benchmark = det_vstr(d, in->benchmark, 8)) ||
+        !(x->direction = det_vstr(d, in->direction, 8)) || !(x->memory = det_vstr(d, in->memory, 12)) ||
+        !(x->engine = det_vstr(d, in->engine, 8)) ||
+        !(x->peer_access = det_vstr(d, in->peer_access, 8)) ||
+        !(x->src.node = det_vstr(d, in->src.node, GC_NODE_MAX)) ||
+        !(x->dst.node = det_vstr(d, in->dst.node, GC_NODE_MAX)) ||
+        !(x->src.uuid = det_vstr(d, in->src.uuid, 48)) || !(x->dst.uuid = det_vstr(d, in->dst.uuid, 48)))
+        return gc_fail(err, GC_ENOMEM, "detect: out of memory");
+    d->nl++;
     return 0;
-}
-
-/* The record's strings are its own (pointed to once the records stop moving). */
-static void link_ptrs(lrec *l)
-{
-    l->l.kind = l->kind;
-    l->l.benchmark = l->bench;
-    l->l.direction = l->dir;
-    l->l.memory = l->mem;
-    l->l.engine = l->engine;
-    l->l.peer_access = l->peer;
-    l->l.src.node = l->src_node;
-    l->l.dst.node = l->dst_node;
-    l->l.src.uuid = l->src_uuid;
-    l->l.dst.uuid = l->dst_uuid;
 }
 
 /* ---- the in-memory census path ---------------------------------------- */
@@ -651,24 +655,99 @@ static void cond_of(const gc_conditions *c, gc_det_cond *o)
     o->ecc_uncorrected = c->ecc_uncorrected;
 }
 
+/* gc_det_round(v) as the float the detector keeps, without formatting where the 10-digit rounding
+ * (within 5e-10 of v, relative) cannot cross a float's rounding boundary:
+ * the detector keeps floats. */
+static double round_float(double v)
+{
+    double a = fabs(v);
+    if (a > 1e-30 && a < 1e30) {
+        float f = (float)v;
+        double lo = ((double)f + (double)nextafterf(f, -INFINITY)) / 2;
+        double hi = ((double)f + (double)nextafterf(f, INFINITY)) / 2;
+        if (v - lo > 1e-9 * a && hi - v > 1e-9 * a)
+            return f;
+    }
+    return gc_det_round(v);   /* gc_detect_add_gpu makes it a float */
+}
+
+/* The point's key (gc_det_point_key) as the detector keeps it; NULL: out
+ * of memory. */
+static const char *point_key(gc_detect *d, const gc_point *p)
+{
+    char sig[1024];
+    size_t n = (size_t)snprintf(sig, sizeof sig, "%s\x1f%s", p->bench, p->metric);
+    const gc_ctx *c = &p->ctx;
+    for (int i = 0; i < c->n && n < sizeof sig; i++) {
+        const gc_ctxv *v = &c->v[i];
+        int dup = 0;
+        for (int j = 0; j < i; j++)
+            dup |= strcmp(c->v[j].key, v->key) == 0;
+        if (dup || gc_det_ctx_observed(v->key))
+            continue;
+        size_t kl = strnlen(v->key, sizeof v->key);
+        const char *s = v->str;
+        size_t sl = v->is_str ? strnlen(s, sizeof v->str) : 0;
+        if (n + kl + sl + 24 >= sizeof sig) {
+            n = sizeof sig;
+            break;
+        }
+        sig[n++] = '\x1f';
+        memcpy(sig + n, v->key, kl);
+        n += kl;
+        if (v->is_str) {
+            sig[n++] = '=';
+            memcpy(sig + n, s, sl);
+            n += sl;
+        } else {
+            uint64_t bits;
+            memcpy(&bits, &v->num, sizeof bits);
+            n += (size_t)snprintf(sig + n, 20, "#%016llx", (unsigned long long)bits);
+        }
+        sig[n] = '\0';
+    }
+    char key[160];
+    if (n >= sizeof sig) {   /* too long for a signature: formatted each time */
+        gc_det_point_key(key, sizeof key, p->bench, p->metric, c);
+        long k = det_strtab_id(&d->vstr, key, 1);
+        return k < 0 ? NULL : d->vstr.s[k];
+    }
+    long id = det_strtab_id(&d->sigs, sig, 0);
+    if (id >= 0)
+        return d->vstr.s[d->sig_key[id]];
+    /* kept apart from d->keys: gc_detect_add_gpu numbers the keys (and
+     * takes their units) in the order the GPUs' values come */
+    gc_det_point_key(key, sizeof key, p->bench, p->metric, c);
+    long k = det_strtab_id(&d->vstr, key, 1);
+    id = k < 0 ? -1 : det_strtab_id(&d->sigs, sig, 1);
+    if (id < 0)
+        return NULL;
+    if ((size_t)id >= d->nsig_key) {
+        size_t nc = d->sigs.cap;
+        uint32_t *ns = realloc(d->sig_key, nc * sizeof *ns);
+        if (!ns)
+            return NULL;
+        d->sig_key = ns;
+        d->nsig_key = nc;
+    }
+    d->sig_key[id] = (uint32_t)k;
+    return d->vstr.s[k];
+}
+
 int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *sums,
                              const char *status_name, gc_err *err)
 {
     const gc_gpu_info *in = &g->info;
     size_t cap = g->nparams + g->npoints;
     gc_det_value *v = calloc(cap ? cap : 1, sizeof *v);
-    char (*keys)[160] = calloc(g->npoints ? g->npoints : 1, sizeof *keys);
-    if (!v || !keys) {
-        free(v);
-        free(keys);
+    if (!v)
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
-    }
     size_t n = 0;
     for (size_t i = 0; i < g->nparams; i++) {
         int b = gc_rules_param(d->r, g->params[i].name);
         if (b)
             v[n++] = (gc_det_value){ .name = g->params[i].name, .unit = g->params[i].unit,
-                                     .better = b, .value = gc_det_round(g->params[i].value) };
+                                     .better = b, .value = round_float(g->params[i].value) };
     }
     int throttled = 0, shared = 0;
     for (size_t i = 0; i < g->npoints; i++) {
@@ -684,12 +763,19 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
             s = sums[i];
         else
             gc_point_summary(p, &s);
-        gc_det_point_key(keys[i], sizeof keys[i], p->bench, p->metric, &p->ctx);
-        v[n++] = (gc_det_value){ .name = keys[i], .unit = p->unit, .better = b,
-                                 .value = gc_det_round(s.p50), .has_q = 1, .count = (double)s.count,
+        const char *key = point_key(d, p);
+        if (!key) {
+            free(v);
+            return gc_fail(err, GC_ENOMEM, "detect: out of memory");
+        }
+        /* kept as floats (gc_detect_add_gpu): rounded as the catalogue
+         * writes them, then to float, as check's reader does */
+        double p50 = round_float(s.p50);
+        v[n++] = (gc_det_value){ .name = key, .unit = p->unit, .better = b,
+                                 .value = p50, .has_q = 1, .count = (double)s.count,
                                  .shared = (p->flags & GC_FLAG_SHARED) != 0,
                                  .remeasure = gc_ctx_get(&p->ctx, "confirm") != NULL,
-                                 .q = { gc_det_round(s.p1), gc_det_round(s.p5), gc_det_round(s.p50), gc_det_round(s.p95), gc_det_round(s.p99) } };
+                                 .q = { round_float(s.p1), round_float(s.p5), p50, round_float(s.p95), round_float(s.p99) } };
     }
     gc_det_gpu r = {
         .node = in->node, .index = in->local_index, .rank = in->rank, .uuid = in->uuid,
@@ -713,7 +799,6 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
         gc_det_sustain_param(&r.sustain, g->params[i].name, g->params[i].value);
     int rc = gc_detect_add_gpu(d, &r, err);
     free(v);
-    free(keys);
     return rc;
 }
 
@@ -798,12 +883,14 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         g->group = (uint32_t)id;
         order[i] = (uint32_t)i;
         gc_verdict *v = det_new_verdict(d, GC_SUBJ_GPU);
-        snprintf(v->subject, sizeof v->subject, "%s/gpu%d", g->node, g->index);
+        if (!v || det_set_subject(d, v, "%s/gpu%d", g->node, g->index) ||
+            (id >= 0 && det_set_group(d, v, d->groups.s[id]))) {
+            rc = GC_ENOMEM;
+            break;
+        }
         CPY(v->node, g->node);
         v->gpu_index = g->index;
         CPY(v->uuid, g->uuid);
-        if (id >= 0)
-            snprintf(v->group, sizeof v->group, "%.255s", d->groups.s[id]);
         v->used_baseline = d->base && det_baseline_knows_plan(d->base, g->name, g->uuid, d->plan);
     }
     if (rc == GC_EINVAL) {
@@ -811,7 +898,6 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         goto out;
     }
     for (size_t i = 0; i < d->nl && !rc; i++) {
-        link_ptrs(&d->l[i]);
         lsrc[i] = gpu_of(&ids, &d->l[i].l.src);
         ldst[i] = gpu_of(&ids, &d->l[i].l.dst);
         if (!det_new_verdict(d, GC_SUBJ_LINK))
@@ -843,7 +929,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
             v->peers = (int)n;
             v->used_peers = n >= (size_t)R->min_peers;
             if (n < (size_t)R->min_peers)
-                snprintf(v->note, sizeof v->note,
+                rc = det_set_note(d, v,
                          "%zu GPU(s) of this SKU and topology in the run (< %d): judged from %s", n,
                          R->min_peers,
                          v->used_baseline ? "the baseline and limits alone"
@@ -852,7 +938,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
                                "judges only what the same plan measured)"
                          : d->base ? "limits alone (the baseline has nothing for this SKU)"
                                    : "limits alone (no baseline given)");
-            if (v->used_baseline)
+            if (!rc && v->used_baseline)
                 rc = det_judge_baseline(d, g, v);
             if (!rc)
                 rc = det_judge_limits(d, g, links, v);

@@ -203,18 +203,21 @@ typedef struct gc_reason {
     char detail[200];
 } gc_reason;
 
+/* subject, group and note: kept by the detector that made the verdict (a
+ * census of 16,384 GPUs has ~500,000 verdicts: as fixed arrays they took
+ * 912 of its ~1.1 KB), valid while it lives; never NULL (note "": none). */
 typedef struct gc_verdict {
     int type;
-    char subject[256];
+    const char *subject;
     char node[GC_NODE_MAX];
     int gpu_index;        /* -1 */
     char uuid[48];
     long link_index;      /* -1 */
     int level;
-    char group[256];      /* peer group */
+    const char *group;    /* peer group */
     int peers;            /* size of the peer group (the subject included) */
     int used_peers, used_baseline;
-    char note[400];
+    const char *note;
     size_t nreasons;
     gc_reason *reasons;
 } gc_verdict;
@@ -235,6 +238,10 @@ const gc_verdict *gc_detect_verdict(const gc_detect *d, size_t i);
  * catalogue repeat the run's verdicts, catread_verdicts.c): copied in; the
  * detector then counts as finished (gc_detect_finish judges nothing). */
 int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err);
+/* Once finished: frees what judging needed (the GPUs' values, the links'
+ * records); the verdicts stay (gc_detect_json, gc_detect_verdict). The
+ * writer's peak is then the verdicts and their text, not both and the values. */
+void gc_detect_release(gc_detect *d);
 /* Worst level over all subjects. */
 int gc_detect_worst(const gc_detect *d);
 /* The "verdicts" array as JSON text (malloc'd), lines after the first

@@ -91,10 +91,10 @@ typedef struct grec {
     size_t order;      /* 1 + position given by gc_detect_order_next, 0: as added */
 } grec;
 
+/* l's strings are the detector's (vstr), never NULL: ~216 bytes a link,
+ * 491,520 links at 16,384 GPUs */
 typedef struct lrec {
     gc_det_link l;
-    char kind[16], bench[8], dir[8], mem[12], engine[8], peer[8];
-    char src_node[GC_NODE_MAX], dst_node[GC_NODE_MAX], src_uuid[48], dst_uuid[48];
     long src_gpu, dst_gpu;     /* grec index, -1 */
     uint32_t group;
 } lrec;
@@ -116,6 +116,13 @@ struct gc_detect {
     int ordered;       /* some GPU came with a position */
     char plan[64];     /* the plan that measured what is judged ("": unknown) */
     double z_fleet;    /* the z that a per-run false-positive rate allows over all comparisons */
+    strtab vstr;       /* the verdicts' subjects, groups and notes; the links' strings */
+    /* A point's key by what it depends on (bench, metric, the context it
+     * names), so a census formats each plan point's key once, not once per
+     * GPU: sig id -> the key's id in vstr. */
+    strtab sigs;
+    uint32_t *sig_key;
+    size_t nsig_key;
 };
 
 #define CPY(dst, src) snprintf(dst, sizeof dst, "%s", (src) ? (src) : "")
@@ -123,6 +130,15 @@ struct gc_detect {
 /* ---- verdict building (detect_verdict.c) ------------------------------ */
 
 gc_verdict *det_new_verdict(gc_detect *d, int type);
+/* s kept by the detector (interned), cut to cap - 1 bytes as the fixed
+ * arrays of the verdicts once were; NULL: out of memory. */
+const char *det_vstr(gc_detect *d, const char *s, size_t cap);
+/* Sets a verdict's subject (cut at 255 bytes), group (255) or note (399). */
+int det_set_subject(gc_detect *d, gc_verdict *v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int det_set_group(gc_detect *d, gc_verdict *v, const char *s);
+int det_set_note(gc_detect *d, gc_verdict *v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Appends to the note, "; " between. */
+int det_add_note(gc_detect *d, gc_verdict *v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double value,
                    double ref, double dev, const char *dev_unit, int sev, const char *fmt, ...)
     __attribute__((format(printf, 9, 10)));

@@ -240,11 +240,10 @@ int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
                                 r->deviation_unit, r->severity, "%s", r->detail);
     }
     if (!rc && (unknown || host)) {
-        size_t n = strlen(v->note);
-        snprintf(v->note + n, sizeof v->note - n,
-                 "%sbaseline: %zu values judged against plan %s's; %zu it has no value for (not judged "
+        rc = det_add_note(d, v,
+                 "baseline: %zu values judged against plan %s's; %zu it has no value for (not judged "
                  "against it)%s%zu set by the host (not judged against another host's)",
-                 n ? "; " : "", judged, d->plan[0] ? d->plan : "?", unknown, ", ", host);
+                 judged, d->plan[0] ? d->plan : "?", unknown, ", ", host);
     }
     /* another method measures something else under the same keys: never
      * compared, never a deviation */
@@ -461,25 +460,27 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
         char a[96], b[96];
         end_name(&l->l.src, a, sizeof a);
         end_name(&l->l.dst, b, sizeof b);
-        snprintf(v->subject, sizeof v->subject, "%.100s: %.70s -> %.70s", cls, a, b);
-        CPY(v->node, l->l.src.is_gpu ? l->src_node : l->dst_node);
+        if (!rc && det_set_subject(d, v, "%.100s: %.70s -> %.70s", cls, a, b))
+            rc = GC_ENOMEM;
+        CPY(v->node, l->l.src.is_gpu ? l->l.src.node : l->l.dst.node);
         v->link_index = (long)l->l.index;
-        snprintf(v->group, sizeof v->group, "%.255s", key);
+        if (!rc && det_set_group(d, v, key))
+            rc = GC_ENOMEM;
         v->used_baseline = d->base && det_baseline_knows_plan(d->base, lgpu_src[i] >= 0 ? ss : ds,
-                                                              l->l.src.is_gpu ? l->src_uuid : l->dst_uuid,
+                                                              l->l.src.is_gpu ? l->l.src.uuid : l->l.dst.uuid,
                                                               d->plan);
         /* physical limit: achieved / nominal of a one-way copy */
-        int one_way = strcmp(l->dir, "bidir") != 0 && strcmp(l->mem, "pageable") != 0 &&
-                      (!l->engine[0] || !strcmp(l->engine, "ce")) && !l->l.concurrent;
-        double floor = !strcmp(l->kind, "pcie") ? R->pcie_lambda_floor
-                     : !strcmp(l->kind, "nvlink") ? R->nvlink_lambda_floor : 0;
+        int one_way = strcmp(l->l.direction, "bidir") != 0 && strcmp(l->l.memory, "pageable") != 0 &&
+                      (!l->l.engine[0] || !strcmp(l->l.engine, "ce")) && !l->l.concurrent;
+        double floor = !strcmp(l->l.kind, "pcie") ? R->pcie_lambda_floor
+                     : !strcmp(l->l.kind, "nvlink") ? R->nvlink_lambda_floor : 0;
         if (!rc && one_way && floor > 0 && isfinite(l->l.lambda) && l->l.lambda < floor)
             rc = det_add_reason(v, "limit_lambda", "lambda", l->l.lambda, floor, l->l.lambda, "ratio",
                                 GC_V_SUSPECT, "achieves %.0f%% of its nominal %.4g GB/s (floor %.0f%%)",
                                 100 * l->l.lambda, l->l.nominal_bps / 1e9, 100 * floor);
         if (!rc && d->base) {
             const char *sku = lgpu_src[i] >= 0 ? ss : ds;
-            const char *uuid = l->l.src.is_gpu ? l->src_uuid : l->dst_uuid;
+            const char *uuid = l->l.src.is_gpu ? l->l.src.uuid : l->l.dst.uuid;
             char bk[200];
             snprintf(bk, sizeof bk, "link:%s:beta_bps", cls);
             int own;
@@ -524,8 +525,8 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
         for (size_t j = 0; j < n; j++) {
             lv[m[j]].peers = (int)n;
             lv[m[j]].used_peers = n >= (size_t)R->min_peers;
-            if (n < (size_t)R->min_peers)
-                snprintf(lv[m[j]].note, sizeof lv[m[j]].note,
+            if (n < (size_t)R->min_peers && !rc)
+                rc = det_set_note(d, &lv[m[j]],
                          "%zu link(s) of this class (< %d): judged from %s", n, R->min_peers,
                          lv[m[j]].used_baseline ? "the baseline and limits alone"
                          : d->base ? "limits alone (the baseline has nothing for this SKU)"
@@ -606,8 +607,8 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
         if (i < d->ng)
             names[0] = d->g[i].node;
         else {
-            names[0] = d->l[i - d->ng].src_node;
-            names[1] = d->l[i - d->ng].dst_node;
+            names[0] = d->l[i - d->ng].l.src.node;
+            names[1] = d->l[i - d->ng].l.dst.node;
         }
         for (int k = 0; k < 2 && !rc; k++) {
             if (!names[k] || !names[k][0] || det_strtab_id(&nodes, names[k], 0) >= 0)
@@ -621,9 +622,11 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
                 rc = GC_ENOMEM;
                 break;
             }
-            CPY(v->subject, names[k]);
+            if (det_set_subject(d, v, "%s", names[k]) || det_set_group(d, v, "node")) {
+                rc = GC_ENOMEM;
+                break;
+            }
             CPY(v->node, names[k]);
-            snprintf(v->group, sizeof v->group, "node");
         }
     }
     /* network links: a node is good with others when one of its network
@@ -635,9 +638,9 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
         rc = GC_ENOMEM;
     for (size_t i = 0; !rc && i < d->nl; i++) {
         const lrec *l = &d->l[i];
-        if (strcmp(l->kind, "network") || d->v[d->ng + i].level != GC_V_OK)
+        if (strcmp(l->l.kind, "network") || d->v[d->ng + i].level != GC_V_OK)
             continue;
-        long a = det_strtab_id(&nodes, l->src_node, 0), b = det_strtab_id(&nodes, l->dst_node, 0);
+        long a = det_strtab_id(&nodes, l->l.src.node, 0), b = det_strtab_id(&nodes, l->l.dst.node, 0);
         if (a >= 0)
             net_ok[a] = 1;
         if (b >= 0)
@@ -647,14 +650,14 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
         const gc_verdict *s = &d->v[i];
         const char *names[2] = { s->node, NULL };
         if (i >= d->ng) {
-            names[0] = d->l[i - d->ng].src_node;
-            names[1] = strcmp(d->l[i - d->ng].dst_node, names[0]) ? d->l[i - d->ng].dst_node : NULL;
+            names[0] = d->l[i - d->ng].l.src.node;
+            names[1] = strcmp(d->l[i - d->ng].l.dst.node, names[0]) ? d->l[i - d->ng].l.dst.node : NULL;
         } else {
             d->v[first + det_strtab_id(&nodes, names[0], 0)].peers++;
         }
         if (s->level == GC_V_OK)
             continue;
-        if (i >= d->ng && names[1] && !strcmp(d->l[i - d->ng].kind, "network")) {
+        if (i >= d->ng && names[1] && !strcmp(d->l[i - d->ng].l.kind, "network")) {
             rc = blame_net(d, &nodes, first, net_ok, s, names);
             continue;
         }

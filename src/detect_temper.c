@@ -174,12 +174,10 @@ int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v)
                             "used the GPU (NVML)%s; measure again with the GPU to itself",
                             g->shared_points, g->points,
                             shared_blamed ? ", and deviations drawn from them are not blamed on the GPU" : "");
-    if (!rc && (confirmed || not_held || unconfirmed)) {
-        size_t n = strlen(v->note);
-        snprintf(v->note + n, sizeof v->note - n,
-                 "%smeasured again before blaming: %d degraded finding(s) confirmed, %d not (suspect), "
-                 "%d not measured again (unconfirmed)", n ? "; " : "", confirmed, not_held, unconfirmed);
-    }
+    if (!rc && (confirmed || not_held || unconfirmed))
+        rc = det_add_note(d, v,
+                 "measured again before blaming: %d degraded finding(s) confirmed, %d not (suspect), "
+                 "%d not measured again (unconfirmed)", confirmed, not_held, unconfirmed);
     det_relevel(v);
     return rc;
 }
@@ -190,9 +188,9 @@ enum { FAM_P2P, FAM_HOST, FAM_N };
 
 static int family(const lrec *l)
 {
-    if (!strcmp(l->bench, "p2p"))
+    if (!strcmp(l->l.benchmark, "p2p"))
         return FAM_P2P;
-    if (!strcmp(l->bench, "xfer") && !l->l.concurrent && strcmp(l->mem, "pageable"))
+    if (!strcmp(l->l.benchmark, "xfer") && !l->l.concurrent && strcmp(l->l.memory, "pageable"))
         return FAM_HOST;
     return -1;
 }
@@ -310,13 +308,12 @@ int det_temper_links(gc_detect *d)
                 not_held++;
             }
         }
-        if (confirmed || not_held || unconfirmed) {
-            size_t n = strlen(v->note);
-            snprintf(v->note + n, sizeof v->note - n,
-                     "%smeasured again before blaming: %d degraded finding(s) confirmed, %d not "
-                     "(suspect), %d not measured again (unconfirmed)", n ? "; " : "", confirmed,
-                     not_held, unconfirmed);
-        }
+        if ((confirmed || not_held || unconfirmed) &&
+            det_add_note(d, v,
+                     "measured again before blaming: %d degraded finding(s) confirmed, %d not "
+                     "(suspect), %d not measured again (unconfirmed)", confirmed,
+                     not_held, unconfirmed))
+            return GC_ENOMEM;
         det_relevel(v);
     }
     return 0;

@@ -34,9 +34,9 @@ static void host_bw(const gc_detect *d, const long *lsrc, const long *ldst, doub
     for (size_t i = 0; i < d->nl; i++) {
         const lrec *l = &d->l[i];
         long gi = l->l.src.is_gpu ? lsrc[i] : ldst[i];
-        int dir = !strcmp(l->dir, "h2d") ? DIR_H2D : !strcmp(l->dir, "d2h") ? DIR_D2H : -1;
-        if (strcmp(l->bench, "xfer") || l->l.concurrent || dir < 0 || strcmp(l->mem, "pinned") ||
-            (l->engine[0] && strcmp(l->engine, "ce")) || gi < 0 || !isfinite(l->l.beta_bps))
+        int dir = !strcmp(l->l.direction, "h2d") ? DIR_H2D : !strcmp(l->l.direction, "d2h") ? DIR_D2H : -1;
+        if (strcmp(l->l.benchmark, "xfer") || l->l.concurrent || dir < 0 || strcmp(l->l.memory, "pinned") ||
+            (l->l.engine[0] && strcmp(l->l.engine, "ce")) || gi < 0 || !isfinite(l->l.beta_bps))
             continue;
         double *o = &bw[(size_t)gi * NDIR + (size_t)dir];
         if (!isfinite(*o) || l->l.beta_bps > *o)

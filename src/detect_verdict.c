@@ -64,9 +64,75 @@ gc_verdict *det_new_verdict(gc_detect *d, int type)
     gc_verdict *v = &d->v[d->nv++];
     memset(v, 0, sizeof *v);
     v->type = type;
+    v->subject = v->group = v->note = "";
     v->gpu_index = -1;
     v->link_index = -1;
     return v;
+}
+
+const char *det_vstr(gc_detect *d, const char *s, size_t cap)
+{
+    char cut[400];
+    if (!s)
+        s = "";
+    if (strlen(s) >= cap && cap <= sizeof cut) {
+        snprintf(cut, cap, "%s", s);
+        s = cut;
+    }
+    long id = det_strtab_id(&d->vstr, s, 1);
+    return id < 0 ? NULL : d->vstr.s[id];
+}
+
+static int set_fmt(gc_detect *d, const char **field, size_t cap, const char *head, const char *fmt,
+                   va_list ap)
+{
+    char t[400];
+    size_t n = (size_t)snprintf(t, cap, "%s", head);
+    if (n < cap)
+        vsnprintf(t + n, cap - n, fmt, ap);
+    const char *s = det_vstr(d, t, cap);
+    if (!s)
+        return GC_ENOMEM;
+    *field = s;
+    return 0;
+}
+
+int det_set_subject(gc_detect *d, gc_verdict *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = set_fmt(d, &v->subject, 256, "", fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int det_set_group(gc_detect *d, gc_verdict *v, const char *s)
+{
+    const char *g = det_vstr(d, s, 256);
+    if (!g)
+        return GC_ENOMEM;
+    v->group = g;
+    return 0;
+}
+
+int det_set_note(gc_detect *d, gc_verdict *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = set_fmt(d, &v->note, 400, "", fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int det_add_note(gc_detect *d, gc_verdict *v, const char *fmt, ...)
+{
+    char head[400];
+    snprintf(head, sizeof head, "%s%s", v->note, v->note[0] ? "; " : "");
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = set_fmt(d, &v->note, 400, head, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err)
@@ -80,6 +146,14 @@ int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err)
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     }
     *n = *v;
+    n->subject = det_vstr(d, v->subject, 256);
+    n->group = det_vstr(d, v->group, 256);
+    n->note = det_vstr(d, v->note, 400);
+    if (!n->subject || !n->group || !n->note) {
+        free(rs);
+        d->nv--;
+        return gc_fail(err, GC_ENOMEM, "detect: out of memory");
+    }
     if (rs)
         memcpy(rs, v->reasons, v->nreasons * sizeof *rs);
     n->reasons = rs;
@@ -179,6 +253,83 @@ static json_t *verdict_json(const gc_verdict *v)
     return o;
 }
 
+/* A verdict without reasons whose strings are printable ASCII (nearly
+ * every one of a healthy census: 31 a GPU) as json_dumps would write
+ * verdict_json's object (JSON_INDENT(1)), without building it: 0, or -1 to
+ * leave it to jansson. */
+static int plain_str(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+            return 0;
+    return 1;
+}
+
+static void put_jstr(char **p, const char *s)
+{
+    char *o = *p;
+    *o++ = '"';
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            *o++ = '\\';
+        *o++ = *s;
+    }
+    *o++ = '"';
+    *p = o;
+}
+
+static char *verdict_text(const gc_verdict *v, int *fallback)
+{
+    *fallback = v->nreasons || v->type < 0 || v->type > GC_SUBJ_NODE || !plain_str(v->subject) ||
+                !plain_str(v->node) || !plain_str(v->uuid) || !plain_str(v->group) ||
+                !plain_str(v->note);
+    if (*fallback)
+        return NULL;
+    size_t cap = 2 * (strlen(v->subject) + strlen(v->node) + strlen(v->uuid) + strlen(v->group) +
+                      strlen(v->note)) + 400;
+    char *t = malloc(cap), *o = t;
+    if (!t)
+        return NULL;
+#define PUTS(x) (memcpy(o, x, strlen(x)), o += strlen(x))
+    PUTS("{\n \"subject\": ");
+    put_jstr(&o, v->subject);
+    PUTS(",\n \"type\": ");
+    put_jstr(&o, type_names[v->type]);
+    PUTS(",\n \"node\": ");
+    put_jstr(&o, v->node);
+    PUTS(",\n \"gpu_index\": ");
+    o += v->gpu_index >= 0 ? sprintf(o, "%d", v->gpu_index) : sprintf(o, "null");
+    PUTS(",\n \"uuid\": ");
+    if (v->uuid[0])
+        put_jstr(&o, v->uuid);
+    else
+        PUTS("null");
+    PUTS(",\n \"link\": ");
+    o += v->link_index >= 0 ? sprintf(o, "%ld", v->link_index) : sprintf(o, "null");
+    PUTS(",\n \"verdict\": ");
+    put_jstr(&o, gc_verdict_name(v->level));
+    PUTS(",\n \"peer_group\": ");
+    put_jstr(&o, v->group);
+    o += sprintf(o, ",\n \"peers\": %d,\n \"basis\": [", v->peers);
+    if (v->type != GC_SUBJ_NODE) {
+        if (v->used_peers)
+            PUTS("\n  \"peers\",");
+        if (v->used_baseline)
+            PUTS("\n  \"baseline\",");
+        PUTS("\n  \"limits\"\n ]");
+    } else {
+        PUTS("\n  \"members\"\n ]");
+    }
+    if (v->note[0]) {
+        PUTS(",\n \"note\": ");
+        put_jstr(&o, v->note);
+    }
+    PUTS(",\n \"reasons\": []\n}");
+#undef PUTS
+    *o = '\0';
+    return t;
+}
+
 char *gc_detect_json(const gc_detect *d, int indent)
 {
     /* one element at a time: the whole array as a tree would hold every
@@ -189,9 +340,13 @@ char *gc_detect_json(const gc_detect *d, int indent)
         return NULL;
     out[len++] = '[';
     for (size_t i = 0; i < d->nv; i++) {
-        json_t *o = verdict_json(&d->v[i]);
-        char *t = o ? json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(10) | JSON_PRESERVE_ORDER) : NULL;
-        json_decref(o);
+        int fallback;
+        char *t = verdict_text(&d->v[i], &fallback);
+        if (fallback) {
+            json_t *o = verdict_json(&d->v[i]);
+            t = o ? json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(10) | JSON_PRESERVE_ORDER) : NULL;
+            json_decref(o);
+        }
         if (!t) {
             free(out);
             return NULL;

@@ -58,6 +58,47 @@ typedef struct lk {
     lk_chase chase;
 } lk;
 
+/* A link's class: what its JSON says besides ends and numbers (a few dozen
+ * in a census). */
+typedef struct lk_class {
+    char bench[GC_KEY_MAX];
+    int kind;
+    char dir[8], memory[12], engine[4], peer_access[4];
+    int concurrent;
+} lk_class;
+
+/* One fit input of a link whose model waits for its peer's end (the
+ * nominal bandwidth, which keeps sizes faster than the path can go out of
+ * the fit, needs it). */
+typedef struct lk_fitin {
+    double bytes, t50, bw_max;   /* bytes moved (both ways' for bidir) */
+    uint8_t flagged, has_bw;     /* GC_FLAG_OVER_NOMINAL; bw_max measured */
+} lk_fitin;
+
+enum { DST_HOST, DST_RANK, DST_P2P_UNRESOLVED, DST_NET };
+
+/* A link as catalogue.json needs it (gc_links_no_sizes: rank 0 and merge's
+ * census-wide links): its model fitted as soon as both ends are known, its
+ * ends as indices, no size table. ~130 bytes; 491,520 links at 16,384
+ * GPUs on the default plan (2.6 KB each with their sizes and ends). */
+typedef struct lkc {
+    uint16_t cls;
+    uint8_t dst_kind;            /* DST_*: host of by, rank peer, unresolved p2p peer, net peer */
+    uint8_t ok;                  /* the model fitted */
+    uint8_t nseg;
+    int16_t pcie_gen, pcie_width;   /* by's PCIe as the points saw it (xfer), for the nominal */
+    uint32_t by;                 /* index into ends: the GPU that measured it */
+    int32_t peer;                /* peer rank (DST_RANK, DST_NET), peer GPU index (unresolved) */
+    int32_t pend_next;           /* pending on the same peer, -1: last */
+    uint16_t nfit;
+    double top_bps, again_bps, share;
+    double alpha_s, beta_bps, r2, max_rel, size_min, size_max;
+    gc_xfer_seg *seg;            /* nseg > 1 */
+    lk_chase *chase;             /* NULL: no chase */
+    lk_fitin *fit;               /* pending: the fit inputs, until the peer's end is known */
+    char *net_node;              /* DST_NET with a peer rank outside the roster */
+} lkc;
+
 struct gc_links {
     const gc_roster_entry *roster;
     size_t nranks;
@@ -69,6 +110,16 @@ struct gc_links {
     gc_link_observer obs;    /* told of each link as it is written */
     void *obs_ctx;
     int no_sizes;            /* catalogue.json: the size tables are the node files' */
+    /* gc_links_no_sizes: compact links (lkc); v holds one GPU's while it is added */
+    lkc *c;
+    size_t nc, capc;
+    lk_class *cls;
+    size_t ncls, capcls;
+    lk_end *ends;            /* one per GPU added */
+    size_t nends, capends;
+    size_t *by_end;          /* ranks sorted by (node, local index), for p2p peers */
+    unsigned char *known;    /* per rank: its GPU was added (its end is final) */
+    int32_t *pend;           /* per rank: first link waiting for it, -1 none */
 };
 
 void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx)
@@ -88,6 +139,8 @@ static void view_end(const lk_end *e, gc_link_view_end *v)
     v->numa_node = e->numa_node >= 0 ? e->numa_node : -1;
 }
 
+static int by_end(const void *a, const void *b, void *ctx);
+
 gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks)
 {
     gc_links *l = calloc(1, sizeof *l);
@@ -100,12 +153,24 @@ gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks)
         free(l);
         return NULL;
     }
+    size_t m = nranks ? nranks : 1;
+    l->by_end = malloc(m * sizeof *l->by_end);
+    l->known = calloc(m, 1);
+    l->pend = malloc(m * sizeof *l->pend);
+    if (!l->by_end || !l->known || !l->pend) {
+        gc_links_free(l);
+        return NULL;
+    }
     for (size_t r = 0; r < nranks; r++) {
         snprintf(l->ranks[r].node, sizeof l->ranks[r].node, "%s", roster[r].node);
         l->ranks[r].gpu_index = roster[r].local_index;
         l->ranks[r].rank = roster[r].rank;
         l->ranks[r].numa_node = -1;
+        l->by_end[r] = r;
+        l->pend[r] = -1;
     }
+    /* p2p peers by (node, local index), as the roster names them */
+    qsort_r(l->by_end, nranks, sizeof *l->by_end, by_end, l->ranks);
     return l;
 }
 
@@ -113,6 +178,18 @@ void gc_links_free(gc_links *l)
 {
     if (!l)
         return;
+    for (size_t i = 0; i < l->nc; i++) {
+        free(l->c[i].seg);
+        free(l->c[i].chase);
+        free(l->c[i].fit);
+        free(l->c[i].net_node);
+    }
+    free(l->c);
+    free(l->cls);
+    free(l->ends);
+    free(l->by_end);
+    free(l->known);
+    free(l->pend);
     for (size_t i = 0; i < l->n; i++)
         free(l->v[i].sizes);
     free(l->ranks);
@@ -128,7 +205,7 @@ void gc_links_no_sizes(gc_links *l)
 
 size_t gc_links_count(const gc_links *l)
 {
-    return l ? l->n : 0;
+    return l ? (l->no_sizes ? l->nc : l->n) : 0;
 }
 
 static void end_of(const gc_gpu *g, lk_end *e)
@@ -189,14 +266,14 @@ static lk_size *find_size(lk *x, double bytes)
 }
 
 /* The link key of a transfer point; 0 if the point is no transfer. */
-static int key_of(const gc_gpu *g, const gc_point *p, lk *k)
+static int key_of(const gc_gpu *g, const lk_end *by, const gc_point *p, lk *k)
 {
     const char *b = p->bench;
     if (!same_str(b, "xfer") && !same_str(b, "p2p") && !same_str(b, "net"))
         return 0;
     memset(k, 0, sizeof *k);
     snprintf(k->bench, sizeof k->bench, "%s", b);
-    end_of(g, &k->by);
+    k->by = *by;   /* end_of(g): once per GPU */
     k->peer_rank = k->peer_gpu = -1;
     const gc_ctx *c = &p->ctx;
     k->concurrent = same_str(gc_ctx_str(c, "phase", ""), "concurrent");
@@ -294,18 +371,26 @@ static void fit_sizes(gc_links *l, size_t first)
     }
 }
 
+static int compact_gpu(gc_links *l, const gc_gpu *g);
+
 int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
 {
     size_t first = l->n;
     for (size_t i = 0; i < n; i++) {
         const gc_gpu *g = &gpus[i];
+        for (size_t k = 0; l->no_sizes && k < l->n; k++)
+            free(l->v[k].sizes);   /* left staged by a failure */
+        if (l->no_sizes)
+            l->n = 0;
         l->gpu_first = l->n;
         if (g->info.rank >= 0 && (size_t)g->info.rank < l->nranks && g->info.uuid[0])
             end_of(g, &l->ranks[g->info.rank]);
+        lk_end by;
+        end_of(g, &by);
         for (size_t j = 0; j < g->npoints; j++) {
             const gc_point *p = &g->points[j];
             lk key;
-            if (p->status != GC_PT_OK || !key_of(g, p, &key))
+            if (p->status != GC_PT_OK || !key_of(g, &by, p, &key))
                 continue;
             int is_t = same_str(p->metric, "time"), is_bw = same_str(p->metric, "bandwidth");
             int is_to = same_str(p->metric, "bandwidth_to_peer");
@@ -359,8 +444,11 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
                 s->bw_max = sm.max;
             }
         }
+        if (l->no_sizes && compact_gpu(l, g))
+            return -1;
     }
-    fit_sizes(l, first);
+    if (!l->no_sizes)
+        fit_sizes(l, first);
     return 0;
 }
 
@@ -529,34 +617,26 @@ static void chase_json(gc_jw *w, const lk_chase *c)
     gc_jw_close(w, "}");
 }
 
-static void link_json(gc_jw *w, const lk *x, const gc_links *l, size_t index)
+/* The sizes a link's model is fitted on, ascending. */
+static size_t fit_sizes_of(const lk *x, lk_size *s)
 {
-    lk_size s[LK_MAX_SIZES];
     size_t ns = 0;
     for (size_t i = 0; i < x->nsizes; i++)
         if (x->sizes[i].has_t && x->sizes[i].t50 > 0 && x->sizes[i].bytes > 0)
             s[ns++] = x->sizes[i];
     qsort(s, ns, sizeof *s, cmp_size);
-    char basis[96];
-    double nom = nominal(x, basis, sizeof basis);
-    /* n counts the bytes moved: both directions' for bidir. A size with a
-     * sample faster than the path's nominal x 1.02 is no transfer the link
-     * can do (a timing fault): it stays out of the fit. */
-    double mult = same_str(x->dir, "bidir") ? 2 : 1;
-    double nb[LK_MAX_SIZES], nt[LK_MAX_SIZES];
-    int over[LK_MAX_SIZES];
-    size_t nf = 0;
-    for (size_t i = 0; i < ns; i++) {
-        over[i] = (s[i].flags & GC_FLAG_OVER_NOMINAL) ||
-                  (nom > 0 && s[i].has_bw && s[i].bw_max > OVER_NOMINAL * nom);
-        if (over[i])
-            continue;
-        nb[nf] = s[i].bytes * mult;
-        nt[nf++] = s[i].t50;
-    }
-    gc_xfer_model m;
-    int ok = gc_xfer_fit(nb, nt, nf, &m) == 0;
+    return ns;
+}
 
+/* A link's JSON and its observer's view. m NULL: no model. s/ns/over: its
+ * size table (node files), NULL in catalogue.json. share: the concurrent
+ * share, written where the model has a slope. */
+static void link_emit(gc_jw *w, const gc_links *l, const lk *x, size_t index,
+                      const gc_xfer_model *m, double nom, const char *basis, double top,
+                      double again, double share, const lk_size *s, size_t ns, const int *over,
+                      double mult)
+{
+    int ok = m != NULL;
     gc_jw_next(w);
     gc_jw_open(w, "{");
     gc_jw_kstr(w, "kind", kind_names[x->kind]);
@@ -574,11 +654,11 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l, size_t index)
     gc_jw_kint(w, "gpu_index", x->by.gpu_index);
     gc_jw_kint(w, "rank", x->by.rank);
     gc_jw_close(w, "}");
-    gc_jw_kreal(w, "bandwidth_top_p50_bps", ns && s[ns - 1].has_bw ? s[ns - 1].bw50 : NAN);
+    gc_jw_kreal(w, "bandwidth_top_p50_bps", top);
     if (!l->no_sizes)
         gc_jw_key(w, "sizes"), gc_jw_open(w, "[");
     for (size_t i = 0; i < ns && !l->no_sizes; i++) {
-        double pr = ok ? gc_xfer_predict(&m, s[i].bytes * mult) : NAN;
+        double pr = ok ? gc_xfer_predict(m, s[i].bytes * mult) : NAN;
         gc_jw_next(w);
         gc_jw_open(w, "{");
         gc_jw_kreal(w, "size_bytes", s[i].bytes);
@@ -599,16 +679,14 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l, size_t index)
     if (!l->no_sizes)
         gc_jw_close(w, "]");
     if (ok)
-        model_json(w, &m, l->no_sizes);
+        model_json(w, m, l->no_sizes);
     else
         gc_jw_knull(w, "model");
     chase_json(w, &x->chase);
     gc_jw_kreal(w, "nominal_bps", nom > 0 ? nom : NAN);
     kstr_or_null(w, "nominal_basis", basis, basis[0]);
-    gc_jw_kreal(w, "lambda", ok && nom > 0 && m.beta_bps > 0 ? m.beta_bps / nom : NAN);
-    gc_jw_kreal(w, "share", x->concurrent && ok && m.beta_bps > 0 ? concurrent_share(l, x, s, ns)
-                                                                  : NAN);
-    double again = ns && s[ns - 1].has_rbw ? s[ns - 1].rbw50 : NAN;
+    gc_jw_kreal(w, "lambda", ok && nom > 0 && m->beta_bps > 0 ? m->beta_bps / nom : NAN);
+    gc_jw_kreal(w, "share", x->concurrent && ok && m->beta_bps > 0 ? share : NAN);
     if (!isnan(again))   /* only links measured again have it */
         gc_jw_kreal(w, "remeasured_bandwidth_bps", again);
     gc_jw_close(w, "}");
@@ -619,16 +697,275 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l, size_t index)
             .engine = x->engine[0] ? x->engine : NULL,
             .peer_access = x->peer_access[0] ? x->peer_access : NULL,
             .concurrent = x->concurrent,
-            .alpha_s = ok ? m.alpha_s : NAN, .beta_bps = ok && m.beta_bps > 0 ? m.beta_bps : NAN,
+            .alpha_s = ok ? m->alpha_s : NAN, .beta_bps = ok && m->beta_bps > 0 ? m->beta_bps : NAN,
             .nominal_bps = nom > 0 ? nom : NAN,
-            .lambda = ok && nom > 0 && m.beta_bps > 0 ? m.beta_bps / nom : NAN,
-            .top_bps = ns && s[ns - 1].has_bw ? s[ns - 1].bw50 : NAN,
+            .lambda = ok && nom > 0 && m->beta_bps > 0 ? m->beta_bps / nom : NAN,
+            .top_bps = top,
             .again_bps = again,
         };
         view_end(&x->src, &v.src);
         view_end(&x->dst, &v.dst);
         l->obs(l->obs_ctx, &v);
     }
+}
+
+static void link_json(gc_jw *w, const lk *x, const gc_links *l, size_t index)
+{
+    lk_size s[LK_MAX_SIZES];
+    size_t ns = fit_sizes_of(x, s);
+    char basis[96];
+    double nom = nominal(x, basis, sizeof basis);
+    /* n counts the bytes moved: both directions' for bidir. A size with a
+     * sample faster than the path's nominal x 1.02 is no transfer the link
+     * can do (a timing fault): it stays out of the fit. */
+    double mult = same_str(x->dir, "bidir") ? 2 : 1;
+    double nb[LK_MAX_SIZES], nt[LK_MAX_SIZES];
+    int over[LK_MAX_SIZES];
+    size_t nf = 0;
+    for (size_t i = 0; i < ns; i++) {
+        over[i] = (s[i].flags & GC_FLAG_OVER_NOMINAL) ||
+                  (nom > 0 && s[i].has_bw && s[i].bw_max > OVER_NOMINAL * nom);
+        if (over[i])
+            continue;
+        nb[nf] = s[i].bytes * mult;
+        nt[nf++] = s[i].t50;
+    }
+    gc_xfer_model m;
+    int ok = gc_xfer_fit(nb, nt, nf, &m) == 0;
+    double share = x->concurrent && ok && m.beta_bps > 0 ? concurrent_share(l, x, s, ns) : NAN;
+    link_emit(w, l, x, index, ok ? &m : NULL, nom, basis,
+              ns && s[ns - 1].has_bw ? s[ns - 1].bw50 : NAN,
+              ns && s[ns - 1].has_rbw ? s[ns - 1].rbw50 : NAN, share, s, ns, over, mult);
+}
+
+/* ---- compact links (gc_links_no_sizes) ---------------------------------- */
+
+static long class_id(gc_links *l, const lk *x)
+{
+    lk_class k;
+    memset(&k, 0, sizeof k);
+    memcpy(k.bench, x->bench, sizeof k.bench);
+    k.kind = x->kind;
+    memcpy(k.dir, x->dir, sizeof k.dir);
+    memcpy(k.memory, x->memory, sizeof k.memory);
+    memcpy(k.engine, x->engine, sizeof k.engine);
+    memcpy(k.peer_access, x->peer_access, sizeof k.peer_access);
+    k.concurrent = x->concurrent;
+    for (size_t i = 0; i < l->ncls; i++)
+        if (memcmp(&l->cls[i], &k, sizeof k) == 0)
+            return (long)i;
+    if (l->ncls >= UINT16_MAX || gc_grow((void **)&l->cls, &l->capcls, l->ncls + 1, sizeof k))
+        return -1;
+    l->cls[l->ncls] = k;
+    return (long)l->ncls++;
+}
+
+/* The link as the full form has it, without sizes (ends resolved as
+ * gc_links_write resolves them). */
+static void view_of(const gc_links *l, const lkc *c, lk *x)
+{
+    memset(x, 0, sizeof *x);
+    const lk_class *k = &l->cls[c->cls];
+    memcpy(x->bench, k->bench, sizeof x->bench);
+    x->kind = k->kind;
+    memcpy(x->dir, k->dir, sizeof x->dir);
+    memcpy(x->memory, k->memory, sizeof x->memory);
+    memcpy(x->engine, k->engine, sizeof x->engine);
+    memcpy(x->peer_access, k->peer_access, sizeof x->peer_access);
+    x->concurrent = k->concurrent;
+    x->by = l->ends[c->by];
+    x->src = x->by;
+    switch (c->dst_kind) {
+    case DST_HOST: {
+        lk_end host = x->by;
+        host.host = 1;
+        host.uuid[0] = '\0';
+        int d2h = same_str(x->dir, "d2h");
+        x->src = d2h ? x->by : host;
+        x->dst = d2h ? host : x->by;
+        break;
+    }
+    case DST_RANK:
+        x->dst = l->ranks[c->peer];
+        x->dst.host = 0;
+        break;
+    case DST_P2P_UNRESOLVED:
+        snprintf(x->dst.node, sizeof x->dst.node, "%s", x->by.node);
+        x->dst.gpu_index = c->peer;
+        x->dst.rank = x->dst.numa_node = -1;
+        break;
+    default:   /* DST_NET */
+        if (!c->net_node) {
+            x->dst = l->ranks[c->peer];
+            x->dst.host = 0;
+        } else {
+            snprintf(x->dst.node, sizeof x->dst.node, "%s", c->net_node);
+            x->dst.gpu_index = x->dst.numa_node = -1;
+            x->dst.rank = c->peer;
+        }
+    }
+    /* the trained link as the points saw it (key_of), for the nominal */
+    x->by.pcie_gen = c->pcie_gen;
+    x->by.pcie_width = c->pcie_width;
+    x->chase = c->chase ? *c->chase : (lk_chase){ 0 };
+}
+
+/* Fits c's model on its inputs, both ends known. */
+static void finalize(gc_links *l, lkc *c)
+{
+    lk x;
+    view_of(l, c, &x);
+    char basis[96];
+    double nom = nominal(&x, basis, sizeof basis);
+    double nb[LK_MAX_SIZES], nt[LK_MAX_SIZES];
+    size_t nf = 0;
+    for (size_t i = 0; i < c->nfit; i++) {
+        const lk_fitin *f = &c->fit[i];
+        if (f->flagged || (nom > 0 && f->has_bw && f->bw_max > OVER_NOMINAL * nom))
+            continue;
+        nb[nf] = f->bytes;
+        nt[nf++] = f->t50;
+    }
+    gc_xfer_model m;
+    c->ok = gc_xfer_fit(nb, nt, nf, &m) == 0;
+    if (c->ok) {
+        c->alpha_s = m.alpha_s;
+        c->beta_bps = m.beta_bps;
+        c->r2 = m.r2;
+        c->max_rel = m.max_rel_residual;
+        c->size_min = m.size_min;
+        c->size_max = m.size_max;
+        c->nseg = (uint8_t)m.nseg;
+        if (m.nseg > 1 && (c->seg = malloc(m.nseg * sizeof *c->seg)))
+            memcpy(c->seg, m.seg, m.nseg * sizeof *c->seg);
+        else if (m.nseg > 1)
+            c->ok = 0;   /* out of memory: written as no model */
+    }
+    free(c->fit);
+    c->fit = NULL;
+    c->nfit = 0;
+}
+
+/* The rank of the GPU (node, index) of the roster, -1: none. */
+static long rank_at(const gc_links *l, const char *node, int index)
+{
+    size_t lo = 0, hi = l->nranks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const lk_end *e = &l->ranks[l->by_end[mid]];
+        int c = strcmp(e->node, node);
+        if (c < 0 || (c == 0 && e->gpu_index < index))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < l->nranks && !strcmp(l->ranks[l->by_end[lo]].node, node) &&
+        l->ranks[l->by_end[lo]].gpu_index == index)
+        return (long)l->by_end[lo];
+    return -1;
+}
+
+/* The staged links of g (l->v) made compact: each fitted now, or when
+ * its peer's GPU is added (its end gives the nominal). */
+static int compact_gpu(gc_links *l, const gc_gpu *g)
+{
+    int rc = 0;
+    if (gc_grow((void **)&l->ends, &l->capends, l->nends + 1, sizeof *l->ends))
+        rc = -1;
+    uint32_t by = (uint32_t)l->nends;
+    if (!rc)
+        end_of(g, &l->ends[l->nends++]);
+    int r = g->info.rank;
+    int in_roster = r >= 0 && (size_t)r < l->nranks;
+    if (in_roster)
+        l->known[r] = 1;
+    for (size_t i = 0; i < l->n && !rc; i++) {
+        lk *x = &l->v[i];
+        lk_size s[LK_MAX_SIZES];
+        size_t ns = fit_sizes_of(x, s);
+        long cls = class_id(l, x);
+        if (cls < 0 || gc_grow((void **)&l->c, &l->capc, l->nc + 1, sizeof *l->c)) {
+            rc = -1;
+            break;
+        }
+        lkc *c = &l->c[l->nc];
+        memset(c, 0, sizeof *c);
+        c->cls = (uint16_t)cls;
+        c->by = by;
+        c->pend_next = -1;
+        c->pcie_gen = (int16_t)x->by.pcie_gen;
+        c->pcie_width = (int16_t)x->by.pcie_width;
+        c->top_bps = ns && s[ns - 1].has_bw ? s[ns - 1].bw50 : NAN;
+        c->again_bps = ns && s[ns - 1].has_rbw ? s[ns - 1].rbw50 : NAN;
+        c->share = x->concurrent ? concurrent_share(l, x, s, ns) : NAN;
+        if (x->chase.has_ns || x->chase.has_cycles) {
+            if (!(c->chase = malloc(sizeof *c->chase)))
+                rc = -1;
+            else
+                *c->chase = x->chase;
+        }
+        long peer = -1;
+        if (x->kind == K_PCIE) {
+            c->dst_kind = DST_HOST;
+        } else if (x->kind == K_NET) {
+            c->dst_kind = DST_NET;
+            c->peer = x->peer_rank;
+            if ((x->peer_rank < 0 || (size_t)x->peer_rank >= l->nranks) &&
+                !(c->net_node = strdup(x->dst.node)))
+                rc = -1;
+        } else if ((peer = rank_at(l, x->dst.node, x->peer_gpu)) >= 0) {
+            c->dst_kind = DST_RANK;
+            c->peer = (int32_t)peer;
+        } else {
+            c->dst_kind = DST_P2P_UNRESOLVED;
+            c->peer = x->peer_gpu;
+        }
+        double mult = same_str(x->dir, "bidir") ? 2 : 1;
+        if (ns && !(c->fit = malloc(ns * sizeof *c->fit)))
+            rc = -1;
+        for (size_t k = 0; c->fit && k < ns; k++)
+            c->fit[k] = (lk_fitin){ s[k].bytes * mult, s[k].t50, s[k].bw_max,
+                                    (s[k].flags & GC_FLAG_OVER_NOMINAL) != 0, s[k].has_bw };
+        c->nfit = (uint16_t)(c->fit ? ns : 0);
+        l->nc++;
+        if (c->dst_kind == DST_RANK && !l->known[peer]) {
+            c->pend_next = l->pend[peer];
+            l->pend[peer] = (int32_t)(l->nc - 1);
+        } else {
+            finalize(l, c);
+        }
+    }
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i].sizes);
+    l->n = 0;
+    /* links that waited for this GPU's end */
+    for (int32_t k = in_roster ? l->pend[r] : -1; k >= 0; k = l->c[k].pend_next)
+        finalize(l, &l->c[k]);
+    if (in_roster)
+        l->pend[r] = -1;
+    return rc;
+}
+
+static void link_json_c(gc_jw *w, const gc_links *l, const lkc *c, size_t index)
+{
+    lk x;
+    view_of(l, c, &x);
+    char basis[96];
+    double nom = nominal(&x, basis, sizeof basis);
+    gc_xfer_model m;
+    memset(&m, 0, sizeof m);
+    m.valid = c->ok;
+    m.alpha_s = c->alpha_s;
+    m.beta_bps = c->beta_bps;
+    m.r2 = c->r2;
+    m.max_rel_residual = c->max_rel;
+    m.size_min = c->size_min;
+    m.size_max = c->size_max;
+    m.nseg = c->nseg;
+    if (c->nseg > 1)
+        memcpy(m.seg, c->seg, c->nseg * sizeof *c->seg);
+    link_emit(w, l, &x, index, c->ok ? &m : NULL, nom, basis, c->top_bps, c->again_bps, c->share,
+              NULL, 0, NULL, 1);
 }
 
 static int by_end(const void *a, const void *b, void *ctx)
@@ -650,20 +987,21 @@ static int by_pos(const void *a, const void *b, void *ctx)
 
 int gc_links_order(gc_links *l, const size_t *pos)
 {
-    if (!l || !l->n)
+    size_t n = gc_links_count(l);
+    if (!n)
         return 0;
-    size_t *key = malloc(l->n * sizeof *key);
-    size_t *o = malloc(l->n * sizeof *o);
+    size_t *key = malloc(n * sizeof *key);
+    size_t *o = malloc(n * sizeof *o);
     if (!key || !o) {
         free(key), free(o);
         return -1;
     }
-    for (size_t i = 0; i < l->n; i++) {
-        int r = l->v[i].by.rank;
+    for (size_t i = 0; i < n; i++) {
+        int r = l->no_sizes ? l->ends[l->c[i].by].rank : l->v[i].by.rank;
         key[i] = r >= 0 && (size_t)r < l->nranks ? pos[r] : (size_t)-1;
         o[i] = i;
     }
-    qsort_r(o, l->n, sizeof *o, by_pos, key);
+    qsort_r(o, n, sizeof *o, by_pos, key);
     free(key);
     free(l->order);
     l->order = o;
@@ -672,6 +1010,19 @@ int gc_links_order(gc_links *l, const size_t *pos)
 
 void gc_links_write(gc_links *l, gc_jw *w)
 {
+    if (l && l->no_sizes) {
+        /* links whose peer never came: its end as the roster names it */
+        for (size_t r = 0; r < l->nranks; r++) {
+            for (int32_t k = l->pend[r]; k >= 0; k = l->c[k].pend_next)
+                finalize(l, &l->c[k]);
+            l->pend[r] = -1;
+        }
+        gc_jw_open(w, "[");
+        for (size_t i = 0; i < l->nc; i++)
+            link_json_c(w, l, &l->c[l->order ? l->order[i] : i], i);
+        gc_jw_close(w, "]");
+        return;
+    }
     /* net endpoints on other nodes, by rank */
     for (size_t i = 0; l && i < l->n; i++) {
         lk *x = &l->v[i];

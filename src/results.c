@@ -47,8 +47,8 @@ int gc_ctx_set_str(gc_ctx *c, const char *key, const char *s)
 
 const gc_ctxv *gc_ctx_get(const gc_ctx *c, const char *key)
 {
-    for (int i = 0; i < c->n; i++)
-        if (strcmp(c->v[i].key, key) == 0)
+    for (int i = 0; i < c->n; i++)   /* the first byte first: most keys differ there */
+        if (c->v[i].key[0] == key[0] && strcmp(c->v[i].key, key) == 0)
             return &c->v[i];
     return NULL;
 }

@@ -49,6 +49,21 @@ typedef struct gc_record_note {
 /* sums: each point's summary, NULL: computed from the histograms. */
 int gc_record_encode(const gc_run_meta *run, const gc_gpu *g, const gc_summary *sums,
                      const gc_record_note *note, gc_wbuf *out, gc_err *err);
+/* A record in two parts, for a sender of many records alike (bench_tree):
+ * its head (run metadata, GPU identity) and its tail (the rest), each
+ * deflated on its own (codec.h's gc_deflate_raw); gc_record_encode is
+ * gc_record_join of the two, one zlib stream. */
+typedef struct gc_record_part {
+    gc_wbuf z;            /* raw deflate */
+    size_t raw_len;
+    uint32_t adler;       /* of the raw bytes */
+} gc_record_part;
+int gc_record_head(const gc_run_meta *run, const gc_gpu *g, gc_record_part *p, gc_err *err);
+int gc_record_tail(const gc_gpu *g, const gc_summary *sums, const gc_record_note *note,
+                   gc_record_part *p, gc_err *err);
+int gc_record_join(const gc_record_part *head, const gc_record_part *tail, gc_wbuf *out,
+                   gc_err *err);
+void gc_record_part_free(gc_record_part *p);
 int gc_record_decode(const void *data, size_t len, gc_run_meta *run, gc_gpu *g,
                      gc_record_note *note, gc_err *err);
 int gc_blob_is_record(const void *data, size_t len);

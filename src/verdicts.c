@@ -91,7 +91,7 @@ char *gc_verdicts_finish(gc_verdicts *v, gc_links *links, gc_jw *w)
     gc_links_observe(links, NULL, NULL);
     char *out = NULL;
     if (v && !v->failed && !gc_detect_finish(v->d, &v->err) &&
-        !(out = gc_detect_json(v->d, w->depth0)))
+        (gc_detect_release(v->d), !(out = gc_detect_json(v->d, w->depth0))))
         gc_fail(&v->err, GC_ENOMEM, "out of memory");
     if (v && !out)
         fprintf(stderr, "gpucensus: verdicts left out of the catalogue: %s\n",
