@@ -78,6 +78,7 @@ const gc_hw_def gc_hw_defs[HW_N] = {
     [HW_GATHER_LAT] = { "gather_latency_cycles", "gather latency", "cycles" },
     [HW_SCAT_LD] = { "scatter_load_sector_cycles", "scattered load", "cycles/sector/SM" },
     [HW_SCAT_ST] = { "scatter_store_sector_cycles", "scattered store", "cycles/sector/SM" },
+    [HW_SCAT_LD_L1] = { "scatter_load_l1_sector_cycles", "scattered L1 load", "cycles/sector/SM" },
     [HW_L2_BPC] = { "l2_bytes_per_cycle_per_sm", "L2 bandwidth", "bytes/cycle/SM" },
 };
 
@@ -265,6 +266,7 @@ void gc_hwp_from_gpu(const gc_gpu *g, gc_hwp *h)
     take(h, HW_GATHER_LAT, g, "gather_latency_cycles", 1, 0);
     take(h, HW_SCAT_LD, g, "scatter_load_sector_cycles", 1, 0);
     take(h, HW_SCAT_ST, g, "scatter_store_sector_cycles", 1, 0);
+    take(h, HW_SCAT_LD_L1, g, "scatter_load_l1_sector_cycles", 1, 0);
     const gc_param *l2 = param_of(g, "l2_bw_bps");
     if (l2 && cyc > 0)
         set(h, HW_L2_BPC, l2->value / cyc, "l2_bw_bps / (sm_count x freq_hz)%s%s", "", NULL);

@@ -48,6 +48,7 @@ enum {
     HW_GATHER_LAT,       /* a dependent load whose 32 lanes lie in 32 random lines */
     HW_SCAT_LD,          /* SM cycles per sector of a load with one lane per line (L2-resident) */
     HW_SCAT_ST,          /* SM cycles per sector of a transpose's one-lane-per-line stores */
+    HW_SCAT_LD_L1,       /* the same loads L1-resident (every line hits L1) */
     HW_L2_BPC,           /* L2 bandwidth in bytes per cycle per SM (l2_bw_bps) */
     HW_N
 };

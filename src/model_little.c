@@ -64,7 +64,7 @@ const int gc_little_params[] = {
     HW_INFL_N4, HW_INFL_N8, HW_INFL_N16, HW_INFL_N32, HW_INFL_N64, HW_INFL_N128, HW_INFL_N256,
     HW_INFL_N512, HW_SYNC_N8, HW_SYNC_N16, HW_SYNC_N32, HW_SYNC_N64, HW_COPY_N16, HW_COPY_N32,
     HW_COPY_N64, HW_COPY_N128, HW_COPY_N256, HW_COPY_N512, HW_GATHER_LAT, HW_SCAT_LD, HW_SCAT_ST,
-    HW_L2_BPC };
+    HW_L2_BPC, HW_SCAT_LD_L1 };
 const int gc_little_nparams = (int)(sizeof gc_little_params / sizeof gc_little_params[0]);
 
 const char *const gc_little_term_names[LT_NTERMS] = {
@@ -176,13 +176,18 @@ static void path_latency(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d
  * of a coalesced one: lanes over many lines, as a gather or a transpose's
  * stores; a misaligned coalesced access, 5 sectors in 2 lines, is not):
  * sectors x the measured cycles per sector of scattered loads / stores;
- * 0 where the catalogue has not measured them. */
+ * a load's sectors that hit L1 (the description's l1_hit_ratio: SpMV's
+ * row of values read a word a trip) at the L1-resident cost where the
+ * catalogue has it; 0 where the catalogue has not measured them. */
 static double lsu_cycles(const gc_hwp *h, const gc_kdesc *d)
 {
     double c = 0;
     for (int i = 0; i < d->nmem; i++) {
         const gc_kdesc_mem *m = &d->mem[i];
         double per = h->v[m->is_store ? HW_SCAT_ST : HW_SCAT_LD];
+        double l1 = h->v[HW_SCAT_LD_L1];
+        if (!m->is_store && m->l1_hit_ratio > 0 && isfinite(l1) && l1 > 0 && isfinite(per))
+            per = (1 - m->l1_hit_ratio) * per + m->l1_hit_ratio * l1;
         if (m->sectors_per_inst > 2 * gc_kdesc_min_sectors(m) && isfinite(per) && per > 0)
             c += m->count * m->sectors_per_inst * per;
     }
