@@ -26,6 +26,13 @@
 //   scatter_store  a transpose's stores: lane l of a warp writes row l of a
 //                  column, H words apart; consecutive warps write the next
 //                  words of the same sectors. SM cycles per sector.
+//   oneshot_sync   one-shot blocks (as a stencil's or a scan's: each thread
+//                  loads a word, waits at the block's barrier, stores it and
+//                  exits), 64 warps per SM, 64 blocks' worth per SM slot: a
+//                  warp's cycles at the barrier, from its load's data
+//                  to the barrier's release. The sample is the MEAN over
+//                  warps (Little's law counts the mean warp life): the
+//                  warps of a new block start apart and wait for the last.
 //
 // Each warp reads %clock64 around its rounds; the sample of a launch is the
 // median over warps of cycles per round (SM cycles, whatever the clock).
@@ -86,6 +93,24 @@ __global__ void __launch_bounds__(256) gck_mlp_kernel(float *buf, uint64_t mask,
         out[0] = 0;
 }
 
+// A one-shot block: load (the lower half), barrier, store (the upper half).
+// The wait is read after a branch on the loaded value (the clock is not read
+// before the data came) and after the barrier.
+__global__ void __launch_bounds__(1024) gck_mlp_oneshot(float *buf, uint64_t mask, uint64_t base,
+                                                        uint32_t *out)
+{
+    uint64_t i = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x + base) & (mask >> 1);
+    float v = buf[i];
+    if (__float_as_uint(v) == 0x7fc00001u)   // never (a NaN payload nobody writes)
+        out[0] = 0;
+    uint64_t t0 = gck_clock();
+    __syncthreads();
+    uint64_t t1 = gck_clock();
+    buf[i + (mask >> 1) + 1] = v + 1.0f;
+    if ((threadIdx.x & 31) == 0)
+        out[((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5] = (uint32_t)(t1 - t0);
+}
+
 #define GATHER_A 1664525u      // LCG mod 2^k: A = 1 mod 4, C odd: full period
 #define GATHER_C 1013904223u
 
@@ -138,7 +163,7 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
                                      gck_mlp_kernel<4, true, false>, gck_mlp_kernel<8, true, false> };
     int ri = requests == 1 ? 0 : requests == 2 ? 1 : requests == 4 ? 2 : requests == 8 ? 3 : -1;
     uint64_t words = bytes / 4;
-    if (ri < 0 || warps_per_sm < 1 || warps_per_sm > 64 || sms < 1 || iters < 1 ||
+    if ((ri < 0 && mode != 6) || warps_per_sm < 1 || warps_per_sm > 64 || sms < 1 || iters < 1 ||
         words < 4096 || (words & (words - 1))) {
         snprintf(err, errlen, "mlp: bad shape (requests %d, warps/SM %d, %zu bytes: a power of two)",
                  requests, warps_per_sm, bytes);
@@ -151,6 +176,25 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
     while ((2ull << (2 * log2h + 1)) <= words)   // H x H words, H = 2^log2h
         log2h++;
     uint32_t span = mode == 1 ? 32 * 32 : 32, ls = mode == 1 ? 32 : 1;
+    if (mode == 6) {   // one-shot blocks of `requests` warps (gck_mlp_oneshot)
+        threads = 32 * requests;
+        if (requests < 1 || requests > 32 || 64 % requests != 0) {
+            snprintf(err, errlen, "mlp oneshot_sync: %d threads per block", threads);
+            return 1;
+        }
+        blocks = sms * (64 / requests) * (int)iters;   /* iters blocks per block slot */
+        nw = (size_t)blocks * requests;
+        if (gck_scratch_reserve(s, nw, err, errlen))
+            return 1;
+        gck_mlp_oneshot<<<blocks, threads>>>((float *)buf, words - 1, base_words, s->d_samples);
+        CKL();
+        CK(cudaMemcpy(s->h_samples, s->d_samples, nw * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        double sum = 0;
+        for (size_t k = 0; k < nw; k++)
+            sum += s->h_samples[k];
+        *cycles = sum / (double)nw;
+        return 0;
+    }
     if (mode == 4 && warps_per_sm < 8) {
         snprintf(err, errlen, "mlp inflight_sync: blocks of 8 warps, at least 8 warps per SM");
         return 1;

@@ -67,6 +67,8 @@ def measured_only(models_dir):
     d = tempfile.mkdtemp(prefix="predict_table.")
     atexit.register(shutil.rmtree, d, True)
     json.dump(cat, open(os.path.join(d, "catalogue.json"), "w"))
+    if os.path.isdir(os.path.join(models_dir, "nodes")):   # a compact catalogue's points
+        os.symlink(os.path.abspath(os.path.join(models_dir, "nodes")), os.path.join(d, "nodes"))
     return d
 
 
