@@ -17,9 +17,10 @@
  *       a CSR matrix a thread reads a word a trip: 7 of 8 sectors hit L1);
  *   gather_latency_cycles  a dependent load whose 32 lanes lie in 32
  *       random lines of the largest footprint (mode gather);
- *   oneshot_sync_wait_cycles_t<T>  the mean cycles a warp of a one-shot
- *       block of T threads waits at the barrier after its load (mode
- *       oneshot_sync, 64 warps per SM). */
+ *   oneshot_excess_cycles_t<T> / oneshot_sync_excess_cycles_t<T>  how long
+ *       a one-shot block of T threads (load, [barrier,] store) holds its
+ *       slots beyond its warps' own lives at 64 warps per SM (modes oneshot,
+ *       oneshot_sync). */
 #include "derive.h"
 
 #include <math.h>
@@ -117,26 +118,27 @@ static void scatter(gc_gpu *g, const char *mode, const char *metric, const char 
     }
 }
 
-/* one parameter per block size measured (the first point of each) */
-static void oneshot(gc_gpu *g)
+/* one parameter per mode and block size measured (the first point of each) */
+static void oneshot(gc_gpu *g, const char *mode)
 {
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
-        if (!mlp_point(p, "latency") || strcmp(gc_ctx_str(&p->ctx, "mode", ""), "oneshot_sync"))
+        if (!mlp_point(p, "latency") || strcmp(gc_ctx_str(&p->ctx, "mode", ""), mode))
             continue;
         double t = gc_ctx_num(&p->ctx, "block_threads", 256);
         char name[64], src[96];
-        snprintf(name, sizeof name, "oneshot_sync_wait_cycles_t%.0f", t);
+        snprintf(name, sizeof name, "%s_excess_cycles_t%.0f", mode, t);
         if (!isnan(gc_param_value(g, name, NAN)))
             continue;
-        snprintf(src, sizeof src, "mlp.latency mode=oneshot_sync block_threads=%.0f", t);
+        snprintf(src, sizeof src, "mlp.latency mode=%s block_threads=%.0f", mode, t);
         gc_gpu_add_param(g, name, median_of(p), "cycles", src);
     }
 }
 
 void gc_derive_mlp(gc_gpu *g)
 {
-    oneshot(g);
+    oneshot(g, "oneshot");
+    oneshot(g, "oneshot_sync");
     inflight(g, "inflight", "dram_inflight_latency_cycles");
     inflight(g, "inflight_sync", "dram_inflight_sync_latency_cycles");
     inflight(g, "inflight_copy", "dram_inflight_copy_latency_cycles");
