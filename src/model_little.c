@@ -171,17 +171,19 @@ static void path_latency(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d
     double wpb = ceil(d->block_threads / h->v[HW_WARP_SIZE]);
     if (isfinite(ls) && isfinite(lu) && ls > lu && wpb > 1 && waits >= 1)
         o->gmem_tail_cycles = (ls - lu) * log2(wpb) / 3;
-    /* Where measured, the whole of it instead: a block runs once (every
-     * kernel here: one-shot blocks), its warps start apart and end apart,
-     * and it holds its slots from its first warp's start to its last one's
-     * end; with a barrier after the loads the warps also wait there for
-     * the last one's data (bench mlp oneshot / oneshot_sync at 64 warps per
-     * SM: the span beyond the warps' own lives, once per block; the H200
-     * profile: 13-18% of a stencil's, a scan's warp samples at the barrier,
-     * against ~20 cycles in a loop's barrier-ended rounds). */
-    double ex = gc_hwp_oneshot_excess(h, d->block_threads, d->syncs > 0);
-    if (waits >= 1 && isfinite(ex))
-        o->gmem_tail_cycles = ex;
+    /* Where bench mlp measured one-shot blocks, that instead of the guess:
+     * a barrier after the loads holds a block's warps together, and the
+     * block holds its slots from its first warp's start to the barrier's
+     * release (oneshot_sync: the span beyond the warps' own lives, at the
+     * kernel's block size: ~30 cycles at 256 threads on H100/H200). Without
+     * a barrier nothing ties a warp to the others of its block and its
+     * slot is free when it ends: no tail. (Counting the span of a block
+     * without a barrier, oneshot_excess_cycles_t256, 260-340 cycles,
+     * made the validation suite's one-shot saxpy and stride kernels 7-15%
+     * slower than measured on an H100: the slots are not held.) */
+    double ex = gc_hwp_oneshot_excess(h, d->block_threads, 1);
+    if (isfinite(ex))
+        o->gmem_tail_cycles = d->syncs > 0 && waits >= 1 ? ex : 0;
 }
 
 /* SM cycles per warp of its spread accesses (more than twice the sectors

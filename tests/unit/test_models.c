@@ -644,12 +644,13 @@ static void test_little_mlp(void)
               rel(gc_hwp_oneshot_excess(&h, 64, 0), 40) < 1e-12,
           "one-shot excess %g %g %g", gc_hwp_oneshot_excess(&h, 128, 1),
           gc_hwp_oneshot_excess(&h, 512, 1), gc_hwp_oneshot_excess(&h, 2048, 1));
-    /* ... on the path of a kernel with a barrier (256 threads: 300), without (120) */
+    /* ... on the path of a kernel with a barrier (256 threads: 300); none
+     * without one (its warps leave their slots as they end) */
     d.syncs = 1;
     CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.gmem_tail_cycles, 300) < 1e-12,
           "barrier excess %g", o.gmem_tail_cycles);
     d.syncs = 0;
-    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.gmem_tail_cycles, 120) < 1e-12,
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && o.gmem_tail_cycles == 0,
           "no barrier %g", o.gmem_tail_cycles);
     /* an older catalogue without bench mlp: the unloaded latency and M/D/1 */
     for (int i = HW_INFL_N4; i <= HW_L2_BPC; i++)
