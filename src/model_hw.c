@@ -79,11 +79,6 @@ const gc_hw_def gc_hw_defs[HW_N] = {
     [HW_SCAT_LD] = { "scatter_load_sector_cycles", "scattered load", "cycles/sector/SM" },
     [HW_SCAT_ST] = { "scatter_store_sector_cycles", "scattered store", "cycles/sector/SM" },
     [HW_SCAT_LD_L1] = { "scatter_load_l1_sector_cycles", "scattered L1 load", "cycles/sector/SM" },
-    [HW_OSX_T64] = { "oneshot_excess_cycles_t64", "one-shot block excess", "cycles" },
-    [HW_OSX_T128] = { "oneshot_excess_cycles_t128", "one-shot block excess", "cycles" },
-    [HW_OSX_T256] = { "oneshot_excess_cycles_t256", "one-shot block excess", "cycles" },
-    [HW_OSX_T512] = { "oneshot_excess_cycles_t512", "one-shot block excess", "cycles" },
-    [HW_OSX_T1024] = { "oneshot_excess_cycles_t1024", "one-shot block excess", "cycles" },
     [HW_OSW_T64] = { "oneshot_sync_excess_cycles_t64", "one-shot block excess, barrier", "cycles" },
     [HW_OSW_T128] = { "oneshot_sync_excess_cycles_t128", "one-shot block excess, barrier", "cycles" },
     [HW_OSW_T256] = { "oneshot_sync_excess_cycles_t256", "one-shot block excess, barrier", "cycles" },
@@ -277,7 +272,7 @@ void gc_hwp_from_gpu(const gc_gpu *g, gc_hwp *h)
     take(h, HW_SCAT_LD, g, "scatter_load_sector_cycles", 1, 0);
     take(h, HW_SCAT_ST, g, "scatter_store_sector_cycles", 1, 0);
     take(h, HW_SCAT_LD_L1, g, "scatter_load_l1_sector_cycles", 1, 0);
-    for (int i = HW_OSX_T64; i <= HW_OSW_T1024; i++)
+    for (int i = HW_OSW_T64; i <= HW_OSW_T1024; i++)
         take(h, i, g, gc_hw_defs[i].name, 1, 0);
     const gc_param *l2 = param_of(g, "l2_bw_bps");
     if (l2 && cyc > 0)
@@ -373,12 +368,11 @@ double gc_hwp_sync_latency(const gc_hwp *h, double n, const char **src)
     return table_latency(h, HW_SYNC_N8, HW_SYNC_N64 - HW_SYNC_N8 + 1, 8, n, src);
 }
 
-double gc_hwp_oneshot_excess(const gc_hwp *h, double threads, int sync)
+double gc_hwp_oneshot_excess(const gc_hwp *h, double threads)
 {
     double x0 = log2(32), y0 = 0, x = log2(fmax(32, threads)), last = NAN;
-    int first = sync ? HW_OSW_T64 : HW_OSX_T64;
-    for (int i = first; i <= first + 4; i++) {
-        double v = h->v[i], xi = log2(64.0 * (1 << (i - first)));
+    for (int i = HW_OSW_T64; i <= HW_OSW_T1024; i++) {
+        double v = h->v[i], xi = log2(64.0 * (1 << (i - HW_OSW_T64)));
         if (!isfinite(v) || v < 0)
             continue;
         if (x <= xi)

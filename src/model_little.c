@@ -64,8 +64,7 @@ const int gc_little_params[] = {
     HW_INFL_N4, HW_INFL_N8, HW_INFL_N16, HW_INFL_N32, HW_INFL_N64, HW_INFL_N128, HW_INFL_N256,
     HW_INFL_N512, HW_SYNC_N8, HW_SYNC_N16, HW_SYNC_N32, HW_SYNC_N64, HW_COPY_N16, HW_COPY_N32,
     HW_COPY_N64, HW_COPY_N128, HW_COPY_N256, HW_COPY_N512, HW_GATHER_LAT, HW_SCAT_LD, HW_SCAT_ST,
-    HW_L2_BPC, HW_SCAT_LD_L1, HW_OSX_T64, HW_OSX_T128, HW_OSX_T256, HW_OSX_T512, HW_OSX_T1024,
-    HW_OSW_T64, HW_OSW_T128, HW_OSW_T256, HW_OSW_T512, HW_OSW_T1024 };
+    HW_L2_BPC, HW_SCAT_LD_L1, HW_OSW_T64, HW_OSW_T128, HW_OSW_T256, HW_OSW_T512, HW_OSW_T1024 };
 const int gc_little_nparams = (int)(sizeof gc_little_params / sizeof gc_little_params[0]);
 
 const char *const gc_little_term_names[LT_NTERMS] = {
@@ -181,7 +180,7 @@ static void path_latency(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d
      * without a barrier, oneshot_excess_cycles_t256, 260-340 cycles,
      * made the validation suite's one-shot saxpy and stride kernels 7-15%
      * slower than measured on an H100: the slots are not held.) */
-    double ex = gc_hwp_oneshot_excess(h, d->block_threads, 1);
+    double ex = gc_hwp_oneshot_excess(h, d->block_threads);
     if (isfinite(ex))
         o->gmem_tail_cycles = d->syncs > 0 && waits >= 1 ? ex : 0;
 }

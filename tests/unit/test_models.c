@@ -632,18 +632,16 @@ static void test_little_mlp(void)
           "lsu without the L1 cost %g", o.cpw[LT_LSU]);
     /* a one-shot block's excess: linear in log2(threads) from 0 at one
      * warp through the measured sizes, the largest one's beyond */
-    CHECK(isnan(gc_hwp_oneshot_excess(&h, 256, 1)), "none measured");
+    CHECK(isnan(gc_hwp_oneshot_excess(&h, 256)), "none measured");
     h.v[HW_OSW_T64] = 100;
     h.v[HW_OSW_T256] = 300;
     h.v[HW_OSW_T1024] = 360;
-    h.v[HW_OSX_T256] = 120;
-    CHECK(gc_hwp_oneshot_excess(&h, 32, 1) == 0 && rel(gc_hwp_oneshot_excess(&h, 64, 1), 100) < 1e-12 &&
-              rel(gc_hwp_oneshot_excess(&h, 128, 1), 200) < 1e-12 &&
-              rel(gc_hwp_oneshot_excess(&h, 512, 1), 330) < 1e-12 &&
-              rel(gc_hwp_oneshot_excess(&h, 2048, 1), 360) < 1e-12 &&
-              rel(gc_hwp_oneshot_excess(&h, 64, 0), 40) < 1e-12,
-          "one-shot excess %g %g %g", gc_hwp_oneshot_excess(&h, 128, 1),
-          gc_hwp_oneshot_excess(&h, 512, 1), gc_hwp_oneshot_excess(&h, 2048, 1));
+    CHECK(gc_hwp_oneshot_excess(&h, 32) == 0 && rel(gc_hwp_oneshot_excess(&h, 64), 100) < 1e-12 &&
+              rel(gc_hwp_oneshot_excess(&h, 128), 200) < 1e-12 &&
+              rel(gc_hwp_oneshot_excess(&h, 512), 330) < 1e-12 &&
+              rel(gc_hwp_oneshot_excess(&h, 2048), 360) < 1e-12,
+          "one-shot excess %g %g %g", gc_hwp_oneshot_excess(&h, 128),
+          gc_hwp_oneshot_excess(&h, 512), gc_hwp_oneshot_excess(&h, 2048));
     /* ... on the path of a kernel with a barrier (256 threads: 300); none
      * without one (its warps leave their slots as they end) */
     d.syncs = 1;
