@@ -195,7 +195,10 @@ int gck_held_run(gck_valid *v, uint32_t launches, float *ms, char *err, size_t e
  * with a block barrier ending each round (256-thread blocks), 5 as 0 with as
  * many stores as loads, over bytes (a power of two) of buf from word base_words on; warps_per_sm
  * 1..64, requests 1/2/4/8, iters rounds. *cycles: median over warps of SM
- * cycles per round. */
+ * cycles per round. Modes 6 (oneshot_sync) and 7 (oneshot): one-shot blocks
+ * of requests warps (1..32; load, [barrier,] store), 64 warps per SM, iters
+ * blocks per block slot; *cycles: the mean over blocks of the block's span
+ * minus its warps' mean life without barrier waits. */
 int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, int warps_per_sm,
                 int requests, int sms, uint32_t iters, uint64_t base_words, double *cycles,
                 char *err, size_t errlen);

@@ -26,6 +26,15 @@
 //   scatter_store  a transpose's stores: lane l of a warp writes row l of a
 //                  column, H words apart; consecutive warps write the next
 //                  words of the same sectors. SM cycles per sector.
+//   oneshot        one-shot blocks (as a 2-D stencil's: each thread loads
+//                  a word, stores it and exits), 64 warps per SM, 64 blocks
+//                  per block slot: how long a block holds its slots beyond
+//                  its warps' own lives (the mean over blocks of its first
+//                  start to its last end, minus its warps' mean life): its
+//                  warps start apart and end apart.
+//   oneshot_sync   the same with a barrier between the load and the store
+//                  (a 1-D stencil's, a scan's): the barrier's waits count
+//                  as the block's, not the warps' own.
 //
 // Each warp reads %clock64 around its rounds; the sample of a launch is the
 // median over warps of cycles per round (SM cycles, whatever the clock).
@@ -86,6 +95,56 @@ __global__ void __launch_bounds__(256) gck_mlp_kernel(float *buf, uint64_t mask,
         out[0] = 0;
 }
 
+// A one-shot block: load (the lower half), [barrier], store (the upper half),
+// exit. Lane 0 of each warp writes its start clock, its end clock (after the
+// store's issue) and the cycles it waited at the barrier (read after a branch
+// on the loaded value: not before the data came). Clocks are per SM, as are
+// a block's warps.
+template <bool SYNC>
+__global__ void __launch_bounds__(1024) gck_mlp_oneshot(float *buf, uint64_t mask, uint64_t base,
+                                                        uint32_t *out)
+{
+    uint64_t t0 = gck_clock();
+    uint64_t i = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x + base) & (mask >> 1);
+    float v = buf[i];
+    if (__float_as_uint(v) == 0x7fc00001u)   // never (a NaN payload nobody writes)
+        out[0] = 0;
+    uint64_t ta = gck_clock();
+    if (SYNC)
+        __syncthreads();
+    uint64_t tr = gck_clock();
+    buf[i + (mask >> 1) + 1] = v + 1.0f;
+    uint64_t te = gck_clock();
+    if ((threadIdx.x & 31) == 0) {
+        uint64_t w = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+        out[3 * w] = (uint32_t)t0;
+        out[3 * w + 1] = (uint32_t)te;
+        out[3 * w + 2] = (uint32_t)(tr - ta);
+    }
+}
+
+/* The mean over blocks of (the block's span, its first warp's start to its
+ * last warp's end, minus the mean of its warps' own lives without their
+ * barrier wait): what a block holds its slots beyond a warp's own path. */
+static double oneshot_excess(const uint32_t *x, size_t blocks, int wpb)
+{
+    double sum = 0;
+    for (size_t b = 0; b < blocks; b++) {
+        const uint32_t *w = x + 3 * b * (size_t)wpb;
+        int32_t lo = 0, hi = (int32_t)(w[1] - w[0]);   /* relative to warp 0's start */
+        double own = 0;
+        for (int k = 0; k < wpb; k++) {
+            const uint32_t *q = w + 3 * k;
+            int32_t st = (int32_t)(q[0] - w[0]), en = (int32_t)(q[1] - w[0]);
+            lo = st < lo ? st : lo;
+            hi = en > hi ? en : hi;
+            own += (double)(uint32_t)(q[1] - q[0]) - q[2];
+        }
+        sum += (double)(hi - lo) - own / wpb;
+    }
+    return sum / (double)blocks;
+}
+
 #define GATHER_A 1664525u      // LCG mod 2^k: A = 1 mod 4, C odd: full period
 #define GATHER_C 1013904223u
 
@@ -138,7 +197,7 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
                                      gck_mlp_kernel<4, true, false>, gck_mlp_kernel<8, true, false> };
     int ri = requests == 1 ? 0 : requests == 2 ? 1 : requests == 4 ? 2 : requests == 8 ? 3 : -1;
     uint64_t words = bytes / 4;
-    if (ri < 0 || warps_per_sm < 1 || warps_per_sm > 64 || sms < 1 || iters < 1 ||
+    if ((ri < 0 && mode < 6) || warps_per_sm < 1 || warps_per_sm > 64 || sms < 1 || iters < 1 ||
         words < 4096 || (words & (words - 1))) {
         snprintf(err, errlen, "mlp: bad shape (requests %d, warps/SM %d, %zu bytes: a power of two)",
                  requests, warps_per_sm, bytes);
@@ -151,6 +210,25 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
     while ((2ull << (2 * log2h + 1)) <= words)   // H x H words, H = 2^log2h
         log2h++;
     uint32_t span = mode == 1 ? 32 * 32 : 32, ls = mode == 1 ? 32 : 1;
+    if (mode == 6 || mode == 7) {   // one-shot blocks of `requests` warps (gck_mlp_oneshot)
+        threads = 32 * requests;
+        if (requests < 1 || requests > 32 || 64 % requests != 0) {
+            snprintf(err, errlen, "mlp oneshot: %d threads per block", threads);
+            return 1;
+        }
+        blocks = sms * (64 / requests) * (int)iters;   /* iters blocks per block slot */
+        nw = (size_t)blocks * requests;
+        if (gck_scratch_reserve(s, 3 * nw, err, errlen))
+            return 1;
+        if (mode == 6)
+            gck_mlp_oneshot<true><<<blocks, threads>>>((float *)buf, words - 1, base_words, s->d_samples);
+        else
+            gck_mlp_oneshot<false><<<blocks, threads>>>((float *)buf, words - 1, base_words, s->d_samples);
+        CKL();
+        CK(cudaMemcpy(s->h_samples, s->d_samples, 3 * nw * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        *cycles = oneshot_excess(s->h_samples, (size_t)blocks, requests);
+        return 0;
+    }
     if (mode == 4 && warps_per_sm < 8) {
         snprintf(err, errlen, "mlp inflight_sync: blocks of 8 warps, at least 8 warps per SM");
         return 1;

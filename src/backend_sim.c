@@ -534,7 +534,9 @@ static int setup_valid(const gc_backend *b, const gc_task *t, job *j, gc_err *er
  * per SM fill the achieved bandwidth, then N x 128 bytes over it; gather:
  * the DRAM latency and one uncoalesced departure; scattered
  * loads: a sector at the L2 bandwidth, scattered stores: a DRAM fetch
- * (dram_fetch_bytes) each way at the HBM bandwidth. */
+ * (dram_fetch_bytes) each way at the HBM bandwidth; oneshot(_sync)'s block
+ * excess: a quarter (a third with the barrier) of the DRAM latency x
+ * (1 - 1 / warps per block). */
 static int setup_mlp(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
 {
     (void)err;
@@ -549,6 +551,9 @@ static int setup_mlp(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     else if (!strncmp(mode, "inflight", 8))   /* sync: a 20% tail */
         j->u.t.ns = fmax(p->dram_latency_cycles * b->f.scale[F_DRAM_LAT], n * 128 / hbm_bpc) *
                     (strcmp(mode, "inflight") ? 1.2 : 1.0);
+    else if (!strncmp(mode, "oneshot", 7))
+        j->u.t.ns = p->dram_latency_cycles * b->f.scale[F_DRAM_LAT] / (strcmp(mode, "oneshot") ? 3 : 4) *
+                    (1 - 32 / sim_pnum(t->item, "block_threads"));
     else if (!strcmp(mode, "gather"))   /* one uncoalesced request's departure on top */
         j->u.t.ns = p->dram_latency_cycles * b->f.scale[F_DRAM_LAT] + p->departure_uncoalesced_cycles;
     else if (!strcmp(mode, "scatter_load"))
@@ -557,7 +562,8 @@ static int setup_mlp(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
         j->u.t.ns = 2 * p->dram_fetch_bytes / hbm_bpc;
     j->u.t.slow = 0;
     j->draw = draw_time;
-    j->metrics = strncmp(mode, "inflight", 8) && strcmp(mode, "gather") ? M_MLP_SECT : M_MLP_LAT;
+    j->metrics = strncmp(mode, "inflight", 8) && strcmp(mode, "gather") &&
+                         strncmp(mode, "oneshot", 7) ? M_MLP_SECT : M_MLP_LAT;
     j->nmetrics = 1;
     return 0;
 }

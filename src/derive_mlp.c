@@ -12,9 +12,15 @@
  *       footprint (L2-resident, the gather of a vector that fits), stores
  *       at the largest (a transpose of a matrix that does not fit); the
  *       other footprint as scatter_load_dram_sector_cycles /
- *       scatter_store_l2_sector_cycles;
+ *       scatter_store_l2_sector_cycles; loads at a footprint every SM's L1
+ *       holds (<= 128 KiB) as scatter_load_l1_sector_cycles (the rows of
+ *       a CSR matrix a thread reads a word a trip: 7 of 8 sectors hit L1);
  *   gather_latency_cycles  a dependent load whose 32 lanes lie in 32
- *       random lines of the largest footprint (mode gather). */
+ *       random lines of the largest footprint (mode gather);
+ *   oneshot_excess_cycles_t<T> / oneshot_sync_excess_cycles_t<T>  how long
+ *       a one-shot block of T threads (load, [barrier,] store) holds its
+ *       slots beyond its warps' own lives at 64 warps per SM (modes oneshot,
+ *       oneshot_sync). */
 #include "derive.h"
 
 #include <math.h>
@@ -75,26 +81,35 @@ static void inflight(gc_gpu *g, const char *mode, const char *prefix)
     }
 }
 
-static void scatter(gc_gpu *g, const char *mode, const char *metric, const char *at_small,
-                    const char *at_large)
+/* A footprint an SM's L1 holds whole (sm_70+: 128 KiB or more of L1 when
+ * the kernel has no shared memory): every line of it hits L1. */
+#define MLP_L1_FOOTPRINT_BYTES (128.0 * 1024)
+
+static void scatter(gc_gpu *g, const char *mode, const char *metric, const char *at_l1,
+                    const char *at_small, const char *at_large)
 {
-    const gc_point *lo = NULL, *hi = NULL;
+    const gc_point *l1 = NULL, *lo = NULL, *hi = NULL;
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
         if (!mlp_point(p, metric) || strcmp(gc_ctx_str(&p->ctx, "mode", ""), mode) != 0)
             continue;
         double fp = gc_ctx_num(&p->ctx, "footprint_bytes", 0);
+        if (fp <= MLP_L1_FOOTPRINT_BYTES) {   /* L1-resident: its own parameter */
+            if (at_l1 && (!l1 || fp > gc_ctx_num(&l1->ctx, "footprint_bytes", 0)))
+                l1 = p;
+            continue;
+        }
         if (!lo || fp < gc_ctx_num(&lo->ctx, "footprint_bytes", 0))
             lo = p;
         if (!hi || fp > gc_ctx_num(&hi->ctx, "footprint_bytes", 0))
             hi = p;
     }
-    const gc_point *ps[2] = { lo, hi };
-    const char *names[2] = { at_small, at_large };
-    for (int k = 0; k < 2; k++) {
+    const gc_point *ps[3] = { lo, hi, l1 };
+    const char *names[3] = { at_small, at_large, at_l1 };
+    for (int k = 0; k < 3; k++) {
         /* one footprint only: named by where it lies (beyond L2 or not) */
-        if (!ps[k] || (hi == lo && (k == 1) != (gc_ctx_num(&hi->ctx, "footprint_bytes", 0) >
-                                                 (double)g->info.l2_bytes)))
+        if (!ps[k] || (k < 2 && hi == lo && (k == 1) != (gc_ctx_num(&hi->ctx, "footprint_bytes", 0) >
+                                                          (double)g->info.l2_bytes)))
             continue;
         char src[96];
         snprintf(src, sizeof src, "mlp.%s mode=%s footprint_bytes=%.0f", metric, mode,
@@ -103,14 +118,33 @@ static void scatter(gc_gpu *g, const char *mode, const char *metric, const char 
     }
 }
 
+/* one parameter per mode and block size measured (the first point of each) */
+static void oneshot(gc_gpu *g, const char *mode)
+{
+    for (size_t i = 0; i < g->npoints; i++) {
+        const gc_point *p = &g->points[i];
+        if (!mlp_point(p, "latency") || strcmp(gc_ctx_str(&p->ctx, "mode", ""), mode))
+            continue;
+        double t = gc_ctx_num(&p->ctx, "block_threads", 256);
+        char name[64], src[96];
+        snprintf(name, sizeof name, "%s_excess_cycles_t%.0f", mode, t);
+        if (!isnan(gc_param_value(g, name, NAN)))
+            continue;
+        snprintf(src, sizeof src, "mlp.latency mode=%s block_threads=%.0f", mode, t);
+        gc_gpu_add_param(g, name, median_of(p), "cycles", src);
+    }
+}
+
 void gc_derive_mlp(gc_gpu *g)
 {
+    oneshot(g, "oneshot");
+    oneshot(g, "oneshot_sync");
     inflight(g, "inflight", "dram_inflight_latency_cycles");
     inflight(g, "inflight_sync", "dram_inflight_sync_latency_cycles");
     inflight(g, "inflight_copy", "dram_inflight_copy_latency_cycles");
-    scatter(g, "scatter_load", "sector_cycles", "scatter_load_sector_cycles",
-            "scatter_load_dram_sector_cycles");
-    scatter(g, "scatter_store", "sector_cycles", "scatter_store_l2_sector_cycles",
+    scatter(g, "scatter_load", "sector_cycles", "scatter_load_l1_sector_cycles",
+            "scatter_load_sector_cycles", "scatter_load_dram_sector_cycles");
+    scatter(g, "scatter_store", "sector_cycles", NULL, "scatter_store_l2_sector_cycles",
             "scatter_store_sector_cycles");
-    scatter(g, "gather", "latency", "gather_l2_latency_cycles", "gather_latency_cycles");
+    scatter(g, "gather", "latency", NULL, "gather_l2_latency_cycles", "gather_latency_cycles");
 }

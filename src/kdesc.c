@@ -24,7 +24,7 @@ static const char *const kernel_keys[] = {
     "registers_per_thread", "smem_static_bytes", "smem_dynamic_bytes", "insts", "mem",
     "syncs", "smem_wavefronts", "critical_path", NULL };
 static const char *const mem_keys[] = { "op", "count", "bytes_per_thread", "sectors_per_inst",
-                                        "lines_per_inst", "dram_ratio", NULL };
+                                        "lines_per_inst", "dram_ratio", "l1_hit_ratio", NULL };
 
 /* Errors through cfgread (the plan loader's "FILE:LINE: key.path: message"). */
 #define fail_at(c, s, path, ...) gc_cfg_fail_at((c), gc_cfg_line_of(s), (path), __VA_ARGS__)
@@ -142,6 +142,9 @@ static int get_mem(const gc_cfg *c, const config_setting_t *k, gc_kdesc *d)
         m->dram_ratio = 1;
         if (!rc)
             rc = get_num(c, e, p, "dram_ratio", 0, 0, 1e-6, 1, &m->dram_ratio);
+        m->l1_hit_ratio = 0;
+        if (!rc)
+            rc = get_num(c, e, p, "l1_hit_ratio", 0, 0, 0, 1, &m->l1_hit_ratio);
         if (rc)
             return rc;
         m->is_store = !strcmp(op, "store");

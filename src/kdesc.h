@@ -36,6 +36,9 @@ typedef struct gc_kdesc_mem {
     double dram_ratio;         /* share of those sectors' bytes that reach DRAM (optional
                                 * key, (0, 1], default 1: a profile's DRAM bytes over its
                                 * L2 sectors; the rest hit the L2) */
+    double l1_hit_ratio;       /* share of a load's sectors that hit in L1 (optional key,
+                                * [0, 1], default 0: a profile's L1 lookup hits over its
+                                * load sectors); spread loads' LSU cost by it */
 } gc_kdesc_mem;
 
 typedef struct gc_kdesc {

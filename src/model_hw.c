@@ -78,6 +78,12 @@ const gc_hw_def gc_hw_defs[HW_N] = {
     [HW_GATHER_LAT] = { "gather_latency_cycles", "gather latency", "cycles" },
     [HW_SCAT_LD] = { "scatter_load_sector_cycles", "scattered load", "cycles/sector/SM" },
     [HW_SCAT_ST] = { "scatter_store_sector_cycles", "scattered store", "cycles/sector/SM" },
+    [HW_SCAT_LD_L1] = { "scatter_load_l1_sector_cycles", "scattered L1 load", "cycles/sector/SM" },
+    [HW_OSW_T64] = { "oneshot_sync_excess_cycles_t64", "one-shot block excess, barrier", "cycles" },
+    [HW_OSW_T128] = { "oneshot_sync_excess_cycles_t128", "one-shot block excess, barrier", "cycles" },
+    [HW_OSW_T256] = { "oneshot_sync_excess_cycles_t256", "one-shot block excess, barrier", "cycles" },
+    [HW_OSW_T512] = { "oneshot_sync_excess_cycles_t512", "one-shot block excess, barrier", "cycles" },
+    [HW_OSW_T1024] = { "oneshot_sync_excess_cycles_t1024", "one-shot block excess, barrier", "cycles" },
     [HW_L2_BPC] = { "l2_bytes_per_cycle_per_sm", "L2 bandwidth", "bytes/cycle/SM" },
 };
 
@@ -265,6 +271,9 @@ void gc_hwp_from_gpu(const gc_gpu *g, gc_hwp *h)
     take(h, HW_GATHER_LAT, g, "gather_latency_cycles", 1, 0);
     take(h, HW_SCAT_LD, g, "scatter_load_sector_cycles", 1, 0);
     take(h, HW_SCAT_ST, g, "scatter_store_sector_cycles", 1, 0);
+    take(h, HW_SCAT_LD_L1, g, "scatter_load_l1_sector_cycles", 1, 0);
+    for (int i = HW_OSW_T64; i <= HW_OSW_T1024; i++)
+        take(h, i, g, gc_hw_defs[i].name, 1, 0);
     const gc_param *l2 = param_of(g, "l2_bw_bps");
     if (l2 && cyc > 0)
         set(h, HW_L2_BPC, l2->value / cyc, "l2_bw_bps / (sm_count x freq_hz)%s%s", "", NULL);
@@ -357,6 +366,20 @@ double gc_hwp_inflight_latency(const gc_hwp *h, double n, const char **src)
 double gc_hwp_sync_latency(const gc_hwp *h, double n, const char **src)
 {
     return table_latency(h, HW_SYNC_N8, HW_SYNC_N64 - HW_SYNC_N8 + 1, 8, n, src);
+}
+
+double gc_hwp_oneshot_excess(const gc_hwp *h, double threads)
+{
+    double x0 = log2(32), y0 = 0, x = log2(fmax(32, threads)), last = NAN;
+    for (int i = HW_OSW_T64; i <= HW_OSW_T1024; i++) {
+        double v = h->v[i], xi = log2(64.0 * (1 << (i - HW_OSW_T64)));
+        if (!isfinite(v) || v < 0)
+            continue;
+        if (x <= xi)
+            return y0 + (v - y0) * (x - x0) / (xi - x0);
+        x0 = xi, y0 = v, last = v;
+    }
+    return last;
 }
 
 double gc_hwp_mixed_latency(const gc_hwp *h, double n, double store_share, const char **src)

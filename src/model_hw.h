@@ -48,6 +48,11 @@ enum {
     HW_GATHER_LAT,       /* a dependent load whose 32 lanes lie in 32 random lines */
     HW_SCAT_LD,          /* SM cycles per sector of a load with one lane per line (L2-resident) */
     HW_SCAT_ST,          /* SM cycles per sector of a transpose's one-lane-per-line stores */
+    HW_SCAT_LD_L1,       /* the same loads L1-resident (every line hits L1) */
+    /* how long a one-shot block of T = 64 .. 1024 threads with a barrier
+     * after its load holds its slots beyond its warps' own lives
+     * (HW_OSW_T64 + log2(T / 64)) */
+    HW_OSW_T64, HW_OSW_T128, HW_OSW_T256, HW_OSW_T512, HW_OSW_T1024,
     HW_L2_BPC,           /* L2 bandwidth in bytes per cycle per SM (l2_bw_bps) */
     HW_N
 };
@@ -87,6 +92,12 @@ double gc_hwp_inflight_latency(const gc_hwp *h, double n, const char **src);
 double gc_hwp_mixed_latency(const gc_hwp *h, double n, double store_share, const char **src);
 /* The same from the barrier-ended rounds (HW_SYNC_N8 .. N64). */
 double gc_hwp_sync_latency(const gc_hwp *h, double n, const char **src);
+/* How long a one-shot block of `threads` with a barrier after its loads
+ * holds its slots beyond its warps' own lives (bench mlp oneshot_sync):
+ * linear in log2(threads) between the measured block sizes, from 0 at one
+ * warp (a lone warp's block is its life), the largest measured one beyond;
+ * NAN when none measured. */
+double gc_hwp_oneshot_excess(const gc_hwp *h, double threads);
 
 /* Launch geometry of a kernel on one GPU, shared by both models. */
 typedef struct gc_mlaunch {

@@ -64,7 +64,7 @@ const int gc_little_params[] = {
     HW_INFL_N4, HW_INFL_N8, HW_INFL_N16, HW_INFL_N32, HW_INFL_N64, HW_INFL_N128, HW_INFL_N256,
     HW_INFL_N512, HW_SYNC_N8, HW_SYNC_N16, HW_SYNC_N32, HW_SYNC_N64, HW_COPY_N16, HW_COPY_N32,
     HW_COPY_N64, HW_COPY_N128, HW_COPY_N256, HW_COPY_N512, HW_GATHER_LAT, HW_SCAT_LD, HW_SCAT_ST,
-    HW_L2_BPC };
+    HW_L2_BPC, HW_SCAT_LD_L1, HW_OSW_T64, HW_OSW_T128, HW_OSW_T256, HW_OSW_T512, HW_OSW_T1024 };
 const int gc_little_nparams = (int)(sizeof gc_little_params / sizeof gc_little_params[0]);
 
 const char *const gc_little_term_names[LT_NTERMS] = {
@@ -170,19 +170,37 @@ static void path_latency(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d
     double wpb = ceil(d->block_threads / h->v[HW_WARP_SIZE]);
     if (isfinite(ls) && isfinite(lu) && ls > lu && wpb > 1 && waits >= 1)
         o->gmem_tail_cycles = (ls - lu) * log2(wpb) / 3;
+    /* Where bench mlp measured one-shot blocks, that instead of the guess:
+     * a barrier after the loads holds a block's warps together, and the
+     * block holds its slots from its first warp's start to the barrier's
+     * release (oneshot_sync: the span beyond the warps' own lives, at the
+     * kernel's block size: ~30 cycles at 256 threads on H100/H200). Without
+     * a barrier nothing ties a warp to the others of its block and its
+     * slot is free when it ends: no tail. (Counting the span of a block
+     * without a barrier, oneshot_excess_cycles_t256, 260-340 cycles,
+     * made the validation suite's one-shot saxpy and stride kernels 7-15%
+     * slower than measured on an H100: the slots are not held.) */
+    double ex = gc_hwp_oneshot_excess(h, d->block_threads);
+    if (isfinite(ex))
+        o->gmem_tail_cycles = d->syncs > 0 && waits >= 1 ? ex : 0;
 }
 
 /* SM cycles per warp of its spread accesses (more than twice the sectors
  * of a coalesced one: lanes over many lines, as a gather or a transpose's
  * stores; a misaligned coalesced access, 5 sectors in 2 lines, is not):
  * sectors x the measured cycles per sector of scattered loads / stores;
- * 0 where the catalogue has not measured them. */
+ * a load's sectors that hit L1 (the description's l1_hit_ratio: SpMV's
+ * row of values read a word a trip) at the L1-resident cost where the
+ * catalogue has it; 0 where the catalogue has not measured them. */
 static double lsu_cycles(const gc_hwp *h, const gc_kdesc *d)
 {
     double c = 0;
     for (int i = 0; i < d->nmem; i++) {
         const gc_kdesc_mem *m = &d->mem[i];
         double per = h->v[m->is_store ? HW_SCAT_ST : HW_SCAT_LD];
+        double l1 = h->v[HW_SCAT_LD_L1];
+        if (!m->is_store && m->l1_hit_ratio > 0 && isfinite(l1) && l1 > 0 && isfinite(per))
+            per = (1 - m->l1_hit_ratio) * per + m->l1_hit_ratio * l1;
         if (m->sectors_per_inst > 2 * gc_kdesc_min_sectors(m) && isfinite(per) && per > 0)
             c += m->count * m->sectors_per_inst * per;
     }

@@ -56,9 +56,14 @@ static void explain(const gc_cat_gpu *c, gpu_pred *o)
                  o->cal_ns[GC_M_LITTLE]);
     } else if (o->regime == GC_REG_LATENCY) {
         o->bound = "latency";
-        char infl[48] = "";
+        char infl[96] = "";
         if (m->inflight_per_sm > 0)   /* measured at it (bench mlp) */
             snprintf(infl, sizeof infl, ", %.3g requests in flight per SM", m->inflight_per_sm);
+        if (m->gmem_tail_cycles >= 0.5) {   /* the block's slowest warp / barrier wait */
+            size_t n = strlen(infl);
+            snprintf(infl + n, sizeof infl - n, "; +%.0f waiting for the block's other warps",
+                     m->gmem_tail_cycles);
+        }
         snprintf(o->says, sizeof o->says,
                  "latency: %.0f warps/SM over %.0f cycles a warp (critical path %.0f with %.0f "
                  "dependent loads at %s %.0f%s; block_replacement_cycles %.0f)",

@@ -13,7 +13,11 @@
  *     (context inflight_per_sm: loads + stores, 2 x warps_per_sm x requests);
  *   mode gather: metric "latency" (cycles): a dependent load whose 32
  *     lanes each follow a pseudo-random chain of lines over the footprint
- *     (the chain is written by the first launch of the item).
+ *     (the chain is written by the first launch of the item);
+ *   mode oneshot / oneshot_sync: metric "latency" (cycles): one-shot blocks
+ *     of block_threads (load, [barrier,] store, exit) at 64 warps per SM: how
+ *     long a block holds its slots beyond its warps' own lives (the mean
+ *     over blocks of its span minus its warps' mean life without waits).
  * Each launch starts where the previous one stopped (inflight: never the
  * lines of the last launch, so the reads miss L2 whatever the warps). */
 #include "cuda.h"
@@ -21,19 +25,21 @@
 #include <string.h>
 
 static const char *const modes[] = { "inflight", "scatter_load", "scatter_store", "gather",
-                                     "inflight_sync", "inflight_copy" };
+                                     "inflight_sync", "inflight_copy", "oneshot_sync", "oneshot" };
 
 int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     const char *mn = gc_cuda_str(t, "mode");
     int mode = -1;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 8; i++)
         if (strcmp(mn, modes[i]) == 0)
             mode = i;
     if (mode < 0)
         return gc_fail(err, GC_EINVAL, "mlp: unknown mode '%s'", mn);
     size_t fp = (size_t)gc_cuda_num(t, "footprint_bytes");
     int w = (int)gc_cuda_num(t, "warps_per_sm"), r = (int)gc_cuda_num(t, "requests");
+    if (mode >= 6)   /* one-shot: warps per block in r's place, 64 warps per SM */
+        w = 64, r = (int)gc_cuda_num(t, "block_threads") / 32;
     int rc = gc_cuda_big(c, fp, err);
     if (rc)
         return rc;
@@ -48,7 +54,7 @@ int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
         return GC_ENOMEM;
     int sms = c->dev.sm_count;
     uint64_t words = fp / 4, base = 0;
-    uint64_t step = (uint64_t)sms * (uint64_t)w * iters * (uint64_t)r * 32u;   /* words a launch reads */
+    uint64_t step = (uint64_t)sms * (uint64_t)w * iters * (uint64_t)(mode >= 6 ? 1 : r) * 32u;   /* words a launch reads */
     char msg[256] = "";
     for (uint32_t done = 0; done < total; done++) {
         double cyc = 0;
@@ -62,7 +68,7 @@ int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
             break;
     }
     gc_ctx *x = &g->points[ip].ctx;
-    gc_ctx_set_num(x, "inflight_per_sm", (double)w * r * (mode == 5 ? 2 : 1));
+    gc_ctx_set_num(x, "inflight_per_sm", (double)w * (mode >= 6 ? 1 : r) * (mode == 5 ? 2 : 1));
     gc_ctx_set_num(x, "rounds", iters);
     return 0;
 }

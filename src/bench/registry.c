@@ -107,12 +107,13 @@ static const gc_param_def valid_p[] = {
     STR("kernel", valid_kernels, "saxpy_a1"),
 };
 static const char *const mlp_modes[] = { "inflight", "scatter_load", "scatter_store", "gather",
-                                         "inflight_sync", "inflight_copy", NULL };
+                                         "inflight_sync", "inflight_copy", "oneshot_sync", "oneshot", NULL };
 static const gc_param_def mlp_p[] = {   /* cuda_mlp.c */
     STR("mode", mlp_modes, "inflight"),
     NUM("warps_per_sm", 1, 64, 64),
     NUM("requests", 1, 8, 1),
     NUM("footprint_bytes", 16 * KiB, 16 * GiB, 1 * GiB),
+    NUM("block_threads", 32, 1024, 256),   /* oneshot's blocks */
 };
 static const char *const sustain_loads[] = { "hbm", "fma", NULL };
 static const gc_param_def sustain_p[] = {

@@ -7,9 +7,12 @@
 # tests/gpu/heldout.cfg (the held-out kernels' times), and the accuracy
 # table (tests/gpu/predict_table.py). Everything lands in
 # $OUT/predict.tgz (log/ and res/) plus $OUT/log.txt.
-# NCU=auto (default) profiles only on a GPU kind whose descriptions are
-# not committed yet (not an H100: configs/kernels/heldout/ are from one);
-# NCU=1 always, NCU=0 never. HELDOUT_RUNS=2 times the held-out set twice.
+# NCU=1 (default) profiles on every kind and makes the descriptions from
+# that GPU's profile (tools/describe.py, $OUT/desc/, in predict.tgz): a
+# cold profile (caches flushed, replayed) for the per-instruction counts,
+# then one pass over a warm launch (the third, --cache-control none) for
+# the DRAM bytes the timing loop's launches move; NCU=0 never.
+# HELDOUT_RUNS=2 times the held-out set twice.
 #   OUT=/some/dir GIT_COMMIT=abc tests/gpu/heldout_run.sh
 set -u
 cd "$(dirname "$0")/../.."
@@ -29,15 +32,15 @@ census models tests/gpu/models.cfg
 census heldout tests/gpu/heldout.cfg
 [ "${HELDOUT_RUNS:-1}" -ge 2 ] && census heldout2 tests/gpu/heldout.cfg
 GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-NCU=${NCU:-auto}
-[ "$NCU" = auto ] && { case "$GPU_NAME" in *H100*) NCU=0 ;; *) NCU=1 ;; esac; }
+NCU=${NCU:-1}
 echo "gpu: $GPU_NAME; ncu profile: $NCU"
 # Nsight Compute: the first launch of every held-out kernel, per-instruction
 # executed counts (SourceCounters) and the per-kernel totals.
 if [ "$NCU" = 1 ] && command -v ncu >/dev/null; then
-    M=l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum,sm__warps_launched.sum,smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
-    timeout 150 ncu --clock-control none --target-processes all --kernel-id ::regex:^held_:1 \
-        --section SourceCounters --section InstructionStats --section LaunchStats --metrics "$M" \
+    M=l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum,sm__warps_launched.sum,smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
+    timeout 200 ncu --clock-control none --target-processes all --kernel-id ::regex:^held_:1 \
+        --section SourceCounters --section InstructionStats --section LaunchStats \
+        --section WarpStateStats --section Occupancy --metrics "$M" \
         -o "$OUT/log/held" -f mpirun -np 1 $GC run tests/gpu/heldout.cfg --backend cuda \
         -o "$OUT/res/ncu" --quiet > "$OUT/log/ncu.log" 2>&1
     echo "ncu: exit $?"; tail -n 5 "$OUT/log/ncu.log"
@@ -47,12 +50,45 @@ if [ "$NCU" = 1 ] && command -v ncu >/dev/null; then
         ncu -i "$OUT/log/held.ncu-rep" --page source --print-source sass --csv > "$OUT/log/ncu-source.csv" 2>&1
         echo "ncu csv: $(wc -l < "$OUT/log/ncu-details.csv") / $(wc -l < "$OUT/log/ncu-raw.csv") / $(wc -l < "$OUT/log/ncu-source.csv") lines"
     fi
+    # warm: the third launch of each, caches as the launches before it left
+    # them (no flush), in one pass (no replay restoring memory)
+    W=dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum,gpu__time_duration.sum
+    timeout 100 ncu --clock-control none --cache-control none --target-processes all \
+        --kernel-id ::regex:^held_:3 --metrics "$W" -o "$OUT/log/warm" -f \
+        mpirun -np 1 $GC run tests/gpu/heldout.cfg --backend cuda -o "$OUT/res/ncu-warm" --quiet \
+        > "$OUT/log/ncu-warm.log" 2>&1
+    echo "ncu warm: exit $? ($(grep -c 'pass' "$OUT/log/ncu-warm.log") launches; passes: $(grep -o '[0-9]* pass[es]*' "$OUT/log/ncu-warm.log" | sort | uniq -c | tr '\n' ' '))"
+    [ -f "$OUT/log/warm.ncu-rep" ] &&
+        ncu -i "$OUT/log/warm.ncu-rep" --page raw --csv --metrics "$W" > "$OUT/log/ncu-warm.csv" 2>&1
+    rm -rf "$OUT/res/ncu" "$OUT/res/ncu-warm"
+    # this GPU's descriptions of the held-out kernels
+    if [ -s "$OUT/log/ncu-source.csv" ]; then
+        mkdir -p "$OUT/desc"
+        for sp in configs/kernels/heldout/*.spec; do
+            k=$(basename "$sp" .spec)
+            python3 tools/describe.py --sass "$OUT/log/heldout.sass" --res "$OUT/log/heldout.res" \
+                --spec "$sp" --ncu-source "$OUT/log/ncu-source.csv" --ncu-raw "$OUT/log/ncu-raw.csv" \
+                $([ -s "$OUT/log/ncu-warm.csv" ] && echo --ncu-dram "$OUT/log/ncu-warm.csv") \
+                --source kernels/heldout.cu --tool "$(cat "$OUT/log/tool.txt")" -o "$OUT/desc/$k.cfg" ||
+                echo "describe $k: failed"
+        done
+        echo "descriptions: $(ls "$OUT/desc" | wc -l)"
+    fi
 fi
 for d in "$OUT"/res/*/nodes; do gzip -f "$d"/*.json 2>/dev/null; done
 python3 tests/gpu/models_summary.py "$OUT/res/models/catalogue.json" > "$OUT/log/models.txt" 2>&1
 grep -A3 'better' "$OUT/log/models.txt"
 # the table per kernel (measured, both models, error) with the committed
 # descriptions (configs/kernels/heldout/, tools/describe.py's output)
-python3 tests/gpu/predict_table.py $GC configs/kernels/heldout \
-    here:"$OUT/res/models":"$OUT/res/heldout" | tee "$OUT/log/predict.txt"
-tar czf "$OUT/predict.tgz" -C "$OUT" log res && rm -rf "$OUT/log" "$OUT/res"
+# (this GPU's own descriptions where it made them; the committed ones
+# beside, as the what-if of descriptions made on another GPU)
+if [ -d "$OUT/desc" ]; then
+    python3 tests/gpu/predict_table.py $GC configs/kernels/heldout \
+        here:"$OUT/res/models":"$OUT/res/heldout":"$OUT/desc" \
+        committed:"$OUT/res/models":"$OUT/res/heldout" | tee "$OUT/log/predict.txt"
+else
+    python3 tests/gpu/predict_table.py $GC configs/kernels/heldout \
+        here:"$OUT/res/models":"$OUT/res/heldout" | tee "$OUT/log/predict.txt"
+fi
+rm -f "$OUT"/log/*.ncu-rep.gz; gzip -f "$OUT"/log/ncu-source.csv "$OUT"/log/*.ncu-rep 2>/dev/null
+tar czf "$OUT/predict.tgz" -C "$OUT" log res $([ -d "$OUT/desc" ] && echo desc) && rm -rf "$OUT/log" "$OUT/res" "$OUT/desc"

@@ -13,9 +13,11 @@ A "what-if" row predicts a kernel on another kind's catalogue (the
 description made on one GPU, the parameters of another) against what that
 other GPU measured.
 
-  predict_table.py GPUCENSUS DESC_DIR LABEL:MODELS_DIR:HELDOUT_DIR ...
-  (HELDOUT_DIR "-": that GPU's held-out times were not measured: predictions only)
-     [--cross LABEL_FROM:LABEL_TO ...]
+  predict_table.py GPUCENSUS DESC_DIR LABEL:MODELS_DIR:HELDOUT_DIR[:DESC_DIR] ...
+  (HELDOUT_DIR "-": that GPU's held-out times were not measured: predictions only;
+   a GPU's own DESC_DIR: descriptions made from its own profile, else DESC_DIR)
+     [--cross LABEL_FROM:LABEL_TO ...]   (LABEL_FROM's descriptions on LABEL_TO's
+                                          catalogue and times)
 Exit 0; prints the table and MAE lines."""
 import atexit
 import glob
@@ -65,6 +67,8 @@ def measured_only(models_dir):
     d = tempfile.mkdtemp(prefix="predict_table.")
     atexit.register(shutil.rmtree, d, True)
     json.dump(cat, open(os.path.join(d, "catalogue.json"), "w"))
+    if os.path.isdir(os.path.join(models_dir, "nodes")):   # a compact catalogue's points
+        os.symlink(os.path.abspath(os.path.join(models_dir, "nodes")), os.path.join(d, "nodes"))
     return d
 
 
@@ -117,19 +121,19 @@ def main(argv):
     for a in argv[2:]:
         if a == "--cross":
             continue
-        if a.count(":") == 2:
-            gpus.append(a.split(":"))
+        if a.count(":") in (2, 3):
+            gpus.append((a.split(":") + [ddir])[:4])
         else:
             cross.append(a.split(":"))
-    descs = sorted(glob.glob(os.path.join(ddir, "*.cfg")))
-    meas = {lab: measured(h) for lab, _, h in gpus}
-    mdir = {lab: measured_only(m) for lab, m, _ in gpus}
-    calib = {lab: Calib(gc, mdir[lab]) for lab, _, _ in gpus}
+    descs = {lab: sorted(glob.glob(os.path.join(d, "*.cfg"))) for lab, _, _, d in gpus}
+    meas = {lab: measured(h) for lab, _, h, _ in gpus}
+    mdir = {lab: measured_only(m) for lab, m, _, _ in gpus}
+    calib = {lab: Calib(gc, mdir[lab]) for lab, _, _, _ in gpus}
     print("%-22s %-10s %-9s %11s %11s %8s %11s %8s  %s" % ("kernel", "gpu", "regime", "measured_us",
           "mwp_us", "err", "little_us", "err", "bound (Little)"))
     errs = {}
-    rows = [(k, lab, lab) for lab, _, _ in gpus for k in descs] + \
-           [(k, f, t) for f, t in cross for k in descs]
+    rows = [(k, lab, lab) for lab, _, _, _ in gpus for k in descs[lab]] + \
+           [(k, f, t) for f, t in cross for k in descs[f]]
     for cfg, src, dst in rows:
         name = os.path.basename(cfg)[:-4]
         m = meas[dst].get(name)
@@ -147,7 +151,7 @@ def main(argv):
         print("%-22s %-10s %-9s %11.1f %11.1f %8s %11.1f %8s  %s" % (
             name, lab, p["regime"], m / 1e3, (p["mwp_cwp"] or 0) / 1e3, pct(e["mwp_cwp"]),
             (p["littles_law"] or 0) / 1e3, pct(e["littles_law"]), b.get("says", "")))
-    for lab, _, _ in gpus:
+    for lab, _, _, _ in gpus:
         c = calib[lab]
         line = []
         for k in MODELS:

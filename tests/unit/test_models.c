@@ -98,18 +98,18 @@ static void test_kdesc(void)
      * stride of 8 words) move 1024 bytes, in 32 lines (stride 32) 2048 */
     gc_kdesc t = d;
     t.nmem = 1;
-    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 32, 8, 1 };
+    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 32, 8, 1, 0 };
     CHECK(gc_kdesc_dram_traffic(&t, 64, NULL, NULL) == 1024, "contiguous sectors %g",
           gc_kdesc_dram_traffic(&t, 64, NULL, NULL));
     t.mem[0].lines_per_inst = 32;
     CHECK(gc_kdesc_dram_traffic(&t, 64, NULL, NULL) == 2048, "isolated sectors %g",
           gc_kdesc_dram_traffic(&t, 64, NULL, NULL));
     CHECK(gc_kdesc_dram_traffic(&t, NAN, NULL, NULL) == 1024, "no fetch granularity: sectors");
-    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 4, 1, 1 };
+    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 4, 1, 1, 0 };
     CHECK(gc_kdesc_dram_traffic(&t, 64, NULL, NULL) == 128, "a coalesced line");
     CHECK(gc_kdesc_dram_traffic(&t, 77, NULL, NULL) == 128,
           "a coalesced line costs its bytes, whatever an isolated sector costs");
-    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 32, 32, 1 };
+    t.mem[0] = (gc_kdesc_mem){ 0, 1, 4, 32, 32, 1, 0 };
     CHECK(rel(gc_kdesc_dram_traffic(&t, 76.7, NULL, NULL), 32 * 76.7) < 1e-12,
           "isolated sectors at a measured 76.7 bytes each");
 
@@ -329,7 +329,7 @@ static gc_kdesc paper_kernel(long long grid, double comp, double mem, double sec
     d.registers_per_thread = 8;
     d.insts[GC_KD_FP32] = comp;
     d.nmem = 1;
-    d.mem[0] = (gc_kdesc_mem){ 0, mem, 4, sectors, ceil(sectors / 4), 1 };
+    d.mem[0] = (gc_kdesc_mem){ 0, mem, 4, sectors, ceil(sectors / 4), 1, 0 };
     d.syncs = syncs;
     d.critical_path[GC_CP_FP32] = comp;
     d.critical_path[GC_CP_GMEM] = 1;
@@ -608,8 +608,8 @@ static void test_little_mlp(void)
     h.v[HW_SCAT_ST] = 3;
     h.v[HW_SCAT_LD] = 1;
     d.nmem = 3;
-    d.mem[1] = (gc_kdesc_mem){ 1, 4, 4, 32, 32, 1 };
-    d.mem[2] = (gc_kdesc_mem){ 0, 9, 4, 5, 2, 1 };
+    d.mem[1] = (gc_kdesc_mem){ 1, 4, 4, 32, 32, 1, 0 };
+    d.mem[2] = (gc_kdesc_mem){ 0, 9, 4, 5, 2, 1, 0 };
     d.insts[GC_KD_SMEM] = 175;
     d.smem_wavefronts = 306;
     CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.cpw[LT_LSU], 4 * 32 * 3) < 1e-12 &&
@@ -620,6 +620,36 @@ static void test_little_mlp(void)
     CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 &&
               rel(o.cpw[LT_L2], (16 * 4 + 4 * 32 + 9 * 5) * 32 / 48.0) < 1e-12,
           "l2 %g", o.cpw[LT_L2]);
+    /* spread loads that hit L1 (a profile's share) at the L1-resident cost */
+    d.mem[1].is_store = 0;
+    d.mem[1].l1_hit_ratio = 0.75;
+    h.v[HW_SCAT_LD_L1] = 0.6;
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 &&
+              rel(o.cpw[LT_LSU], 4 * 32 * (0.25 * 1 + 0.75 * 0.6)) < 1e-12,
+          "lsu with L1 hits %g", o.cpw[LT_LSU]);
+    h.v[HW_SCAT_LD_L1] = NAN;   /* not measured: every sector at the L2-resident cost */
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.cpw[LT_LSU], 4 * 32 * 1) < 1e-12,
+          "lsu without the L1 cost %g", o.cpw[LT_LSU]);
+    /* a one-shot block's excess: linear in log2(threads) from 0 at one
+     * warp through the measured sizes, the largest one's beyond */
+    CHECK(isnan(gc_hwp_oneshot_excess(&h, 256)), "none measured");
+    h.v[HW_OSW_T64] = 100;
+    h.v[HW_OSW_T256] = 300;
+    h.v[HW_OSW_T1024] = 360;
+    CHECK(gc_hwp_oneshot_excess(&h, 32) == 0 && rel(gc_hwp_oneshot_excess(&h, 64), 100) < 1e-12 &&
+              rel(gc_hwp_oneshot_excess(&h, 128), 200) < 1e-12 &&
+              rel(gc_hwp_oneshot_excess(&h, 512), 330) < 1e-12 &&
+              rel(gc_hwp_oneshot_excess(&h, 2048), 360) < 1e-12,
+          "one-shot excess %g %g %g", gc_hwp_oneshot_excess(&h, 128),
+          gc_hwp_oneshot_excess(&h, 512), gc_hwp_oneshot_excess(&h, 2048));
+    /* ... on the path of a kernel with a barrier (256 threads: 300); none
+     * without one (its warps leave their slots as they end) */
+    d.syncs = 1;
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && rel(o.gmem_tail_cycles, 300) < 1e-12,
+          "barrier excess %g", o.gmem_tail_cycles);
+    d.syncs = 0;
+    CHECK(gc_little_predict(&h, &l, &d, &o, &e) == 0 && o.gmem_tail_cycles == 0,
+          "no barrier %g", o.gmem_tail_cycles);
     /* an older catalogue without bench mlp: the unloaded latency and M/D/1 */
     for (int i = HW_INFL_N4; i <= HW_L2_BPC; i++)
         h.v[i] = NAN;
