@@ -252,10 +252,8 @@ int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
         if (!other_n[b])
             continue;
         others += other_n[b];
-        size_t n = strlen(v->note);
-        snprintf(v->note + n, sizeof v->note - n, "%s%s: baseline of method %d, this run method %d: "
-                 "not compared (%zu values)", n ? "; " : "", gc_bench_defs[b].name, base_m[b],
-                 g->method[b], other_n[b]);
+        rc = det_add_note(d, v, "%s: baseline of method %d, this run method %d: not compared (%zu values)",
+                          gc_bench_defs[b].name, base_m[b], g->method[b], other_n[b]);
     }
     if (!rc && !judged && others && v->used_baseline) {
         /* nothing comparable: judged as a SKU without a baseline is */

@@ -459,7 +459,7 @@ static int put_tail(gc_wbuf *b, const gc_gpu *g, int record, const gc_summary *s
         gc_put_str(b, p->unit);
         gc_put_str(b, p->source);
     }
-    put_methods(&b, g);
+    put_methods(b, g);
     if (record) {
         gc_put_u8(b, (uint8_t)(note ? note->node_file : 0));
         gc_put_str(b, note ? note->msg : "");
