@@ -133,7 +133,10 @@ gc_verdict *det_new_verdict(gc_detect *d, int type);
 /* s kept by the detector (interned), cut to cap - 1 bytes as the fixed
  * arrays of the verdicts once were; NULL: out of memory. */
 const char *det_vstr(gc_detect *d, const char *s, size_t cap);
-/* Sets a verdict's subject (cut at 255 bytes), group (255) or note (399). */
+/* A note's bytes with its NUL: room for a "not compared" clause per benchmark
+ * of another method (~70 bytes each) beside the counts. */
+#define GC_NOTE_CAP 1600
+/* Sets a verdict's subject (cut at 255 bytes), group (255) or note (GC_NOTE_CAP - 1). */
 int det_set_subject(gc_detect *d, gc_verdict *v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int det_set_group(gc_detect *d, gc_verdict *v, const char *s);
 int det_set_note(gc_detect *d, gc_verdict *v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -259,13 +259,10 @@ int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
         /* nothing comparable: judged as a SKU without a baseline is */
         v->used_baseline = 0;
         static const char was[] = "the baseline and limits alone";
-        char *at = strstr(v->note, was);
-        if (at) {
-            static const char now[] = "limits alone (no baseline value of this run's methods)";
-            char rest[sizeof v->note];
-            snprintf(rest, sizeof rest, "%s", at + strlen(was));
-            snprintf(at, sizeof v->note - (size_t)(at - v->note), "%s%s", now, rest);
-        }
+        const char *at = strstr(v->note, was);
+        if (at)   /* the note is the detector's interned string: a new one */
+            rc = det_set_note(d, v, "%.*slimits alone (no baseline value of this run's methods)%s",
+                              (int)(at - v->note), v->note, at + strlen(was));
     }
     return rc;
 }

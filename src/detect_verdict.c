@@ -72,7 +72,7 @@ gc_verdict *det_new_verdict(gc_detect *d, int type)
 
 const char *det_vstr(gc_detect *d, const char *s, size_t cap)
 {
-    char cut[400];
+    char cut[GC_NOTE_CAP];
     if (!s)
         s = "";
     if (strlen(s) >= cap && cap <= sizeof cut) {
@@ -86,7 +86,7 @@ const char *det_vstr(gc_detect *d, const char *s, size_t cap)
 static int set_fmt(gc_detect *d, const char **field, size_t cap, const char *head, const char *fmt,
                    va_list ap)
 {
-    char t[400];
+    char t[GC_NOTE_CAP];
     size_t n = (size_t)snprintf(t, cap, "%s", head);
     if (n < cap)
         vsnprintf(t + n, cap - n, fmt, ap);
@@ -119,18 +119,18 @@ int det_set_note(gc_detect *d, gc_verdict *v, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = set_fmt(d, &v->note, 400, "", fmt, ap);
+    int rc = set_fmt(d, &v->note, GC_NOTE_CAP, "", fmt, ap);
     va_end(ap);
     return rc;
 }
 
 int det_add_note(gc_detect *d, gc_verdict *v, const char *fmt, ...)
 {
-    char head[400];
+    char head[GC_NOTE_CAP];
     snprintf(head, sizeof head, "%s%s", v->note, v->note[0] ? "; " : "");
     va_list ap;
     va_start(ap, fmt);
-    int rc = set_fmt(d, &v->note, 400, head, fmt, ap);
+    int rc = set_fmt(d, &v->note, GC_NOTE_CAP, head, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -148,7 +148,7 @@ int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err)
     *n = *v;
     n->subject = det_vstr(d, v->subject, 256);
     n->group = det_vstr(d, v->group, 256);
-    n->note = det_vstr(d, v->note, 400);
+    n->note = det_vstr(d, v->note, GC_NOTE_CAP);
     if (!n->subject || !n->group || !n->note) {
         free(rs);
         d->nv--;

@@ -57,7 +57,8 @@ METHODS = {   # benchmark: [(version, commit, date), ...]
     "l2_bw": [(2, "857ef06", "2026-11-24T00:31:23Z"),     # chunks by a hash
               (3, "c6515bd", "2026-11-24T00:35:43Z"),     # in order, shifted per SM
               (4, "537d767", "2026-11-24T00:37:50Z"),     # shifted only where needed
-              (5, "d8e78b3", "2026-11-25T22:19:07Z")],    # kernel rewritten (unroll, asm loads)
+              (5, "d8e78b3", "2026-11-25T22:19:07Z"),     # kernel rewritten (unroll, asm loads)
+              (6, "e2a563f", "2026-11-26T01:30:15Z")],    # l2_bw_bps without chunk sharing
 }
 # the benchmark a derived parameter comes from (gc_bench_of_param, registry.c)
 PARAM_BENCH = [("hbm_", "hbm_bw"), ("l2_bw", "l2_bw"), ("smem_bw", "smem_bw"), ("launch", "launch"),

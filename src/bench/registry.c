@@ -139,7 +139,7 @@ const gc_bench_def gc_bench_defs[] = {
     DEF("departure", "completion time of K outstanding requests per warp", GC_PHASE_GPU, 1, departure_p),
     DEF("inst", "instruction latency (dependent chain) or throughput", GC_PHASE_GPU, 1, inst_p),
     DEF("hbm_bw", "device-memory bandwidth, STREAM kernels", GC_PHASE_GPU, 3, hbm_p),
-    DEF("l2_bw", "L2 bandwidth over an L2-resident footprint", GC_PHASE_GPU, 5, l2_p),
+    DEF("l2_bw", "L2 bandwidth over an L2-resident footprint", GC_PHASE_GPU, 6, l2_p),
     DEF("smem_bw", "shared-memory bandwidth with a word stride (bank conflicts)", GC_PHASE_GPU, 1, smem_p),
     DEF("launch", "kernel launch overhead", GC_PHASE_GPU, 1, launch_p),
     DEF("xfer", "host<->device transfer time per size", GC_PHASE_ISOLATED, 1, xfer_p),
@@ -210,6 +210,9 @@ static const struct method_change {
     { "l2_bw", 5, "d8e78b3", "2026-11-25T22:19:07Z" },
     /* grid = full runs the full grid on every launch (it ran 5 of 100) */
     { "hbm_bw", 3, "7b94a6c", "2026-11-25T22:39:29Z" },
+    /* l2_bw_bps from L2-resident points without chunk sharing (the shared
+     * peak apart: l2_bw_shared_peak_bps); the quick plan's point in sweep order */
+    { "l2_bw", 6, "e2a563f", "2026-11-26T01:30:15Z" },
 };
 
 int gc_bench_method(const char *bench)
