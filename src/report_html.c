@@ -29,7 +29,7 @@
 #include "fsutil.h"
 #include "svg.h"
 
-#define MAX_VERDICT_ROWS 500
+#define MAX_VERDICT_ROWS 5000   /* every subject not ok, up to this many */
 #define ALL_VERDICTS_MAX 100 /* below this many subjects, ok ones are listed too */
 
 static const char CSS[] =
@@ -228,17 +228,6 @@ static void verdict_table(FILE *f, const rp_cat *c)
 
 /* ---- the page ------------------------------------------------------------------------ */
 
-static int worst_of_node(const rp_cat *c, const char *node)
-{
-    size_t n = gc_detect_count(c->det);
-    for (size_t i = 0; i < n; i++) {
-        const gc_verdict *v = gc_detect_verdict(c->det, i);
-        if (v->type == GC_SUBJ_NODE && !strcmp(v->node, node))
-            return v->level;
-    }
-    return -1;
-}
-
 /* One node's drill-down; its histograms are merged into agg. */
 static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int *agg_ok,
                          double *tmp, int open)
@@ -248,7 +237,7 @@ static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int 
     const char *node = c->node_names[k];
     char id[96];
     rh_node_id(id, sizeof id, node);
-    int worst = worst_of_node(c, node);
+    int worst = c->node_level[k];
     fprintf(f, "<details class=node id=\"%s\" data-search=\"", id);
     rh_esc(f, node);
     fprintf(f, " %s", rh_vname(worst));
@@ -258,8 +247,14 @@ static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int 
     }
     fprintf(f, "\"%s><summary>", open ? " open" : "");
     rh_esc(f, node);
-    fprintf(f, ": %zu GPU%s, <span class=\"v-%s\">%s</span></summary>\n", n, n == 1 ? "" : "s",
+    fprintf(f, ": %zu GPU%s, <span class=\"v-%s\">%s</span>", n, n == 1 ? "" : "s",
             rh_vname(worst), rh_vname(worst));
+    if (!c->full)
+        fprintf(f, " <span class=note>(%s)</span>",
+                c->node_read[k] == RP_READ_FLAGGED ? "something on it is not ok"
+                : c->node_read[k] == RP_READ_ASKED ? "asked for with --node"
+                                                   : "sampled: a typical node");
+    fputs("</summary>\n", f);
     gpu_table(f, c, first, n, 0);
     fputs("<div class=plots>\n", f);
     char t[200];
@@ -268,8 +263,10 @@ static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int 
     rh_latency_plot(f, c, first, n, t, tmp);
     rp_hist3 *hs = calloc(n ? n : 1, sizeof *hs);
     if (hs) {
-        char why[5000];
-        rh_load_hists(c, k, first, n, hs, why, sizeof why);
+        /* the node's GPUs' histograms (borrowed: freed with the catalogue) */
+        for (size_t i = 0; i < n; i++)
+            if (c->gpus[first + i].h3)
+                hs[i] = *c->gpus[first + i].h3;
         rh_hist_row(f, hs, n, n == 1 ? "this GPU" : "one line per GPU");
         for (size_t i = 0; i < n; i++)
             for (int l = 0; l < 3; l++) {
@@ -290,24 +287,22 @@ static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int 
                 if (agg->have[l] && agg->fp[l] != hs[i].fp[l])
                     agg->fp[l] = NAN;   /* footprints differ between GPUs */
             }
-        if (why[0]) {
-            fputs("<p class=note>histograms: ", f);
-            rh_esc(f, why);
-            fputs("</p>", f);
-            fprintf(stderr, "gpucensus report: warning: %s\n", why);
-        }
-        rh_free_h3(hs, n);
         free(hs);
+    }
+    if (c->node_why[k][0]) {
+        fputs("<p class=note>histograms: ", f);
+        rh_esc(f, c->node_why[k]);
+        fputs("</p>", f);
     }
     int w = rh_node_width(c, first, n);
     double *mx = w > 1 ? malloc((size_t)w * w * sizeof *mx) : NULL;
     if (mx) {
-        rh_p2p_matrix(c, node, w, mx);
+        rh_p2p_matrix(c, k, w, mx);
         snprintf(t, sizeof t, "%s: P2P bandwidth matrix", node);
         rh_heatmap(f, mx, w, t);
         free(mx);
     }
-    rh_xfer_plots(f, c, node, node);
+    rh_xfer_plots(f, c, k, node);
     fputs("</div></details>\n", f);
 }
 
@@ -341,6 +336,7 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
 
     fputs("<h2 id=cluster>Cluster: each GPU against its peers</h2>\n", f);
     rh_cluster_view(f, c);
+    rp_phase("cluster view");
     if (c->ngpus <= 64) {
         gpu_table(f, c, 0, c->ngpus, 0);
     } else {
@@ -369,7 +365,9 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
 
     fputs("<h2 id=transfers>Transfers: time against size, fitted model over the points</h2>\n"
           "<div class=plots>\n", f);
-    rh_xfer_plots(f, c, NULL, "all nodes");
+    rp_phase("latency");
+    rh_xfer_plots(f, c, RP_ALL, c->full ? "all nodes" : "the nodes drawn below");
+    rp_phase("transfers");
     fputs("</div>\n<p class=note>Points: median time per size (several links: the median over "
           "them, band from the fastest to the slowest); dashed red: the fitted model t = alpha + "
           "n/beta, segment by segment (several links: the link of median beta).</p>\n", f);
@@ -377,9 +375,11 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
     fputs("<h2 id=p2p>P2P bandwidth matrix</h2>\n<div class=plots>\n", f);
     rh_aggregate_p2p(f, c);
     fputs("</div>\n", f);
+    rp_phase("p2p");
 
     fputs("<h2 id=verdicts>Verdicts</h2>\n", f);
     verdict_table(f, c);
+    rp_phase("verdict table");
     fwrite(hist_html, 1, hist_len, f);
 
     fputs("<h2 id=nodes>Nodes</h2>\n<p><input id=filter placeholder=\"filter nodes "
@@ -418,8 +418,10 @@ int rp_html(const rp_cat *c, const char *out, const char *history_db, gc_err *er
     memset(&agg, 0, sizeof agg);
     int agg_ok[3] = { 1, 1, 1 };
     for (size_t k = 0; k < c->nnodes; k++)
-        node_section(nf, c, k, &agg, agg_ok, tmp, c->nnodes == 1);
+        if (c->full || c->node_read[k])
+            node_section(nf, c, k, &agg, agg_ok, tmp, c->nnodes == 1);
     fclose(nf);
+    rp_phase("node sections");
     for (int l = 0; l < 3; l++)
         if (agg.have[l] && !agg_ok[l]) {
             gc_hist_free(&agg.h[l]);

@@ -357,25 +357,30 @@ static void xfer_plot(FILE *f, const rp_cat *c, const size_t *idx, size_t m, con
 
 /* Link classes among links[idx], in order of first appearance; for each,
  * one plot. node: only links measured on that node (NULL: all). */
-void rh_xfer_plots(FILE *f, const rp_cat *c, const char *node, const char *who)
+void rh_xfer_plots(FILE *f, const rp_cat *c, size_t node, const char *who)
 {
-    size_t *idx = malloc((c->nlinks ? c->nlinks : 1) * sizeof *idx);
-    char *done = calloc(c->nlinks ? c->nlinks : 1, 1);
+    /* the links considered: all, or the node's (its range of link_ix) */
+    size_t nl = node == RP_ALL ? c->nlinks : c->nl_n[node];
+    const size_t *li = node == RP_ALL ? NULL : c->link_ix + c->nl_first[node];
+    size_t *idx = malloc((nl ? nl : 1) * sizeof *idx);
+    char *done = calloc(nl ? nl : 1, 1);
     if (!idx || !done) {
         free(idx);
         free(done);
         return;
     }
-    for (size_t i = 0; i < c->nlinks; i++) {
-        if (done[i] || (node && strcmp(c->links[i].node, node)))
+    for (size_t a = 0; a < nl; a++) {
+        if (done[a])
             continue;
+        size_t i = li ? li[a] : a;
         size_t m = 0;
-        for (size_t j = i; j < c->nlinks; j++)
-            if (!done[j] && (!node || !strcmp(c->links[j].node, node)) &&
-                !strcmp(c->links[j].cls, c->links[i].cls)) {
-                done[j] = 1;
+        for (size_t b = a; b < nl; b++) {
+            size_t j = li ? li[b] : b;
+            if (!done[b] && !strcmp(c->links[j].cls, c->links[i].cls)) {
+                done[b] = 1;
                 idx[m++] = j;
             }
+        }
         char w[160];
         if (m == 1 && c->links[i].src_gpu >= 0 && c->links[i].dst_gpu >= 0)
             snprintf(w, sizeof w, "%s/gpu%d -> %s/gpu%d", c->links[i].src_node, c->links[i].src_gpu,
@@ -395,15 +400,16 @@ void rh_xfer_plots(FILE *f, const rp_cat *c, const char *node, const char *who)
 
 /* Best one-way P2P bandwidth from GPU i to GPU j of node (indices by the
  * GPUs' local index, n x n); NAN where none. */
-void rh_p2p_matrix(const rp_cat *c, const char *node, int n, double *mx)
+void rh_p2p_matrix(const rp_cat *c, size_t node, int n, double *mx)
 {
     for (int i = 0; i < n * n; i++)
         mx[i] = NAN;
-    for (size_t i = 0; i < c->nlinks; i++) {
-        const rp_link *l = &c->links[i];
+    const char *name = c->node_names[node];
+    for (size_t a = 0; a < c->nl_n[node]; a++) {
+        const rp_link *l = &c->links[c->link_ix[c->nl_first[node] + a]];
         if (strcmp(l->bench, "p2p") || strcmp(l->dir, "oneway") || l->src_gpu < 0 ||
-            l->dst_gpu < 0 || l->src_gpu >= n || l->dst_gpu >= n || strcmp(l->src_node, node) ||
-            strcmp(l->dst_node, node) || !isfinite(l->beta))
+            l->dst_gpu < 0 || l->src_gpu >= n || l->dst_gpu >= n || strcmp(l->src_node, name) ||
+            strcmp(l->dst_node, name) || !isfinite(l->beta))
             continue;
         double *v = &mx[l->src_gpu * n + l->dst_gpu];
         if (!isfinite(*v) || l->beta > *v)
@@ -491,7 +497,7 @@ void rh_aggregate_p2p(FILE *f, const rp_cat *c)
            *v = malloc((c->nnodes ? c->nnodes : 1) * sizeof *v);
     if (all && mx && v) {
         for (size_t k = 0; k < c->nnodes; k++)
-            rh_p2p_matrix(c, c->node_names[k], w, all + k * ww);
+            rh_p2p_matrix(c, k, w, all + k * ww);
         for (size_t e = 0; e < ww; e++) {
             size_t m = 0;
             for (size_t k = 0; k < c->nnodes; k++)
