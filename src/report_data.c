@@ -662,6 +662,8 @@ static int file_there(const rp_cat *c, size_t k)
 /* Which nodes' files are read (rp_cat's node_read; see RP_FULL_NODES). */
 static int choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_err *err)
 {
+    if (!(c->worst_order = malloc((c->nnodes ? c->nnodes : 1) * sizeof *c->worst_order)))
+        return gc_fail(err, GC_ENOMEM, "out of memory");
     c->full = c->nnodes <= RP_FULL_NODES;
     for (size_t i = 0; i < nasked; i++) {
         size_t k = rp_node_index(c, asked[i]);
@@ -675,14 +677,13 @@ static int choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_e
                 c->node_read[k] = c->node_worst[k] > GC_V_OK ? RP_READ_FLAGGED : RP_READ_SAMPLE;
         return 0;
     }
-    size_t *ord = malloc(c->nnodes * sizeof *ord), nf = 0;
-    if (!ord)
-        return gc_fail(err, GC_ENOMEM, "out of memory");
+    size_t *ord = c->worst_order, nf = 0;
     for (size_t k = 0; k < c->nnodes; k++)
-        if (c->node_worst[k] > GC_V_OK)
-            ord[nf++] = k;
+        ord[k] = k;
     by_worst_cat = c;
-    qsort(ord, nf, sizeof *ord, cmp_worst);
+    qsort(ord, c->nnodes, sizeof *ord, cmp_worst);
+    while (nf < c->nnodes && c->node_worst[ord[nf]] > GC_V_OK)
+        nf++;
     c->nflagged = nf;
     for (size_t i = 0; i < nf; i++) {
         if (i < RP_FLAGGED_MAX) {
@@ -692,7 +693,6 @@ static int choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_e
             c->nflag_unread++;
         }
     }
-    free(ord);
     /* the sample: nodes spread over the census in catalogue order, each
      * the first with a node file from its place on */
     size_t taken = 0;
@@ -831,6 +831,7 @@ void rp_free(rp_cat *c)
     free(c->node_level);
     free(c->node_worst);
     free(c->node_read);
+    free(c->worst_order);
     free(c->node_why);
     free(c->hash);
     gc_detect_free(c->det);

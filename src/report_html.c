@@ -59,7 +59,9 @@ static const char CSS[] =
     "details.node{border:1px solid #ddd;border-radius:4px;margin:6px 0;padding:4px 10px}"
     "details.node>summary{cursor:pointer;font-weight:600}"
     ".note{color:#666;font-size:12px}.reasons{text-align:left;font-size:12px}"
-    "#filter{margin:6px 0;padding:3px 6px}";
+    "#filter,#gx-q{margin:6px 0;padding:3px 6px}#gx-q{width:24em}"
+    "tr.gx{cursor:pointer}tr.gx:hover{background:#eef4fb}#gx-detail{margin:8px 0 16px}"
+    "ul.reasons{font-size:12px;margin:4px 0}";
 
 static const char JS[] =
     "function openHash(){var h=location.hash.slice(1);if(!h)return;var e=document.getElementById(h);"
@@ -330,9 +332,26 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
     rh_esc(f, c->tool_version);
     fputs(" (", f);
     rh_esc(f, c->commit);
-    fprintf(f, ")</p>\n<nav><a href=\"#cluster\">cluster</a><a href=\"#latency\">latency</a>"
-               "<a href=\"#transfers\">transfers</a><a href=\"#p2p\">P2P</a><a href=\"#verdicts\">verdicts</a>"
+    fprintf(f, ")</p>\n<nav><a href=\"#verdicts\">verdicts</a><a href=\"#cluster\">cluster</a>"
+               "<a href=\"#gpus\">every GPU</a><a href=\"#latency\">latency</a>"
+               "<a href=\"#transfers\">transfers</a><a href=\"#p2p\">P2P</a>"
                "%s<a href=\"#nodes\">nodes</a></nav>\n", hist_len ? "<a href=\"#history\">history</a>" : "");
+    size_t sampled = 0;
+    for (size_t k = 0; k < c->nnodes; k++)
+        sampled += c->node_read[k] == RP_READ_SAMPLE;
+    if (!c->full)
+        fprintf(f, "<p class=note>A census of %zu nodes: the page draws in full the nodes with "
+                   "something not ok (%zu of %zu, worst first; at most %d), %zu other nodes as "
+                   "a sample of the fleet and those asked for with <code>--node</code>: %zu "
+                   "nodes, whose node files give the latency curves, histograms and transfer "
+                   "tables below. Every GPU is in <a href=\"#gpus\">the explorer</a>.</p>\n",
+                c->nnodes, c->nflagged - c->nflag_unread, c->nflagged, RP_FLAGGED_MAX,
+                sampled, c->nread);
+
+    /* fleet first: the verdicts, then each GPU against its SKU's peers */
+    fputs("<h2 id=verdicts>Verdicts</h2>\n", f);
+    verdict_table(f, c);
+    rp_phase("verdict table");
 
     fputs("<h2 id=cluster>Cluster: each GPU against its peers</h2>\n", f);
     rh_cluster_view(f, c);
@@ -347,44 +366,60 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
         if (bad)
             gpu_table(f, c, 0, c->ngpus, 1);
         else
-            fputs("<p class=note>Every GPU is ok; each node's table is in its section below.</p>\n", f);
+            fputs("<p class=note>Every GPU is ok.</p>\n", f);
     }
 
+    fputs("<h2 id=gpus>Every GPU</h2>\n", f);
+    rh_explorer(f, c);
+    rp_phase("explorer");
+
+    size_t drawn = 0;
+    for (size_t i = 0; i < c->ngpus; i++)
+        drawn += c->gpus[i].nchase > 0;
     fputs("<h2 id=latency>Memory latency</h2>\n<div class=plots>\n", f);
     char t[200];
-    snprintf(t, sizeof t, "Latency against footprint: %s",
-             c->ngpus == 1 ? "median, 5..95% band"
-             : c->ngpus <= 16 ? "one line per GPU"
-                              : "median over GPUs, 5..95% band across GPUs");
+    if (drawn == c->ngpus || !drawn)
+        snprintf(t, sizeof t, "Latency against footprint: %s",
+                 c->ngpus == 1 ? "median, 5..95% band"
+                 : c->ngpus <= 16 ? "one line per GPU"
+                                  : "median over GPUs, 5..95% band across GPUs");
+    else
+        snprintf(t, sizeof t, "Latency against footprint: median over the %zu GPUs of the nodes "
+                 "drawn, 5..95%% band across them", drawn);
     rh_latency_plot(f, c, 0, c->ngpus, t, tmp);
-    rh_hist_row(f, agg, 1, c->ngpus == 1 ? "this GPU" : "all GPUs merged");
+    rh_hist_row(f, agg, 1, c->ngpus == 1 ? "this GPU" : c->full ? "all GPUs merged"
+                                                                : "the nodes drawn, merged");
     fputs("</div>\n<p class=note>Random-order pointer chase; dashed lines: the L1, L2 and DRAM "
           "plateaus (parameters l1/l2/dram_latency_cycles, median over GPUs). Histograms: every "
           "sample of the point at the smallest footprint, the one nearest the L2 plateau and the "
           "largest.</p>\n", f);
+    rp_phase("latency");
 
     fputs("<h2 id=transfers>Transfers: time against size, fitted model over the points</h2>\n"
           "<div class=plots>\n", f);
-    rp_phase("latency");
     rh_xfer_plots(f, c, RP_ALL, c->full ? "all nodes" : "the nodes drawn below");
-    rp_phase("transfers");
     fputs("</div>\n<p class=note>Points: median time per size (several links: the median over "
           "them, band from the fastest to the slowest); dashed red: the fitted model t = alpha + "
           "n/beta, segment by segment (several links: the link of median beta).</p>\n", f);
+    rp_phase("transfers");
 
     fputs("<h2 id=p2p>P2P bandwidth matrix</h2>\n<div class=plots>\n", f);
     rh_aggregate_p2p(f, c);
     fputs("</div>\n", f);
     rp_phase("p2p");
 
-    fputs("<h2 id=verdicts>Verdicts</h2>\n", f);
-    verdict_table(f, c);
-    rp_phase("verdict table");
     fwrite(hist_html, 1, hist_len, f);
 
     fputs("<h2 id=nodes>Nodes</h2>\n<p><input id=filter placeholder=\"filter nodes "
           "(name, verdict, SKU)\"> <button onclick=\"setAll(true)\">open all</button> "
           "<button onclick=\"setAll(false)\">close all</button></p>\n", f);
+    if (!c->full)
+        fprintf(f, "<p class=note>%zu of %zu nodes drawn: those with something not ok first "
+                   "(worst first), then the sample. <code>gpucensus report ", c->nread, c->nnodes);
+    if (!c->full) {
+        rh_esc(f, c->path);
+        fputs(" -o PAGE --node NAME</code> draws a node of your choice.</p>\n", f);
+    }
     fwrite(nodes_html, 1, nodes_len, f);
     fprintf(f, "<script>%s</script>\n</body></html>\n", JS);
 }
@@ -417,9 +452,14 @@ int rp_html(const rp_cat *c, const char *out, const char *history_db, gc_err *er
     rp_hist3 agg;
     memset(&agg, 0, sizeof agg);
     int agg_ok[3] = { 1, 1, 1 };
-    for (size_t k = 0; k < c->nnodes; k++)
-        if (c->full || c->node_read[k])
-            node_section(nf, c, k, &agg, agg_ok, tmp, c->nnodes == 1);
+    /* a large census: the nodes with something not ok first (worst first), then the rest */
+    for (int pass = c->full ? 1 : 0; pass < 2; pass++)
+        for (size_t j = 0; j < c->nnodes; j++) {
+            size_t k = c->full ? j : c->worst_order[j];
+            int flagged = c->node_read[k] == RP_READ_FLAGGED || c->node_read[k] == RP_READ_ASKED;
+            if (c->full || (c->node_read[k] && flagged == !pass))
+                node_section(nf, c, k, &agg, agg_ok, tmp, c->nnodes == 1);
+        }
     fclose(nf);
     rp_phase("node sections");
     for (int l = 0; l < 3; l++)

@@ -87,6 +87,7 @@ typedef struct rp_cat {
     size_t *node_first, *node_n, *nl_first, *nl_n, *link_ix;
     signed char *node_level, *node_worst;
     char *node_read;              /* RP_READ_* */
+    size_t *worst_order;          /* node indices, worst first (ties: catalogue order) */
     size_t nread, nflagged, nflag_unread;
     int full;                     /* every node drawn in full (a small census) */
     char (*node_why)[400];        /* what its node file could not give, "" */
@@ -159,6 +160,10 @@ void rh_xfer_plots(FILE *f, const rp_cat *c, size_t node, const char *who);
 void rh_p2p_matrix(const rp_cat *c, size_t node, int n, double *mx);
 void rh_heatmap(FILE *f, const double *mx, int n, const char *title);
 int rh_node_width(const rp_cat *c, size_t first, size_t n);
+
+/* report_gx.c: every GPU as compact data with a paginated, filterable table and per-GPU detail
+ * drawn on demand */
+void rh_explorer(FILE *f, const rp_cat *c);
 void rh_aggregate_p2p(FILE *f, const rp_cat *c);
 
 #endif
