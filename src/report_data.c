@@ -708,14 +708,11 @@ static int choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_e
     return 0;
 }
 
-static int read_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_err *err)
+static int read_nodes(rp_cat *c)
 {
-    int rc = choose_nodes(c, asked, nasked, err);
-    if (rc)
-        return rc;
     gc_catpoints *pts = gc_catpoints_new(c->path);
     if (!pts)
-        return gc_fail(err, GC_ENOMEM, "out of memory");
+        return GC_ENOMEM;
     char why[5000];
     for (size_t k = 0; k < c->nnodes; k++) {
         if (!c->node_read[k])
@@ -746,11 +743,11 @@ void rp_phase(const char *what)
 
 int rp_load(const char *arg, rp_cat *c, gc_err *err)
 {
-    return rp_load_nodes(arg, NULL, 0, c, err);
+    return rp_load_nodes(arg, NULL, 0, 1, c, err);
 }
 
-int rp_load_nodes(const char *arg, const char *const *asked, size_t nasked, rp_cat *c,
-                  gc_err *err)
+int rp_load_nodes(const char *arg, const char *const *asked, size_t nasked, int points,
+                  rp_cat *c, gc_err *err)
 {
     rp_phase("start");
     memset(c, 0, sizeof *c);
@@ -799,8 +796,10 @@ int rp_load_nodes(const char *arg, const char *const *asked, size_t nasked, rp_c
     rp_phase("attach links, verdicts");
     if (!(c->node_why = calloc(c->nnodes ? c->nnodes : 1, sizeof *c->node_why)))
         return gc_fail(err, GC_ENOMEM, "out of memory");
-    if ((rc = read_nodes(c, asked, nasked, err)))
+    if ((rc = choose_nodes(c, asked, nasked, err)))
         return rc;
+    if (points && read_nodes(c))
+        return gc_fail(err, GC_ENOMEM, "out of memory");
     if (c->nmissing > 1)
         fprintf(stderr, "gpucensus report: %zu nodes in all drawn without their points (their "
                 "node files missing or unreadable)\n", c->nmissing);

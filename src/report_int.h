@@ -114,10 +114,11 @@ enum { RP_READ_NO = 0, RP_READ_FLAGGED = 1, RP_READ_SAMPLE = 2, RP_READ_ASKED = 
  * come from its node files; a node whose file is missing is drawn without
  * them (said on stderr). Errors name the file. */
 int rp_load(const char *path, rp_cat *c, gc_err *err);
-/* As rp_load; asked[0..nasked): nodes whose files are read and which are
- * drawn in full whatever the census's size. */
-int rp_load_nodes(const char *path, const char *const *asked, size_t nasked, rp_cat *c,
-                  gc_err *err);
+/* As rp_load; points: the node files of the nodes to draw are read (the
+ * page; not the terminal table); asked[0..nasked): nodes whose files are
+ * read and which are drawn in full whatever the census's size. */
+int rp_load_nodes(const char *path, const char *const *asked, size_t nasked, int points,
+                  rp_cat *c, gc_err *err);
 /* The index of node name in the catalogue's nodes, or nnodes. */
 size_t rp_node_index(const rp_cat *c, const char *name);
 void rp_free(rp_cat *c);
