@@ -474,14 +474,18 @@ static void attach_verdicts(rp_cat *c)
 
 /* A node file that cannot give what is asked: said once per node, and
  * the report goes on without it. */
+static pthread_mutex_t missing_mu = PTHREAD_MUTEX_INITIALIZER;   /* c->missing, nmissing */
+
 static void node_missing(rp_cat *c, const char *node, const char *msg)
 {
-    if (!strcmp(c->missing, node))
-        return;
-    snprintf(c->missing, sizeof c->missing, "%s", node);
-    if (!c->nmissing++)   /* the first in full, the others counted (rp_load) */
-        fprintf(stderr, "gpucensus report: warning: %s; node %s drawn without its points\n", msg,
-                node);
+    pthread_mutex_lock(&missing_mu);
+    if (strcmp(c->missing, node)) {
+        snprintf(c->missing, sizeof c->missing, "%s", node);
+        if (!c->nmissing++)   /* the first in full, the others counted (rp_load) */
+            fprintf(stderr, "gpucensus report: warning: %s; node %s drawn without its points\n",
+                    msg, node);
+    }
+    pthread_mutex_unlock(&missing_mu);
 }
 
 /* The footprints drawn: the smallest (L1), the one whose median is
@@ -708,24 +712,68 @@ static int choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_e
     return 0;
 }
 
+/* The node files are read by RP_READ_THREADS threads, each its own reader
+ * (one node file held at a time) and its own nodes: a node's GPUs and links
+ * are written by the thread that reads it, nothing else. */
+#define RP_READ_THREADS 2
+
+typedef struct rjob {
+    rp_cat *c;
+    size_t next;
+    pthread_mutex_t mu;
+    int failed;
+} rjob;
+
+
+static void *read_thread(void *arg)
+{
+    rjob *j = arg;
+    rp_cat *c = j->c;
+    gc_catpoints *pts = gc_catpoints_new(c->path);
+    char *why = malloc(5000);
+    if (!pts || !why) {
+        pthread_mutex_lock(&j->mu);
+        j->failed = 1;
+        pthread_mutex_unlock(&j->mu);
+    }
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        while (j->next < c->nnodes && !c->node_read[j->next])
+            j->next++;
+        size_t k = j->failed ? c->nnodes : j->next++;
+        pthread_mutex_unlock(&j->mu);
+        if (k >= c->nnodes)
+            break;
+        read_node(c, pts, k, why, 5000);
+        if (why[0]) {
+            pthread_mutex_lock(&missing_mu);
+            if (c->nmissing == 0)
+                fprintf(stderr, "gpucensus report: warning: %s\n", why);
+            pthread_mutex_unlock(&missing_mu);
+            snprintf(c->node_why[k], sizeof c->node_why[k], "%.*s", (int)sizeof c->node_why[k] - 1, why);
+        }
+    }
+    free(why);
+    gc_catpoints_free(pts);
+    return NULL;
+}
+
 static int read_nodes(rp_cat *c)
 {
-    gc_catpoints *pts = gc_catpoints_new(c->path);
-    if (!pts)
-        return GC_ENOMEM;
-    char why[5000];
-    for (size_t k = 0; k < c->nnodes; k++) {
-        if (!c->node_read[k])
-            continue;
-        c->nread++;
-        read_node(c, pts, k, why, sizeof why);
-        if (why[0] && c->nmissing == 0)
-            fprintf(stderr, "gpucensus report: warning: %s\n", why);
-        if (why[0] && !c->node_why[k][0])
-            snprintf(c->node_why[k], sizeof c->node_why[k], "%.*s", (int)sizeof c->node_why[k] - 1, why);
-    }
-    gc_catpoints_free(pts);   /* one node file held while reading, none after */
-    return 0;
+    rjob j = { .c = c };
+    pthread_mutex_init(&j.mu, NULL);
+    for (size_t k = 0; k < c->nnodes; k++)
+        c->nread += c->node_read[k] != RP_READ_NO;
+    pthread_t th[RP_READ_THREADS];
+    int started = 0;
+    for (int t = 1; t < RP_READ_THREADS && (size_t)t < c->nread; t++)
+        if (pthread_create(&th[started], NULL, read_thread, &j) == 0)
+            started++;
+    read_thread(&j);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&j.mu);
+    return j.failed ? GC_ENOMEM : 0;
 }
 
 void rp_phase(const char *what)

@@ -100,11 +100,12 @@ typedef struct rp_cat {
  * most RP_FLAGGED_MAX), RP_SAMPLE_NODES others spread over the census
  * (the fleet's latency curves and histograms), and those asked for with
  * --node; every GPU is still in the page's explorer (its numbers, its
- * verdict, its place among its SKU's). A node file costs ~0.5 s to read
- * on the default plan (23 MB), so this bounds the report's time. */
+ * verdict, its place among its SKU's). A node file costs 0.5-0.8 s of CPU
+ * to read on the default plan (23.9 MB, jansson), so this bounds the
+ * report's time (20 node files: ~10 s on two threads). */
 #define RP_FULL_NODES 32
-#define RP_FLAGGED_MAX 48
-#define RP_SAMPLE_NODES 16
+#define RP_FLAGGED_MAX 16
+#define RP_SAMPLE_NODES 4
 enum { RP_READ_NO = 0, RP_READ_FLAGGED = 1, RP_READ_SAMPLE = 2, RP_READ_ASKED = 3 };
 
 /* Reads and validates path (a catalogue.json or its directory), with its
