@@ -1,27 +1,30 @@
 /* Reading a catalogue for the report. See report_int.h.
  *
- * The file is first read by catread.c into a detector, exactly as
- * `gpucensus check` does: that validates it (FILE:LINE errors for
- * malformed JSON or members the schema requires) and gives the verdicts.
- * Strings are kept with their control characters shown as \xNN (quote.h):
- * they reach the terminal table as well as the page.
- * Then it is walked once more, one GPU and one link at a time (jansson
- * with JSON_DISABLE_EOF_CHECK on each element), keeping only what the
- * table and the plots draw. */
+ * Two threads read the file at once (two cores: about half the time of
+ * one after the other): one gives the verdicts exactly as `gpucensus
+ * check` does (catread.c: validation with FILE:LINE errors, a schema-2
+ * catalogue's verdicts as written), the other walks it through catread's
+ * walk (gc_catread_each), keeping of each GPU and link only what the
+ * tables and the plots draw. Strings are kept with their control
+ * characters shown as \xNN (quote.h): they reach the terminal table as
+ * well as the page. Then node names are hashed and each node's GPUs and
+ * links become ranges (nothing is found by scanning every GPU or link),
+ * and the node files of the nodes the page draws (all of them up to
+ * RP_FULL_NODES nodes) are read once each, by two threads: latency curves,
+ * histograms and transfer size tables together. */
 #include "report_int.h"
 
 #include <jansson.h>
-#include <pthread.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "codec.h"
-
 #include "catread.h"
 #include "catread_points.h"
+#include "codec.h"
 #include "fsutil.h"
 #include "hist.h"
 #include "quote.h"

@@ -1,17 +1,23 @@
 /* The HTML report: one self-contained page (inline CSS and SVG, a few
- * lines of vanilla JS to open a node from a link), readable for one GPU
- * and for a thousand:
- *   - the cluster's aggregates first: each GPU a point per metric against
- *     its peers' band (outliers labelled, linked to their node); latency
- *     against footprint (median over GPUs and the band across them) with
- *     the L1/L2/DRAM plateaus; the latency histograms of all GPUs at the
+ * lines of vanilla JS), readable for one GPU and for 16,384:
+ *   - the fleet first: the verdict counts and every subject not ok with
+ *     its reasons; each GPU against its SKU's peers per metric (a point
+ *     per GPU in a small census, else each SKU's distribution as bars with
+ *     the outliers and the GPUs not ok as points; report_xfer.c) and the
+ *     GPUs that are not ok; every GPU in the explorer (report_gx.c: data
+ *     in the page, a table a page at a time, a GPU opened on demand);
+ *     latency against footprint (median over GPUs and the band across
+ *     them) with the L1/L2/DRAM plateaus; the latency histograms at the
  *     L1, L2 and DRAM footprints (merged); transfer time against size per
  *     link class with the fitted model over the points; the P2P matrix;
- *     the verdicts with their reasons;
- *   - then one closed <details> per node (the drill-down): its table, its
- *     GPUs' latency curves and histograms, its links, its P2P matrix.
- * Histograms come from the node files (OUT/nodes/<node>.json), one node
- * at a time. The page is written to a temporary name and renamed.
+ *   - then one closed <details> per node drawn (the drill-down): its
+ *     table, its GPUs' latency curves and histograms, its links, its P2P
+ *     matrix. A small census draws every node; a large one the nodes with
+ *     something not ok (worst first), a sample and those asked for
+ *     (report_int.h: RP_FULL_NODES), and the fleet's curves and
+ *     histograms come from those.
+ * The points come from the node files (report_data.c). The page is
+ * written to a temporary name and renamed.
  *
  * This file: the page itself (skeleton, CSS, JS), the GPU and verdict
  * tables, each node's section; the plots it calls are in report_lat.c
