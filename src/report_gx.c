@@ -236,11 +236,13 @@ void rh_explorer(FILE *f, const rp_cat *c)
           "<select id=gx-v><option value=\"\">any verdict</option><option value=nok>not ok</option>"
           "<option>ok</option><option>suspect</option><option>degraded</option><option>failed</option>"
           "</select> <button id=gx-prev>&lt; previous</button> <button id=gx-next>next &gt;</button> "
-          "<span id=gx-n class=note></span></p>\n<table class=gxt><thead><tr>"
+          "<span id=gx-n class=note></span></p>\n"
+          /* its own box (CSS containment): a new page of rows lays out the box, not the page */
+          "<div class=gxwrap><table class=gxt><thead><tr>"
           "<th class=l data-k=-3>GPU</th><th class=l>SKU</th>", f);
     for (size_t k = 0; k < NCOLS; k++)
         fprintf(f, "<th data-k=%zu>%s</th>", k, COLS[k].head);
-    fputs("<th class=l data-k=-2>verdict</th></tr></thead><tbody id=gx-body></tbody></table>\n"
+    fputs("<th class=l data-k=-2>verdict</th></tr></thead><tbody id=gx-body></tbody></table></div>\n"
           "<p class=note>Click a column to sort, a GPU to open it.</p><div id=gx-detail></div>\n"
           "<script type=\"application/json\" id=gx-data>", f);
     data(f, c);

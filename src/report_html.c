@@ -66,6 +66,7 @@ static const char CSS[] =
     "details.node>summary{cursor:pointer;font-weight:600}"
     ".note{color:#666;font-size:12px}.reasons{text-align:left;font-size:12px}"
     "#filter,#gx-q{margin:6px 0;padding:3px 6px}#gx-q{width:24em}"
+    ".gxwrap{height:60vh;overflow:auto;contain:strict;border:1px solid #e4e4e4}"
     "tr.gx{cursor:pointer}tr.gx:hover{background:#eef4fb}#gx-detail{margin:8px 0 16px}"
     "ul.reasons{font-size:12px;margin:4px 0}";
 
