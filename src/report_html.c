@@ -64,7 +64,7 @@ static const char CSS[] =
     ".v-degraded,.v-failed{color:#c0392b;font-weight:700}"
     "details.node{border:1px solid #ddd;border-radius:4px;margin:6px 0;padding:4px 10px}"
     "details.node>summary{cursor:pointer;font-weight:600}"
-    ".note{color:#666;font-size:12px}.reasons{text-align:left;font-size:12px}"
+    ".note{color:#666;font-size:12px}.reasons{text-align:left;font-size:12px}.reasons summary{cursor:pointer;color:#555}"
     "#filter,#gx-q{margin:6px 0;padding:3px 6px}#gx-q{width:24em}"
     ".gxwrap{height:60vh;overflow:auto;contain:strict;border:1px solid #e4e4e4}"
     "tr.gx{cursor:pointer}tr.gx:hover{background:#eef4fb}#gx-detail{margin:8px 0 16px}"
@@ -153,7 +153,9 @@ static int cmp_verdict(const void *a, const void *b)
     const gc_verdict *x = *(const gc_verdict *const *)a, *y = *(const gc_verdict *const *)b;
     if (x->level != y->level)
         return y->level - x->level;
-    return x->type - y->type;
+    /* GPUs, then nodes, then links (the many) */
+    static const int order[3] = { 0, 2, 1 };
+    return order[x->type] - order[y->type];
 }
 
 static void verdict_table(FILE *f, const rp_cat *c)
@@ -203,9 +205,13 @@ static void verdict_table(FILE *f, const rp_cat *c)
         fputs("</td><td class=l>", f);
         rh_esc(f, v->group);
         fprintf(f, "</td><td>%d</td><td class=reasons>", v->peers);
-        for (size_t k = 0; k < v->nreasons && k < 6; k++) {
+        /* every reason, worst first; past the first, folded */
+        for (size_t k = 0; k < v->nreasons; k++) {
             const gc_reason *r = &v->reasons[k];
-            fprintf(f, "%s<span class=v-%s>%s</span> ", k ? "<br>" : "", rh_vname(r->severity),
+            if (k == 1)
+                fprintf(f, "<details><summary>%zu more reason%s</summary>", v->nreasons - 1,
+                        v->nreasons == 2 ? "" : "s");
+            fprintf(f, "%s<span class=v-%s>%s</span> ", k > 1 ? "<br>" : "", rh_vname(r->severity),
                     rh_vname(r->severity));
             rh_esc(f, r->rule);
             fputs(": ", f);
@@ -213,8 +219,8 @@ static void verdict_table(FILE *f, const rp_cat *c)
             fputs(": ", f);
             rh_esc(f, r->detail);
         }
-        if (v->nreasons > 6)
-            fprintf(f, "<br>(+%zu more)", v->nreasons - 6);
+        if (v->nreasons > 1)
+            fputs("</details>", f);
         if (v->note[0]) {
             fputs("<br><span class=note>", f);
             rh_esc(f, v->note);
