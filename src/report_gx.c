@@ -39,7 +39,7 @@ static const struct {
 
 /* A JSON string safe inside <script>: quotes, backslashes and control
  * characters escaped for JSON, < > & as \u escapes. */
-static void jstr(FILE *f, const char *s)
+void rh_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -103,12 +103,12 @@ static void data(FILE *f, const rp_cat *c)
     fputs("{\"cols\":[", f);
     for (size_t k = 0; k < NCOLS; k++) {
         fputs(k ? "," : "", f);
-        jstr(f, COLS[k].head);
+        rh_json_str(f, COLS[k].head);
     }
     fputs("],\n\"nodes\":[", f);
     for (size_t k = 0; k < c->nnodes; k++) {
         fputs(k ? "," : "", f);
-        jstr(f, c->node_names[k]);
+        rh_json_str(f, c->node_names[k]);
     }
     fputs("],\n\"drawn\":[", f);
     for (size_t k = 0; k < c->nnodes; k++)
@@ -116,7 +116,7 @@ static void data(FILE *f, const rp_cat *c)
     fputs("],\n\"skus\":[", f);
     for (size_t k = 0; k < nsku; k++) {
         fputs(k ? "," : "", f);
-        jstr(f, sku[k]);
+        rh_json_str(f, sku[k]);
     }
     fputs("],\n\"fp\":[", f);
     for (size_t k = 0; k < nfp; k++)
@@ -125,7 +125,7 @@ static void data(FILE *f, const rp_cat *c)
     for (size_t i = 0; i < c->ngpus; i++) {
         const rp_gpu *g = &c->gpus[i];
         fprintf(f, "%s\n[%zu,%d,%d,%d,", i ? "," : "", g->node_ix, g->index, si[i], g->verdict);
-        jstr(f, g->status);
+        rh_json_str(f, g->status);
         fputs(",[", f);
         for (size_t k = 0; k < NCOLS; k++) {
             fputs(k ? "," : "", f);
@@ -154,14 +154,14 @@ static void data(FILE *f, const rp_cat *c)
                 snprintf(t, sizeof t, "%s %s: %s: %s", rh_vname(r->severity), r->rule, r->metric,
                          r->detail);
                 fputs(k ? "," : "", f);
-                jstr(f, t);
+                rh_json_str(f, t);
             }
             fputc(']', f);
         } else {
             fputc('0', f);
         }
         fputc(',', f);
-        jstr(f, g->status_reason);
+        rh_json_str(f, g->status_reason);
         fputc(']', f);
     }
     fputs("]}", f);

@@ -35,7 +35,10 @@
 #include "fsutil.h"
 #include "svg.h"
 
-#define MAX_VERDICT_ROWS 5000   /* every subject not ok, up to this many */
+/* Subjects not ok drawn as rows; the rest (links, mostly, in a large
+ * census) go into the page as data, shown a page at a time by its script. */
+#define MAX_VERDICT_ROWS 300
+#define MORE_VERDICTS_PER_PAGE 100
 #define ALL_VERDICTS_MAX 100 /* below this many subjects, ok ones are listed too */
 
 static const char CSS[] =
@@ -64,7 +67,7 @@ static const char CSS[] =
     ".v-degraded,.v-failed{color:#c0392b;font-weight:700}"
     "details.node{border:1px solid #ddd;border-radius:4px;margin:6px 0;padding:4px 10px}"
     "details.node>summary{cursor:pointer;font-weight:600}"
-    ".note{color:#666;font-size:12px}.reasons{text-align:left;font-size:12px}.reasons summary{cursor:pointer;color:#555}"
+    ".note{color:#666;font-size:12px}.reasons{text-align:left;font-size:12px}.reasons summary{cursor:pointer;color:#555}.rmore{white-space:pre-line}"
     "#filter,#gx-q{margin:6px 0;padding:3px 6px}#gx-q{width:24em}"
     ".gxwrap{height:60vh;overflow:auto;contain:strict;border:1px solid #e4e4e4}"
     "tr.gx{cursor:pointer}tr.gx:hover{background:#eef4fb}#gx-detail{margin:8px 0 16px}"
@@ -148,6 +151,29 @@ static void gpu_table(FILE *f, const rp_cat *c, size_t first, size_t n, int only
     fputs("</table>\n", f);
 }
 
+/* The subjects past MAX_VERDICT_ROWS, a page at a time (text only, as
+ * textContent). */
+#define STR2(x) #x
+#define STR(x) STR2(x)
+static const char MORE_JS[] =
+    "(function(){var D=JSON.parse(document.getElementById('vmore-data').textContent),"
+    "V=['ok','suspect','degraded','failed'],per=" STR(MORE_VERDICTS_PER_PAGE) ",page=0,"
+    "body=document.getElementById('vm-body');"
+    "function el(t,x,c,p){var e=document.createElement(t);if(x!==null)e.textContent=x;if(c)e.className=c;"
+    "p.appendChild(e);return e;}"
+    "function render(){var pages=Math.ceil(D.length/per);page=Math.max(0,Math.min(page,pages-1));"
+    "body.textContent='';for(var i=page*per;i<Math.min(D.length,(page+1)*per);i++){var v=D[i],"
+    "tr=el('tr',null,'vmore',body);el('td',V[v[0]],'l v-'+V[v[0]],tr);el('td',v[1],'l',tr);"
+    "el('td',v[2],'l',tr);el('td',String(v[3]),null,tr);var td=el('td',null,'reasons',tr);"
+    "if(v[4].length)el('span',v[4][0],null,td);if(v[4].length>1){var d=el('details',null,null,td);"
+    "el('summary',(v[4].length-1)+' more reason'+(v[4].length>2?'s':''),null,d);"
+    "el('div',v[4].slice(1).join('\\n'),'rmore',d);}"
+    "if(v[5]){el('br',null,null,td);el('span',v[5],'note',td);}}"
+    "document.getElementById('vm-n').textContent=D.length+' subjects, page '+(page+1)+' of '+pages;}"
+    "document.getElementById('vm-prev').addEventListener('click',function(){page--;render();});"
+    "document.getElementById('vm-next').addEventListener('click',function(){page++;render();});"
+    "render();})();";
+
 static int cmp_verdict(const void *a, const void *b)
 {
     const gc_verdict *x = *(const gc_verdict *const *)a, *y = *(const gc_verdict *const *)b;
@@ -181,6 +207,9 @@ static void verdict_table(FILE *f, const rp_cat *c)
             c->as_written ? "the run's, as the catalogue holds them" : "default rules");
     int all = n <= ALL_VERDICTS_MAX;
     size_t rows = 0, hidden = 0;
+    char *more_buf = NULL;
+    size_t more_len = 0;
+    FILE *more = open_memstream(&more_buf, &more_len);   /* the rows past MAX_VERDICT_ROWS */
     fputs("<table class=verdicts><tr><th class=l>verdict</th><th class=l>subject</th>"
           "<th class=l>peer group</th><th>peers</th><th class=l>reasons</th></tr>\n", f);
     for (size_t i = 0; i < n; i++) {
@@ -188,7 +217,32 @@ static void verdict_table(FILE *f, const rp_cat *c)
         if (!all && v->level == GC_V_OK)
             continue;
         if (rows >= MAX_VERDICT_ROWS) {
-            hidden++;
+            if (!more) {   /* out of memory: counted, not shown */
+                hidden++;
+                continue;
+            }
+            FILE *rows_f = f;   /* the table's */
+            f = more;
+            if (!hidden++)
+                fputs("<script type=\"application/json\" id=vmore-data>[", f);
+            /* [level, subject, peer group, peers, [reasons...], note] */
+            fprintf(f, "%s\n[%d,", hidden > 1 ? "," : "", v->level);
+            rh_json_str(f, v->subject);
+            fputc(',', f);
+            rh_json_str(f, v->group);
+            fprintf(f, ",%d,[", v->peers);
+            for (size_t k = 0; k < v->nreasons; k++) {
+                const gc_reason *r = &v->reasons[k];
+                char t[1400];
+                snprintf(t, sizeof t, "%s %s: %s: %s", rh_vname(r->severity), r->rule, r->metric,
+                         r->detail);
+                fputs(k ? "," : "", f);
+                rh_json_str(f, t);
+            }
+            fputs("],", f);
+            rh_json_str(f, v->note);
+            fputc(']', f);
+            f = rows_f;
             continue;
         }
         rows++;
@@ -205,14 +259,17 @@ static void verdict_table(FILE *f, const rp_cat *c)
         fputs("</td><td class=l>", f);
         rh_esc(f, v->group);
         fprintf(f, "</td><td>%d</td><td class=reasons>", v->peers);
-        /* every reason, worst first; past the first, folded */
+        /* every reason, worst first; past the first, folded, as one text
+         * (a GPU can have hundreds: one element, not three a reason) */
         for (size_t k = 0; k < v->nreasons; k++) {
             const gc_reason *r = &v->reasons[k];
             if (k == 1)
-                fprintf(f, "<details><summary>%zu more reason%s</summary>", v->nreasons - 1,
-                        v->nreasons == 2 ? "" : "s");
-            fprintf(f, "%s<span class=v-%s>%s</span> ", k > 1 ? "<br>" : "", rh_vname(r->severity),
-                    rh_vname(r->severity));
+                fprintf(f, "<details><summary>%zu more reason%s</summary><div class=rmore>",
+                        v->nreasons - 1, v->nreasons == 2 ? "" : "s");
+            if (k == 0)
+                fprintf(f, "<span class=v-%s>%s</span> ", rh_vname(r->severity), rh_vname(r->severity));
+            else
+                fprintf(f, "%s%s ", k > 1 ? "\n" : "", rh_vname(r->severity));
             rh_esc(f, r->rule);
             fputs(": ", f);
             rh_esc(f, r->metric);
@@ -220,7 +277,7 @@ static void verdict_table(FILE *f, const rp_cat *c)
             rh_esc(f, r->detail);
         }
         if (v->nreasons > 1)
-            fputs("</details>", f);
+            fputs("</div></details>", f);
         if (v->note[0]) {
             fputs("<br><span class=note>", f);
             rh_esc(f, v->note);
@@ -232,12 +289,23 @@ static void verdict_table(FILE *f, const rp_cat *c)
     if (!all)
         fprintf(f, "<p class=note>%zu subjects are ok and not listed.</p>\n",
                 counts[0][0] + counts[1][0] + counts[2][0]);
-    if (hidden)
-{
-        fprintf(f, "<p class=note>%zu more non-ok subjects: <code>gpucensus check ", hidden);
+    if (more)
+        fclose(more);
+    if (hidden && more) {
+        fwrite(more_buf, 1, more_len, f);
+        fprintf(f, "]</script>\n<h3>%zu more subjects that are not ok</h3><p>"
+                   "<button id=vm-prev>&lt; previous</button> <button id=vm-next>next &gt;</button> "
+                   "<span id=vm-n class=note></span></p><div class=gxwrap><table class=verdicts>"
+                   "<thead><tr><th class=l>verdict</th><th class=l>subject</th><th class=l>peer group"
+                   "</th><th>peers</th><th class=l>reasons</th></tr></thead><tbody id=vm-body>"
+                   "</tbody></table></div>\n<script>%s</script>\n", hidden, MORE_JS);
+    }
+    else if (hidden) {
+        fprintf(f, "<p class=note>%zu more subjects not ok: <code>gpucensus check ", hidden);
         rh_esc(f, c->path);
         fputs("</code>.</p>\n", f);
     }
+    free(more_buf);
     free(vs);
 }
 

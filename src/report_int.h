@@ -166,6 +166,8 @@ int rh_node_width(const rp_cat *c, size_t first, size_t n);
 /* report_gx.c: every GPU as compact data with a paginated, filterable table and per-GPU detail
  * drawn on demand */
 void rh_explorer(FILE *f, const rp_cat *c);
+/* A JSON string safe inside a <script> element (< > & as \u escapes). */
+void rh_json_str(FILE *f, const char *s);
 void rh_aggregate_p2p(FILE *f, const rp_cat *c);
 
 #endif
