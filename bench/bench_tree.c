@@ -22,9 +22,10 @@
  *            (wall time, page size), with node files in OUT/nodes/: the
  *            leader's nodes/n1.json with its node's name, for every node up
  *            to NODE_FILES_MAX nodes and for that many spread over the
- *            census past it (23.9 MB each on the default plan: 2048 would
- *            be 49 GB; the report reads at most the nodes it draws, those
- *            with something not ok and a sample of 16), then the page in
+ *            census past it, and (-f) for every node with a GPU made slower
+ *            (23.9 MB each on the default plan: 2048 would be 49 GB; the
+ *            report reads at most the nodes it draws, 16 with something not
+ *            ok and a sample of 4), then the page in
  *            headless Chromium (bench/page_time.py: time to the load event
  *            and of a few interactions; skipped without Chromium)
  *
@@ -267,19 +268,31 @@ static int rank0_child(const tmpl *t, size_t n, const char *out)
 
 /* The node files of a census of n GPUs in out/nodes/: the leader's file
  * (node n1, text) with every "n1" naming node nK, for each node when they
- * are at most NODE_FILES_MAX, else for NODE_FILES_MAX nodes spread evenly. */
+ * are at most NODE_FILES_MAX, else for NODE_FILES_MAX nodes spread evenly
+ * and (-f) every node with a GPU made slower: the nodes the report reads. */
 static int write_node_files(const char *leader, size_t leader_len, size_t n, const char *out)
 {
     size_t nodes = n / NODE_GPUS, m = nodes < NODE_FILES_MAX ? nodes : NODE_FILES_MAX;
+    char *want = calloc(nodes + 1, 1);
+    if (!want)
+        return -1;
+    for (size_t j = 0; j < m; j++)
+        want[j * nodes / m + 1] = 1;
+    for (size_t k = 0; faults && k < n; k++)
+        if (k % FAULT_EVERY == FAULT_EVERY / 2)
+            want[k / NODE_GPUS + 1] = 1;
     char path[4400];
     snprintf(path, sizeof path, "%s/nodes", out);
     mkdir(path, 0755);
-    for (size_t j = 0; j < m; j++) {
-        size_t k = j * nodes / m + 1;
+    for (size_t k = 1; k <= nodes; k++) {
+        if (!want[k])
+            continue;
         snprintf(path, sizeof path, "%s/nodes/n%zu.json", out, k);
         FILE *f = fopen(path, "w");
-        if (!f)
+        if (!f) {
+            free(want);
             return -1;
+        }
         char name[32];
         int nl = snprintf(name, sizeof name, "\"n%zu\"", k);
         const char *p = leader, *end = leader + leader_len;
@@ -293,9 +306,12 @@ static int write_node_files(const char *leader, size_t leader_len, size_t n, con
             fwrite(name, 1, (size_t)nl, f);
             p = q + 4;
         }
-        if (fclose(f))
+        if (fclose(f)) {
+            free(want);
             return -1;
+        }
     }
+    free(want);
     return 0;
 }
 
