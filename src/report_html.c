@@ -151,6 +151,31 @@ static void gpu_table(FILE *f, const rp_cat *c, size_t first, size_t n, int only
     fputs("</table>\n", f);
 }
 
+/* Reasons shown per subject: a GPU off on every point has one per point
+ * (650 on the default plan); past this many, the rest are counted by rule. */
+#define REASONS_SHOWN 40
+
+/* "and N more (peers 300, distribution 312): gpucensus check CAT --json" */
+static void reasons_tail(char *out, size_t cap, const gc_verdict *v, const char *cat)
+{
+    const char *rule[8];
+    size_t cnt[8], nr = 0;
+    for (size_t k = REASONS_SHOWN; k < v->nreasons; k++) {
+        size_t j = 0;
+        while (j < nr && strcmp(rule[j], v->reasons[k].rule))
+            j++;
+        if (j == nr && nr < 8)
+            rule[nr] = v->reasons[k].rule, cnt[nr++] = 0;
+        if (j < nr)
+            cnt[j]++;
+    }
+    size_t n = (size_t)snprintf(out, cap, "and %zu more (", v->nreasons - REASONS_SHOWN);
+    for (size_t j = 0; j < nr && n < cap; j++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s %zu", j ? ", " : "", rule[j], cnt[j]);
+    if (n < cap)
+        snprintf(out + n, cap - n, "): all in gpucensus check %s --json", cat);
+}
+
 /* The subjects past MAX_VERDICT_ROWS, a page at a time (text only, as
  * textContent). */
 #define STR2(x) #x
@@ -231,7 +256,14 @@ static void verdict_table(FILE *f, const rp_cat *c)
             fputc(',', f);
             rh_json_str(f, v->group);
             fprintf(f, ",%d,[", v->peers);
-            for (size_t k = 0; k < v->nreasons; k++) {
+            for (size_t k = 0; k < v->nreasons && k <= REASONS_SHOWN; k++) {
+                if (k == REASONS_SHOWN) {
+                    char t[1200];
+                    reasons_tail(t, sizeof t, v, c->path);
+                    fputc(',', f);
+                    rh_json_str(f, t);
+                    break;
+                }
                 const gc_reason *r = &v->reasons[k];
                 char t[1400];
                 snprintf(t, sizeof t, "%s %s: %s: %s", rh_vname(r->severity), r->rule, r->metric,
@@ -263,6 +295,13 @@ static void verdict_table(FILE *f, const rp_cat *c)
          * (a GPU can have hundreds: one element, not three a reason) */
         for (size_t k = 0; k < v->nreasons; k++) {
             const gc_reason *r = &v->reasons[k];
+            if (k == REASONS_SHOWN) {
+                char t[1200];
+                reasons_tail(t, sizeof t, v, c->path);
+                fputc('\n', f);
+                rh_esc(f, t);
+                break;
+            }
             if (k == 1)
                 fprintf(f, "<details><summary>%zu more reason%s</summary><div class=rmore>",
                         v->nreasons - 1, v->nreasons == 2 ? "" : "s");
