@@ -193,8 +193,10 @@ static const char JS[] =
     "for(var k=0;k<D.cols.length;k++)el2('td',fmt(g[5][k]),null,tr);"
     "el2('td',vn(g)+(g[4]!=='ok'&&g[4]!==vn(g)?' ('+g[4]+')':''),'l v-'+vn(g),tr);}"
     "info.textContent=n+' of '+G.length+' GPUs, page '+(page+1)+' of '+pages;}"
-    "function st(s,k){var key=s+':'+k;if(!stats[key]){var v=[];G.forEach(function(g){"
-    "if(g[2]===s&&g[5][k]!==null)v.push(g[5][k]);});v.sort(function(a,b){return a-b;});stats[key]=v;}"
+    /* a SKU's sorted values, every column at once, the first time one of its GPUs is opened */
+    "function st(s,k){var key=s+':'+k;if(!stats[key]){var n=D.cols.length,vs=[],c;for(c=0;c<n;c++)vs.push([]);"
+    "G.forEach(function(g){if(g[2]===s)for(var c=0;c<n;c++)if(g[5][c]!==null)vs[c].push(g[5][c]);});"
+    "for(c=0;c<n;c++)stats[s+':'+c]=Float64Array.from(vs[c]).sort();}"
     "return stats[key];}"
     "function qt(v,p){return v.length?v[Math.min(v.length-1,Math.floor(p*(v.length-1)+0.5))]:null;}"
     "function curve(g,p){var ns='http://www.w3.org/2000/svg',W=420,H=200,L=48,B=28,xs=[],ys=[];"
