@@ -528,7 +528,8 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
     fputs("</div>\n", f);
     rp_phase("p2p");
 
-    fwrite(hist_html, 1, hist_len, f);
+    if (hist_len)
+        fwrite(hist_html, 1, hist_len, f);
 
     fputs("<h2 id=nodes>Nodes</h2>\n<p><input id=filter placeholder=\"filter nodes "
           "(name, verdict, SKU)\"> <button onclick=\"setAll(true)\">open all</button> "
