@@ -22,15 +22,25 @@
  *            and its peak resident memory (getrusage)
  *   check    `GPUCENSUS check OUT/catalogue.json` (wall time)
  *   report   `GPUCENSUS report OUT/catalogue.json -o OUT/report.html`
- *            (wall time, page size); the node files are not there, so the
- *            latency plots that read them are empty
+ *            (wall time, page size), with node files in OUT/nodes/: the
+ *            leader's nodes/n1.json with its node's name, for every node up
+ *            to NODE_FILES_MAX nodes and for that many spread over the
+ *            census past it, and (-f) for every node with a GPU made slower
+ *            (23.9 MB each on the default plan: 2048 would be 49 GB; the
+ *            report reads at most the nodes it draws, 16 with something not
+ *            ok and a sample of 4), then the page in
+ *            headless Chromium (bench/page_time.py: time to the load event
+ *            and of a few interactions; skipped without Chromium)
  *
  * Output: one line per N, then key=value lines for bench/run.sh:
  *   leader_s, record_bytes_per_gpu, and per N: rank0_N_s, peak_N_mb,
  *   catalogue_N_mb, check_N_s, report_N_s, page_N_mb.
  *
- * Usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] [-r] SHARDS
+ * Usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] [-r] [-f] SHARDS
  *   -r  rank 0's part only (no check, no report)
+ *   -f  faults: one GPU in 97 (k % 97 == 50) 20% off its peers (every
+ *       summary scaled by 1.2), so the verdicts and the report have GPUs
+ *       and nodes that are not ok to show
  *   -d  work directory (default: a fresh mkdtemp under /tmp, removed at
  *       the end unless -k) */
 #ifndef _GNU_SOURCE
@@ -55,6 +65,8 @@
 
 #define NODE_GPUS 8
 #define MAX_SIZES 8
+#define NODE_FILES_MAX 128
+#define FAULT_EVERY 97
 
 static double now_s(void)
 {
@@ -228,6 +240,8 @@ static int read_all(int fd, void *p, size_t n)
     return 0;
 }
 
+static int faults;   /* -f */
+
 /* The senders (a process of its own): n records into fd, each its length
  * (u32) and bytes, then 0 and the seconds spent making them. */
 static int producer(tmpl *t, const gc_run_meta *run, const gc_roster_entry *ro, size_t n, int fd)
@@ -248,13 +262,16 @@ static int producer(tmpl *t, const gc_run_meta *run, const gc_roster_entry *ro, 
         g.info.local_index = ro[k].local_index;
         g.info.rank = (int)k;
         snprintf(g.info.uuid, sizeof g.info.uuid, "GPU-bench-%08zx", k);
-        gc_record_part *tail = &tails[k % TAILS];
+        /* a GPU made slower (-f) has a tail of its own */
+        int slow = faults && k % FAULT_EVERY == FAULT_EVERY / 2;
+        gc_record_part own = { 0 };
+        gc_record_part *tail = slow ? &own : &tails[k % TAILS];
         if (!tail->z.len) {
             g.points = malloc((src->npoints ? src->npoints : 1) * sizeof *g.points);
             if (!g.points)
                 return 1;
             memcpy(g.points, src->points, src->npoints * sizeof *g.points);
-            double f = factor_of(k);
+            double f = factor_of(k) * (slow ? 1.2 : 1.0);
             for (size_t i = 0; i < g.npoints; i++)
                 scale_sum(&g.points[i].sum, f);
             gc_record_note note = { k % NODE_GPUS == 0 ? GC_NODE_FILE_WRITTEN : GC_NODE_FILE_NONE, "" };
@@ -272,6 +289,7 @@ static int producer(tmpl *t, const gc_run_meta *run, const gc_roster_entry *ro, 
             return 1;
         }
         gc_record_part_free(&head);
+        gc_record_part_free(&own);
         make_s += now_s() - t0;
         uint32_t len = (uint32_t)w.len;
         if (write_all(fd, &len, sizeof len) || write_all(fd, w.data, w.len))
@@ -374,6 +392,72 @@ static int rank0_child(tmpl *t, size_t n, const char *out)
     return 0;
 }
 
+/* The node files of a census of n GPUs in out/nodes/: the leader's file
+ * (node n1, text) with every "n1" naming node nK, for each node when they
+ * are at most NODE_FILES_MAX, else for NODE_FILES_MAX nodes spread evenly
+ * and (-f) every node with a GPU made slower: the nodes the report reads. */
+static int write_node_files(const char *leader, size_t leader_len, size_t n, const char *out)
+{
+    size_t nodes = n / NODE_GPUS, m = nodes < NODE_FILES_MAX ? nodes : NODE_FILES_MAX;
+    char *want = calloc(nodes + 1, 1);
+    if (!want)
+        return -1;
+    for (size_t j = 0; j < m; j++)
+        want[j * nodes / m + 1] = 1;
+    for (size_t k = 0; faults && k < n; k++)
+        if (k % FAULT_EVERY == FAULT_EVERY / 2)
+            want[k / NODE_GPUS + 1] = 1;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/nodes", out);
+    mkdir(path, 0755);
+    for (size_t k = 1; k <= nodes; k++) {
+        if (!want[k])
+            continue;
+        snprintf(path, sizeof path, "%s/nodes/n%zu.json", out, k);
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            free(want);
+            return -1;
+        }
+        char name[32];
+        int nl = snprintf(name, sizeof name, "\"n%zu\"", k);
+        const char *p = leader, *end = leader + leader_len;
+        for (;;) {
+            const char *q = memmem(p, (size_t)(end - p), "\"n1\"", 4);
+            if (!q) {
+                fwrite(p, 1, (size_t)(end - p), f);
+                break;
+            }
+            fwrite(p, 1, (size_t)(q - p), f);
+            fwrite(name, 1, (size_t)nl, f);
+            p = q + 4;
+        }
+        if (fclose(f)) {
+            free(want);
+            return -1;
+        }
+    }
+    free(want);
+    return 0;
+}
+
+/* A key=value line of a log (page_time.py's), or -1. */
+static double log_value(const char *log, const char *key)
+{
+    FILE *f = fopen(log, "r");
+    char line[512];
+    double v = -1;
+    size_t kl = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, kl) && line[kl] == '=')
+            v = atof(line + kl + 1);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+static double last_cpu_s;   /* run_cmd's child's CPU time (user + system) */
+
 /* Run cmd (argv) with stdout to log; wall seconds, exit status (-1: crash). */
 static int run_cmd(char *const argv[], const char *log, double *wall_s)
 {
@@ -390,9 +474,12 @@ static int run_cmd(char *const argv[], const char *log, double *wall_s)
         _exit(127);
     }
     int st;
-    if (waitpid(pid, &st, 0) < 0)
+    struct rusage ru;
+    if (wait4(pid, &st, 0, &ru) < 0)
         return -1;
     *wall_s = now_s() - t0;
+    last_cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                 (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     return WIFSIGNALED(st) || WEXITSTATUS(st) == 127 ? -1 : WEXITSTATUS(st);
 }
 
@@ -400,10 +487,11 @@ int main(int argc, char **argv)
 {
     size_t sizes[MAX_SIZES] = { 1024, 4096, 16384 };
     int nsizes = 3, keep = 0, rank0_only = 0;
+    const char *page_time = "bench/page_time.py";
     const char *dir = NULL, *exe = "build/gpucensus";
     int opt;
     size_t rank0_n = 0;
-    while ((opt = getopt(argc, argv, "n:d:x:krR:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:d:x:krR:f")) != -1) {
         if (opt == 'n') {
             nsizes = 0;
             for (char *s = strtok(optarg, ","); s && nsizes < MAX_SIZES; s = strtok(NULL, ","))
@@ -418,8 +506,10 @@ int main(int argc, char **argv)
             rank0_only = 1;
         } else if (opt == 'R') {
             rank0_n = strtoul(optarg, NULL, 10);   /* internal: rank 0 of that size, out in -d */
+        } else if (opt == 'f') {
+            faults = 1;
         } else {
-            fprintf(stderr, "usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] [-r] "
+            fprintf(stderr, "usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] [-r] [-f] "
                             "SHARDS\n");
             return 2;
         }
@@ -452,9 +542,17 @@ int main(int argc, char **argv)
     node_bytes = file_bytes(path);
     printf("leader: 8 GPUs, %.3f s, node file %.1f MB; record %zu B per GPU\n", leader_s,
            node_bytes / 1e6, record_bytes);
-    printf("%7s %9s %9s %9s %9s %9s %9s %10s %10s %9s %10s %9s\n", "gpus", "make_s", "ingest_s",
-           "in_cpu_s", "rank0_s", "r0_cpu_s", "peak_mb", "cat_mb", "cat_B/gpu", "check_s", "report_s", "page_mb");
-    char keys[4096] = "";
+    uint8_t *leader_file = NULL;
+    size_t leader_len = 0;
+    gc_err le = { 0 };
+    if (!rank0_only && gc_read_file(path, (size_t)1 << 31, &leader_file, &leader_len, &le)) {
+        fprintf(stderr, "bench_tree: %s\n", le.msg);
+        return 1;
+    }
+    printf("%7s %9s %9s %9s %9s %9s %9s %10s %10s %9s %10s %9s %9s %9s %9s\n", "gpus", "make_s", "ingest_s",
+           "in_cpu_s", "rank0_s", "r0_cpu_s", "peak_mb", "cat_mb", "cat_B/gpu", "check_s", "report_s",
+           "rep_cpu_s", "page_mb", "load_ms", "action_ms");
+    char keys[8192] = "";
     size_t klen = 0;
     int status = 0;
     for (int i = 0; i < nsizes; i++) {
@@ -466,7 +564,8 @@ int main(int argc, char **argv)
         /* rank 0 in a process of its own (exec: none of this one's memory) */
         char nb[32];
         snprintf(nb, sizeof nb, "%zu", n);
-        char *r0a[] = { "/proc/self/exe", "-R", nb, "-d", out, (char *)argv[optind], NULL };
+        char *r0a[] = { "/proc/self/exe", "-R", nb, "-d", out, faults ? "-f" : (char *)argv[optind],
+                        faults ? (char *)argv[optind] : NULL, NULL };
         double ignored_s;
         if (run_cmd(r0a, log, &ignored_s) != 0) {
             fprintf(stderr, "bench_tree: rank 0 part for %zu GPUs failed\n", n);
@@ -492,16 +591,49 @@ int main(int argc, char **argv)
             status = 1, check_s = -1;
         snprintf(page, sizeof page, "%s/report.html", out);
         snprintf(log, sizeof log, "%s/report.txt", out);
+        if (!rank0_only && write_node_files((const char *)leader_file, leader_len, n, out)) {
+            fprintf(stderr, "bench_tree: %s/nodes: cannot write the node files\n", out);
+            status = 1;
+        }
         char *ra[] = { (char *)exe, "report", cat, "-o", page, NULL };
+        double report_cpu = -1;
         if (!rank0_only && run_cmd(ra, log, &report_s) != 0)
             status = 1, report_s = -1;
+        else
+            report_cpu = last_cpu_s;
         double page_mb = file_bytes(page) / 1e6;
-        printf("%7zu %9.2f %9.2f %9.2f %9.2f %9.2f %9.1f %10.1f %10.0f %9.2f %10.2f %9.2f\n", n, make_s,
-               ingest_s, ingest_cpu, r0, r0_cpu, peak_mb, cat_mb, cat_mb * 1e6 / (double)n, check_s, report_s, page_mb);
+        /* the page in headless Chromium */
+        double load_ms = -1, act_ms = -1, pt_s;
+        char ptlog[4400], skip[300] = "";
+        snprintf(ptlog, sizeof ptlog, "%s/page_time.txt", out);
+        char *pa[] = { "/usr/bin/python3", (char *)page_time, page, NULL };
+        if (!rank0_only && report_s >= 0) {
+            int prc = run_cmd(pa, ptlog, &pt_s);
+            FILE *pf = fopen(ptlog, "r");
+            char line[400];
+            while (pf && fgets(line, sizeof line, pf))
+                if (!strncmp(line, "page_skip=", 10))
+                    snprintf(skip, sizeof skip, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
+            if (pf)
+                fclose(pf);
+            load_ms = log_value(ptlog, "page_load_ms");
+            act_ms = log_value(ptlog, "page_worst_action_ms");
+            if (prc != 0 && !skip[0]) {
+                fprintf(stderr, "bench_tree: %s: page_time.py failed (exit %d)\n", ptlog, prc);
+                status = 1;
+            }
+            if (skip[0])
+                printf("page in Chromium, %zu GPUs: skipped: %s\n", n, skip);
+        }
+        printf("%7zu %9.2f %9.2f %9.2f %9.2f %9.2f %9.1f %10.1f %10.0f %9.2f %10.2f %9.2f %9.2f %9.0f %9.1f\n", n,
+               make_s, ingest_s, ingest_cpu, r0, r0_cpu, peak_mb, cat_mb, cat_mb * 1e6 / (double)n, check_s, report_s, report_cpu,
+               page_mb, load_ms, act_ms);
         klen += (size_t)snprintf(keys + klen, sizeof keys - klen,
                                  "ingest_cpu_%zu_s=%.3f\ningest_%zu_s=%.3f\nrank0_%zu_s=%.3f\nrank0_cpu_%zu_s=%.3f\npeak_%zu_mb=%.1f\ncatalogue_%zu_mb=%.1f\n"
-                                 "check_%zu_s=%.3f\nreport_%zu_s=%.3f\npage_%zu_mb=%.2f\n",
-                                 n, ingest_cpu, n, ingest_s, n, r0, n, r0_cpu, n, peak_mb, n, cat_mb, n, check_s, n, report_s, n, page_mb);
+                                 "check_%zu_s=%.3f\nreport_%zu_s=%.3f\nreport_cpu_%zu_s=%.3f\npage_%zu_mb=%.2f\n"
+                                 "page_load_%zu_ms=%.0f\npage_action_%zu_ms=%.1f\n",
+                                 n, ingest_cpu, n, ingest_s, n, r0, n, r0_cpu, n, peak_mb, n, cat_mb, n, check_s, n, report_s,
+                                 n, report_cpu, n, page_mb, n, load_ms, n, act_ms);
         if (ok != (int)n)
             fprintf(stderr, "bench_tree: %zu GPUs: %d ok\n", n, ok);
         if (!keep) {

@@ -93,7 +93,7 @@ echo "== tree, plan $TREE_PLAN ($BUILD/bench/bench_tree -n $TREE_SIZES)"
 tree_out="$work/tree.txt"
 if "$BUILD/bench/bench_merge" -n 8 -r 1 -d "$work/tree-node" -x "$BUILD/gpucensus" -k "$TREE_PLAN" \
         > "$work/tree-node.txt" &&
-   "$BUILD/bench/bench_tree" -n "$TREE_SIZES" -d "$work/tree" -x "$BUILD/gpucensus" \
+   "$BUILD/bench/bench_tree" -f -n "$TREE_SIZES" -d "$work/tree" -x "$BUILD/gpucensus" \
         "$work/tree-node/n8/shards" | tee "$tree_out"; then
     tv() { sed -n "s/^$1=\([0-9.-]*\).*/\1/p" "$tree_out" | head -1; }
     summary+=("$(awk -v s="$(tv leader_s)" 'BEGIN { printf "tree     leader part, 8 GPUs: %.3f s = %.2f x target 2 s", s, s / 2 }')")
@@ -109,6 +109,16 @@ if "$BUILD/bench/bench_merge" -n 8 -r 1 -d "$work/tree-node" -x "$BUILD/gpucensu
                    n, r0, r0 / 10, pk, pk / 1024, cm, cm / 256, ck, ck / 10, rp, rp / 60, pg, pg / 30 }')")
         summary+=("$(awk -v n="$n" -v s="$in" -v ic="$ic" -v c="$rc" 'BEGIN { printf "tree     %d GPUs: rank 0 taking the records in as they arrive: %.2f s, %.2f s CPU (%.2f ms CPU a record; no target: it overlaps the senders); its last part on CPU: %.2f s", n, s, ic, 1000 * ic / n, c }')")
         [ -n "$prev" ] && summary+=("tree     rank 0 growth $prev->$n: $(awk -v a="$(tv "rank0_${prev}_s")" -v b="$r0" -v ac="$(tv "rank0_cpu_${prev}_s")" -v bc="$rc" -v p="$prev" -v n="$n" 'BEGIN { printf "%.2f wall, %.2f CPU (linear %.2f)", b / a, bc / ac, n / p }')")
+        # the page in headless Chromium: to the load event, and the slowest of a few
+        # interactions (filter, sort, open a GPU, turn a page, open a node); -1: skipped
+        pl=$(tv "page_load_${n}_ms"); pa=$(tv "page_action_${n}_ms"); rcpu=$(tv "report_cpu_${n}_s")
+        if [ -n "$pl" ] && [ "${pl%%.*}" != "-1" ]; then
+            summary+=("$(awk -v n="$n" -v l="$pl" -v a="$pa" -v c="$rcpu" 'BEGIN { printf "tree     %d GPUs: report CPU %.2f s; page in headless Chromium: load %.0f ms = %.2f x 5000 ms, slowest interaction %.0f ms = %.2f x 100 ms", n, c, l, l / 5000, a, a / 100 }')")
+        else
+            summary+=("tree     $n GPUs: page in headless Chromium skipped (bench_tree says why above)")
+        fi
+        [ -n "$prev" ] && [ -n "$(tv "report_cpu_${prev}_s")" ] &&
+            summary+=("tree     report CPU growth $prev->$n: $(awk -v a="$(tv "report_cpu_${prev}_s")" -v b="$rcpu" -v p="$prev" -v n="$n" 'BEGIN { printf "%.2f (linear %.2f)", b / a, n / p }')")
         prev=$n
     done
 else

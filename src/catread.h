@@ -12,6 +12,7 @@
 #ifndef GC_CATREAD_H
 #define GC_CATREAD_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "detect.h"
@@ -48,6 +49,22 @@ int gc_catread_verdicts(const char *path, gc_detect *d, const gc_rules *r, gc_ca
 int gc_catread_verdicts_mem(const char *name, const char *buf, size_t len, gc_detect *d,
                             const gc_rules *r, gc_catread_info *info, int *as_written,
                             gc_err *err);
+
+/* Each GPU object, link object (with its index in "links") and other
+ * top-level member (not schema_version) of the catalogue at path, as the
+ * reader above walks it (one element at a time, the same checks of the
+ * top-level members), to the caller's functions (NULL: not wanted); one
+ * returning non-zero stops the walk with that code. schema_major is set
+ * before each call. For the report, which draws what check does not read;
+ * no node file is opened. */
+typedef struct gc_catread_each_fn {
+    void *ctx;
+    int (*gpu)(void *ctx, json_t *o);
+    int (*link)(void *ctx, json_t *o, size_t index);
+    int (*top)(void *ctx, const char *key, json_t *v);
+    int schema_major;
+} gc_catread_each_fn;
+int gc_catread_each(const char *path, gc_catread_each_fn *fn, gc_err *err);
 
 /* A baseline from a catalogue (every GPU by UUID and its SKU) or from a
  * reference file:

@@ -158,10 +158,15 @@ void rp_table(FILE *f, const rp_cat *c, int colour)
 
 static int report_usage(void)
 {
-    fprintf(stderr, "usage: gpucensus report CATALOGUE|OUT_DIR [-o REPORT.html [--history DB]]\n"
+    fprintf(stderr, "usage: gpucensus report CATALOGUE|OUT_DIR [-o REPORT.html [--history DB] "
+                    "[--node NAME]...]\n"
                     "  --history: the page shows each GPU's main parameters over its runs in the\n"
                     "             history database, against its SKU's band\n"
-                    "exit codes: 0 done, 1 could not write the report, 2 bad arguments,\n"
+                    "  --node:    draw this node in full (its node file read) whatever the census's\n"
+                    "             size; past %d nodes the page draws in full only the nodes with\n"
+                    "             something not ok (at most %d) and a sample of %d\n",
+            RP_FULL_NODES, RP_FLAGGED_MAX, RP_SAMPLE_NODES);
+    fprintf(stderr, "exit codes: 0 done, 1 could not write the report, 2 bad arguments,\n"
                     "            3 unreadable, malformed or schema-invalid catalogue\n");
     return 2;
 }
@@ -169,26 +174,37 @@ static int report_usage(void)
 int gc_report_main(int argc, char **argv)
 {
     const char *cat = NULL, *out = NULL, *history = NULL;
+    const char **asked = calloc((size_t)argc + 1, sizeof *asked);
+    size_t nasked = 0;
+    if (!asked)
+        return 1;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
+        else if (!strcmp(argv[i], "--node") && i + 1 < argc)
+            asked[nasked++] = argv[++i];
         else if (!strcmp(argv[i], "--history") && i + 1 < argc)
             history = argv[++i];
         else if (argv[i][0] != '-' && !cat)
             cat = argv[i];
         else {
             fprintf(stderr, "gpucensus report: unexpected argument '%s'\n", argv[i]);
+            free(asked);
             return report_usage();
         }
     }
-    if (!cat || (history && !out))
+    if (!cat || (history && !out) || (nasked && !out)) {
+        free(asked);
         return report_usage();
+    }
     rp_cat c;
     gc_err e = { 0 };
-    if (rp_load(cat, &c, &e)) {
+    int lrc = rp_load_nodes(cat, asked, nasked, out != NULL, &c, &e);
+    free(asked);
+    if (lrc) {
         fprintf(stderr, "gpucensus report: %s\n", e.msg);
         rp_free(&c);
-        return 3;
+        return lrc == GC_EINVAL && strstr(e.msg, "--node ") == e.msg ? 2 : 3;
     }
     int rc = 0;
     if (out) {

@@ -1,57 +1,34 @@
 /* Reading a catalogue for the report. See report_int.h.
  *
- * The file is first read by catread.c into a detector, exactly as
- * `gpucensus check` does: that validates it (FILE:LINE errors for
- * malformed JSON or members the schema requires) and gives the verdicts.
- * Strings are kept with their control characters shown as \xNN (quote.h):
- * they reach the terminal table as well as the page.
- * Then it is walked once more, one GPU and one link at a time (jansson
- * with JSON_DISABLE_EOF_CHECK on each element), keeping only what the
- * table and the plots draw. */
+ * Two threads read the file at once (two cores: about half the time of
+ * one after the other): one gives the verdicts exactly as `gpucensus
+ * check` does (catread.c: validation with FILE:LINE errors, a schema-2
+ * catalogue's verdicts as written), the other walks it through catread's
+ * walk (gc_catread_each), keeping of each GPU and link only what the
+ * tables and the plots draw. Strings are kept with their control
+ * characters shown as \xNN (quote.h): they reach the terminal table as
+ * well as the page. Then node names are hashed and each node's GPUs and
+ * links become ranges (nothing is found by scanning every GPU or link),
+ * and the node files of the nodes the page draws (all of them up to
+ * RP_FULL_NODES nodes) are read once each, by two threads: latency curves,
+ * histograms and transfer size tables together. */
 #include "report_int.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "catread.h"
 #include "catread_points.h"
+#include "codec.h"
 #include "fsutil.h"
+#include "hist.h"
 #include "quote.h"
-
-typedef struct walker {
-    const char *buf;
-    size_t len, p;
-} walker;
-
-static void ws(walker *w)
-{
-    while (w->p < w->len && strchr(" \t\r\n", w->buf[w->p]))
-        w->p++;
-}
-
-static json_t *value(walker *w)
-{
-    json_error_t je;
-    ws(w);
-    json_t *v = json_loadb(w->buf + w->p, w->len - w->p,
-                           JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, &je);
-    if (v)
-        w->p += (size_t)je.position;
-    return v;
-}
-
-static int take(walker *w, char c)
-{
-    ws(w);
-    if (w->p < w->len && w->buf[w->p] == c) {
-        w->p++;
-        return 1;
-    }
-    return 0;
-}
+#include "timeutil.h"
 
 static double num(json_t *o, const char *k)
 {
@@ -71,74 +48,31 @@ static int cmp_pt(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* A node file that cannot give what is asked: said once per node, and
- * the report goes on without it. */
-static void node_missing(rp_cat *c, const char *node, const gc_err *e)
+/* The random-order chase latency points of results, by footprint. */
+static void gpu_chase(rp_gpu *g, json_t *res)
 {
-    if (!strcmp(c->missing, node))
+    size_t n = json_array_size(res), i;
+    json_t *r;
+    if (!n)
         return;
-    snprintf(c->missing, sizeof c->missing, "%s", node);
-    if (!c->nmissing++)   /* the first in full, the others counted (rp_load) */
-        fprintf(stderr, "gpucensus report: %s; node %s drawn without its points\n", e->msg, node);
-}
-
-/* A GPU's points: inline (schema 1) or from its node file (schema 2). */
-static json_t *gpu_points(rp_cat *c, json_t *o)
-{
-    json_t *res = json_object_get(o, "results");
-    json_t *np = json_object_get(o, "points");
-    if (res || !c->pts || !json_is_integer(np) || json_integer_value(np) <= 0)
-        return res;
-    gc_err e = { 0 };
-    const char *node = str(o, "node");
-    json_t *ix = json_object_get(o, "index");
-    res = json_is_integer(ix) ? gc_catpoints_gpu(c->pts, node, (int)json_integer_value(ix), &e) : NULL;
-    if (!res && e.msg[0])
-        node_missing(c, node, &e);
-    return res;
-}
-
-/* The same link in its node file (schema 2): its class, ends and GPU. */
-static int same_member(json_t *a, json_t *b, const char *k)
-{
-    return json_equal(json_object_get(a, k), json_object_get(b, k));
-}
-
-static int same_link(json_t *a, json_t *b)
-{
-    static const char *const k[] = { "kind", "benchmark", "direction", "memory", "engine",
-                                      "peer_access", "concurrent", NULL };
-    for (int i = 0; k[i]; i++)
-        if (!same_member(a, b, k[i]))
-            return 0;
-    static const char *const e[] = { "type", "node", "gpu_index", NULL };
-    static const char *const ends[] = { "src", "dst", "measured_on", NULL };
-    for (int j = 0; ends[j]; j++)
-        for (int i = 0; e[i]; i++)
-            if ((strcmp(ends[j], "measured_on") || strcmp(e[i], "type")) &&
-                !same_member(json_object_get(a, ends[j]), json_object_get(b, ends[j]), e[i]))
-                return 0;
-    return 1;
-}
-
-static json_t *link_sizes(rp_cat *c, json_t *o)
-{
-    json_t *sz = json_object_get(o, "sizes");
-    if (sz || !c->pts)
-        return sz;
-    gc_err e = { 0 };
-    const char *node = str(json_object_get(o, "measured_on"), "node");
-    json_t *ls = gc_catpoints_links(c->pts, node, &e);
-    if (!ls) {
-        node_missing(c, node, &e);
-        return NULL;
+    free(g->chase);
+    g->nchase = 0;
+    if (!(g->chase = malloc(n * sizeof *g->chase)))
+        return;
+    json_array_foreach(res, i, r) {
+        json_t *ctx = json_object_get(r, "context"), *s = json_object_get(r, "summary");
+        if (strcmp(str(r, "benchmark"), "chase") || strcmp(str(r, "metric"), "latency") ||
+            strcmp(str(r, "status"), "ok") || !s)
+            continue;
+        const char *ord = str(ctx, "order");
+        if (*ord && strcmp(ord, "random"))
+            continue;
+        rp_pt pt = { num(ctx, "footprint_bytes"), num(s, "p5"), num(s, "p50"), num(s, "p95") };
+        if (isfinite(pt.x) && isfinite(pt.p50))
+            g->chase[g->nchase++] = pt;
     }
-    size_t i;
-    json_t *x;
-    json_array_foreach(ls, i, x)
-        if (same_link(o, x))
-            return json_object_get(x, "sizes");
-    return NULL;
+    if (g->nchase)
+        qsort(g->chase, g->nchase, sizeof *g->chase, cmp_pt);
 }
 
 static int add_gpu(rp_cat *c, json_t *o, size_t *cap)
@@ -182,25 +116,23 @@ static int add_gpu(rp_cat *c, json_t *o, size_t *cap)
             if (!strcmp(n, map[k].name))
                 *(double *)((char *)g + map[k].off) = v;
     }
-    json_t *r, *res = gpu_points(c, o);
-    size_t n = json_array_size(res);
-    g->chase = n ? malloc(n * sizeof *g->chase) : NULL;
-    json_array_foreach(res, i, r) {
-        json_t *ctx = json_object_get(r, "context"), *s = json_object_get(r, "summary");
-        if (strcmp(str(r, "benchmark"), "chase") || strcmp(str(r, "metric"), "latency") ||
-            strcmp(str(r, "status"), "ok") || !s)
-            continue;
-        const char *ord = str(ctx, "order");
-        if (*ord && strcmp(ord, "random"))
-            continue;
-        rp_pt pt = { num(ctx, "footprint_bytes"), num(s, "p5"), num(s, "p50"), num(s, "p95") };
-        if (isfinite(pt.x) && isfinite(pt.p50))
-            g->chase[g->nchase++] = pt;
-    }
-    if (g->nchase)
-        qsort(g->chase, g->nchase, sizeof *g->chase, cmp_pt);
+    gpu_chase(g, json_object_get(o, "results"));   /* schema 1: inline; 2: node files later */
     c->ngpus++;
     return 0;
+}
+
+static void link_sizes(rp_link *l, json_t *sizes)
+{
+    size_t i, n = json_array_size(sizes);
+    json_t *s;
+    if (!n || !(l->sz = malloc(n * sizeof *l->sz)))
+        return;
+    json_array_foreach(sizes, i, s) {
+        rp_pt pt = { num(s, "size_bytes"), num(s, "time_p5_s"), num(s, "time_p50_s"),
+                     num(s, "time_p95_s") };
+        if (isfinite(pt.x) && isfinite(pt.p50))
+            l->sz[l->nsz++] = pt;
+    }
 }
 
 static void end_of(json_t *e, char *node, int *gpu)
@@ -251,14 +183,7 @@ static int add_link(rp_cat *c, json_t *o, size_t *cap)
     if (l->nseg == 0 && isfinite(l->alpha) && isfinite(l->beta))
         l->seg[l->nseg++] = (rp_seg){ l->alpha, l->beta, num(m, "size_min_bytes"),
                                       num(m, "size_max_bytes") };
-    json_t *sizes = link_sizes(c, o);
-    l->sz = json_array_size(sizes) ? malloc(json_array_size(sizes) * sizeof *l->sz) : NULL;
-    json_array_foreach(sizes, i, s) {
-        rp_pt pt = { num(s, "size_bytes"), num(s, "time_p5_s"), num(s, "time_p50_s"),
-                     num(s, "time_p95_s") };
-        if (isfinite(pt.x) && isfinite(pt.p50))
-            l->sz[l->nsz++] = pt;
-    }
+    link_sizes(l, json_object_get(o, "sizes"));   /* schema 1: inline; 2: node files later */
     l->verdict = -1;
     c->nlinks++;
     return 0;
@@ -266,7 +191,9 @@ static int add_link(rp_cat *c, json_t *o, size_t *cap)
 
 static int top(rp_cat *c, const char *key, json_t *v)
 {
-    if (!strcmp(key, "run")) {
+    if (!strcmp(key, "schema_version") && json_is_string(v)) {
+        c->schema_major = atoi(json_string_value(v));
+    } else if (!strcmp(key, "run")) {
         gc_term_esc(str(v, "tool_version"), c->tool_version, sizeof c->tool_version);
         gc_term_esc(str(v, "plan_name"), c->plan_name, sizeof c->plan_name);
         gc_term_esc(str(v, "backend"), c->backend, sizeof c->backend);
@@ -291,80 +218,187 @@ static int top(rp_cat *c, const char *key, json_t *v)
     return 0;
 }
 
-static int walk(rp_cat *c, const char *buf, size_t len)
+/* The catalogue's GPUs, links and members, through catread's walk. */
+typedef struct each_ctx {
+    rp_cat *c;
+    size_t gcap, lcap;
+    gc_catread_each_fn *fn;
+} each_ctx;
+
+static int each_gpu(void *ctx, json_t *o)
 {
-    walker w = { buf, len, 0 };
-    size_t gcap = 0, lcap = 0;
-    if (!take(&w, '{'))
-        return -1;
-    if (take(&w, '}'))
-        return 0;
-    for (;;) {
-        json_t *k = value(&w);
-        if (!json_is_string(k) || !take(&w, ':')) {
-            json_decref(k);
-            return -1;
-        }
-        char key[64];
-        snprintf(key, sizeof key, "%s", json_string_value(k));
-        json_decref(k);
-        int is_gpus = !strcmp(key, "gpus"), is_links = !strcmp(key, "links");
-        if ((is_gpus || is_links) && take(&w, '[')) {
-            if (!take(&w, ']'))
-                for (;;) {
-                    json_t *e = value(&w);
-                    if (!e)
-                        return -1;
-                    int rc = is_gpus ? add_gpu(c, e, &gcap) : add_link(c, e, &lcap);
-                    json_decref(e);
-                    if (rc)
-                        return -1;
-                    if (take(&w, ']'))
-                        break;
-                    if (!take(&w, ','))
-                        return -1;
-                }
-        } else {
-            json_t *v = value(&w);
-            if (!v)
-                return -1;
-            int rc = top(c, key, v);
-            json_decref(v);
-            if (rc)
-                return -1;
-        }
-        if (take(&w, '}'))
-            return 0;
-        if (!take(&w, ','))
-            return -1;
+    each_ctx *x = ctx;
+    x->c->schema_major = x->fn->schema_major;
+    return add_gpu(x->c, o, &x->gcap) ? GC_ENOMEM : 0;
+}
+
+static int each_link(void *ctx, json_t *o, size_t index)
+{
+    each_ctx *x = ctx;
+    return add_link(x->c, o, &x->lcap) ? GC_ENOMEM : 0;
+}
+
+static int each_top(void *ctx, const char *key, json_t *v)
+{
+    each_ctx *x = ctx;
+    x->c->schema_major = x->fn->schema_major;
+    return top(x->c, key, v) ? GC_ENOMEM : 0;
+}
+
+/* The verdicts, read by a thread of their own while the report walks the
+ * catalogue for what it draws (both parse the whole file: two cores, about
+ * half the time). */
+typedef struct vjob {
+    rp_cat *c;
+    gc_catread_info info;
+    int as_written, rc;
+    gc_err err;
+} vjob;
+
+static void *verdicts_thread(void *arg)
+{
+    vjob *j = arg;
+    j->rc = gc_catread_verdicts(j->c->path, j->c->det, &j->c->rules, &j->info, &j->as_written,
+                                &j->err);
+    if (!j->rc && !j->as_written)
+        j->rc = gc_detect_finish(j->c->det, &j->err);
+    return NULL;
+}
+
+/* ---- indexes: node names, each node's GPUs and links ------------------------ */
+
+static size_t hash_str(const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+size_t rp_node_index(const rp_cat *c, const char *name)
+{
+    if (!c->hcap)
+        return c->nnodes;
+    for (size_t h = hash_str(name) & (c->hcap - 1);; h = (h + 1) & (c->hcap - 1)) {
+        size_t k = c->hash[h];
+        if (k == (size_t)-1)
+            return c->nnodes;
+        if (!strcmp(c->node_names[k], name))
+            return k;
     }
 }
 
-static long node_order(const rp_cat *c, const char *node)
+static int build_hash(rp_cat *c)
 {
-    for (size_t i = 0; i < c->nnodes; i++)
-        if (!strcmp(c->node_names[i], node))
-            return (long)i;
-    return (long)c->nnodes;
+    free(c->hash);
+    c->hcap = 16;
+    while (c->hcap < 2 * c->nnodes)
+        c->hcap *= 2;
+    if (!(c->hash = malloc(c->hcap * sizeof *c->hash)))
+        return -1;
+    memset(c->hash, 0xff, c->hcap * sizeof *c->hash);
+    for (size_t k = 0; k < c->nnodes; k++) {
+        size_t h = hash_str(c->node_names[k]) & (c->hcap - 1);
+        while (c->hash[h] != (size_t)-1) {
+            if (!strcmp(c->node_names[c->hash[h]], c->node_names[k]))
+                break;   /* a name twice in nodes[]: the first one counts */
+            h = (h + 1) & (c->hcap - 1);
+        }
+        if (c->hash[h] == (size_t)-1)
+            c->hash[h] = k;
+    }
+    return 0;
 }
 
-static const rp_cat *sort_cat;
 static int cmp_gpu(const void *a, const void *b)
 {
     const rp_gpu *x = a, *y = b;
-    long nx = node_order(sort_cat, x->node), ny = node_order(sort_cat, y->node);
-    if (nx != ny)
-        return nx < ny ? -1 : 1;
-    int s = strcmp(x->node, y->node);
-    return s ? s : (x->index > y->index) - (x->index < y->index);
+    if (x->node_ix != y->node_ix)
+        return x->node_ix < y->node_ix ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
 }
 
 static rp_gpu *find_gpu(rp_cat *c, const char *node, int index)
 {
-    for (size_t i = 0; i < c->ngpus; i++)
-        if (c->gpus[i].index == index && !strcmp(c->gpus[i].node, node))
+    size_t k = rp_node_index(c, node);
+    if (k >= c->nnodes)
+        return NULL;
+    for (size_t i = c->node_first[k]; i < c->node_first[k] + c->node_n[k]; i++)
+        if (c->gpus[i].index == index)
             return &c->gpus[i];
     return NULL;
+}
+
+/* Nodes that have GPUs but no entry in nodes[] (should not happen) are
+ * added; then every GPU and link gets its node's index, GPUs are sorted
+ * by node, and each node's GPUs and links are ranges. */
+static int index_nodes(rp_cat *c)
+{
+    if (build_hash(c))
+        return -1;
+    for (size_t i = 0; i < c->ngpus; i++) {
+        if (rp_node_index(c, c->gpus[i].node) < c->nnodes)
+            continue;
+        void *a = realloc(c->node_names, (c->nnodes + 1) * sizeof *c->node_names);
+        if (a)
+            c->node_names = a;
+        void *b = realloc(c->node_files, (c->nnodes + 1) * sizeof *c->node_files);
+        if (b)
+            c->node_files = b;
+        if (!a || !b)
+            return -1;
+        snprintf(c->node_names[c->nnodes], GC_NODE_MAX, "%s", c->gpus[i].node);
+        c->node_files[c->nnodes][0] = '\0';
+        c->nnodes++;
+        if (2 * c->nnodes > c->hcap && build_hash(c))
+            return -1;
+        if (2 * c->nnodes <= c->hcap) {   /* add it */
+            size_t h = hash_str(c->gpus[i].node) & (c->hcap - 1);
+            while (c->hash[h] != (size_t)-1)
+                h = (h + 1) & (c->hcap - 1);
+            c->hash[h] = c->nnodes - 1;
+        }
+    }
+    size_t nn = c->nnodes ? c->nnodes : 1;
+    c->node_first = calloc(nn, sizeof *c->node_first);
+    c->node_n = calloc(nn, sizeof *c->node_n);
+    c->nl_first = calloc(nn, sizeof *c->nl_first);
+    c->nl_n = calloc(nn, sizeof *c->nl_n);
+    c->link_ix = calloc(c->nlinks ? c->nlinks : 1, sizeof *c->link_ix);
+    c->node_level = malloc(nn);
+    c->node_worst = malloc(nn);
+    c->node_read = calloc(nn, 1);
+    if (!c->node_first || !c->node_n || !c->nl_first || !c->nl_n || !c->link_ix ||
+        !c->node_level || !c->node_worst || !c->node_read)
+        return -1;
+    memset(c->node_level, -1, nn);
+    memset(c->node_worst, -1, nn);
+    for (size_t i = 0; i < c->ngpus; i++)
+        c->gpus[i].node_ix = rp_node_index(c, c->gpus[i].node);
+    qsort(c->gpus, c->ngpus, sizeof *c->gpus, cmp_gpu);
+    for (size_t i = c->ngpus; i-- > 0;) {
+        c->node_first[c->gpus[i].node_ix] = i;
+        c->node_n[c->gpus[i].node_ix]++;
+    }
+    /* links by the node they were measured on, in catalogue order within it */
+    for (size_t i = 0; i < c->nlinks; i++) {
+        size_t k = rp_node_index(c, c->links[i].node);
+        c->links[i].node_ix = k;
+        if (k < c->nnodes)
+            c->nl_n[k]++;
+    }
+    size_t at = 0;
+    for (size_t k = 0; k < c->nnodes; k++) {
+        c->nl_first[k] = at;
+        at += c->nl_n[k];
+        c->nl_n[k] = 0;
+    }
+    for (size_t i = 0; i < c->nlinks; i++) {
+        size_t k = c->links[i].node_ix;
+        if (k < c->nnodes)
+            c->link_ix[c->nl_first[k] + c->nl_n[k]++] = i;
+    }
+    return 0;
 }
 
 /* How well a host link stands for the GPU's H2D/D2H figure: pinned memory
@@ -380,8 +414,6 @@ static void attach_links(rp_cat *c)
     int *best_h = calloc(c->ngpus * 2 + 1, sizeof *best_h);
     if (!best_h)
         return;
-    /* GPUs are sorted now: search by (node, index) through a scan of the
-     * node's range, which find_gpu does linearly; fine for thousands. */
     for (size_t i = 0; i < c->nlinks; i++) {
         rp_link *l = &c->links[i];
         if (!isfinite(l->beta))
@@ -409,12 +441,19 @@ static void attach_links(rp_cat *c)
     free(best_h);
 }
 
+static void worse(signed char *at, int level)
+{
+    if (level > *at)
+        *at = (signed char)level;
+}
+
 static void attach_verdicts(rp_cat *c)
 {
     size_t n = gc_detect_count(c->det);
     c->worst = gc_detect_worst(c->det);
     for (size_t i = 0; i < n; i++) {
         const gc_verdict *v = gc_detect_verdict(c->det, i);
+        size_t k = rp_node_index(c, v->node);
         if (v->type == GC_SUBJ_GPU) {
             rp_gpu *g = find_gpu(c, v->node, v->gpu_index);
             if (g)
@@ -422,12 +461,346 @@ static void attach_verdicts(rp_cat *c)
         } else if (v->type == GC_SUBJ_LINK && v->link_index >= 0 &&
                    (size_t)v->link_index < c->nlinks) {
             c->links[v->link_index].verdict = v->level;
+            k = c->links[v->link_index].node_ix;
+        } else if (v->type == GC_SUBJ_NODE && k < c->nnodes) {
+            c->node_level[k] = (signed char)v->level;
         }
+        if (k < c->nnodes)
+            worse(&c->node_worst[k], v->level);
+    }
+    for (size_t i = 0; i < c->ngpus; i++)   /* not measured in full: worth a look */
+        if (strcmp(c->gpus[i].status, "ok"))
+            worse(&c->node_worst[c->gpus[i].node_ix], GC_V_SUSPECT);
+}
+
+/* ---- points from the node files (latency curves, histograms, size tables) ---- */
+
+/* A node file that cannot give what is asked: said once per node, and
+ * the report goes on without it. */
+static pthread_mutex_t missing_mu = PTHREAD_MUTEX_INITIALIZER;   /* c->missing, nmissing */
+
+static void node_missing(rp_cat *c, const char *node, const char *msg)
+{
+    pthread_mutex_lock(&missing_mu);
+    if (strcmp(c->missing, node)) {
+        snprintf(c->missing, sizeof c->missing, "%s", node);
+        if (!c->nmissing++)   /* the first in full, the others counted (rp_load) */
+            fprintf(stderr, "gpucensus report: warning: %s; node %s drawn without its points\n",
+                    msg, node);
+    }
+    pthread_mutex_unlock(&missing_mu);
+}
+
+/* The footprints drawn: the smallest (L1), the one whose median is
+ * nearest the L2 plateau, the largest (DRAM). */
+static void choose_fps(const rp_gpu *g, double fp[3])
+{
+    fp[0] = fp[1] = fp[2] = NAN;
+    if (!g->nchase)
+        return;
+    fp[0] = g->chase[0].x;
+    fp[2] = g->chase[g->nchase - 1].x;
+    double best = INFINITY;
+    for (size_t k = 1; k + 1 < g->nchase; k++) {
+        double d = isfinite(g->l2) ? fabs(g->chase[k].p50 - g->l2) : fabs((double)k - g->nchase / 2.0);
+        if (d < best)
+            best = d, fp[1] = g->chase[k].x;
+    }
+}
+
+/* The GPU's latency histograms at its three footprints, from results
+ * (its node file's); a histogram that does not decode is said in why. */
+static void gpu_hists(rp_gpu *g, json_t *res, const char *path, char *why, size_t whycap)
+{
+    if (!g->h3 && !(g->h3 = calloc(1, sizeof *g->h3)))
+        return;
+    rp_hist3 *h = g->h3;
+    choose_fps(g, h->fp);
+    size_t ri;
+    json_t *r;
+    json_array_foreach(res, ri, r) {
+        if (strcmp(str(r, "benchmark"), "chase") || strcmp(str(r, "metric"), "latency"))
+            continue;
+        json_t *ctx = json_object_get(r, "context");
+        const char *ord = str(ctx, "order");
+        if (*ord && strcmp(ord, "random"))
+            continue;
+        double fp = num(ctx, "footprint_bytes");
+        json_t *hj = json_object_get(r, "histogram");
+        const char *data = str(hj, "data");
+        double scale = num(hj, "scale");
+        for (int k = 0; k < 3 && *data; k++) {
+            if (h->have[k] || fp != h->fp[k])
+                continue;
+            uint8_t *bytes = NULL;
+            size_t len = 0;
+            gc_err e = { 0 };
+            if (gc_base64_decode(data, &bytes, &len, &e) == 0 &&
+                gc_hist_decode(bytes, len, &h->h[k], &e) == 0) {
+                h->have[k] = 1;
+                h->scale[k] = scale > 0 ? scale : 1;
+            } else if (!why[0]) {
+                snprintf(why, whycap, "%.3000s: a histogram does not decode: %.500s", path, e.msg);
+            }
+            free(bytes);
+        }
+    }
+}
+
+/* The same link in its node file (schema 2): its class, ends and GPU. */
+static int same_str(json_t *o, const char *k, const char *v)
+{
+    char t[GC_NODE_MAX];
+    gc_term_esc(str(o, k), t, sizeof t);
+    return !strcmp(t, v);
+}
+
+static int end_is(json_t *e, const char *node, int gpu)
+{
+    char n[GC_NODE_MAX];
+    int g;
+    end_of(e, n, &g);
+    return g == gpu && !strcmp(n, node);
+}
+
+static int same_link(const rp_link *l, json_t *x)
+{
+    return same_str(x, "kind", l->kind) && same_str(x, "benchmark", l->bench) &&
+           same_str(x, "direction", l->dir) && same_str(x, "memory", l->mem) &&
+           same_str(x, "engine", l->engine) && same_str(x, "peer_access", l->peer) &&
+           json_is_true(json_object_get(x, "concurrent")) == l->concurrent &&
+           end_is(json_object_get(x, "src"), l->src_node, l->src_gpu) &&
+           end_is(json_object_get(x, "dst"), l->dst_node, l->dst_gpu) &&
+           same_str(json_object_get(x, "measured_on"), "node", l->node);
+}
+
+/* Node k's points: its GPUs' chase curves and histograms, its links' size
+ * tables, from its node file, read once. */
+static void read_node(rp_cat *c, gc_catpoints *pts, size_t k, char *why, size_t whycap)
+{
+    const char *node = c->node_names[k];
+    size_t first = c->node_first[k], n = c->node_n[k];
+    char path[4600];
+    why[0] = '\0';
+    if (c->schema_major >= 2) {
+        gc_catpoints_path(pts, node, path, sizeof path);
+        gc_err e = { 0 };
+        for (size_t i = first; i < first + n; i++) {
+            json_t *res = gc_catpoints_gpu(pts, node, c->gpus[i].index, &e);
+            if (!res) {
+                node_missing(c, node, e.msg);
+                if (!why[0])
+                    snprintf(why, whycap, "%s", e.msg);
+                if (e.code == GC_EIO)
+                    return;
+                continue;
+            }
+            gpu_chase(&c->gpus[i], res);
+            gpu_hists(&c->gpus[i], res, path, why, whycap);
+        }
+        json_t *ls = gc_catpoints_links(pts, node, &e);
+        size_t nf = json_array_size(ls);
+        for (size_t j = 0; ls && j < c->nl_n[k]; j++) {
+            rp_link *l = &c->links[c->link_ix[c->nl_first[k] + j]];
+            /* the node file lists them in the catalogue's order: try there first */
+            json_t *x = j < nf && same_link(l, json_array_get(ls, j)) ? json_array_get(ls, j) : NULL;
+            for (size_t q = 0; !x && q < nf; q++)
+                if (same_link(l, json_array_get(ls, q)))
+                    x = json_array_get(ls, q);
+            if (x && !l->sz)
+                link_sizes(l, json_object_get(x, "sizes"));
+        }
+        return;
+    }
+    /* schema 1: curves and sizes inline; the histograms in the node file */
+    if (!c->node_files[k][0]) {
+        snprintf(why, whycap, "no node file in the catalogue");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/%s", c->dir, c->node_files[k]);
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) {
+        if (je.line > 0)
+            snprintf(why, whycap, "%s:%d: %s", path, je.line, je.text);
+        else
+            snprintf(why, whycap, "%s", je.text);
+        node_missing(c, node, why);
+        return;
+    }
+    size_t gi;
+    json_t *g;
+    json_array_foreach(json_object_get(root, "gpus"), gi, g) {
+        json_t *ix = json_object_get(g, "index");
+        if (!json_is_integer(ix) || strcmp(str(g, "node"), node))
+            continue;
+        for (size_t i = first; i < first + n; i++)
+            if (c->gpus[i].index == json_integer_value(ix))
+                gpu_hists(&c->gpus[i], json_object_get(g, "results"), path, why, whycap);
+    }
+    json_decref(root);
+}
+
+static const rp_cat *by_worst_cat;
+static int cmp_worst(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int wx = by_worst_cat->node_worst[x], wy = by_worst_cat->node_worst[y];
+    if (wx != wy)
+        return wy - wx;
+    return (x > y) - (x < y);
+}
+
+static int file_there(const rp_cat *c, size_t k)
+{
+    char path[4600];
+    struct stat st;
+    if (c->schema_major >= 2) {
+        snprintf(path, sizeof path, "%s/nodes/%s.json", c->dir, c->node_names[k]);
+        if (stat(path, &st) == 0)
+            return 1;
+        snprintf(path, sizeof path, "%s/nodes/%s.json.gz", c->dir, c->node_names[k]);
+        return stat(path, &st) == 0;
+    }
+    snprintf(path, sizeof path, "%s/%s", c->dir, c->node_files[k]);
+    return c->node_files[k][0] && stat(path, &st) == 0;
+}
+
+/* Which nodes' files are read (rp_cat's node_read; see RP_FULL_NODES). */
+static int choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_err *err)
+{
+    if (!(c->worst_order = malloc((c->nnodes ? c->nnodes : 1) * sizeof *c->worst_order)))
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    c->full = c->nnodes <= RP_FULL_NODES;
+    for (size_t i = 0; i < nasked; i++) {
+        size_t k = rp_node_index(c, asked[i]);
+        if (k >= c->nnodes)
+            return gc_fail(err, GC_EINVAL, "--node %s: no such node in %s", asked[i], c->path);
+        c->node_read[k] = RP_READ_ASKED;
+    }
+    if (c->full) {
+        for (size_t k = 0; k < c->nnodes; k++)
+            if (!c->node_read[k])
+                c->node_read[k] = c->node_worst[k] > GC_V_OK ? RP_READ_FLAGGED : RP_READ_SAMPLE;
+        return 0;
+    }
+    size_t *ord = c->worst_order, nf = 0;
+    for (size_t k = 0; k < c->nnodes; k++)
+        ord[k] = k;
+    by_worst_cat = c;
+    qsort(ord, c->nnodes, sizeof *ord, cmp_worst);
+    while (nf < c->nnodes && c->node_worst[ord[nf]] > GC_V_OK)
+        nf++;
+    c->nflagged = nf;
+    for (size_t i = 0; i < nf; i++) {
+        if (i < RP_FLAGGED_MAX) {
+            if (!c->node_read[ord[i]])
+                c->node_read[ord[i]] = RP_READ_FLAGGED;
+        } else if (!c->node_read[ord[i]]) {
+            c->nflag_unread++;
+        }
+    }
+    /* the sample: nodes spread over the census in catalogue order, each
+     * the first with a node file from its place on */
+    size_t taken = 0;
+    for (size_t s = 0; s < RP_SAMPLE_NODES; s++) {
+        size_t from = s * c->nnodes / RP_SAMPLE_NODES, to = (s + 1) * c->nnodes / RP_SAMPLE_NODES;
+        for (size_t k = from; k < to; k++)
+            if (!c->node_read[k] && c->node_worst[k] <= GC_V_OK && file_there(c, k)) {
+                c->node_read[k] = RP_READ_SAMPLE;
+                taken++;
+                break;
+            }
+    }
+    return 0;
+}
+
+/* The node files are read by RP_READ_THREADS threads, each its own reader
+ * (one node file held at a time) and its own nodes: a node's GPUs and links
+ * are written by the thread that reads it, nothing else. */
+#define RP_READ_THREADS 2
+
+typedef struct rjob {
+    rp_cat *c;
+    size_t next;
+    pthread_mutex_t mu;
+    int failed;
+} rjob;
+
+
+static void *read_thread(void *arg)
+{
+    rjob *j = arg;
+    rp_cat *c = j->c;
+    gc_catpoints *pts = gc_catpoints_new(c->path);
+    char *why = malloc(5000);
+    if (!pts || !why) {
+        pthread_mutex_lock(&j->mu);
+        j->failed = 1;
+        pthread_mutex_unlock(&j->mu);
+    }
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        while (j->next < c->nnodes && !c->node_read[j->next])
+            j->next++;
+        size_t k = j->failed ? c->nnodes : j->next++;
+        pthread_mutex_unlock(&j->mu);
+        if (k >= c->nnodes)
+            break;
+        read_node(c, pts, k, why, 5000);
+        if (why[0]) {
+            pthread_mutex_lock(&missing_mu);
+            if (c->nmissing == 0)
+                fprintf(stderr, "gpucensus report: warning: %s\n", why);
+            pthread_mutex_unlock(&missing_mu);
+            snprintf(c->node_why[k], sizeof c->node_why[k], "%.*s", (int)sizeof c->node_why[k] - 1, why);
+        }
+    }
+    free(why);
+    gc_catpoints_free(pts);
+    return NULL;
+}
+
+static int read_nodes(rp_cat *c)
+{
+    rjob j = { .c = c };
+    pthread_mutex_init(&j.mu, NULL);
+    for (size_t k = 0; k < c->nnodes; k++)
+        c->nread += c->node_read[k] != RP_READ_NO;
+    pthread_t th[RP_READ_THREADS];
+    int started = 0;
+    for (int t = 1; t < RP_READ_THREADS && (size_t)t < c->nread; t++)
+        if (pthread_create(&th[started], NULL, read_thread, &j) == 0)
+            started++;
+    read_thread(&j);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&j.mu);
+    return j.failed ? GC_ENOMEM : 0;
+}
+
+void rp_phase(const char *what)
+{
+    static double t0;
+    static int on = -1;
+    if (on < 0)
+        on = getenv("GC_REPORT_PROFILE") != NULL, t0 = gc_now_s();
+    if (on) {
+        double t = gc_now_s();
+        fprintf(stderr, "gpucensus report: profile: %-28s %.3f s\n", what, t - t0);
+        t0 = t;
     }
 }
 
 int rp_load(const char *arg, rp_cat *c, gc_err *err)
 {
+    return rp_load_nodes(arg, NULL, 0, 1, c, err);
+}
+
+int rp_load_nodes(const char *arg, const char *const *asked, size_t nasked, int points,
+                  rp_cat *c, gc_err *err)
+{
+    rp_phase("start");
     memset(c, 0, sizeof *c);
     gc_catalogue_path(arg, c->path, sizeof c->path);
     snprintf(c->dir, sizeof c->dir, "%s", c->path);
@@ -440,64 +813,77 @@ int rp_load(const char *arg, rp_cat *c, gc_err *err)
     c->det = gc_detect_new(&c->rules, NULL);
     if (!c->det)
         return gc_fail(err, GC_ENOMEM, "out of memory");
-    gc_catread_info info;
-    int as_written = 0;
-    int rc = gc_catread_verdicts(c->path, c->det, &c->rules, &info, &as_written, err);
-    if (rc)
-        return rc;
-    if (info.gpus == 0)
+    /* the verdicts (as check gives them) in a thread, the drawn values here */
+    json_object_seed(0);   /* before two threads make objects */
+    vjob vj = { .c = c };
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, verdicts_thread, &vj) == 0;
+    if (!threaded)
+        verdicts_thread(&vj);
+    gc_catread_each_fn fn = { 0 };
+    each_ctx x = { .c = c, .fn = &fn };
+    fn = (gc_catread_each_fn){ .ctx = &x, .gpu = each_gpu, .link = each_link, .top = each_top };
+    gc_err werr = { 0 };
+    int rc = gc_catread_each(c->path, &fn, &werr);
+    if (threaded)
+        pthread_join(th, NULL);
+    rp_phase("verdicts and catalogue (2 threads)");
+    if (vj.rc) {   /* the reader's error first: it names the file and line */
+        *err = vj.err;
+        return vj.rc;
+    }
+    if (rc) {
+        *err = werr;
+        return err->msg[0] ? rc : gc_fail(err, rc, "%s: out of memory", c->path);
+    }
+    if (vj.info.gpus == 0)
         return gc_fail(err, GC_EINVAL, "%s: no GPU in this catalogue: nothing to report", c->path);
-    if (!as_written && (rc = gc_detect_finish(c->det, err)))
-        return rc;
-    c->as_written = as_written;
-    if (!(c->pts = gc_catpoints_new(c->path)))
+    c->as_written = vj.as_written;
+    if (index_nodes(c))
         return gc_fail(err, GC_ENOMEM, "out of memory");
-    uint8_t *buf;
-    size_t len;
-    if ((rc = gc_read_file(c->path, (size_t)64 << 30, &buf, &len, err)))
+    rp_phase("index");
+    attach_links(c);
+    attach_verdicts(c);
+    rp_phase("attach links, verdicts");
+    if (!(c->node_why = calloc(c->nnodes ? c->nnodes : 1, sizeof *c->node_why)))
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    if ((rc = choose_nodes(c, asked, nasked, err)))
         return rc;
-    rc = walk(c, (char *)buf, len);
-    free(buf);
-    gc_catpoints_free(c->pts);   /* one node file held while walking, none after */
-    c->pts = NULL;
+    if (points && read_nodes(c))
+        return gc_fail(err, GC_ENOMEM, "out of memory");
     if (c->nmissing > 1)
         fprintf(stderr, "gpucensus report: %zu nodes in all drawn without their points (their "
                 "node files missing or unreadable)\n", c->nmissing);
-    if (rc)
-        return gc_fail(err, GC_ECORRUPT, "%s: not a catalogue the report can read", c->path);
-    sort_cat = c;
-    qsort(c->gpus, c->ngpus, sizeof *c->gpus, cmp_gpu);
-    sort_cat = NULL;
-    /* nodes that have GPUs but no entry in nodes[] (should not happen) */
-    for (size_t i = 0; i < c->ngpus; i++)
-        if (node_order(c, c->gpus[i].node) == (long)c->nnodes) {
-            void *a = realloc(c->node_names, (c->nnodes + 1) * sizeof *c->node_names);
-            if (a)
-                c->node_names = a;
-            void *b = realloc(c->node_files, (c->nnodes + 1) * sizeof *c->node_files);
-            if (b)
-                c->node_files = b;
-            if (!a || !b)
-                return gc_fail(err, GC_ENOMEM, "out of memory");
-            snprintf(c->node_names[c->nnodes], GC_NODE_MAX, "%s", c->gpus[i].node);
-            c->node_files[c->nnodes][0] = '\0';
-            c->nnodes++;
-        }
-    attach_links(c);
-    attach_verdicts(c);
+    rp_phase("node files");
     return 0;
 }
 
 void rp_free(rp_cat *c)
 {
-    for (size_t i = 0; i < c->ngpus; i++)
+    for (size_t i = 0; i < c->ngpus; i++) {
         free(c->gpus[i].chase);
+        if (c->gpus[i].h3) {
+            rh_free_h3(c->gpus[i].h3, 1);
+            free(c->gpus[i].h3);
+        }
+    }
     for (size_t i = 0; i < c->nlinks; i++)
         free(c->links[i].sz);
     free(c->gpus);
     free(c->links);
     free(c->node_names);
     free(c->node_files);
+    free(c->node_first);
+    free(c->node_n);
+    free(c->nl_first);
+    free(c->nl_n);
+    free(c->link_ix);
+    free(c->node_level);
+    free(c->node_worst);
+    free(c->node_read);
+    free(c->worst_order);
+    free(c->node_why);
+    free(c->hash);
     gc_detect_free(c->det);
     memset(c, 0, sizeof *c);
 }
@@ -518,13 +904,6 @@ double rp_median(double *v, size_t n)
 
 void rp_node_gpus(const rp_cat *c, size_t k, size_t *first, size_t *n)
 {
-    *first = 0;
-    *n = 0;
-    size_t i = 0;
-    while (i < c->ngpus && strcmp(c->gpus[i].node, c->node_names[k]))
-        i++;
-    *first = i;
-    while (i < c->ngpus && !strcmp(c->gpus[i].node, c->node_names[k]))
-        i++;
-    *n = i - *first;
+    *first = k < c->nnodes ? c->node_first[k] : 0;
+    *n = k < c->nnodes ? c->node_n[k] : 0;
 }

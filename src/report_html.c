@@ -1,17 +1,23 @@
 /* The HTML report: one self-contained page (inline CSS and SVG, a few
- * lines of vanilla JS to open a node from a link), readable for one GPU
- * and for a thousand:
- *   - the cluster's aggregates first: each GPU a point per metric against
- *     its peers' band (outliers labelled, linked to their node); latency
- *     against footprint (median over GPUs and the band across them) with
- *     the L1/L2/DRAM plateaus; the latency histograms of all GPUs at the
+ * lines of vanilla JS), readable for one GPU and for 16,384:
+ *   - the fleet first: the verdict counts and every subject not ok with
+ *     its reasons; each GPU against its SKU's peers per metric (a point
+ *     per GPU in a small census, else each SKU's distribution as bars with
+ *     the outliers and the GPUs not ok as points; report_xfer.c) and the
+ *     GPUs that are not ok; every GPU in the explorer (report_gx.c: data
+ *     in the page, a table a page at a time, a GPU opened on demand);
+ *     latency against footprint (median over GPUs and the band across
+ *     them) with the L1/L2/DRAM plateaus; the latency histograms at the
  *     L1, L2 and DRAM footprints (merged); transfer time against size per
  *     link class with the fitted model over the points; the P2P matrix;
- *     the verdicts with their reasons;
- *   - then one closed <details> per node (the drill-down): its table, its
- *     GPUs' latency curves and histograms, its links, its P2P matrix.
- * Histograms come from the node files (OUT/nodes/<node>.json), one node
- * at a time. The page is written to a temporary name and renamed.
+ *   - then one closed <details> per node drawn (the drill-down): its
+ *     table, its GPUs' latency curves and histograms, its links, its P2P
+ *     matrix. A small census draws every node; a large one the nodes with
+ *     something not ok (worst first), a sample and those asked for
+ *     (report_int.h: RP_FULL_NODES), and the fleet's curves and
+ *     histograms come from those.
+ * The points come from the node files (report_data.c). The page is
+ * written to a temporary name and renamed.
  *
  * This file: the page itself (skeleton, CSS, JS), the GPU and verdict
  * tables, each node's section; the plots it calls are in report_lat.c
@@ -29,7 +35,10 @@
 #include "fsutil.h"
 #include "svg.h"
 
-#define MAX_VERDICT_ROWS 500
+/* Subjects not ok drawn as rows; the rest (links, mostly, in a large
+ * census) go into the page as data, shown a page at a time by its script. */
+#define MAX_VERDICT_ROWS 300
+#define MORE_VERDICTS_PER_PAGE 100
 #define ALL_VERDICTS_MAX 100 /* below this many subjects, ok ones are listed too */
 
 static const char CSS[] =
@@ -58,8 +67,11 @@ static const char CSS[] =
     ".v-degraded,.v-failed{color:#c0392b;font-weight:700}"
     "details.node{border:1px solid #ddd;border-radius:4px;margin:6px 0;padding:4px 10px}"
     "details.node>summary{cursor:pointer;font-weight:600}"
-    ".note{color:#666;font-size:12px}.reasons{text-align:left;font-size:12px}"
-    "#filter{margin:6px 0;padding:3px 6px}";
+    ".note{color:#666;font-size:12px}.reasons{text-align:left;font-size:12px}.reasons summary{cursor:pointer;color:#555}.rmore{white-space:pre-line}"
+    "#filter,#gx-q{margin:6px 0;padding:3px 6px}#gx-q{width:24em}"
+    ".gxwrap{height:60vh;overflow:auto;contain:strict;border:1px solid #e4e4e4}"
+    "tr.gx{cursor:pointer}tr.gx:hover{background:#eef4fb}#gx-detail{margin:8px 0 16px}"
+    "ul.reasons{font-size:12px;margin:4px 0}";
 
 static const char JS[] =
     "function openHash(){var h=location.hash.slice(1);if(!h)return;var e=document.getElementById(h);"
@@ -139,12 +151,62 @@ static void gpu_table(FILE *f, const rp_cat *c, size_t first, size_t n, int only
     fputs("</table>\n", f);
 }
 
+/* Reasons shown per subject: a GPU off on every point has one per point
+ * (650 on the default plan); past this many, the rest are counted by rule. */
+#define REASONS_SHOWN 40
+
+/* "and N more (peers 300, distribution 312): gpucensus check CAT --json" */
+static void reasons_tail(char *out, size_t cap, const gc_verdict *v, const char *cat)
+{
+    const char *rule[8];
+    size_t cnt[8], nr = 0;
+    for (size_t k = REASONS_SHOWN; k < v->nreasons; k++) {
+        size_t j = 0;
+        while (j < nr && strcmp(rule[j], v->reasons[k].rule))
+            j++;
+        if (j == nr && nr < 8)
+            rule[nr] = v->reasons[k].rule, cnt[nr++] = 0;
+        if (j < nr)
+            cnt[j]++;
+    }
+    size_t n = (size_t)snprintf(out, cap, "and %zu more (", v->nreasons - REASONS_SHOWN);
+    for (size_t j = 0; j < nr && n < cap; j++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s %zu", j ? ", " : "", rule[j], cnt[j]);
+    if (n < cap)
+        snprintf(out + n, cap - n, "): all in gpucensus check %s --json", cat);
+}
+
+/* The subjects past MAX_VERDICT_ROWS, a page at a time (text only, as
+ * textContent). */
+#define STR2(x) #x
+#define STR(x) STR2(x)
+static const char MORE_JS[] =
+    "(function(){var D=JSON.parse(document.getElementById('vmore-data').textContent),"
+    "V=['ok','suspect','degraded','failed'],per=" STR(MORE_VERDICTS_PER_PAGE) ",page=0,"
+    "body=document.getElementById('vm-body');"
+    "function el(t,x,c,p){var e=document.createElement(t);if(x!==null)e.textContent=x;if(c)e.className=c;"
+    "p.appendChild(e);return e;}"
+    "function render(){var pages=Math.ceil(D.length/per);page=Math.max(0,Math.min(page,pages-1));"
+    "body.textContent='';for(var i=page*per;i<Math.min(D.length,(page+1)*per);i++){var v=D[i],"
+    "tr=el('tr',null,'vmore',body);el('td',V[v[0]],'l v-'+V[v[0]],tr);el('td',v[1],'l',tr);"
+    "el('td',v[2],'l',tr);el('td',String(v[3]),null,tr);var td=el('td',null,'reasons',tr);"
+    "if(v[4].length)el('span',v[4][0],null,td);if(v[4].length>1){var d=el('details',null,null,td);"
+    "el('summary',(v[4].length-1)+' more reason'+(v[4].length>2?'s':''),null,d);"
+    "el('div',v[4].slice(1).join('\\n'),'rmore',d);}"
+    "if(v[5]){el('br',null,null,td);el('span',v[5],'note',td);}}"
+    "document.getElementById('vm-n').textContent=D.length+' subjects, page '+(page+1)+' of '+pages;}"
+    "document.getElementById('vm-prev').addEventListener('click',function(){page--;render();});"
+    "document.getElementById('vm-next').addEventListener('click',function(){page++;render();});"
+    "render();})();";
+
 static int cmp_verdict(const void *a, const void *b)
 {
     const gc_verdict *x = *(const gc_verdict *const *)a, *y = *(const gc_verdict *const *)b;
     if (x->level != y->level)
         return y->level - x->level;
-    return x->type - y->type;
+    /* GPUs, then nodes, then links (the many) */
+    static const int order[3] = { 0, 2, 1 };
+    return order[x->type] - order[y->type];
 }
 
 static void verdict_table(FILE *f, const rp_cat *c)
@@ -170,6 +232,9 @@ static void verdict_table(FILE *f, const rp_cat *c)
             c->as_written ? "the run's, as the catalogue holds them" : "default rules");
     int all = n <= ALL_VERDICTS_MAX;
     size_t rows = 0, hidden = 0;
+    char *more_buf = NULL;
+    size_t more_len = 0;
+    FILE *more = open_memstream(&more_buf, &more_len);   /* the rows past MAX_VERDICT_ROWS */
     fputs("<table class=verdicts><tr><th class=l>verdict</th><th class=l>subject</th>"
           "<th class=l>peer group</th><th>peers</th><th class=l>reasons</th></tr>\n", f);
     for (size_t i = 0; i < n; i++) {
@@ -177,7 +242,39 @@ static void verdict_table(FILE *f, const rp_cat *c)
         if (!all && v->level == GC_V_OK)
             continue;
         if (rows >= MAX_VERDICT_ROWS) {
-            hidden++;
+            if (!more) {   /* out of memory: counted, not shown */
+                hidden++;
+                continue;
+            }
+            FILE *rows_f = f;   /* the table's */
+            f = more;
+            if (!hidden++)
+                fputs("<script type=\"application/json\" id=vmore-data>[", f);
+            /* [level, subject, peer group, peers, [reasons...], note] */
+            fprintf(f, "%s\n[%d,", hidden > 1 ? "," : "", v->level);
+            rh_json_str(f, v->subject);
+            fputc(',', f);
+            rh_json_str(f, v->group);
+            fprintf(f, ",%d,[", v->peers);
+            for (size_t k = 0; k < v->nreasons && k <= REASONS_SHOWN; k++) {
+                if (k == REASONS_SHOWN) {
+                    char t[1200];
+                    reasons_tail(t, sizeof t, v, c->path);
+                    fputc(',', f);
+                    rh_json_str(f, t);
+                    break;
+                }
+                const gc_reason *r = &v->reasons[k];
+                char t[1400];
+                snprintf(t, sizeof t, "%s %s: %s: %s", rh_vname(r->severity), r->rule, r->metric,
+                         r->detail);
+                fputs(k ? "," : "", f);
+                rh_json_str(f, t);
+            }
+            fputs("],", f);
+            rh_json_str(f, v->note);
+            fputc(']', f);
+            f = rows_f;
             continue;
         }
         rows++;
@@ -194,18 +291,32 @@ static void verdict_table(FILE *f, const rp_cat *c)
         fputs("</td><td class=l>", f);
         rh_esc(f, v->group);
         fprintf(f, "</td><td>%d</td><td class=reasons>", v->peers);
-        for (size_t k = 0; k < v->nreasons && k < 6; k++) {
+        /* every reason, worst first; past the first, folded, as one text
+         * (a GPU can have hundreds: one element, not three a reason) */
+        for (size_t k = 0; k < v->nreasons; k++) {
             const gc_reason *r = &v->reasons[k];
-            fprintf(f, "%s<span class=v-%s>%s</span> ", k ? "<br>" : "", rh_vname(r->severity),
-                    rh_vname(r->severity));
+            if (k == REASONS_SHOWN) {
+                char t[1200];
+                reasons_tail(t, sizeof t, v, c->path);
+                fputc('\n', f);
+                rh_esc(f, t);
+                break;
+            }
+            if (k == 1)
+                fprintf(f, "<details><summary>%zu more reason%s</summary><div class=rmore>",
+                        v->nreasons - 1, v->nreasons == 2 ? "" : "s");
+            if (k == 0)
+                fprintf(f, "<span class=v-%s>%s</span> ", rh_vname(r->severity), rh_vname(r->severity));
+            else
+                fprintf(f, "%s%s ", k > 1 ? "\n" : "", rh_vname(r->severity));
             rh_esc(f, r->rule);
             fputs(": ", f);
             rh_esc(f, r->metric);
             fputs(": ", f);
             rh_esc(f, r->detail);
         }
-        if (v->nreasons > 6)
-            fprintf(f, "<br>(+%zu more)", v->nreasons - 6);
+        if (v->nreasons > 1)
+            fputs("</div></details>", f);
         if (v->note[0]) {
             fputs("<br><span class=note>", f);
             rh_esc(f, v->note);
@@ -217,27 +328,27 @@ static void verdict_table(FILE *f, const rp_cat *c)
     if (!all)
         fprintf(f, "<p class=note>%zu subjects are ok and not listed.</p>\n",
                 counts[0][0] + counts[1][0] + counts[2][0]);
-    if (hidden)
-{
-        fprintf(f, "<p class=note>%zu more non-ok subjects: <code>gpucensus check ", hidden);
+    if (more)
+        fclose(more);
+    if (hidden && more) {
+        fwrite(more_buf, 1, more_len, f);
+        fprintf(f, "]</script>\n<h3>%zu more subjects that are not ok</h3><p>"
+                   "<button id=vm-prev>&lt; previous</button> <button id=vm-next>next &gt;</button> "
+                   "<span id=vm-n class=note></span></p><div class=gxwrap><table class=verdicts>"
+                   "<thead><tr><th class=l>verdict</th><th class=l>subject</th><th class=l>peer group"
+                   "</th><th>peers</th><th class=l>reasons</th></tr></thead><tbody id=vm-body>"
+                   "</tbody></table></div>\n<script>%s</script>\n", hidden, MORE_JS);
+    }
+    else if (hidden) {
+        fprintf(f, "<p class=note>%zu more subjects not ok: <code>gpucensus check ", hidden);
         rh_esc(f, c->path);
         fputs("</code>.</p>\n", f);
     }
+    free(more_buf);
     free(vs);
 }
 
 /* ---- the page ------------------------------------------------------------------------ */
-
-static int worst_of_node(const rp_cat *c, const char *node)
-{
-    size_t n = gc_detect_count(c->det);
-    for (size_t i = 0; i < n; i++) {
-        const gc_verdict *v = gc_detect_verdict(c->det, i);
-        if (v->type == GC_SUBJ_NODE && !strcmp(v->node, node))
-            return v->level;
-    }
-    return -1;
-}
 
 /* One node's drill-down; its histograms are merged into agg. */
 static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int *agg_ok,
@@ -248,7 +359,7 @@ static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int 
     const char *node = c->node_names[k];
     char id[96];
     rh_node_id(id, sizeof id, node);
-    int worst = worst_of_node(c, node);
+    int worst = c->node_level[k];
     fprintf(f, "<details class=node id=\"%s\" data-search=\"", id);
     rh_esc(f, node);
     fprintf(f, " %s", rh_vname(worst));
@@ -258,8 +369,14 @@ static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int 
     }
     fprintf(f, "\"%s><summary>", open ? " open" : "");
     rh_esc(f, node);
-    fprintf(f, ": %zu GPU%s, <span class=\"v-%s\">%s</span></summary>\n", n, n == 1 ? "" : "s",
+    fprintf(f, ": %zu GPU%s, <span class=\"v-%s\">%s</span>", n, n == 1 ? "" : "s",
             rh_vname(worst), rh_vname(worst));
+    if (!c->full)
+        fprintf(f, " <span class=note>(%s)</span>",
+                c->node_read[k] == RP_READ_FLAGGED ? "something on it is not ok"
+                : c->node_read[k] == RP_READ_ASKED ? "asked for with --node"
+                                                   : "sampled: a typical node");
+    fputs("</summary>\n", f);
     gpu_table(f, c, first, n, 0);
     fputs("<div class=plots>\n", f);
     char t[200];
@@ -268,8 +385,10 @@ static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int 
     rh_latency_plot(f, c, first, n, t, tmp);
     rp_hist3 *hs = calloc(n ? n : 1, sizeof *hs);
     if (hs) {
-        char why[5000];
-        rh_load_hists(c, k, first, n, hs, why, sizeof why);
+        /* the node's GPUs' histograms (borrowed: freed with the catalogue) */
+        for (size_t i = 0; i < n; i++)
+            if (c->gpus[first + i].h3)
+                hs[i] = *c->gpus[first + i].h3;
         rh_hist_row(f, hs, n, n == 1 ? "this GPU" : "one line per GPU");
         for (size_t i = 0; i < n; i++)
             for (int l = 0; l < 3; l++) {
@@ -290,24 +409,22 @@ static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int 
                 if (agg->have[l] && agg->fp[l] != hs[i].fp[l])
                     agg->fp[l] = NAN;   /* footprints differ between GPUs */
             }
-        if (why[0]) {
-            fputs("<p class=note>histograms: ", f);
-            rh_esc(f, why);
-            fputs("</p>", f);
-            fprintf(stderr, "gpucensus report: warning: %s\n", why);
-        }
-        rh_free_h3(hs, n);
         free(hs);
+    }
+    if (c->node_why[k][0]) {
+        fputs("<p class=note>histograms: ", f);
+        rh_esc(f, c->node_why[k]);
+        fputs("</p>", f);
     }
     int w = rh_node_width(c, first, n);
     double *mx = w > 1 ? malloc((size_t)w * w * sizeof *mx) : NULL;
     if (mx) {
-        rh_p2p_matrix(c, node, w, mx);
+        rh_p2p_matrix(c, k, w, mx);
         snprintf(t, sizeof t, "%s: P2P bandwidth matrix", node);
         rh_heatmap(f, mx, w, t);
         free(mx);
     }
-    rh_xfer_plots(f, c, node, node);
+    rh_xfer_plots(f, c, k, node);
     fputs("</div></details>\n", f);
 }
 
@@ -335,12 +452,30 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
     rh_esc(f, c->tool_version);
     fputs(" (", f);
     rh_esc(f, c->commit);
-    fprintf(f, ")</p>\n<nav><a href=\"#cluster\">cluster</a><a href=\"#latency\">latency</a>"
-               "<a href=\"#transfers\">transfers</a><a href=\"#p2p\">P2P</a><a href=\"#verdicts\">verdicts</a>"
+    fprintf(f, ")</p>\n<nav><a href=\"#verdicts\">verdicts</a><a href=\"#cluster\">cluster</a>"
+               "<a href=\"#gpus\">every GPU</a><a href=\"#latency\">latency</a>"
+               "<a href=\"#transfers\">transfers</a><a href=\"#p2p\">P2P</a>"
                "%s<a href=\"#nodes\">nodes</a></nav>\n", hist_len ? "<a href=\"#history\">history</a>" : "");
+    size_t sampled = 0;
+    for (size_t k = 0; k < c->nnodes; k++)
+        sampled += c->node_read[k] == RP_READ_SAMPLE;
+    if (!c->full)
+        fprintf(f, "<p class=note>A census of %zu nodes: the page draws in full the nodes with "
+                   "something not ok (%zu of %zu, worst first; at most %d), %zu other nodes as "
+                   "a sample of the fleet and those asked for with <code>--node</code>: %zu "
+                   "nodes, whose node files give the latency curves, histograms and transfer "
+                   "tables below. Every GPU is in <a href=\"#gpus\">the explorer</a>.</p>\n",
+                c->nnodes, c->nflagged - c->nflag_unread, c->nflagged, RP_FLAGGED_MAX,
+                sampled, c->nread);
+
+    /* fleet first: the verdicts, then each GPU against its SKU's peers */
+    fputs("<h2 id=verdicts>Verdicts</h2>\n", f);
+    verdict_table(f, c);
+    rp_phase("verdict table");
 
     fputs("<h2 id=cluster>Cluster: each GPU against its peers</h2>\n", f);
     rh_cluster_view(f, c);
+    rp_phase("cluster view");
     if (c->ngpus <= 64) {
         gpu_table(f, c, 0, c->ngpus, 0);
     } else {
@@ -351,40 +486,61 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
         if (bad)
             gpu_table(f, c, 0, c->ngpus, 1);
         else
-            fputs("<p class=note>Every GPU is ok; each node's table is in its section below.</p>\n", f);
+            fputs("<p class=note>Every GPU is ok.</p>\n", f);
     }
 
+    fputs("<h2 id=gpus>Every GPU</h2>\n", f);
+    rh_explorer(f, c);
+    rp_phase("explorer");
+
+    size_t drawn = 0;
+    for (size_t i = 0; i < c->ngpus; i++)
+        drawn += c->gpus[i].nchase > 0;
     fputs("<h2 id=latency>Memory latency</h2>\n<div class=plots>\n", f);
     char t[200];
-    snprintf(t, sizeof t, "Latency against footprint: %s",
-             c->ngpus == 1 ? "median, 5..95% band"
-             : c->ngpus <= 16 ? "one line per GPU"
-                              : "median over GPUs, 5..95% band across GPUs");
+    if (drawn == c->ngpus || !drawn)
+        snprintf(t, sizeof t, "Latency against footprint: %s",
+                 c->ngpus == 1 ? "median, 5..95% band"
+                 : c->ngpus <= 16 ? "one line per GPU"
+                                  : "median over GPUs, 5..95% band across GPUs");
+    else
+        snprintf(t, sizeof t, "Latency against footprint: median over the %zu GPUs of the nodes "
+                 "drawn, 5..95%% band across them", drawn);
     rh_latency_plot(f, c, 0, c->ngpus, t, tmp);
-    rh_hist_row(f, agg, 1, c->ngpus == 1 ? "this GPU" : "all GPUs merged");
+    rh_hist_row(f, agg, 1, c->ngpus == 1 ? "this GPU" : c->full ? "all GPUs merged"
+                                                                : "the nodes drawn, merged");
     fputs("</div>\n<p class=note>Random-order pointer chase; dashed lines: the L1, L2 and DRAM "
           "plateaus (parameters l1/l2/dram_latency_cycles, median over GPUs). Histograms: every "
           "sample of the point at the smallest footprint, the one nearest the L2 plateau and the "
           "largest.</p>\n", f);
+    rp_phase("latency");
 
     fputs("<h2 id=transfers>Transfers: time against size, fitted model over the points</h2>\n"
           "<div class=plots>\n", f);
-    rh_xfer_plots(f, c, NULL, "all nodes");
+    rh_xfer_plots(f, c, RP_ALL, c->full ? "all nodes" : "the nodes drawn below");
     fputs("</div>\n<p class=note>Points: median time per size (several links: the median over "
           "them, band from the fastest to the slowest); dashed red: the fitted model t = alpha + "
           "n/beta, segment by segment (several links: the link of median beta).</p>\n", f);
+    rp_phase("transfers");
 
     fputs("<h2 id=p2p>P2P bandwidth matrix</h2>\n<div class=plots>\n", f);
     rh_aggregate_p2p(f, c);
     fputs("</div>\n", f);
+    rp_phase("p2p");
 
-    fputs("<h2 id=verdicts>Verdicts</h2>\n", f);
-    verdict_table(f, c);
-    fwrite(hist_html, 1, hist_len, f);
+    if (hist_len)
+        fwrite(hist_html, 1, hist_len, f);
 
     fputs("<h2 id=nodes>Nodes</h2>\n<p><input id=filter placeholder=\"filter nodes "
           "(name, verdict, SKU)\"> <button onclick=\"setAll(true)\">open all</button> "
           "<button onclick=\"setAll(false)\">close all</button></p>\n", f);
+    if (!c->full)
+        fprintf(f, "<p class=note>%zu of %zu nodes drawn: those with something not ok first "
+                   "(worst first), then the sample. <code>gpucensus report ", c->nread, c->nnodes);
+    if (!c->full) {
+        rh_esc(f, c->path);
+        fputs(" -o PAGE --node NAME</code> draws a node of your choice.</p>\n", f);
+    }
     fwrite(nodes_html, 1, nodes_len, f);
     fprintf(f, "<script>%s</script>\n</body></html>\n", JS);
 }
@@ -417,9 +573,16 @@ int rp_html(const rp_cat *c, const char *out, const char *history_db, gc_err *er
     rp_hist3 agg;
     memset(&agg, 0, sizeof agg);
     int agg_ok[3] = { 1, 1, 1 };
-    for (size_t k = 0; k < c->nnodes; k++)
-        node_section(nf, c, k, &agg, agg_ok, tmp, c->nnodes == 1);
+    /* a large census: the nodes with something not ok first (worst first), then the rest */
+    for (int pass = c->full ? 1 : 0; pass < 2; pass++)
+        for (size_t j = 0; j < c->nnodes; j++) {
+            size_t k = c->full ? j : c->worst_order[j];
+            int flagged = c->node_read[k] == RP_READ_FLAGGED || c->node_read[k] == RP_READ_ASKED;
+            if (c->full || (c->node_read[k] && flagged == !pass))
+                node_section(nf, c, k, &agg, agg_ok, tmp, c->nnodes == 1);
+        }
     fclose(nf);
+    rp_phase("node sections");
     for (int l = 0; l < 3; l++)
         if (agg.have[l] && !agg_ok[l]) {
             gc_hist_free(&agg.h[l]);

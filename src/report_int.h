@@ -17,6 +17,15 @@ typedef struct rp_pt {
     double x, p5, p50, p95;
 } rp_pt;
 
+/* One GPU's latency histograms (or all GPUs' merged) at the L1, L2 and
+ * DRAM footprints. */
+typedef struct rp_hist3 {
+    gc_hist h[3];
+    int have[3];
+    double scale[3];
+    double fp[3];
+} rp_hist3;
+
 typedef struct rp_gpu {
     char node[GC_NODE_MAX];
     int index;
@@ -29,6 +38,8 @@ typedef struct rp_gpu {
     double h2d_bps, h2d_alpha, d2h_bps, d2h_alpha, p2p_bps;
     int verdict;                  /* GC_V_*, -1: no verdict */
     const gc_verdict *v;          /* may be NULL */
+    size_t node_ix;               /* its node in rp_cat's node arrays */
+    rp_hist3 *h3;                 /* from its node file; NULL: not read */
 } rp_gpu;
 
 typedef struct rp_seg {
@@ -48,6 +59,7 @@ typedef struct rp_link {
     rp_pt *sz;                    /* x: size_bytes, p5/p50/p95: time_s */
     size_t nsz;
     int verdict;
+    size_t node_ix;               /* measured_on's node in rp_cat's node arrays */
 } rp_link;
 
 typedef struct rp_cat {
@@ -65,10 +77,36 @@ typedef struct rp_cat {
     gc_rules rules;
     int worst;                    /* worst verdict level */
     int as_written;               /* the verdicts are the catalogue's (schema 2), not judged here */
-    struct gc_catpoints *pts;     /* schema 2: points and size tables from the node files */
     char missing[GC_NODE_MAX];    /* the last node whose file could not give them */
     size_t nmissing;              /* how many nodes so */
+    int schema_major;
+    /* per node (nnodes): its GPUs gpus[node_first .. + node_n), its links
+     * links[link_ix[nl_first .. + nl_n)], its node verdict's level (-1:
+     * none), the worst verdict of anything on it, whether its node file
+     * was read (its points drawn) and why */
+    size_t *node_first, *node_n, *nl_first, *nl_n, *link_ix;
+    signed char *node_level, *node_worst;
+    char *node_read;              /* RP_READ_* */
+    size_t *worst_order;          /* node indices, worst first (ties: catalogue order) */
+    size_t nread, nflagged, nflag_unread;
+    int full;                     /* every node drawn in full (a small census) */
+    char (*node_why)[400];        /* what its node file could not give, "" */
+    size_t *hash;                 /* node name -> index (open addressing, 2 x nnodes slots) */
+    size_t hcap;
 } rp_cat;
+
+/* Past this many nodes the report no longer reads every node file nor
+ * draws every node: it reads those with something not ok (worst first, at
+ * most RP_FLAGGED_MAX), RP_SAMPLE_NODES others spread over the census
+ * (the fleet's latency curves and histograms), and those asked for with
+ * --node; every GPU is still in the page's explorer (its numbers, its
+ * verdict, its place among its SKU's). A node file costs 0.5-0.8 s of CPU
+ * to read on the default plan (23.9 MB, jansson), so this bounds the
+ * report's time (20 node files: ~10 s on two threads). */
+#define RP_FULL_NODES 32
+#define RP_FLAGGED_MAX 16
+#define RP_SAMPLE_NODES 4
+enum { RP_READ_NO = 0, RP_READ_FLAGGED = 1, RP_READ_SAMPLE = 2, RP_READ_ASKED = 3 };
 
 /* Reads and validates path (a catalogue.json or its directory), with its
  * verdicts as `gpucensus check` gives them (no rules or baseline of its
@@ -77,10 +115,19 @@ typedef struct rp_cat {
  * come from its node files; a node whose file is missing is drawn without
  * them (said on stderr). Errors name the file. */
 int rp_load(const char *path, rp_cat *c, gc_err *err);
+/* As rp_load; points: the node files of the nodes to draw are read (the
+ * page; not the terminal table); asked[0..nasked): nodes whose files are
+ * read and which are drawn in full whatever the census's size. */
+int rp_load_nodes(const char *path, const char *const *asked, size_t nasked, int points,
+                  rp_cat *c, gc_err *err);
+/* The index of node name in the catalogue's nodes, or nnodes. */
+size_t rp_node_index(const rp_cat *c, const char *name);
 void rp_free(rp_cat *c);
+/* GC_REPORT_PROFILE set: the time since the last call, on stderr. */
+void rp_phase(const char *what);
 
 double rp_median(double *v, size_t n);      /* sorts v; NAN when n == 0 */
-/* The GPUs of node k: [*first, *first + *n) (gpus are sorted by node). */
+/* The GPUs of node k: [*first, *first + *n) (gpus are sorted by node). O(1). */
 void rp_node_gpus(const rp_cat *c, size_t k, size_t *first, size_t *n);
 
 int rp_tty(FILE *f);
@@ -93,15 +140,6 @@ int rp_html(const rp_cat *c, const char *out, const char *history_db, gc_err *er
 
 #define NCOL 8               /* line colours c0..c7 */
 
-/* One GPU's latency histograms (or all GPUs' merged) at the L1, L2 and
- * DRAM footprints. */
-typedef struct rp_hist3 {
-    gc_hist h[3];
-    int have[3];
-    double scale[3];
-    double fp[3];
-} rp_hist3;
-
 /* report_html.c */
 const char *rh_vname(int level);
 void rh_node_id(char *out, size_t cap, const char *node);
@@ -111,8 +149,6 @@ void rh_esc(FILE *f, const char *s);
 void rh_latency_plot(FILE *f, const rp_cat *c, size_t first, size_t n, const char *title,
                      double *tmp);
 void rh_free_h3(rp_hist3 *h, size_t n);
-void rh_load_hists(const rp_cat *c, size_t node, size_t first, size_t n, rp_hist3 *hs,
-                   char *why, size_t whycap);
 void rh_hist_row(FILE *f, rp_hist3 *hs, size_t n, const char *who);
 
 /* report_hist.c: the history view of the catalogue's GPUs from db */
@@ -120,10 +156,18 @@ int rh_history_view(FILE *f, const rp_cat *c, const char *db, gc_err *err);
 
 /* report_xfer.c */
 void rh_cluster_view(FILE *f, const rp_cat *c);
-void rh_xfer_plots(FILE *f, const rp_cat *c, const char *node, const char *who);
-void rh_p2p_matrix(const rp_cat *c, const char *node, int n, double *mx);
+/* node: the links measured on node k (rp_cat's index), or RP_ALL */
+#define RP_ALL ((size_t)-1)
+void rh_xfer_plots(FILE *f, const rp_cat *c, size_t node, const char *who);
+void rh_p2p_matrix(const rp_cat *c, size_t node, int n, double *mx);
 void rh_heatmap(FILE *f, const double *mx, int n, const char *title);
 int rh_node_width(const rp_cat *c, size_t first, size_t n);
+
+/* report_gx.c: every GPU as compact data with a paginated, filterable table and per-GPU detail
+ * drawn on demand */
+void rh_explorer(FILE *f, const rp_cat *c);
+/* A JSON string safe inside a <script> element (< > & as \u escapes). */
+void rh_json_str(FILE *f, const char *s);
 void rh_aggregate_p2p(FILE *f, const rp_cat *c);
 
 #endif

@@ -136,98 +136,12 @@ void rh_latency_plot(FILE *f, const rp_cat *c, size_t first, size_t n, const cha
 
 static const char *const LEVEL[3] = { "L1", "L2", "DRAM" };
 
-/* The footprints drawn: the smallest (L1), the one whose median is
- * nearest the L2 plateau, the largest (DRAM). */
-static void choose_fps(const rp_gpu *g, double fp[3])
-{
-    fp[0] = fp[1] = fp[2] = NAN;
-    if (!g->nchase)
-        return;
-    fp[0] = g->chase[0].x;
-    fp[2] = g->chase[g->nchase - 1].x;
-    double best = INFINITY;
-    for (size_t k = 1; k + 1 < g->nchase; k++) {
-        double d = isfinite(g->l2) ? fabs(g->chase[k].p50 - g->l2) : fabs((double)k - g->nchase / 2.0);
-        if (d < best)
-            best = d, fp[1] = g->chase[k].x;
-    }
-}
-
 void rh_free_h3(rp_hist3 *h, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         for (int k = 0; k < 3; k++)
             if (h[i].have[k])
                 gc_hist_free(&h[i].h[k]);
-}
-
-/* Fills hs[0..n) for the node's GPUs; a missing or unreadable node file
- * leaves them empty and says why in why. */
-void rh_load_hists(const rp_cat *c, size_t node, size_t first, size_t n, rp_hist3 *hs,
-                   char *why, size_t whycap)
-{
-    why[0] = '\0';
-    for (size_t i = 0; i < n; i++)
-        choose_fps(&c->gpus[first + i], hs[i].fp);
-    if (!c->node_files[node][0]) {
-        snprintf(why, whycap, "no node file in the catalogue");
-        return;
-    }
-    char path[4600];
-    snprintf(path, sizeof path, "%s/%s", c->dir, c->node_files[node]);
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (!root) {
-        if (je.line > 0)
-            snprintf(why, whycap, "%s:%d: %s", path, je.line, je.text);
-        else
-            snprintf(why, whycap, "%s", je.text);
-        return;
-    }
-    size_t gi;
-    json_t *g;
-    json_array_foreach(json_object_get(root, "gpus"), gi, g) {
-        json_t *ix = json_object_get(g, "index");
-        const char *nd = json_string_value(json_object_get(g, "node"));
-        size_t i = 0;
-        while (i < n && !(json_is_integer(ix) && c->gpus[first + i].index == json_integer_value(ix) &&
-                          nd && !strcmp(nd, c->gpus[first + i].node)))
-            i++;
-        if (i == n)
-            continue;
-        size_t ri;
-        json_t *r;
-        json_array_foreach(json_object_get(g, "results"), ri, r) {
-            const char *b = json_string_value(json_object_get(r, "benchmark"));
-            const char *m = json_string_value(json_object_get(r, "metric"));
-            if (!b || !m || strcmp(b, "chase") || strcmp(m, "latency"))
-                continue;
-            json_t *ctx = json_object_get(r, "context");
-            const char *ord = json_string_value(json_object_get(ctx, "order"));
-            if (ord && strcmp(ord, "random"))
-                continue;
-            double fp = json_number_value(json_object_get(ctx, "footprint_bytes"));
-            json_t *hj = json_object_get(r, "histogram");
-            const char *data = json_string_value(json_object_get(hj, "data"));
-            double scale = json_number_value(json_object_get(hj, "scale"));
-            for (int k = 0; k < 3 && data; k++) {
-                if (hs[i].have[k] || fp != hs[i].fp[k])
-                    continue;
-                uint8_t *bytes = NULL;
-                size_t len = 0;
-                gc_err e = { 0 };
-                if (gc_base64_decode(data, &bytes, &len, &e) == 0 &&
-                    gc_hist_decode(bytes, len, &hs[i].h[k], &e) == 0) {
-                    hs[i].have[k] = 1;
-                    hs[i].scale[k] = scale > 0 ? scale : 1;
-                } else if (!why[0]) {
-                    snprintf(why, whycap, "%.3000s: a histogram does not decode: %.500s", path, e.msg);
-                }
-                free(bytes);
-            }
-        }
-    }
-    json_decref(root);
 }
 
 /* Histograms h[0..n) (all with counts) on one plot: bars for one, step

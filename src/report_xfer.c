@@ -12,6 +12,13 @@
 #include "svg.h"
 
 #define MAX_LABELS 8         /* outliers labelled per cluster strip */
+/* Past this many GPUs a strip draws each SKU's distribution as bars (GPUs
+ * per bin) and as points only the outliers and the GPUs not ok, at most
+ * STRIP_MARKED_MAX of them: a point per GPU per metric would put ~150,000
+ * elements into the page at 16,384 GPUs and make it slow to use. */
+#define STRIP_POINTS_MAX 256
+#define STRIP_BINS 80
+#define STRIP_MARKED_MAX 400
 
 /* ---- cluster view ---------------------------------------------------------- */
 
@@ -137,7 +144,8 @@ static void cluster_strip(FILE *f, const rp_cat *c, const metric *m, const int *
             rp_median(tmp, no);   /* sorts: farthest first */
         cut = no ? -tmp[no < MAX_LABELS ? no - 1 : MAX_LABELS - 1] : INFINITY;
     }
-    size_t labels = 0, outliers = 0;
+    size_t labels = 0, outliers = 0, marked = 0, unmarked = 0;
+    int binned = c->ngpus > STRIP_POINTS_MAX;
     for (size_t k = 0; k < ngroups; k++) {
         double y0 = (double)k + 0.1, y1 = (double)k + 0.9;
         if (isfinite(med[k])) {
@@ -149,12 +157,43 @@ static void cluster_strip(FILE *f, const rp_cat *c, const metric *m, const int *
             if (ngroups > 1)
                 gc_plot_text(&p, med[k] - half[k], y1, 2, 10, "peer", gnames[k]);
         }
+        if (binned) {   /* the SKU's distribution: GPUs per bin */
+            size_t bins[STRIP_BINS] = { 0 }, top = 0;
+            double w = (p.x.hi - p.x.lo) / STRIP_BINS;
+            for (size_t i = 0; i < c->ngpus; i++) {
+                double v = mval(&c->gpus[i], m);
+                if (grp[i] != (int)k || !isfinite(v) || !(w > 0))
+                    continue;
+                long b = (long)floor((v - p.x.lo) / w);
+                b = b < 0 ? 0 : b >= STRIP_BINS ? STRIP_BINS - 1 : b;
+                if (++bins[b] > top)
+                    top = bins[b];
+            }
+            for (int b = 0; b < STRIP_BINS && top; b++)
+                if (bins[b]) {
+                    char t[160], a[32], bb[32];
+                    gc_fmt_value(a, sizeof a, p.x.lo + b * w, m->fmt);
+                    gc_fmt_value(bb, sizeof bb, p.x.lo + (b + 1) * w, m->fmt);
+                    snprintf(t, sizeof t, "%s .. %s: %zu GPUs", a, bb, bins[b]);
+                    /* at least a sliver, so that a bin of one GPU shows */
+                    double hgt = fmax(0.04, 0.75 * (double)bins[b] / (double)top);
+                    gc_plot_rect(&p, p.x.lo + b * w, p.x.lo + (b + 1) * w, y1 - hgt, y1, "bar", t);
+                }
+        }
         for (size_t i = 0; i < c->ngpus; i++) {
             const rp_gpu *g = &c->gpus[i];
             double v = mval(g, m);
             if (grp[i] != (int)k || !isfinite(v))
                 continue;
             int out_any = isfinite(med[k]) && fabs(v - med[k]) > half[k];
+            if (binned && !out_any && g->verdict <= GC_V_OK)
+                continue;
+            if (binned && marked >= STRIP_MARKED_MAX) {
+                unmarked += out_any;
+                outliers += out_any;
+                continue;
+            }
+            marked++;
             double y = y0 + 0.15 + 0.6 * (hash32((uint32_t)i * 2654435761u) % 1000) / 1000.0;
             char t[200], vs[32];
             gc_fmt_value(vs, sizeof vs, v, m->fmt);
@@ -184,8 +223,8 @@ static void cluster_strip(FILE *f, const rp_cat *c, const metric *m, const int *
         }
     }
     fprintf(out, "<text class=\"sub\" x=\"%.0f\" y=\"16\" text-anchor=\"end\">%zu of %zu "
-                 "outside the band</text>",
-            p.w - 8, outliers, have);
+                 "outside the band%s</text>",
+            p.w - 8, outliers, have, unmarked ? " (some not marked)" : "");
     gc_plot_end(&p);
     fputs("</div>\n", out);
     free(med);
@@ -198,10 +237,18 @@ void rh_cluster_view(FILE *f, const rp_cat *c)
     double *tmp = malloc((c->ngpus ? c->ngpus : 1) * sizeof *tmp);
     const char **names = NULL;
     size_t ng = grp && tmp ? sku_groups(c, grp, &names) : 0;
-    fputs("<p class=note>Each GPU is a point; the green band is its peers' (same SKU) median "
-          "&plusmn; max(3 &times; 1.4826 MAD, 1%). Points outside it are outliers: larger, "
-          "labelled (the 8 farthest per metric) and linked to their node. Colour: the GPU's verdict "
-          "(blue ok, orange suspect, red degraded or failed).</p><div class=plots>\n", f);
+    if (c->ngpus <= STRIP_POINTS_MAX)
+        fputs("<p class=note>Each GPU is a point; the green band is its peers' (same SKU) median "
+              "&plusmn; max(3 &times; 1.4826 MAD, 1%). Points outside it are outliers: larger, "
+              "labelled (the 8 farthest per metric) and linked to their node. Colour: the GPU's "
+              "verdict (blue ok, orange suspect, red degraded or failed).</p><div class=plots>\n", f);
+    else
+        fprintf(f, "<p class=note>Each SKU's distribution: bars count its GPUs per bin; the green "
+                   "band is the SKU's median &plusmn; max(3 &times; 1.4826 MAD, 1%%). Points: the "
+                   "GPUs outside the band (outliers, labelled: the 8 farthest per metric) and those "
+                   "whose verdict is not ok (orange suspect, red degraded or failed), at most %d a "
+                   "metric; every GPU is in the explorer below.</p><div class=plots>\n",
+                STRIP_MARKED_MAX);
     for (size_t k = 0; ng && k < sizeof METRICS / sizeof METRICS[0]; k++)
         cluster_strip(f, c, &METRICS[k], grp, names, ng, tmp);
     fputs("</div>\n", f);
@@ -357,25 +404,30 @@ static void xfer_plot(FILE *f, const rp_cat *c, const size_t *idx, size_t m, con
 
 /* Link classes among links[idx], in order of first appearance; for each,
  * one plot. node: only links measured on that node (NULL: all). */
-void rh_xfer_plots(FILE *f, const rp_cat *c, const char *node, const char *who)
+void rh_xfer_plots(FILE *f, const rp_cat *c, size_t node, const char *who)
 {
-    size_t *idx = malloc((c->nlinks ? c->nlinks : 1) * sizeof *idx);
-    char *done = calloc(c->nlinks ? c->nlinks : 1, 1);
+    /* the links considered: all, or the node's (its range of link_ix) */
+    size_t nl = node == RP_ALL ? c->nlinks : c->nl_n[node];
+    const size_t *li = node == RP_ALL ? NULL : c->link_ix + c->nl_first[node];
+    size_t *idx = malloc((nl ? nl : 1) * sizeof *idx);
+    char *done = calloc(nl ? nl : 1, 1);
     if (!idx || !done) {
         free(idx);
         free(done);
         return;
     }
-    for (size_t i = 0; i < c->nlinks; i++) {
-        if (done[i] || (node && strcmp(c->links[i].node, node)))
+    for (size_t a = 0; a < nl; a++) {
+        if (done[a])
             continue;
+        size_t i = li ? li[a] : a;
         size_t m = 0;
-        for (size_t j = i; j < c->nlinks; j++)
-            if (!done[j] && (!node || !strcmp(c->links[j].node, node)) &&
-                !strcmp(c->links[j].cls, c->links[i].cls)) {
-                done[j] = 1;
+        for (size_t b = a; b < nl; b++) {
+            size_t j = li ? li[b] : b;
+            if (!done[b] && !strcmp(c->links[j].cls, c->links[i].cls)) {
+                done[b] = 1;
                 idx[m++] = j;
             }
+        }
         char w[160];
         if (m == 1 && c->links[i].src_gpu >= 0 && c->links[i].dst_gpu >= 0)
             snprintf(w, sizeof w, "%s/gpu%d -> %s/gpu%d", c->links[i].src_node, c->links[i].src_gpu,
@@ -395,15 +447,16 @@ void rh_xfer_plots(FILE *f, const rp_cat *c, const char *node, const char *who)
 
 /* Best one-way P2P bandwidth from GPU i to GPU j of node (indices by the
  * GPUs' local index, n x n); NAN where none. */
-void rh_p2p_matrix(const rp_cat *c, const char *node, int n, double *mx)
+void rh_p2p_matrix(const rp_cat *c, size_t node, int n, double *mx)
 {
     for (int i = 0; i < n * n; i++)
         mx[i] = NAN;
-    for (size_t i = 0; i < c->nlinks; i++) {
-        const rp_link *l = &c->links[i];
+    const char *name = c->node_names[node];
+    for (size_t a = 0; a < c->nl_n[node]; a++) {
+        const rp_link *l = &c->links[c->link_ix[c->nl_first[node] + a]];
         if (strcmp(l->bench, "p2p") || strcmp(l->dir, "oneway") || l->src_gpu < 0 ||
-            l->dst_gpu < 0 || l->src_gpu >= n || l->dst_gpu >= n || strcmp(l->src_node, node) ||
-            strcmp(l->dst_node, node) || !isfinite(l->beta))
+            l->dst_gpu < 0 || l->src_gpu >= n || l->dst_gpu >= n || strcmp(l->src_node, name) ||
+            strcmp(l->dst_node, name) || !isfinite(l->beta))
             continue;
         double *v = &mx[l->src_gpu * n + l->dst_gpu];
         if (!isfinite(*v) || l->beta > *v)
@@ -491,7 +544,7 @@ void rh_aggregate_p2p(FILE *f, const rp_cat *c)
            *v = malloc((c->nnodes ? c->nnodes : 1) * sizeof *v);
     if (all && mx && v) {
         for (size_t k = 0; k < c->nnodes; k++)
-            rh_p2p_matrix(c, c->node_names[k], w, all + k * ww);
+            rh_p2p_matrix(c, k, w, all + k * ww);
         for (size_t e = 0; e < ww; e++) {
             size_t m = 0;
             for (size_t k = 0; k < c->nnodes; k++)

@@ -180,6 +180,24 @@ def main():
     # the GPU tables: the cluster's and each node's
     expect("GPU rows", len(root.find("tr", "gpu")),
            (len(gpus) if len(gpus) <= 64 else 0) + len(gpus))
+    # the explorer: every GPU in its data, the first page of rows drawn by its script
+    data = [n for n in root.walk() if n.attrs.get("id") == "gx-data"]
+    if len(data) != 1:
+        errors.append("no explorer data (#gx-data)")
+    else:
+        d = json.loads(data[0].text)
+        expect("explorer GPUs", len(d["g"]), len(gpus))
+        expect("explorer nodes", d["nodes"], node_names)
+        expect("explorer SKUs", sorted(d["skus"]), sorted({g["identity"]["name"] for g in gpus}))
+        got = sorted((d["nodes"][g[0]], g[1]) for g in d["g"])
+        expect("explorer GPU names", got, sorted((g["node"], g["index"]) for g in gpus))
+        vs = {v["subject"]: v["verdict"] for v in verdicts if v.get("type") == "gpu"}
+        for g in d["g"]:
+            want = vs.get(f"{d['nodes'][g[0]]}/gpu{g[1]}")
+            if want is not None:
+                expect(f"explorer verdict of {d['nodes'][g[0]]}/gpu{g[1]}",
+                       ["ok", "suspect", "degraded", "failed"][g[3]], want)
+    expect("explorer rows drawn", len(root.find("tr", "gx")), min(50, len(gpus)))
     if errors:
         print("\n".join("DOM: " + e for e in errors))
         return 1

@@ -49,6 +49,8 @@ sed 's/"gpus": \[/"gpus": 7, "x": [/' "$out/catalogue.json" > "$TMP/schema.json"
 [ ! -e "$TMP/never.html" ] || die "a page from an invalid catalogue"
 cat "$TMP/e1" "$TMP/e2" "$TMP/e3"
 "$GC" report "$out" --bogus 2>/dev/null; [ $? = 2 ] || die "bad argument: exit 2"
+"$GC" report "$out" -o "$TMP/never.html" --node nosuch 2> "$TMP/e4"; rc=$?
+[ $rc = 2 ] && grep -q "no such node" "$TMP/e4" || die "--node of no node: exit $rc, $(cat "$TMP/e4")"
 "$GC" report 2>/dev/null; [ $? = 2 ] || die "no catalogue: exit 2"
 
 # ---- a GPU that failed (no parameters, no points, no links) and a node
