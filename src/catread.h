@@ -12,6 +12,7 @@
 #ifndef GC_CATREAD_H
 #define GC_CATREAD_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "detect.h"
@@ -59,5 +60,18 @@ int gc_catread_verdicts_mem(const char *name, const char *buf, size_t len, gc_de
 int gc_catread_baseline(const char *path, gc_baseline **out, gc_err *err);
 int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_baseline **out,
                             gc_err *err);
+
+/* Every GPU and link of a catalogue of any schema as its 2.x object (a
+ * schema-3 catalogue's compact parameters, models, link rows are expanded),
+ * and the other top-level members as they are (not "verdicts": read them
+ * with gc_catread_verdicts), one at a time; a callback's non-zero return
+ * stops the walk with it. Schema errors as gc_catread_catalogue's. */
+typedef struct gc_catread_each_fns {
+    int (*gpu)(void *ctx, json_t *gpu);
+    int (*link)(void *ctx, json_t *link);
+    int (*top)(void *ctx, const char *key, json_t *value);
+} gc_catread_each_fns;
+int gc_catread_each(const char *name, const char *buf, size_t len, const gc_catread_each_fns *fns,
+                    void *ctx, gc_err *err);
 
 #endif

@@ -5,9 +5,9 @@
  * malformed JSON or members the schema requires) and gives the verdicts.
  * Strings are kept with their control characters shown as \xNN (quote.h):
  * they reach the terminal table as well as the page.
- * Then it is walked once more, one GPU and one link at a time (jansson
- * with JSON_DISABLE_EOF_CHECK on each element), keeping only what the
- * table and the plots draw. */
+ * Then it is walked once more, one GPU and one link at a time
+ * (gc_catread_each: 2.x objects, a schema-3 catalogue expanded), keeping
+ * only what the table and the plots draw. */
 #include "report_int.h"
 
 #include <jansson.h>
@@ -20,38 +20,6 @@
 #include "catread_points.h"
 #include "fsutil.h"
 #include "quote.h"
-
-typedef struct walker {
-    const char *buf;
-    size_t len, p;
-} walker;
-
-static void ws(walker *w)
-{
-    while (w->p < w->len && strchr(" \t\r\n", w->buf[w->p]))
-        w->p++;
-}
-
-static json_t *value(walker *w)
-{
-    json_error_t je;
-    ws(w);
-    json_t *v = json_loadb(w->buf + w->p, w->len - w->p,
-                           JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, &je);
-    if (v)
-        w->p += (size_t)je.position;
-    return v;
-}
-
-static int take(walker *w, char c)
-{
-    ws(w);
-    if (w->p < w->len && w->buf[w->p] == c) {
-        w->p++;
-        return 1;
-    }
-    return 0;
-}
 
 static double num(json_t *o, const char *k)
 {
@@ -291,53 +259,37 @@ static int top(rp_cat *c, const char *key, json_t *v)
     return 0;
 }
 
+/* The GPUs and links as 2.x objects (a schema-3 catalogue expanded by
+ * catread), one at a time. */
+typedef struct walk_ctx {
+    rp_cat *c;
+    size_t gcap, lcap;
+} walk_ctx;
+
+static int w_gpu(void *ctx, json_t *o)
+{
+    walk_ctx *w = ctx;
+    return add_gpu(w->c, o, &w->gcap);
+}
+
+static int w_link(void *ctx, json_t *o)
+{
+    walk_ctx *w = ctx;
+    return add_link(w->c, o, &w->lcap);
+}
+
+static int w_top(void *ctx, const char *key, json_t *v)
+{
+    walk_ctx *w = ctx;
+    return top(w->c, key, v);
+}
+
 static int walk(rp_cat *c, const char *buf, size_t len)
 {
-    walker w = { buf, len, 0 };
-    size_t gcap = 0, lcap = 0;
-    if (!take(&w, '{'))
-        return -1;
-    if (take(&w, '}'))
-        return 0;
-    for (;;) {
-        json_t *k = value(&w);
-        if (!json_is_string(k) || !take(&w, ':')) {
-            json_decref(k);
-            return -1;
-        }
-        char key[64];
-        snprintf(key, sizeof key, "%s", json_string_value(k));
-        json_decref(k);
-        int is_gpus = !strcmp(key, "gpus"), is_links = !strcmp(key, "links");
-        if ((is_gpus || is_links) && take(&w, '[')) {
-            if (!take(&w, ']'))
-                for (;;) {
-                    json_t *e = value(&w);
-                    if (!e)
-                        return -1;
-                    int rc = is_gpus ? add_gpu(c, e, &gcap) : add_link(c, e, &lcap);
-                    json_decref(e);
-                    if (rc)
-                        return -1;
-                    if (take(&w, ']'))
-                        break;
-                    if (!take(&w, ','))
-                        return -1;
-                }
-        } else {
-            json_t *v = value(&w);
-            if (!v)
-                return -1;
-            int rc = top(c, key, v);
-            json_decref(v);
-            if (rc)
-                return -1;
-        }
-        if (take(&w, '}'))
-            return 0;
-        if (!take(&w, ','))
-            return -1;
-    }
+    walk_ctx w = { c, 0, 0 };
+    static const gc_catread_each_fns fns = { w_gpu, w_link, w_top };
+    gc_err e = { 0 };
+    return gc_catread_each(c->path, buf, len, &fns, &w, &e) ? -1 : 0;
 }
 
 static long node_order(const rp_cat *c, const char *node)
