@@ -5,6 +5,7 @@
  * need every node file: this repeats the run's judgement instead. */
 #include "catread.h"
 #include "catread_int.h"
+#include "quote.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -76,6 +77,10 @@ static int verdict_of(rd *r, json_t *o, gc_verdict *v, gc_reason **rs, size_t *c
         bad = "'peers' must be an integer, 'basis' and 'reasons' arrays";
     if (bad)
         return cr_bad(r, "%s", bad);
+    /* it names the node in check's drain lines (shell-quoted there too) */
+    if (!gc_name_ok(v->node))
+        return cr_bad(r, "'node' must be 1-%d characters of A-Z a-z 0-9 . _ - (not . or ..)",
+                      GC_NAME_MAX);
     v->gpu_index = (int)gi;
     v->link_index = li;
     json_int_t np = json_integer_value(peers);
