@@ -17,6 +17,25 @@
 
 #include "catalogue.h"
 
+/* character classes of the skip: 1 string delimiters, 2 nesting */
+static const unsigned char skip_cls[256] = { ['"'] = 1, ['\\'] = 1, ['{'] = 2, ['['] = 2,
+                                             ['}'] = 2, [']'] = 2 };
+
+/* one past the string whose opening quote is b[i], 0 if unterminated */
+static size_t skip_string(const char *b, size_t len, size_t i)
+{
+    for (i++; i < len; i++) {
+        while (i < len && skip_cls[(unsigned char)b[i]] != 1)
+            i++;
+        if (i >= len)
+            return 0;
+        if (b[i] == '"')
+            return i + 1;
+        i++;   /* a backslash: the next character is escaped */
+    }
+    return 0;
+}
+
 size_t cr_skip_value(const char *b, size_t len, size_t i)
 {
     while (i < len && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'))
@@ -24,28 +43,26 @@ size_t cr_skip_value(const char *b, size_t len, size_t i)
     if (i >= len)
         return 0;
     char c = b[i];
-    if (c == '"') {
-        for (i++; i < len && b[i] != '"'; i++)
-            if (b[i] == '\\')
-                i++;
-        return i < len ? i + 1 : 0;
-    }
+    if (c == '"')
+        return skip_string(b, len, i);
     if (c == '{' || c == '[') {
         size_t depth = 0;
-        for (; i < len; i++) {
+        while (i < len) {
+            while (i < len && !skip_cls[(unsigned char)b[i]])
+                i++;
+            if (i >= len)
+                return 0;
             c = b[i];
             if (c == '"') {
-                for (i++; i < len && b[i] != '"'; i++)
-                    if (b[i] == '\\')
-                        i++;
-                if (i >= len)
+                if (!(i = skip_string(b, len, i)))
                     return 0;
-            } else if (c == '{' || c == '[') {
-                depth++;
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0)
-                    return i + 1;
+                continue;
             }
+            if (c == '{' || c == '[')
+                depth++;
+            else if ((c == '}' || c == ']') && --depth == 0)
+                return i + 1;
+            i++;   /* a stray backslash outside strings: not JSON, the parser says so */
         }
         return 0;
     }
