@@ -534,11 +534,7 @@ int cr3_walk_links(rd *r, size_t *p, sink *s)
                 q++;
         }
     }
-    *p = m[n > 0 ? n - 1 : 0].end;
-    if (n > 0) {
-        size_t q = cr_skip_ws(r, *p);
-        *p = q < r->len && r->buf[q] == '}' ? q + 1 : q;
-    }
+    *p = cr_skip_value(r->buf, r->len, *p);   /* past the object (members_of followed it) */
     return rc;
 }
 
@@ -671,8 +667,6 @@ int cr3_walk_verdicts(rd *r, size_t *p, sink *s)
     if (!rc && all)
         rc = s->top(s, r, "verdicts", all);
     json_decref(all);
-    *p = n > 0 ? m[n - 1].end : *p;
-    size_t q = cr_skip_ws(r, *p);
-    *p = q < r->len && r->buf[q] == '}' ? q + 1 : q;
+    *p = cr_skip_value(r->buf, r->len, *p);   /* past the object (members_of followed it) */
     return rc;
 }
