@@ -22,6 +22,8 @@
  *   peak_mb              peak resident memory of the merge process (MiB)
  *   mb_per_gpu           peak_mb / N
  *   out_mb               size of catalogue.json + nodes/ (MiB)
+ *   cat_B/gpu            size of catalogue.json alone per GPU (bytes; issue 16: <= 16 KB
+ *                        on the default plan)
  *   t_ratio              merge_s(N) / merge_s(previous N): linear growth = N / previous N
  *
  * Usage: bench_merge [-n 64,256,1024] [-g GPUS_PER_NODE] [-r REPS] [-d DIR]
@@ -308,12 +310,13 @@ int main(int argc, char **argv)
     printf("bench_merge: plan %s (%zu work items), %d GPUs per node, best of %d merges, "
            "%d generator processes, work dir %s\n",
            plan.file, nitems, per_node, reps, workers, dir);
-    printf("%6s %6s %10s %12s %9s %9s %9s %8s %9s\n", "gpus", "nodes", "gen_s",
-           "shard_B/gpu", "merge_s", "peak_mb", "mb/gpu", "out_mb", "t_ratio");
+    printf("%6s %6s %10s %12s %9s %9s %9s %8s %9s %10s\n", "gpus", "nodes", "gen_s",
+           "shard_B/gpu", "merge_s", "peak_mb", "mb/gpu", "out_mb", "t_ratio", "cat_B/gpu");
     int status = 0;
     double prev_s = 0;
     int prev_n = 0;
-    double res_s[MAX_SIZES] = { 0 }, res_mb[MAX_SIZES] = { 0 }, res_bpg[MAX_SIZES] = { 0 };
+    double res_s[MAX_SIZES] = { 0 }, res_mb[MAX_SIZES] = { 0 }, res_bpg[MAX_SIZES] = { 0 },
+           res_cat[MAX_SIZES] = { 0 };
     for (int si = 0; si < nsizes; si++) {
         int n = sizes[si];
         c.ranks = n;
@@ -378,26 +381,28 @@ int main(int argc, char **argv)
         char catf[4400];
         struct stat st;
         snprintf(catf, sizeof catf, "%s/catalogue.json", out);
-        uint64_t out_bytes = dir_bytes(nodes_dir, ".json", NULL) +
-                             (stat(catf, &st) == 0 ? (uint64_t)st.st_size : 0);
+        uint64_t cat_bytes = stat(catf, &st) == 0 ? (uint64_t)st.st_size : 0;
+        uint64_t out_bytes = dir_bytes(nodes_dir, ".json", NULL) + cat_bytes;
         double peak_mb = peak_kb / 1024.0, bpg = (double)shard_bytes / n;
         char ratio[32] = "-";
         if (prev_n)
             snprintf(ratio, sizeof ratio, "%.2f", best / prev_s);
-        printf("%6d %6d %10.2f %12.0f %9.3f %9.1f %9.3f %8.1f %9s\n", n, c.nodes, gen_s, bpg,
-               best, peak_mb, peak_mb / n, out_bytes / 1048576.0, ratio);
+        printf("%6d %6d %10.2f %12.0f %9.3f %9.1f %9.3f %8.1f %9s %10.0f\n", n, c.nodes, gen_s, bpg,
+               best, peak_mb, peak_mb / n, out_bytes / 1048576.0, ratio, (double)cat_bytes / n);
         fflush(stdout);
         res_s[si] = best;
         res_mb[si] = peak_mb;
         res_bpg[si] = bpg;
+        res_cat[si] = (double)cat_bytes / n;
         prev_s = best;
         prev_n = n;
     }
     if (!status) {
         printf("plan=%s\n", plan.name);
         for (int si = 0; si < nsizes; si++) {
-            printf("merge_%d_s=%.3f\npeak_%d_mb=%.1f\nshard_bytes_per_gpu_%d=%.0f\n", sizes[si],
-                   res_s[si], sizes[si], res_mb[si], sizes[si], res_bpg[si]);
+            printf("merge_%d_s=%.3f\npeak_%d_mb=%.1f\nshard_bytes_per_gpu_%d=%.0f\n"
+                   "catalogue_bytes_per_gpu_%d=%.0f\n", sizes[si], res_s[si], sizes[si], res_mb[si],
+                   sizes[si], res_bpg[si], sizes[si], res_cat[si]);
             if (si)
                 printf("ratio_%d_%d=%.2f (linear: %.2f)\n", sizes[si], sizes[si - 1],
                        res_s[si] / res_s[si - 1], (double)sizes[si] / sizes[si - 1]);

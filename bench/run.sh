@@ -77,10 +77,12 @@ for plan in $PLANS; do
     s=$(val "merge_${largest}_s")
     mb=$(val "peak_${largest}_mb")
     bpg=$(val "shard_bytes_per_gpu_${largest}")
-    line=$(awk -v p="$name" -v n="$largest" -v s="$s" -v mb="$mb" -v bpg="$bpg" \
+    cpg=$(val "catalogue_bytes_per_gpu_${largest}")
+    line=$(awk -v p="$name" -v n="$largest" -v s="$s" -v mb="$mb" -v bpg="$bpg" -v cpg="$cpg" \
         -v ts="$TARGET_S" -v tm="$TARGET_MB" 'BEGIN {
-        printf "%-8s shard %.0f B/GPU; merge of %d GPUs: %.3f s = %.2f x target %.1f s, peak %.1f MB = %.2f x target %d MB",
-               p, bpg, n, s, s / ts, ts, mb, mb / tm, tm }')
+        printf "%-8s shard %.0f B/GPU; catalogue.json %.0f B/GPU%s; merge of %d GPUs: %.3f s = %.2f x target %.1f s, peak %.1f MB = %.2f x target %d MB",
+               p, bpg, cpg, p == "default" ? sprintf(" = %.2f x target 16 KiB (issue 16)", cpg / 16384) : "",
+               n, s, s / ts, ts, mb, mb / tm, tm }')
     growth=$(sed -n 's/^ratio_\([0-9]*\)_\([0-9]*\)=\([0-9.]*\) (linear: \([0-9.]*\))/\1\/\2: \3 (linear \4)/p' "$out" | paste -sd ';' -)
     summary+=("$line; time growth ${growth:-n/a}")
     echo

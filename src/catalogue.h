@@ -19,7 +19,7 @@
 
 /* 2.0: catalogue.json holds no points and no link size tables (the node
  * files do); 1.0 held both (catread reads either). */
-#define GC_SCHEMA_VERSION "2.0"
+#define GC_SCHEMA_VERSION "3.0"
 
 typedef struct gc_catalogue_stats {
     int nodes, gpus, ok, partial, failed;
@@ -47,5 +47,11 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
 int gc_catalogue_write_node(const char *out_dir, const gc_run_meta *run,
                             const gc_roster_entry *roster, size_t nranks, const char *node,
                             gc_blob_fetch fetch, void *ctx, gc_err *err);
+
+/* The subject of a link's verdict ("CLASS: SRC -> DST", as detect.c names
+ * it) and its node (the GPU end's): what a folded verdict row of
+ * catalogue.json leaves to the reader (catalogue_tail.c, catread_v3.c). */
+struct gc_det_link;
+void gc_cat_link_subject(const struct gc_det_link *l, char *subject, size_t cap, const char **node);
 
 #endif

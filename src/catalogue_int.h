@@ -22,6 +22,10 @@ int gc_cat_gpu_json(gc_jw *w, const gc_analysed *a, int with_hist, gc_err *err);
  * and run metadata. */
 void gc_cat_doc_head(gc_jw *w, FILE *f, char *buf, const char *kind, const gc_run_meta *run);
 
+/* The top-level "parameter_units" (every parameter name the GPUs written
+ * since the last call used, with its unit); empties the table. */
+void gc_cat_units_json(gc_jw *w);
+
 /* A node as catalogue.json lists it. */
 typedef struct gc_cat_node_row {
     const char *name;

@@ -5,6 +5,7 @@
 #include "catalogue_int.h"
 #include "catalogue.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,64 @@ static void shared_json(gc_jw *w, const gc_gpu *g)
     procs_json(w, "foreign_seen", seen, nseen);
 }
 
+/* ---- parameter units (catalogue.json, schema 3) ------------------------
+ *
+ * A GPU's parameters are one object name -> value; their units are written
+ * once, in the top-level "parameter_units", from every name the GPUs of the
+ * catalogue used (merge formats nodes in threads: a lock). A name whose
+ * unit differs from the one the table took first is written as
+ * {"value": V, "unit": U} where it differs. */
+typedef struct unit_row {
+    char name[GC_STR_MAX];
+    char unit[16];
+} unit_row;
+static pthread_mutex_t units_mu = PTHREAD_MUTEX_INITIALIZER;
+static unit_row *units;
+static size_t nunits, capunits;
+
+/* 1: the table's unit of name is unit (added if new), 0: another one */
+static int unit_same(const char *name, const char *unit)
+{
+    int same = 1;
+    pthread_mutex_lock(&units_mu);
+    size_t i = 0;
+    while (i < nunits && strcmp(units[i].name, name))
+        i++;
+    if (i < nunits) {
+        same = !strcmp(units[i].unit, unit);
+    } else {
+        if (nunits == capunits) {
+            size_t c = capunits ? 2 * capunits : 256;
+            unit_row *n = realloc(units, c * sizeof *n);
+            if (n)
+                units = n, capunits = c;
+        }
+        if (nunits < capunits) {
+            snprintf(units[nunits].name, sizeof units[nunits].name, "%s", name);
+            snprintf(units[nunits].unit, sizeof units[nunits].unit, "%s", unit);
+            nunits++;
+        } else {
+            same = 0;   /* out of memory: the unit goes with the value */
+        }
+    }
+    pthread_mutex_unlock(&units_mu);
+    return same;
+}
+
+/* The "parameter_units" value; the table is emptied for the next catalogue. */
+void gc_cat_units_json(gc_jw *w)
+{
+    pthread_mutex_lock(&units_mu);
+    gc_jw_open(w, "{");
+    for (size_t i = 0; i < nunits; i++)
+        gc_jw_kstr(w, units[i].name, units[i].unit);
+    gc_jw_close(w, "}");
+    free(units);
+    units = NULL;
+    nunits = capunits = 0;
+    pthread_mutex_unlock(&units_mu);
+}
+
 /* full: a node file's (each parameter's source: the points it came from) */
 static void gpu_head_json(gc_jw *w, const gc_gpu *g, int full)
 {
@@ -334,6 +393,25 @@ static void gpu_head_json(gc_jw *w, const gc_gpu *g, int full)
     gc_jw_close(w, "}");
 
     gc_jw_key(w, "parameters");
+    if (!full) {
+        gc_jw_open(w, "{");
+        for (size_t i = 0; i < g->nparams; i++) {
+            const gc_param *p = &g->params[i];
+            if (!gc_jw_utf8_ok(p->name) || !gc_jw_utf8_ok(p->unit))
+                continue;
+            if (unit_same(p->name, p->unit)) {
+                gc_jw_kreal(w, p->name, p->value);
+                continue;
+            }
+            gc_jw_key(w, p->name);
+            gc_jw_open(w, "{");
+            gc_jw_kreal(w, "value", p->value);
+            gc_jw_kstr(w, "unit", p->unit);
+            gc_jw_close(w, "}");
+        }
+        gc_jw_close(w, "}");
+        return;
+    }
     gc_jw_open(w, "[");
     for (size_t i = 0; i < g->nparams; i++) {
         const gc_param *p = &g->params[i];
@@ -356,16 +434,24 @@ int gc_cat_gpu_json(gc_jw *w, const gc_analysed *a, int with_hist, gc_err *err)
 {
     const gc_gpu *g = &a->gpu;
     const gc_summary *sums = a->sums;
+    if (!with_hist) {
+        /* catalogue.json (schema 3): one line, no whitespace; the points
+         * are in nodes/<node>.json */
+        int compact = w->compact;
+        w->compact = 1;
+        gc_jw_open(w, "{");
+        gpu_head_json(w, g, 0);
+        if (a->models.present)
+            gc_models_json_compact(w, &a->models);
+        gc_jw_kint(w, "points", (long long)g->npoints);
+        gc_jw_close(w, "}");
+        w->compact = compact;
+        return 0;
+    }
     gc_jw_open(w, "{");
     gpu_head_json(w, g, with_hist);
     if (a->models.present)
         gc_models_json(w, &a->models, with_hist);
-    if (!with_hist) {
-        /* catalogue.json (schema 2): the points are in nodes/<node>.json */
-        gc_jw_kint(w, "points", (long long)g->npoints);
-        gc_jw_close(w, "}");
-        return 0;
-    }
     gc_jw_key(w, "results");
     gc_jw_open(w, "[");
     for (size_t i = 0; i < g->npoints; i++) {
@@ -383,6 +469,7 @@ int gc_cat_gpu_json(gc_jw *w, const gc_analysed *a, int with_hist, gc_err *err)
 void gc_cat_doc_head(gc_jw *w, FILE *f, char *buf, const char *kind, const gc_run_meta *run)
 {
     gc_jw_init(w, f, buf, 0);
+    w->compact = !strcmp(kind, "catalogue");
     gc_jw_open(w, "{");
     gc_jw_kstr(w, "schema_version", GC_SCHEMA_VERSION);
     gc_jw_kstr(w, "kind", kind);
@@ -390,31 +477,3 @@ void gc_cat_doc_head(gc_jw *w, FILE *f, char *buf, const char *kind, const gc_ru
     run_json(w, run);
 }
 
-
-void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_verdicts *v,
-                     gc_links *links, const gc_models_pool *pool)
-{
-    gc_jw_puts(w, "\n ],\n \"nodes\": ");
-    gc_jw_open(w, "[");
-    for (size_t k = 0; k < nnodes; k++) {
-        gc_jw_next(w);
-        gc_jw_open(w, "{");
-        gc_jw_kstr(w, "name", rows[k].name);
-        gc_jw_kint(w, "gpus", (long long)rows[k].gpus);
-        gc_jw_kstr(w, "status", gc_gpu_status_name(rows[k].worst));
-        char rel[GC_NODE_MAX + 16];
-        snprintf(rel, sizeof rel, "nodes/%s.json", rows[k].name);
-        gc_jw_kstr(w, "file", rel);
-        gc_jw_close(w, "}");
-    }
-    gc_jw_close(w, "]");
-    gc_jw_puts(w, ",\n \"links\": ");
-    w->depth0 = 1;   /* a member of the top-level object */
-    char *vt = gc_verdicts_finish(v, links, w);   /* writes the links */
-    gc_jw_puts(w, ",\n \"models\": ");
-    gc_models_pool_json(w, pool);
-    gc_jw_puts(w, ",\n \"verdicts\": ");
-    gc_jw_puts(w, vt ? vt : "[]");
-    gc_jw_puts(w, "\n}\n");
-    free(vt);
-}

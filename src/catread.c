@@ -461,6 +461,28 @@ static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
         (*p)++;
         return 0;
     }
+    if (!rc && is_gpus && r->major == 3 && s->fast3) {
+        /* check without a baseline: the GPUs are counted, their verdicts are written */
+        for (;;) {
+            *p = cr_skip_ws(r, *p);
+            size_t e = cr_skip_value(r->buf, r->len, *p);
+            if (!e) {
+                r->pos = *p;
+                return gc_fail(r->err, GC_ECORRUPT, "%s:%d: not valid JSON: gpus[%zu]", r->file,
+                               cr_line_of(r, *p), n);
+            }
+            n++;
+            if (s->info)
+                s->info->gpus++;
+            *p = cr_skip_ws(r, e);
+            if (*p < r->len && r->buf[*p] == ']') {
+                (*p)++;
+                return 0;
+            }
+            if ((rc = expect(r, p, ',', "',' or ']'")))
+                return rc;
+        }
+    }
     if (!rc && is_gpus && s->gpu == cr_det_gpu && !r->pts) {   /* node files: one at a time */
         int closed;
         rc = cr_par_gpus(r, p, s, &n, &closed);
@@ -475,7 +497,10 @@ static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
             break;
         r->pos = start;
         snprintf(r->where, sizeof r->where, "%s[%zu]", name, n);
-        rc = is_gpus ? s->gpu(s, r, v) : s->link(s, r, v, n);
+        if (is_gpus && r->major == 3)
+            rc = cr3_gpu_expand(r, v);
+        if (!rc)
+            rc = is_gpus ? s->gpu(s, r, v) : s->link(s, r, v, n);
         r->where[0] = '\0';
         json_decref(v);
         n++;
@@ -522,7 +547,14 @@ int cr_walk(rd *r, sink *s)
                     s->seen |= 1u << t;
             p = cr_skip_ws(r, p);
             int arr = p < r->len && r->buf[p] == '[';
-            if (!strcmp(key, "gpus") && !s->is_baseline && arr) {
+            int obj3 = r->major == 3 && p < r->len && r->buf[p] == '{' && !s->is_baseline;
+            if (obj3 && !strcmp(key, "links")) {
+                r->pos = p;
+                rc = cr3_walk_links(r, &p, s);
+            } else if (obj3 && !strcmp(key, "verdicts")) {
+                r->pos = p;
+                rc = cr3_walk_verdicts(r, &p, s);
+            } else if (!strcmp(key, "gpus") && !s->is_baseline && arr) {
                 have_gpus = 1;
                 rc = walk_array(r, &p, s, "gpus", 1);
             } else if (!strcmp(key, "links") && !s->is_baseline && arr) {
@@ -540,12 +572,20 @@ int cr_walk(rd *r, sink *s)
                 }
                 if (!strcmp(key, "schema_version")) {
                     have_version = 1;
-                    /* 1.x: points inline; 2.x: points in the node files */
+                    /* 1.x: points inline; 2.x: points in the node files; 3.x:
+                     * as 2.x, parameters, models, links and verdicts compact */
                     const char *sv = json_is_string(v) ? json_string_value(v) : "";
-                    r->major = !strncmp(sv, "1.", 2) ? 1 : !strncmp(sv, "2.", 2) ? 2 : 0;
+                    r->major = !strncmp(sv, "1.", 2) ? 1 : !strncmp(sv, "2.", 2) ? 2
+                             : !strncmp(sv, "3.", 2) ? 3 : 0;
                     if (!r->major || strspn(sv + 2, "0123456789") != strlen(sv + 2) || !sv[2])
-                        rc = cr_bad(r, "schema_version must be \"1.x\" or \"2.x\" (the versions this "
-                                       "gpucensus reads), not \"%.20s\"", sv);
+                        rc = cr_bad(r, "schema_version must be \"1.x\", \"2.x\" or \"3.x\" (the "
+                                       "versions this gpucensus reads), not \"%.20s\"", sv);
+                    if (!rc && r->major == 3 && !r->v3) {
+                        if (!(r->v3 = calloc(1, sizeof *r->v3)))
+                            rc = gc_fail(r->err, GC_ENOMEM, "out of memory");
+                        else
+                            rc = cr3_prescan(r, 0);
+                    }
                 } else {
                     rc = s->top(s, r, key, v);
                 }
@@ -567,6 +607,8 @@ int cr_walk(rd *r, sink *s)
                          cr_line_of(r, p));
     }
     r->pos = 0;
+    cr3_free(r->v3);
+    r->v3 = NULL;
     if (!rc && !have_version)
         rc = cr_bad(r, "'schema_version' is missing: not a gpucensus catalogue");
     if (!rc && !s->seen_kind)
@@ -728,5 +770,50 @@ int gc_catread_catalogue(const char *path, gc_detect *d, const gc_rules *rules,
         cr_unload_file(buf, len, mapped);
     }
     gc_catpoints_free(pts);
+    return rc;
+}
+
+/* ---- gc_catread_each --------------------------------------------------- */
+
+typedef struct esink {
+    sink s;
+    const gc_catread_each_fns *f;
+    void *ctx;
+} esink;
+
+static int e_gpu(sink *s, rd *r, json_t *o)
+{
+    esink *e = (esink *)s;
+    return e->f->gpu ? e->f->gpu(e->ctx, o) : 0;
+}
+
+static int e_link(sink *s, rd *r, json_t *o, size_t index)
+{
+    esink *e = (esink *)s;
+    return e->f->link ? e->f->link(e->ctx, o) : 0;
+}
+
+static int e_top(sink *s, rd *r, const char *key, json_t *v)
+{
+    esink *e = (esink *)s;
+    if (!strcmp(key, "kind"))
+        s->seen_kind = 1;
+    if (!strcmp(key, "verdicts"))
+        return 0;
+    return e->f->top ? e->f->top(e->ctx, key, v) : 0;
+}
+
+static int e_verdict(sink *s, rd *r, json_t *v, size_t index) { return 0; }
+
+int gc_catread_each(const char *name, const char *buf, size_t len, const gc_catread_each_fns *fns,
+                    void *ctx, gc_err *err)
+{
+    rd r = { .file = name, .buf = buf, .len = len, .err = err };
+    esink e = { .s = { .gpu = e_gpu, .link = e_link, .top = e_top, .verdict = e_verdict,
+                       .gpus_optional = 1 },
+                .f = fns, .ctx = ctx };
+    int rc = cr_walk(&r, &e.s);
+    free(e.s.b.v);
+    free(e.s.b.keys);
     return rc;
 }

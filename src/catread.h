@@ -50,22 +50,6 @@ int gc_catread_verdicts_mem(const char *name, const char *buf, size_t len, gc_de
                             const gc_rules *r, gc_catread_info *info, int *as_written,
                             gc_err *err);
 
-/* Each GPU object, link object (with its index in "links") and other
- * top-level member (not schema_version) of the catalogue at path, as the
- * reader above walks it (one element at a time, the same checks of the
- * top-level members), to the caller's functions (NULL: not wanted); one
- * returning non-zero stops the walk with that code. schema_major is set
- * before each call. For the report, which draws what check does not read;
- * no node file is opened. */
-typedef struct gc_catread_each_fn {
-    void *ctx;
-    int (*gpu)(void *ctx, json_t *o);
-    int (*link)(void *ctx, json_t *o, size_t index);
-    int (*top)(void *ctx, const char *key, json_t *v);
-    int schema_major;
-} gc_catread_each_fn;
-int gc_catread_each(const char *path, gc_catread_each_fn *fn, gc_err *err);
-
 /* A baseline from a catalogue (every GPU by UUID and its SKU) or from a
  * reference file:
  *   { "schema_version": "1.0", "kind": "baseline", "sku": NAME, "source": TEXT,
@@ -76,5 +60,18 @@ int gc_catread_each(const char *path, gc_catread_each_fn *fn, gc_err *err);
 int gc_catread_baseline(const char *path, gc_baseline **out, gc_err *err);
 int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_baseline **out,
                             gc_err *err);
+
+/* Every GPU and link of a catalogue of any schema as its 2.x object (a
+ * schema-3 catalogue's compact parameters, models, link rows are expanded),
+ * and the other top-level members as they are (not "verdicts": read them
+ * with gc_catread_verdicts), one at a time; a callback's non-zero return
+ * stops the walk with it. Schema errors as gc_catread_catalogue's. */
+typedef struct gc_catread_each_fns {
+    int (*gpu)(void *ctx, json_t *gpu);
+    int (*link)(void *ctx, json_t *link);
+    int (*top)(void *ctx, const char *key, json_t *value);
+} gc_catread_each_fns;
+int gc_catread_each(const char *name, const char *buf, size_t len, const gc_catread_each_fns *fns,
+                    void *ctx, gc_err *err);
 
 #endif

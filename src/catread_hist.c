@@ -200,18 +200,46 @@ static int attach_verdicts(rd *r, hsink *h)
     return 0;
 }
 
-/* A link's GPU end: its UUID (when the link did not say) and SKU. */
+static int by_node_index(const void *a, const void *b, void *ctx)
+{
+    const gc_hc_gpu *g = ctx, *x = &g[*(const size_t *)a], *y = &g[*(const size_t *)b];
+    int c = strcmp(x->node, y->node);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* A link's GPU end: its UUID (when the link did not say) and SKU (the
+ * GPUs by node and index, searched: a scan per link was quadratic). */
 static void link_gpus(gc_hcat *c)
 {
+    size_t *ix = malloc((c->ngpus ? c->ngpus : 1) * sizeof *ix);
+    for (size_t g = 0; ix && g < c->ngpus; g++)
+        ix[g] = g;
+    if (ix)
+        qsort_r(ix, c->ngpus, sizeof *ix, by_node_index, c->gpus);
     for (size_t i = 0; i < c->nlinks; i++) {
         gc_hc_link *l = &c->links[i];
-        for (size_t g = 0; l->gpu_index >= 0 && g < c->ngpus; g++)
-            if (!strcmp(c->gpus[g].node, l->node) && c->gpus[g].index == l->gpu_index) {
-                if (!l->uuid[0])
-                    CP(l->uuid, c->gpus[g].uuid);
-                CP(l->sku, c->gpus[g].name);
-            }
+        if (l->gpu_index < 0)
+            continue;
+        size_t lo = 0, hi = ix ? c->ngpus : 0;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            const gc_hc_gpu *e = &c->gpus[ix[mid]];
+            int k = strcmp(e->node, l->node);
+            if (k < 0 || (k == 0 && e->index < l->gpu_index))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        /* every GPU of that name and index (the last one's SKU stays, as the scan left it) */
+        for (; ix && lo < c->ngpus && !strcmp(c->gpus[ix[lo]].node, l->node) &&
+               c->gpus[ix[lo]].index == l->gpu_index; lo++) {
+            const gc_hc_gpu *g = &c->gpus[ix[lo]];
+            if (!l->uuid[0])
+                CP(l->uuid, g->uuid);
+            CP(l->sku, g->name);
+        }
     }
+    free(ix);
 }
 
 int gc_catread_hist_mem(const char *name, const char *buf, size_t len, gc_hcat *out, gc_err *err)

@@ -11,6 +11,16 @@
 
 struct gc_catpoints;
 
+/* A schema-3 catalogue's tables (catread_v3.c) */
+typedef struct cr3_link {
+    char *subject;         /* "SUBJECT\0NODE": what a folded verdict of the link takes */
+} cr3_link;
+typedef struct cr3 {
+    json_t *units, *mtables, *lgpus, *lclasses, *lcolumns, *vgroups;
+    cr3_link *links;
+    size_t nlinks, caplinks;
+} cr3;
+
 typedef struct rd {
     const char *file;
     const char *buf;
@@ -22,6 +32,7 @@ typedef struct rd {
      * then); NULL: a GPU without "results" is read without its points */
     struct gc_catpoints *pts;
     char start_time[32];   /* run.start_time: dates the methods of GPUs that recorded none */
+    cr3 *v3;               /* schema 3: its tables (cr_walk) */
 } rd;
 
 typedef struct gbuf {
@@ -35,6 +46,11 @@ typedef struct sink {
     int (*gpu)(struct sink *s, rd *r, json_t *o);
     int (*link)(struct sink *s, rd *r, json_t *o, size_t index);
     int (*top)(struct sink *s, rd *r, const char *key, json_t *v);
+    /* schema 3: each verdict (as a 2.x object) here, not "verdicts" to top */
+    int (*verdict)(struct sink *s, rd *r, json_t *v, size_t index);
+    /* schema 3, check without a baseline: GPUs counted, not read; links
+     * only named (for their verdicts) */
+    int fast3;
     const gc_rules *rules;
     gc_detect *d;
     gc_baseline *base;
@@ -77,6 +93,18 @@ int cr_par_gpus(rd *r, size_t *p, sink *s, size_t *n, int *closed);
 int cr_det_gpu(sink *s, rd *r, json_t *o);
 int cr_det_link(sink *s, rd *r, json_t *o, size_t index);
 int cr_cat_top(sink *s, rd *r, const char *key, json_t *v);
+/* ---- schema 3 (catread_v3.c) ---- */
+/* End (one past) of the JSON value at b[i] (after blanks), 0 if it cannot
+ * be followed; strings and nesting only, no parsing. */
+size_t cr_skip_value(const char *b, size_t len, size_t i);
+/* The tables of the catalogue whose object starts at top, into r->v3. */
+int cr3_prescan(rd *r, size_t top);
+void cr3_free(cr3 *v);
+/* A GPU object in place to 2.x: parameters as an array, models with names. */
+int cr3_gpu_expand(rd *r, json_t *g);
+/* "links" / "verdicts" from *p (their object) to s; *p past it. */
+int cr3_walk_links(rd *r, size_t *p, sink *s);
+int cr3_walk_verdicts(rd *r, size_t *p, sink *s);
 int cr_load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err);
 void cr_unload_file(char *buf, size_t len, int mapped);
 

@@ -73,7 +73,9 @@ static void pjob_run(pjob *j, const gc_rules *rules)
     }
     j->r.pos = j->start;
     snprintf(j->r.where, sizeof j->r.where, "gpus[%zu]", j->index % 100000000u);
-    j->rc = cr_gpu_of(&j->r, j->v, rules, 0, &j->g, &j->b);
+    j->rc = j->r.major == 3 ? cr3_gpu_expand(&j->r, j->v) : 0;
+    if (!j->rc)
+        j->rc = cr_gpu_of(&j->r, j->v, rules, 0, &j->g, &j->b);
 }
 
 static void *pworker(void *arg)

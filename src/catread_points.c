@@ -90,8 +90,9 @@ static json_t *node_root(gc_catpoints *c, const char *node, gc_err *err)
            *n = json_object_get(root, "node");
     const char *bad = !json_is_string(k) || strcmp(json_string_value(k), "node")
                           ? "'kind' must be \"node\""
-                      : !json_is_string(v) || strncmp(json_string_value(v), "2.", 2)
-                          ? "'schema_version' must be \"2.x\" (the catalogue's)"
+                      : !json_is_string(v) || (strncmp(json_string_value(v), "2.", 2) &&
+                                               strncmp(json_string_value(v), "3.", 2))
+                          ? "'schema_version' must be \"2.x\" or \"3.x\" (the catalogue's)"
                       : !json_is_string(n) || strcmp(json_string_value(n), node)
                           ? "'node' must name the node the catalogue names"
                       : !json_is_array(json_object_get(root, "gpus")) ? "'gpus' must be an array"

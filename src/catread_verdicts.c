@@ -5,6 +5,7 @@
  * need every node file: this repeats the run's judgement instead. */
 #include "catread.h"
 #include "catread_int.h"
+#include "quote.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -84,6 +85,10 @@ static int verdict_of(rd *r, json_t *o, gc_verdict *v, gc_reason **rs, size_t *c
         bad = "'peers' must be an integer, 'basis' and 'reasons' arrays";
     if (bad)
         return cr_bad(r, "%s", bad);
+    /* it names the node in check's drain lines (shell-quoted there too) */
+    if (!gc_name_ok(v->node))
+        return cr_bad(r, "'node' must be 1-%d characters of A-Z a-z 0-9 . _ - (not . or ..)",
+                      GC_NAME_MAX);
     v->gpu_index = (int)gi;
     v->link_index = li;
     json_int_t np = json_integer_value(peers);
@@ -166,6 +171,22 @@ static int w_link(sink *s, rd *r, json_t *o, size_t index)
     return rc;
 }
 
+/* schema 3: one verdict at a time (cr3_walk_verdicts) */
+static int w_verdict(sink *s, rd *r, json_t *o, size_t i)
+{
+    gc_reason *rs = NULL;
+    size_t cap = 0;
+    gc_verdict v;
+    snprintf(r->where, sizeof r->where, "verdicts[%zu]", i % 100000000u);
+    int rc = verdict_of(r, o, &v, &rs, &cap);
+    r->where[0] = '\0';
+    if (!rc)
+        rc = gc_detect_add_verdict(s->d, &v, r->err);
+    free(rs);
+    s->seen_verdicts = 1;
+    return rc;
+}
+
 static int w_top(sink *s, rd *r, const char *key, json_t *v)
 {
     if (r->major == 2 && !strcmp(key, "verdicts")) {
@@ -180,11 +201,12 @@ static int verdicts_mem(const char *name, const char *buf, size_t len, gc_detect
                         gc_err *err)
 {
     rd r = { .file = name, .buf = buf, .len = len, .err = err };
-    sink s = { .gpu = w_gpu, .link = w_link, .top = w_top, .rules = rules, .d = d, .info = info };
+    sink s = { .gpu = w_gpu, .link = w_link, .top = w_top, .verdict = w_verdict, .fast3 = 1,
+               .rules = rules, .d = d, .info = info };
     if (info)
         memset(info, 0, sizeof *info);
     int rc = cr_walk_catalogue(&r, &s);
-    *as_written = r.major == 2 && s.seen_verdicts;
+    *as_written = r.major >= 2 && s.seen_verdicts;
     *major = r.major;
     return rc;
 }
@@ -204,7 +226,7 @@ int gc_catread_verdicts_mem(const char *name, const char *buf, size_t len, gc_de
 {
     int major = 0;
     int rc = verdicts_mem(name, buf, len, d, rules, info, as_written, &major, err);
-    if (!rc && major == 2 && !*as_written)
+    if (!rc && major >= 2 && !*as_written)
         rc = judge_instead(name, buf, len, 0, d, rules, info, err);
     return rc;
 }
@@ -222,7 +244,7 @@ int gc_catread_verdicts(const char *path, gc_detect *d, const gc_rules *rules,
     int major = 0;
     rc = verdicts_mem(path, buf, len, d, rules, info, as_written, &major, err);
     cr_unload_file(buf, len, mapped);
-    if (!rc && major == 2 && !*as_written)
+    if (!rc && major >= 2 && !*as_written)
         rc = judge_instead(path, NULL, 0, 1, d, rules, info, err);
     return rc;
 }

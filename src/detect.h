@@ -222,6 +222,10 @@ typedef struct gc_verdict {
     gc_reason *reasons;
 } gc_verdict;
 
+/* One verdict as gc_detect_json writes it, on one line without whitespace
+ * (catalogue.json's verdicts with reasons); free() it, NULL: out of memory. */
+char *gc_verdict_json_compact(const gc_verdict *v);
+
 /* Reasons worst first: severity, then status and limits before members,
  * parameters, points and distributions, then the order found. */
 int gc_reason_cmp(const gc_reason *a, const gc_reason *b);

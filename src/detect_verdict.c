@@ -330,6 +330,14 @@ static char *verdict_text(const gc_verdict *v, int *fallback)
     return t;
 }
 
+char *gc_verdict_json_compact(const gc_verdict *v)
+{
+    json_t *o = verdict_json(v);
+    char *t = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return t;
+}
+
 char *gc_detect_json(const gc_detect *d, int indent)
 {
     /* one element at a time: the whole array as a tree would hold every

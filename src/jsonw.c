@@ -32,6 +32,8 @@ void gc_jw_puts(gc_jw *w, const char *s) { gc_jw_put(w, s, strlen(s)); }
 
 static void gc_jw_indent(gc_jw *w, int depth)
 {
+    if (w->compact)
+        return;
     static const char spaces[] = "\n                                                                ";
     gc_jw_put(w, spaces, 1);
     while (depth > 0) {
@@ -143,7 +145,7 @@ void gc_jw_key(gc_jw *w, const char *k)
 {
     gc_jw_next(w);
     gc_jw_string(w, k);
-    gc_jw_put(w, ": ", 2);
+    gc_jw_put(w, ": ", w->compact ? 1 : 2);
 }
 
 void gc_jw_open(gc_jw *w, const char *c)
@@ -284,7 +286,7 @@ void gc_jw_kstr(gc_jw *w, const char *k, const char *s)
     if (nk >= 0 && ns >= 0) {
         gc_jw_next(w);
         put_plain(w, k, (size_t)nk);
-        gc_jw_put(w, ": ", 2);
+        gc_jw_put(w, ": ", w->compact ? 1 : 2);
         put_plain(w, s, (size_t)ns);
         return;
     }

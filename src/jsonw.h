@@ -25,6 +25,7 @@ typedef struct gc_jw {
     int err;                 /* errno of the first failed write, 0: none */
     int depth;               /* open containers */
     int depth0;              /* indentation of the outermost value */
+    int compact;             /* 1: no whitespace at all (catalogue.json, schema 3) */
     size_t count[GC_JW_MAXDEPTH];
 } gc_jw;
 

@@ -120,7 +120,18 @@ struct gc_links {
     size_t *by_end;          /* ranks sorted by (node, local index), for p2p peers */
     unsigned char *known;    /* per rank: its GPU was added (its end is final) */
     int32_t *pend;           /* per rank: first link waiting for it, -1 none */
+    int views_only;          /* no JSON: the observer writes (catalogue.json) */
 };
+
+void gc_links_views_only(gc_links *l)
+{
+    l->views_only = 1;
+}
+
+size_t gc_links_nranks(const gc_links *l)
+{
+    return l ? l->nranks : 0;
+}
 
 void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx)
 {
@@ -137,6 +148,12 @@ static void view_end(const lk_end *e, gc_link_view_end *v)
     v->gpu_index = !e->host && e->gpu_index >= 0 ? e->gpu_index : -1;
     v->uuid = !e->host && e->uuid[0] ? e->uuid : NULL;
     v->numa_node = e->numa_node >= 0 ? e->numa_node : -1;
+    v->rank = e->rank;
+}
+
+void gc_links_rank_end(const gc_links *l, size_t r, gc_link_view_end *v)
+{
+    view_end(&l->ranks[r], v);
 }
 
 static int by_end(const void *a, const void *b, void *ctx);
@@ -637,59 +654,61 @@ static void link_emit(gc_jw *w, const gc_links *l, const lk *x, size_t index,
                       double mult)
 {
     int ok = m != NULL;
-    gc_jw_next(w);
-    gc_jw_open(w, "{");
-    gc_jw_kstr(w, "kind", kind_names[x->kind]);
-    gc_jw_kstr(w, "benchmark", x->bench);
-    gc_jw_kstr(w, "direction", x->dir);
-    gc_jw_kstr(w, "memory", x->memory);
-    kstr_or_null(w, "engine", x->engine, x->engine[0]);
-    kstr_or_null(w, "peer_access", x->peer_access, x->peer_access[0]);
-    kbool(w, "concurrent", x->concurrent);
-    end_json(w, "src", &x->src);
-    end_json(w, "dst", &x->dst);
-    gc_jw_key(w, "measured_on");
-    gc_jw_open(w, "{");
-    gc_jw_kstr(w, "node", x->by.node);
-    gc_jw_kint(w, "gpu_index", x->by.gpu_index);
-    gc_jw_kint(w, "rank", x->by.rank);
-    gc_jw_close(w, "}");
-    gc_jw_kreal(w, "bandwidth_top_p50_bps", top);
-    if (!l->no_sizes)
-        gc_jw_key(w, "sizes"), gc_jw_open(w, "[");
-    for (size_t i = 0; i < ns && !l->no_sizes; i++) {
-        double pr = ok ? gc_xfer_predict(m, s[i].bytes * mult) : NAN;
+    if (!l->views_only) {   /* else the observer writes the link (catalogue.json) */
         gc_jw_next(w);
         gc_jw_open(w, "{");
-        gc_jw_kreal(w, "size_bytes", s[i].bytes);
-        gc_jw_kint(w, "item", s[i].item);
-        gc_jw_kint(w, "count", (long long)s[i].count);
-        gc_jw_kreal(w, "time_p5_s", s[i].t5);
-        gc_jw_kreal(w, "time_p50_s", s[i].t50);
-        gc_jw_kreal(w, "time_p95_s", s[i].t95);
-        gc_jw_kreal(w, "bandwidth_p50_bps", s[i].has_bw ? s[i].bw50 : NAN);
-        gc_jw_kreal(w, "model_time_s", pr);
-        gc_jw_kreal(w, "rel_residual", ok ? (pr - s[i].t50) / s[i].t50 : NAN);
-        kbool(w, "budget_hit", s[i].flags & GC_FLAG_BUDGET_HIT);
-        kbool(w, "over_nominal", over[i]);
-        gc_jw_kreal(w, "bandwidth_to_peer_p50_bps", s[i].to50 > 0 ? s[i].to50 : NAN);
-        gc_jw_kreal(w, "bandwidth_from_peer_p50_bps", s[i].from50 > 0 ? s[i].from50 : NAN);
+        gc_jw_kstr(w, "kind", kind_names[x->kind]);
+        gc_jw_kstr(w, "benchmark", x->bench);
+        gc_jw_kstr(w, "direction", x->dir);
+        gc_jw_kstr(w, "memory", x->memory);
+        kstr_or_null(w, "engine", x->engine, x->engine[0]);
+        kstr_or_null(w, "peer_access", x->peer_access, x->peer_access[0]);
+        kbool(w, "concurrent", x->concurrent);
+        end_json(w, "src", &x->src);
+        end_json(w, "dst", &x->dst);
+        gc_jw_key(w, "measured_on");
+        gc_jw_open(w, "{");
+        gc_jw_kstr(w, "node", x->by.node);
+        gc_jw_kint(w, "gpu_index", x->by.gpu_index);
+        gc_jw_kint(w, "rank", x->by.rank);
+        gc_jw_close(w, "}");
+        gc_jw_kreal(w, "bandwidth_top_p50_bps", top);
+        if (!l->no_sizes)
+            gc_jw_key(w, "sizes"), gc_jw_open(w, "[");
+        for (size_t i = 0; i < ns && !l->no_sizes; i++) {
+            double pr = ok ? gc_xfer_predict(m, s[i].bytes * mult) : NAN;
+            gc_jw_next(w);
+            gc_jw_open(w, "{");
+            gc_jw_kreal(w, "size_bytes", s[i].bytes);
+            gc_jw_kint(w, "item", s[i].item);
+            gc_jw_kint(w, "count", (long long)s[i].count);
+            gc_jw_kreal(w, "time_p5_s", s[i].t5);
+            gc_jw_kreal(w, "time_p50_s", s[i].t50);
+            gc_jw_kreal(w, "time_p95_s", s[i].t95);
+            gc_jw_kreal(w, "bandwidth_p50_bps", s[i].has_bw ? s[i].bw50 : NAN);
+            gc_jw_kreal(w, "model_time_s", pr);
+            gc_jw_kreal(w, "rel_residual", ok ? (pr - s[i].t50) / s[i].t50 : NAN);
+            kbool(w, "budget_hit", s[i].flags & GC_FLAG_BUDGET_HIT);
+            kbool(w, "over_nominal", over[i]);
+            gc_jw_kreal(w, "bandwidth_to_peer_p50_bps", s[i].to50 > 0 ? s[i].to50 : NAN);
+            gc_jw_kreal(w, "bandwidth_from_peer_p50_bps", s[i].from50 > 0 ? s[i].from50 : NAN);
+            gc_jw_close(w, "}");
+        }
+        if (!l->no_sizes)
+            gc_jw_close(w, "]");
+        if (ok)
+            model_json(w, m, l->no_sizes);
+        else
+            gc_jw_knull(w, "model");
+        chase_json(w, &x->chase);
+        gc_jw_kreal(w, "nominal_bps", nom > 0 ? nom : NAN);
+        kstr_or_null(w, "nominal_basis", basis, basis[0]);
+        gc_jw_kreal(w, "lambda", ok && nom > 0 && m->beta_bps > 0 ? m->beta_bps / nom : NAN);
+        gc_jw_kreal(w, "share", x->concurrent && ok && m->beta_bps > 0 ? share : NAN);
+        if (!isnan(again))   /* only links measured again have it */
+            gc_jw_kreal(w, "remeasured_bandwidth_bps", again);
         gc_jw_close(w, "}");
     }
-    if (!l->no_sizes)
-        gc_jw_close(w, "]");
-    if (ok)
-        model_json(w, m, l->no_sizes);
-    else
-        gc_jw_knull(w, "model");
-    chase_json(w, &x->chase);
-    gc_jw_kreal(w, "nominal_bps", nom > 0 ? nom : NAN);
-    kstr_or_null(w, "nominal_basis", basis, basis[0]);
-    gc_jw_kreal(w, "lambda", ok && nom > 0 && m->beta_bps > 0 ? m->beta_bps / nom : NAN);
-    gc_jw_kreal(w, "share", x->concurrent && ok && m->beta_bps > 0 ? share : NAN);
-    if (!isnan(again))   /* only links measured again have it */
-        gc_jw_kreal(w, "remeasured_bandwidth_bps", again);
-    gc_jw_close(w, "}");
     if (l->obs) {   /* the same values as the JSON above */
         gc_link_view v = {
             index, .kind = kind_names[x->kind], .benchmark = x->bench,
@@ -702,9 +721,16 @@ static void link_emit(gc_jw *w, const gc_links *l, const lk *x, size_t index,
             .lambda = ok && nom > 0 && m->beta_bps > 0 ? m->beta_bps / nom : NAN,
             .top_bps = top,
             .again_bps = again,
+            .model = ok ? m : NULL, .nominal_basis = basis[0] ? basis : NULL,
+            .share = x->concurrent && ok && m->beta_bps > 0 ? share : NAN,
+            .has_chase = x->chase.has_ns, .chase_footprint = x->chase.footprint,
+            .chase_count = x->chase.count, .chase_p5_ns = x->chase.p5_ns,
+            .chase_p50_ns = x->chase.p50_ns, .chase_p95_ns = x->chase.p95_ns,
+            .chase_p50_cycles = x->chase.has_cycles ? x->chase.p50_cycles : NAN,
         };
         view_end(&x->src, &v.src);
         view_end(&x->dst, &v.dst);
+        view_end(&x->by, &v.by);
         l->obs(l->obs_ctx, &v);
     }
 }

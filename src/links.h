@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "jsonw.h"
+#include "model_xfer.h"
 #include "results.h"
 #include "shard.h"
 
@@ -41,6 +42,7 @@ typedef struct gc_link_view_end {
     int gpu_index;                 /* -1: null */
     const char *uuid;
     int numa_node;                 /* -1: null */
+    int rank;                      /* its rank (a host end: the GPU's next to it), -1: none */
 } gc_link_view_end;
 typedef struct gc_link_view {
     size_t index;                  /* in the links array */
@@ -50,9 +52,23 @@ typedef struct gc_link_view {
     double alpha_s, beta_bps, nominal_bps, lambda;
     double top_bps;                /* bandwidth_p50_bps at the largest size */
     double again_bps;              /* remeasured_bandwidth_bps (confirm.c), NAN: not measured again */
+    /* the rest of what catalogue.json keeps of a link (catalogue_json.c) */
+    gc_link_view_end by;           /* measured_on: node, gpu_index, rank */
+    const gc_xfer_model *model;    /* NULL: no fit */
+    const char *nominal_basis;     /* NULL: none */
+    double share;
+    int has_chase;                 /* latency_chase: */
+    double chase_footprint, chase_count, chase_p5_ns, chase_p50_ns, chase_p95_ns, chase_p50_cycles;
 } gc_link_view;
 typedef void (*gc_link_observer)(void *ctx, const gc_link_view *v);
 void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx);
+/* gc_links_write writes nothing, only tells the observer (catalogue.json
+ * writes its own compact table from the views). */
+void gc_links_views_only(gc_links *l);
+/* Every rank's GPU end as the links resolve them (node, index, UUID, NUMA
+ * node; a rank whose GPU never came: its roster's node and index). */
+size_t gc_links_nranks(const gc_links *l);
+void gc_links_rank_end(const gc_links *l, size_t r, gc_link_view_end *v);
 size_t gc_links_count(const gc_links *l);
 void gc_links_free(gc_links *l);
 

@@ -120,6 +120,87 @@ void gc_models_json(gc_jw *w, const gc_models *m, int rows)
     gc_jw_close(w, "}");
 }
 
+/* catalogue.json (schema 3): per model its parameters' values in the order
+ * of the top-level "models"."tables" (gc_models_tables_json), lambda, its
+ * kernels and the errors as [n, mape, max_ape] per regime. */
+static void stats_compact(gc_jw *w, const char *k, const gc_err_stats *s)
+{
+    gc_jw_key(w, k);
+    gc_jw_open(w, "[");
+    for (int r = 0; r < GC_NREG; r++) {
+        gc_jw_next(w);
+        gc_jw_open(w, "[");
+        gc_jw_next(w), gc_jw_int(w, s[r].n);
+        gc_jw_next(w), gc_jw_real(w, s[r].n ? s[r].mape : NAN);
+        gc_jw_next(w), gc_jw_real(w, s[r].n ? s[r].max_ape : NAN);
+        gc_jw_close(w, "]");
+    }
+    gc_jw_close(w, "]");
+}
+
+void gc_models_json_compact(gc_jw *w, const gc_models *m)
+{
+    gc_jw_key(w, "models");
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "description_origin", m->origin);
+    const int *ids[GC_NMODELS] = { gc_mwp_params, gc_little_params };
+    int n[GC_NMODELS] = { gc_mwp_nparams, gc_little_nparams };
+    for (int k = 0; k < GC_NMODELS; k++) {
+        gc_jw_key(w, gc_model_names[k]);
+        gc_jw_open(w, "{");
+        gc_jw_key(w, "parameters");
+        gc_jw_open(w, "[");
+        for (int i = 0; i < n[k]; i++)
+            gc_jw_next(w), gc_jw_real(w, m->hw.v[ids[k][i]]);
+        gc_jw_close(w, "]");
+        gc_jw_kreal(w, "lambda", m->lambda[k]);
+        gc_jw_kint(w, "lambda_kernels", m->lambda_n[k]);
+        gc_jw_key(w, "errors");
+        gc_jw_open(w, "{");
+        stats_compact(w, "raw", m->raw[k]);
+        stats_compact(w, "calibrated", m->cal[k]);
+        gc_jw_close(w, "}");
+        gc_jw_close(w, "}");
+    }
+    const char *b = gc_models_better(m);
+    if (b)
+        gc_jw_kstr(w, "better_model", b);
+    else
+        gc_jw_knull(w, "better_model");
+    gc_jw_close(w, "}");
+}
+
+void gc_models_tables_json(gc_jw *w)
+{
+    gc_jw_key(w, "tables");
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "launch_floor", "predicted ns = launch_overhead_ns + model cycles / freq_hz / lambda");
+    gc_jw_key(w, "regimes");
+    gc_jw_open(w, "[");
+    for (int r = 0; r < GC_NREG; r++)
+        gc_jw_next(w), gc_jw_string(w, gc_regime_names[r]);
+    gc_jw_close(w, "]");
+    const int *ids[GC_NMODELS] = { gc_mwp_params, gc_little_params };
+    int n[GC_NMODELS] = { gc_mwp_nparams, gc_little_nparams };
+    for (int k = 0; k < GC_NMODELS; k++) {
+        gc_jw_key(w, gc_model_names[k]);
+        gc_jw_open(w, "{");
+        gc_jw_kstr(w, "reference", references[k]);
+        gc_jw_key(w, "parameters");
+        gc_jw_open(w, "[");
+        for (int i = 0; i < n[k]; i++) {
+            gc_jw_next(w);
+            gc_jw_open(w, "[");
+            gc_jw_next(w), gc_jw_string(w, gc_hw_defs[ids[k][i]].name);
+            gc_jw_next(w), gc_jw_string(w, gc_hw_defs[ids[k][i]].unit);
+            gc_jw_close(w, "]");
+        }
+        gc_jw_close(w, "]");
+        gc_jw_close(w, "}");
+    }
+    gc_jw_close(w, "}");
+}
+
 void gc_models_pool_init(gc_models_pool *p, const gc_kdesc_set *s)
 {
     memset(p, 0, sizeof *p);
@@ -171,5 +252,6 @@ void gc_models_pool_json(gc_jw *w, const gc_models_pool *p)
         gc_jw_close(w, "}");
     }
     gc_jw_close(w, "}");
+    gc_models_tables_json(w);
     gc_jw_close(w, "}");
 }

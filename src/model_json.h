@@ -12,6 +12,16 @@
  * values and the errors, not the rows). */
 void gc_models_json(gc_jw *w, const gc_models *m, int rows);
 
+/* catalogue.json (schema 3): the same values without their names, units,
+ * references or rows: each model's parameter values in the order the
+ * top-level "models"."tables" lists them, the errors as [n, mape, max_ape]
+ * per regime of "tables"."regimes". */
+void gc_models_json_compact(gc_jw *w, const gc_models *m);
+/* Member "tables" of the top-level "models": what the compact GPU models
+ * leave out, once (launch floor, regimes, per model its reference and
+ * parameters as [name, unit]). */
+void gc_models_tables_json(gc_jw *w);
+
 /* Errors pooled over every GPU of the catalogue, for its top-level
  * `models` member. */
 typedef struct gc_models_pool {

@@ -85,14 +85,25 @@ static void link_labels(FILE *f, const char *metric, const gc_hc_link *l, const 
     label(f, "dst", dst, 0);
 }
 
-static const gc_verdict *verdict_of(const gc_detect *d, int type, const char *node, int index,
-                                    long link)
+static int is_verdict_of(const gc_verdict *v, int type, const char *node, int index, long link)
 {
+    return v && v->type == type &&
+           (type == GC_SUBJ_LINK ? v->link_index == link
+                                 : !strcmp(v->node, node) && (type == GC_SUBJ_NODE || v->gpu_index == index));
+}
+
+/* The verdicts come GPUs first, then links, in the catalogue's order: the
+ * one at the expected place (hint) is tried first; a search of all of them
+ * (quadratic over a census) only when it is not there. */
+static const gc_verdict *verdict_of(const gc_detect *d, int type, const char *node, int index,
+                                    long link, size_t hint)
+{
+    const gc_verdict *h = gc_detect_verdict(d, hint);
+    if (is_verdict_of(h, type, node, index, link))
+        return h;
     for (size_t i = 0, n = gc_detect_count(d); i < n; i++) {
         const gc_verdict *v = gc_detect_verdict(d, i);
-        if (v->type == type &&
-            (type == GC_SUBJ_LINK ? v->link_index == link
-                                  : !strcmp(v->node, node) && (type == GC_SUBJ_NODE || v->gpu_index == index)))
+        if (is_verdict_of(v, type, node, index, link))
             return v;
     }
     return NULL;
@@ -118,7 +129,7 @@ static void write_all(FILE *f, const gc_hcat *c, const gc_detect *d)
     snprintf(help, sizeof help, "gpucensus check's verdict of the GPU: %s", lv);
     family(f, "gpu_verdict", help);
     for (size_t i = 0; i < c->ngpus; i++) {
-        const gc_verdict *v = verdict_of(d, GC_SUBJ_GPU, c->gpus[i].node, c->gpus[i].index, -1);
+        const gc_verdict *v = verdict_of(d, GC_SUBJ_GPU, c->gpus[i].node, c->gpus[i].index, -1, i);
         if (v) {
             gpu_labels(f, "gpu_verdict", &c->gpus[i]);
             value(f, v->level);
@@ -145,7 +156,7 @@ static void write_all(FILE *f, const gc_hcat *c, const gc_detect *d)
     snprintf(help, sizeof help, "gpucensus check's verdict of the link: %s", lv);
     family(f, "link_verdict", help);
     for (size_t i = 0; i < c->nlinks; i++) {
-        const gc_verdict *v = verdict_of(d, GC_SUBJ_LINK, NULL, -1, (long)i);
+        const gc_verdict *v = verdict_of(d, GC_SUBJ_LINK, NULL, -1, (long)i, c->ngpus + i);
         if (v) {
             link_labels(f, "link_verdict", &c->links[i], v->subject);
             value(f, v->level);
@@ -165,7 +176,7 @@ static void write_all(FILE *f, const gc_hcat *c, const gc_detect *d)
         int started = 0;
         for (size_t i = 0; i < c->nlinks; i++) {
             double x = *(const double *)((const char *)&c->links[i] + LINK[k].off);
-            const gc_verdict *v = verdict_of(d, GC_SUBJ_LINK, NULL, -1, (long)i);
+            const gc_verdict *v = verdict_of(d, GC_SUBJ_LINK, NULL, -1, (long)i, c->ngpus + i);
             if (!isfinite(x) || !v)
                 continue;
             if (!started++)

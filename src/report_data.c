@@ -4,7 +4,7 @@
  * one after the other): one gives the verdicts exactly as `gpucensus
  * check` does (catread.c: validation with FILE:LINE errors, a schema-2
  * catalogue's verdicts as written), the other walks it through catread's
- * walk (gc_catread_each), keeping of each GPU and link only what the
+ * walk (gc_catread_each: 2.x objects, a schema-3 catalogue expanded), keeping of each GPU and link only what the
  * tables and the plots draw. Strings are kept with their control
  * characters shown as \xNN (quote.h): they reach the terminal table as
  * well as the page. Then node names are hashed and each node's GPUs and
@@ -218,21 +218,20 @@ static int top(rp_cat *c, const char *key, json_t *v)
     return 0;
 }
 
-/* The catalogue's GPUs, links and members, through catread's walk. */
+/* The GPUs and links as 2.x objects (a schema-3 catalogue expanded by
+ * catread), one at a time, and the other top-level members. */
 typedef struct each_ctx {
     rp_cat *c;
     size_t gcap, lcap;
-    gc_catread_each_fn *fn;
 } each_ctx;
 
 static int each_gpu(void *ctx, json_t *o)
 {
     each_ctx *x = ctx;
-    x->c->schema_major = x->fn->schema_major;
     return add_gpu(x->c, o, &x->gcap) ? GC_ENOMEM : 0;
 }
 
-static int each_link(void *ctx, json_t *o, size_t index)
+static int each_link(void *ctx, json_t *o)
 {
     each_ctx *x = ctx;
     return add_link(x->c, o, &x->lcap) ? GC_ENOMEM : 0;
@@ -241,7 +240,6 @@ static int each_link(void *ctx, json_t *o, size_t index)
 static int each_top(void *ctx, const char *key, json_t *v)
 {
     each_ctx *x = ctx;
-    x->c->schema_major = x->fn->schema_major;
     return top(x->c, key, v) ? GC_ENOMEM : 0;
 }
 
@@ -820,11 +818,15 @@ int rp_load_nodes(const char *arg, const char *const *asked, size_t nasked, int 
     int threaded = pthread_create(&th, NULL, verdicts_thread, &vj) == 0;
     if (!threaded)
         verdicts_thread(&vj);
-    gc_catread_each_fn fn = { 0 };
-    each_ctx x = { .c = c, .fn = &fn };
-    fn = (gc_catread_each_fn){ .ctx = &x, .gpu = each_gpu, .link = each_link, .top = each_top };
+    each_ctx x = { .c = c };
+    static const gc_catread_each_fns fns = { each_gpu, each_link, each_top };
     gc_err werr = { 0 };
-    int rc = gc_catread_each(c->path, &fn, &werr);
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int rc = gc_read_file(c->path, (size_t)64 << 30, &buf, &len, &werr);
+    if (!rc)
+        rc = gc_catread_each(c->path, (const char *)buf, len, &fns, &x, &werr);
+    free(buf);
     if (threaded)
         pthread_join(th, NULL);
     rp_phase("verdicts and catalogue (2 threads)");

@@ -66,8 +66,12 @@ static void end_of(const gc_link_view_end *e, gc_det_end *o)
  * detector, as check's reader gives it from the file. */
 static void on_link(void *ctx, const gc_link_view *x)
 {
-    gc_verdicts *v = ctx;
-    if (v->failed)
+    gc_verdicts_link(ctx, x);
+}
+
+void gc_verdicts_link(gc_verdicts *v, const gc_link_view *x)
+{
+    if (!v || v->failed)
         return;
     gc_det_link l = {
         .index = x->index, .kind = x->kind, .benchmark = x->benchmark, .direction = x->direction,
@@ -81,6 +85,18 @@ static void on_link(void *ctx, const gc_link_view *x)
     end_of(&x->dst, &l.dst);
     if (gc_detect_add_link(v->d, &l, &v->err))
         v->failed = 1;
+}
+
+const gc_detect *gc_verdicts_judge(gc_verdicts *v)
+{
+    if (v && !v->failed && !gc_detect_finish(v->d, &v->err)) {
+        gc_detect_release(v->d);   /* judged: only the verdicts are read from here */
+        return v->d;
+    }
+    if (v)
+        fprintf(stderr, "gpucensus: verdicts left out of the catalogue: %s\n",
+                v->err.msg[0] ? v->err.msg : "out of memory");
+    return NULL;
 }
 
 char *gc_verdicts_finish(gc_verdicts *v, gc_links *links, gc_jw *w)

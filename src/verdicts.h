@@ -10,6 +10,7 @@
 #define GC_VERDICTS_H
 
 #include "jsonw.h"
+#include "detect.h"
 #include "links.h"
 #include "results.h"
 
@@ -27,6 +28,12 @@ void gc_verdicts_gpu_at(gc_verdicts *v, const gc_gpu *g, const gc_summary *sums,
  * array as text indented as w's value ("[]" when v is NULL or detection
  * failed); free() it. NULL only when even "[]" cannot be allocated. */
 char *gc_verdicts_finish(gc_verdicts *v, gc_links *links, gc_jw *w);
+/* The parts of gc_verdicts_finish for a writer that writes the links
+ * itself (catalogue.json, schema 3): each link as written (its observer
+ * calls this), then the judgement: the detector with its verdicts, or NULL
+ * when detection failed (said on stderr). v stays v's: gc_verdicts_free. */
+void gc_verdicts_link(gc_verdicts *v, const gc_link_view *x);
+const gc_detect *gc_verdicts_judge(gc_verdicts *v);
 /* Without judging (the catalogue was not finished); NULL is fine. */
 void gc_verdicts_free(gc_verdicts *v);
 

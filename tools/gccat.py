@@ -1,5 +1,10 @@
 """Reading a gpucensus catalogue from Python, whatever its layout.
 
+Schema 3.x (issue 16): as 2.x, with each GPU's parameters as one object (units
+once, in "parameter_units"), its models as values (names in "models"."tables"),
+the links as one table and the verdicts folded; load() expands it to the 2.0
+layout (save() writes that layout back: 2.0, which gpucensus reads).
+
 Schema 2.x (compact, issue 16): catalogue.json holds no per-point results and
 no link size tables; each GPU's points and the size tables of the links its
 node's GPUs measured are in OUT/nodes/<node>.json. Schema 1.x: both inline.
@@ -29,8 +34,126 @@ def catalogue_path(path):
 
 
 def compact(cat):
-    """True for the schema-2 layout (points in the node files)."""
-    return str(cat.get("schema_version", "1.0")).startswith("2.")
+    """True for the schema-2 layout (points in the node files; schema 3 is
+    expanded to it by load)."""
+    return str(cat.get("schema_version", "1.0")).startswith(("2.", "3."))
+
+
+def _end(t, e):
+    """A schema-3 link end: r (rank r's GPU), -r-1 (the host next to it) or in full."""
+    if isinstance(e, dict):
+        return e
+    host = e < 0
+    node, index, rank, uuid, numa = t[-e - 1 if host else e]
+    return {"type": "host" if host else "gpu", "node": node, "gpu_index": None if host else index,
+            "uuid": None if host else uuid, "numa_node": numa}
+
+
+def _link_subject(l):
+    def name(e):
+        if e["type"] == "gpu":
+            return "%s/gpu%d" % (e["node"], e["gpu_index"])
+        if e.get("numa_node") is not None:
+            return "%s/host(numa%d)" % (e["node"], e["numa_node"])
+        return "%s/host" % e["node"]
+    eng, peer = l.get("engine") or "", l.get("peer_access") or ""
+    cls = "%s %s %s %s%s%s%s%s%s" % (l["kind"], l["benchmark"], l["direction"], l["memory"],
+                                     " " if eng else "", eng, " peer_access=" if peer else "", peer,
+                                     " concurrent" if l["concurrent"] else "")
+    node = l["src"]["node"] if l["src"]["type"] == "gpu" else l["dst"]["node"]
+    return "%s: %s -> %s" % (cls[:100], name(l["src"])[:70], name(l["dst"])[:70]), node
+
+
+def expand(cat):
+    """A schema-3 catalogue (parameters as one object, models as values,
+    links as one table, verdicts folded) as the 2.0 layout, in place."""
+    if not str(cat.get("schema_version", "")).startswith("3."):
+        return cat
+    units = cat.pop("parameter_units", {})
+    tables = cat["models"].pop("tables", {})
+    regimes = tables.get("regimes", ["all", "compute", "memory", "latency"])
+    for g in cat["gpus"]:
+        ps = []
+        for name, v in g["parameters"].items():
+            if isinstance(v, dict):
+                ps.append({"name": name, "value": v["value"], "unit": v["unit"]})
+            else:
+                ps.append({"name": name, "value": v, "unit": units.get(name)})
+        g["parameters"] = ps
+        m = g.get("models")
+        if m:
+            out = {"description_origin": m["description_origin"], "launch_floor": tables.get("launch_floor")}
+            for k in ("mwp_cwp", "littles_law"):
+                x, t = m[k], tables[k]
+                out[k] = {"reference": t["reference"],
+                          "parameters": [{"name": n, "value": v, "unit": u}
+                                         for (n, u), v in zip(t["parameters"], x["parameters"])],
+                          "lambda": x["lambda"], "lambda_kernels": x["lambda_kernels"],
+                          "errors": {e: {r: {"n": s[0], "mape": s[1], "max_ape": s[2]}
+                                         for r, s in zip(regimes, x["errors"][e])}
+                                     for e in ("raw", "calibrated")}}
+            out["better_model"] = m.get("better_model")
+            g["models"] = out
+    L = cat["links"]
+    t, classes = L["gpus"], L["classes"]
+    links = []
+    for row in L["rows"]:
+        r = dict(zip(L["columns"], row))
+        c = classes[r["class"]]
+        l = dict(zip(("kind", "benchmark", "direction", "memory", "engine", "peer_access", "concurrent"), c))
+        l["src"], l["dst"] = _end(t, r["src"]), _end(t, r["dst"])
+        by = r["measured_on"]
+        l["measured_on"] = by if isinstance(by, dict) else {"node": t[by][0], "gpu_index": t[by][1], "rank": t[by][2]}
+        l["bandwidth_top_p50_bps"] = r["bandwidth_top_p50_bps"]
+        m = r["model"]
+        if m is not None:
+            mm = dict(zip(("alpha_s", "beta_bps", "r2", "max_rel_residual", "size_min_bytes", "size_max_bytes"), m))
+            if len(m) > 6:
+                mm["segments"] = [dict(zip(("alpha_s", "beta_bps", "size_min_bytes", "size_max_bytes"), s))
+                                  for s in m[6]]
+            m = mm
+        l["model"] = m
+        ch = r["latency_chase"]
+        l["latency_chase_ns"] = ch[3] if ch else None
+        l["latency_chase"] = dict(zip(("footprint_bytes", "count", "p5_ns", "p50_ns", "p95_ns", "p50_cycles"), ch)) if ch else None
+        for k in ("nominal_bps", "nominal_basis", "lambda", "share"):
+            l[k] = r[k]
+        if r.get("remeasured_bandwidth_bps") is not None:
+            l["remeasured_bandwidth_bps"] = r["remeasured_bandwidth_bps"]
+        links.append(l)
+    cat["links"] = links
+    V = cat["verdicts"]
+    groups = V.get("peer_groups", [])
+    names = ["ok", "suspect", "degraded", "failed"]
+    vs = []
+    for row in V["rows"]:
+        if isinstance(row, dict):
+            vs.append(row)
+            continue
+        typ = row[0]
+        if typ == 0:
+            _, node, gi, uuid, lvl, grp, peers, basis = row
+            v = {"subject": "%s/gpu%d" % (node, gi), "type": "gpu", "node": node, "gpu_index": gi,
+                 "uuid": uuid, "link": None}
+        elif typ == 1:
+            _, li, lvl, grp, peers, basis = row
+            subject, node = _link_subject(links[li])
+            v = {"subject": subject, "type": "link", "node": node, "gpu_index": None, "uuid": None, "link": li}
+        else:
+            _, node, lvl, peers = row
+            v = {"subject": node, "type": "node", "node": node, "gpu_index": None, "uuid": None, "link": None}
+        v["verdict"] = names[lvl]
+        if typ == 2:
+            v["peer_group"], v["peers"], v["basis"] = "node", peers, ["members"]
+        else:
+            v["peer_group"], v["peers"] = groups[grp], peers
+            v["basis"] = (["peers"] if basis & 1 else []) + (["baseline"] if basis & 2 else []) + ["limits"]
+        v["reasons"] = []
+        vs.append(v)
+    cat["verdicts"] = vs
+    cat["schema_version"] = "2.0"
+    cat["_schema_read"] = "3.0"
+    return cat
 
 
 def node_file(cat, node):
@@ -94,7 +217,7 @@ def load(path, points=True):
     catalogue), so that code written for 1.x reads either."""
     p = catalogue_path(path)
     with open(p) as f:
-        cat = json.load(f)
+        cat = expand(json.load(f))
     cat["_dir"] = os.path.dirname(os.path.abspath(p))
     if points and compact(cat):
         for g in cat["gpus"]:

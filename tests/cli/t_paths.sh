@@ -64,11 +64,14 @@ exec(sys.argv[3])
 json.dump(c, open(sys.argv[2], "w"))
 PY
 }
-craft "$TMP/dots.json" 'c["gpus"][0]["node"] = "../../../../tmp/x"'
+# (schema 3: check without --rules reads the verdicts, not the GPU objects:
+# the name goes into the GPU's verdict row too, which names the drain line)
+gpu0='r = c["verdicts"]["rows"][0]; r.__setitem__("node" if isinstance(r, dict) else 1, c["gpus"][0]["node"])'
+craft "$TMP/dots.json" 'c["gpus"][0]["node"] = "../../../../tmp/x"; '"$gpu0"
 $T "$GC" check "$TMP/dots.json" > "$TMP/out" 2>&1
 [ $? = 3 ] || { cat "$TMP/out"; die "../ node name: not exit 3"; }
 said "'node' must be 1-63 characters"
-craft "$TMP/shell.json" 'c["gpus"][0]["node"] = "n1;touch${IFS}pwned"'
+craft "$TMP/shell.json" 'c["gpus"][0]["node"] = "n1;touch${IFS}pwned"; '"$gpu0"
 $T "$GC" check "$TMP/shell.json" > "$TMP/out" 2>&1
 [ $? = 3 ] || { cat "$TMP/out"; die "shell node name: not exit 3"; }
 [ -e pwned ] && die "pwned"

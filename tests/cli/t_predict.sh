@@ -169,7 +169,8 @@ grep -q "pcie .*h2d" "$TMP/bytes.txt" && grep -q "pcie .*d2h" "$TMP/bytes.txt" |
 "$GC" predict "$cat" --bytes 16777216 --json > "$TMP/bytes.json" || die "predict --bytes --json"
 /usr/bin/python3 - "$cat" "$TMP/bytes.json" <<'EOF' || die "--bytes values"
 import json, sys
-c, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+import gccat
+c, p = gccat.load(sys.argv[1], points=False), json.load(open(sys.argv[2]))
 assert p["bytes"] == 16777216 and len(p["links"]) == len(c["links"]) > 0
 n = 0
 for l, q in zip(c["links"], p["links"]):
@@ -202,7 +203,7 @@ expect 3 "per-node file" "$out/nodes/n1.json" --bytes 1
 /usr/bin/python3 - "$cat" "$TMP/badcat.json" <<'EOF' || die "craft"
 import json, sys
 c = json.load(open(sys.argv[1]))
-c["gpus"][1]["models"]["littles_law"]["parameters"][3]["value"] = "fast"
+c["gpus"][1]["models"]["littles_law"]["parameters"][3] = "fast"   # schema 3: the values alone
 json.dump(c, open(sys.argv[2], "w"), indent=1)
 EOF
 expect 3 "badcat.json:[0-9]*: gpus\[1\]: 'models.littles_law.parameters\[3\].value' must be a number or null" \

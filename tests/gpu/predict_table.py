@@ -60,7 +60,7 @@ def predict_raw(gc, models_dir, cfg):
 def measured_only(models_dir):
     """A temporary copy of the catalogue without its models: predict then
     turns its measured parameters into this build's model parameters."""
-    cat = json.load(open(os.path.join(models_dir, "catalogue.json")))
+    cat = gccat.plain(gccat.load(models_dir, points=False))   # written as 2.0 (schema 3 expanded)
     cat.pop("models", None)
     for g in cat["gpus"]:
         g.pop("models", None)

@@ -29,8 +29,9 @@ promtool check metrics < "$PROM" || die "promtool check metrics"
 $PY - "$PROM" "$TMP/run/catalogue.json" <<'PY' || die "metrics"
 import json, sys, calendar, time
 from prometheus_client.parser import text_string_to_metric_families
+import gccat
 fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
-cat = json.load(open(sys.argv[2]))
+cat = gccat.load(sys.argv[2], points=False)   # schema 3 read as 2.0
 def samples(name):
     return {tuple(sorted(s.labels.items())): s.value for s in fams[name].samples}
 for name in ("gpucensus_gpu_verdict", "gpucensus_link_verdict", "gpucensus_node_verdict",

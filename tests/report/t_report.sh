@@ -55,15 +55,16 @@ cat "$TMP/e1" "$TMP/e2" "$TMP/e3"
 
 # ---- a GPU that failed (no parameters, no points, no links) and a node
 # file gone: the table says why, the page is still written (with a warning).
-# The catalogue is compact (schema 2): the report gives its verdicts as
+# The catalogue is compact (schema 3, doctored as 2.0): the report gives its verdicts as
 # written, so the doctored one carries the verdicts `check --rules` gives
 # it (judged again, its points from the node files), then n3's file goes.
 mkdir -p "$TMP/failed/nodes"
 /usr/bin/python3 - "$out" "$TMP/failed" <<'PY' || die "crafting a failed GPU"
 import json, sys
+import gccat
 src, dst = sys.argv[1:]
-c = json.load(open(src + "/catalogue.json"))
-assert c["schema_version"].startswith("2."), c["schema_version"]
+assert json.load(open(src + "/catalogue.json"))["schema_version"] == "3.0"
+c = gccat.plain(gccat.load(src, points=False))   # written back as 2.0, which gpucensus reads
 g = [g for g in c["gpus"] if (g["node"], g["index"]) == ("n2", 0)][0]
 g.update(status="failed", status_reason="rank lost (test)", parameters=[], points=0, items_done=0)
 gone = lambda e: e["type"] == "gpu" and (e["node"], e["gpu_index"]) == ("n2", 0)

@@ -1,0 +1,452 @@
+/* The end of catalogue.json after its GPUs (schema 3): parameter units,
+ * nodes, links as one table, the models' summary and the verdicts folded.
+ * See catalogue_int.h and results-schema/catalogue.schema.json.
+ *
+ * Links: "gpus" lists every rank's GPU once ([node, index, rank, uuid,
+ * numa_node], by rank); a row names its ends by rank (a GPU end: r; the
+ * host memory next to rank r's GPU: -r-1) and its class by index into
+ * "classes"; an end that is not what the table says is written in full.
+ * Verdicts: a verdict without reasons or note is a short row whose
+ * subject comes from its GPU, link or node; others are written in full.
+ * Readers expand both back to the 2.x objects (catread_v3.c, gccat.py). */
+#include "catalogue_int.h"
+#include "catalogue.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect.h"
+
+static void end_name(const gc_det_end *e, char *out, size_t cap)
+{
+    if (e->is_gpu)
+        snprintf(out, cap, "%s/gpu%d", e->node ? e->node : "?", e->gpu_index);
+    else if (e->numa_node >= 0)
+        snprintf(out, cap, "%s/host(numa%d)", e->node ? e->node : "?", e->numa_node);
+    else
+        snprintf(out, cap, "%s/host", e->node ? e->node : "?");
+}
+
+void gc_cat_link_subject(const gc_det_link *l, char *subject, size_t cap, const char **node)
+{
+    char cls[160], a[96], b[96];
+    gc_det_link_class(l, cls, sizeof cls);
+    end_name(&l->src, a, sizeof a);
+    end_name(&l->dst, b, sizeof b);
+    snprintf(subject, cap, "%.100s: %.70s -> %.70s", cls, a, b);
+    *node = l->src.is_gpu ? l->src.node : l->dst.node;
+}
+
+static uint64_t fnv(const char *s, uint64_t h)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* strings written once: classes, peer groups */
+typedef struct strtab {
+    char **s;
+    size_t n, cap;
+} strtab;
+
+static long strtab_id(strtab *t, const char *s)
+{
+    for (size_t i = t->n; i-- > 0;)
+        if (!strcmp(t->s[i], s))
+            return (long)i;
+    if (t->n == t->cap) {
+        size_t c = t->cap ? 2 * t->cap : 32;
+        char **n = realloc(t->s, c * sizeof *n);
+        if (!n)
+            return -1;
+        t->s = n, t->cap = c;
+    }
+    if (!(t->s[t->n] = strdup(s)))
+        return -1;
+    return (long)t->n++;
+}
+
+static void strtab_free(strtab *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->s[i]);
+    free(t->s);
+}
+
+typedef struct tail {
+    gc_jw *w;
+    gc_links *links;
+    gc_verdicts *v;
+    gc_link_view_end *ranks;
+    size_t nranks;
+    strtab classes;         /* "kind\x1fbench\x1f..." */
+    uint64_t *subj;         /* per link: hash of its derived subject and node */
+    size_t nsubj, capsubj;
+    int oom;
+} tail;
+
+static int str_eq(const char *a, const char *b)
+{
+    return (!a || !*a) ? (!b || !*b) : (b && !strcmp(a, b));
+}
+
+/* rank r's GPU end is e: e as r */
+static int is_rank_gpu(const tail *t, const gc_link_view_end *e)
+{
+    if (!e->is_gpu || e->rank < 0 || (size_t)e->rank >= t->nranks)
+        return 0;
+    const gc_link_view_end *g = &t->ranks[e->rank];
+    return !strcmp(g->node, e->node) && g->gpu_index == e->gpu_index && str_eq(g->uuid, e->uuid) &&
+           g->numa_node == e->numa_node;
+}
+
+static void end_full(gc_jw *w, const gc_link_view_end *e)
+{
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "type", e->is_gpu ? "gpu" : "host");
+    gc_jw_kstr(w, "node", e->node);
+    if (e->is_gpu && e->gpu_index >= 0)
+        gc_jw_kint(w, "gpu_index", e->gpu_index);
+    else
+        gc_jw_knull(w, "gpu_index");
+    if (e->is_gpu && e->uuid)
+        gc_jw_kstr(w, "uuid", e->uuid);
+    else
+        gc_jw_knull(w, "uuid");
+    if (e->numa_node >= 0)
+        gc_jw_kint(w, "numa_node", e->numa_node);
+    else
+        gc_jw_knull(w, "numa_node");
+    gc_jw_close(w, "}");
+}
+
+static void end_row(tail *t, const gc_link_view_end *e)
+{
+    gc_jw *w = t->w;
+    gc_jw_next(w);
+    if (is_rank_gpu(t, e)) {
+        gc_jw_int(w, e->rank);
+        return;
+    }
+    if (!e->is_gpu && e->rank >= 0 && (size_t)e->rank < t->nranks &&
+        !strcmp(t->ranks[e->rank].node, e->node) && t->ranks[e->rank].numa_node == e->numa_node) {
+        gc_jw_int(w, -(long long)e->rank - 1);
+        return;
+    }
+    end_full(w, e);
+}
+
+static void real(gc_jw *w, double v)
+{
+    gc_jw_next(w);
+    gc_jw_real(w, v);
+}
+
+static void on_link(void *ctx, const gc_link_view *x)
+{
+    tail *t = ctx;
+    gc_jw *w = t->w;
+    gc_verdicts_link(t->v, x);
+    char cls[200];
+    snprintf(cls, sizeof cls, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%d", x->kind, x->benchmark,
+             x->direction, x->memory, x->engine ? x->engine : "\x1e",
+             x->peer_access ? x->peer_access : "\x1e", x->concurrent);
+    long c = strtab_id(&t->classes, cls);
+    if (c < 0)
+        t->oom = 1;
+    gc_jw_next(w);
+    gc_jw_put(w, "\n", 1);
+    gc_jw_open(w, "[");
+    gc_jw_next(w), gc_jw_int(w, c);
+    end_row(t, &x->src);
+    end_row(t, &x->dst);
+    gc_jw_next(w);
+    const gc_link_view_end *b = &x->by;
+    if (b->rank >= 0 && (size_t)b->rank < t->nranks && !strcmp(t->ranks[b->rank].node, b->node) &&
+        t->ranks[b->rank].gpu_index == b->gpu_index) {
+        gc_jw_int(w, b->rank);
+    } else {
+        gc_jw_open(w, "{");
+        gc_jw_kstr(w, "node", b->node);
+        gc_jw_kint(w, "gpu_index", b->gpu_index);
+        gc_jw_kint(w, "rank", b->rank);
+        gc_jw_close(w, "}");
+    }
+    real(w, x->top_bps);
+    gc_jw_next(w);
+    const gc_xfer_model *m = x->model;
+    if (!m) {
+        gc_jw_puts(w, "null");
+    } else {
+        gc_jw_open(w, "[");
+        real(w, m->alpha_s);
+        real(w, m->beta_bps > 0 ? m->beta_bps : NAN);
+        real(w, m->r2);
+        real(w, m->max_rel_residual);
+        real(w, m->size_min);
+        real(w, m->size_max);
+        if (m->nseg > 1) {
+            gc_jw_next(w);
+            gc_jw_open(w, "[");
+            for (size_t k = 0; k < m->nseg; k++) {
+                const gc_xfer_seg *sg = &m->seg[k];
+                gc_jw_next(w);
+                gc_jw_open(w, "[");
+                real(w, sg->alpha_s);
+                real(w, sg->beta_bps > 0 ? sg->beta_bps : NAN);
+                real(w, sg->size_min);
+                real(w, sg->size_max);
+                gc_jw_close(w, "]");
+            }
+            gc_jw_close(w, "]");
+        }
+        gc_jw_close(w, "]");
+    }
+    gc_jw_next(w);
+    if (!x->has_chase) {
+        gc_jw_puts(w, "null");
+    } else {
+        gc_jw_open(w, "[");
+        real(w, x->chase_footprint);
+        gc_jw_next(w), gc_jw_int(w, (long long)x->chase_count);
+        real(w, x->chase_p5_ns);
+        real(w, x->chase_p50_ns);
+        real(w, x->chase_p95_ns);
+        real(w, x->chase_p50_cycles);
+        gc_jw_close(w, "]");
+    }
+    real(w, x->nominal_bps);
+    gc_jw_next(w);
+    if (x->nominal_basis && gc_jw_utf8_ok(x->nominal_basis))
+        gc_jw_string(w, x->nominal_basis);
+    else
+        gc_jw_puts(w, "null");
+    real(w, x->lambda);
+    real(w, x->share);
+    real(w, x->again_bps);
+    gc_jw_close(w, "]");
+
+    /* the subject a reader derives for the link's verdict */
+    gc_det_link l = {
+        .index = x->index, .kind = x->kind, .benchmark = x->benchmark, .direction = x->direction,
+        .memory = x->memory, .engine = x->engine, .peer_access = x->peer_access,
+        .concurrent = x->concurrent,
+    };
+    const gc_link_view_end *es[2] = { &x->src, &x->dst };
+    gc_det_end *ds[2] = { &l.src, &l.dst };
+    for (int k = 0; k < 2; k++) {
+        ds[k]->is_gpu = es[k]->is_gpu;
+        ds[k]->node = es[k]->node;
+        ds[k]->gpu_index = es[k]->gpu_index;
+        ds[k]->uuid = es[k]->uuid;
+        ds[k]->numa_node = es[k]->numa_node;
+    }
+    char subject[300];
+    const char *node;
+    gc_cat_link_subject(&l, subject, sizeof subject, &node);
+    if (t->nsubj == t->capsubj) {
+        size_t cap = t->capsubj ? 2 * t->capsubj : 1024;
+        uint64_t *n = realloc(t->subj, cap * sizeof *n);
+        if (!n) {
+            t->oom = 1;
+            return;
+        }
+        t->subj = n, t->capsubj = cap;
+    }
+    t->subj[t->nsubj++] = fnv(node, fnv(subject, 1469598103934665603ull) ^ 0x1f);
+}
+
+static const char *const link_columns[] = {
+    "class", "src", "dst", "measured_on", "bandwidth_top_p50_bps", "model", "latency_chase",
+    "nominal_bps", "nominal_basis", "lambda", "share", "remeasured_bandwidth_bps", NULL };
+
+static void links_json(tail *t)
+{
+    gc_jw *w = t->w;
+    gc_jw_open(w, "{");
+    gc_jw_key(w, "gpus");
+    gc_jw_open(w, "[");
+    for (size_t r = 0; r < t->nranks; r++) {
+        const gc_link_view_end *e = &t->ranks[r];
+        gc_jw_next(w);
+        gc_jw_open(w, "[");
+        gc_jw_next(w), gc_jw_string(w, e->node);
+        gc_jw_next(w), gc_jw_int(w, e->gpu_index);
+        gc_jw_next(w), gc_jw_int(w, e->rank);
+        gc_jw_next(w);
+        if (e->uuid && gc_jw_utf8_ok(e->uuid))
+            gc_jw_string(w, e->uuid);
+        else
+            gc_jw_puts(w, "null");
+        gc_jw_next(w);
+        if (e->numa_node >= 0)
+            gc_jw_int(w, e->numa_node);
+        else
+            gc_jw_puts(w, "null");
+        gc_jw_close(w, "]");
+    }
+    gc_jw_close(w, "]");
+    gc_jw_key(w, "columns");
+    gc_jw_open(w, "[");
+    for (int i = 0; link_columns[i]; i++)
+        gc_jw_next(w), gc_jw_string(w, link_columns[i]);
+    gc_jw_close(w, "]");
+    gc_jw_key(w, "rows");
+    gc_links_observe(t->links, on_link, t);
+    gc_links_views_only(t->links);
+    gc_links_write(t->links, w);   /* the array; each row by on_link */
+    gc_links_observe(t->links, NULL, NULL);
+    /* after the rows: the classes are met as the links are written */
+    gc_jw_key(w, "classes");
+    gc_jw_open(w, "[");
+    for (size_t i = 0; i < t->classes.n; i++) {
+        char *f[7], *p = t->classes.s[i];
+        for (int k = 0; k < 7; k++) {
+            f[k] = p;
+            p = strchr(p, '\x1f');
+            if (p)
+                *p++ = '\0';
+            else
+                p = "";
+        }
+        gc_jw_next(w);
+        gc_jw_open(w, "[");
+        for (int k = 0; k < 6; k++) {
+            gc_jw_next(w);
+            if (!strcmp(f[k], "\x1e"))
+                gc_jw_puts(w, "null");
+            else
+                gc_jw_string(w, f[k]);
+        }
+        gc_jw_next(w), gc_jw_puts(w, !strcmp(f[6], "1") ? "true" : "false");
+        gc_jw_close(w, "]");
+    }
+    gc_jw_close(w, "]");
+    gc_jw_close(w, "}");
+}
+
+/* ---- verdicts ---------------------------------------------------------- */
+
+static void verdicts_json(tail *t, const gc_detect *d)
+{
+    gc_jw *w = t->w;
+    strtab groups = { 0 };
+    gc_jw_open(w, "{");
+    gc_jw_key(w, "columns");
+    gc_jw_puts(w, "{\"gpu\":[\"type\",\"node\",\"gpu_index\",\"uuid\",\"verdict\",\"peer_group\","
+                  "\"peers\",\"basis\"],\"link\":[\"type\",\"link\",\"verdict\",\"peer_group\","
+                  "\"peers\",\"basis\"],\"node\":[\"type\",\"node\",\"verdict\",\"peers\"]}");
+    gc_jw_key(w, "rows");
+    gc_jw_open(w, "[");
+    size_t n = d ? gc_detect_count(d) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const gc_verdict *v = gc_detect_verdict(d, i);
+        int folded = !v->nreasons && !v->note[0];
+        char subj[300];
+        if (folded && v->type == GC_SUBJ_GPU) {
+            snprintf(subj, sizeof subj, "%s/gpu%d", v->node, v->gpu_index);
+            folded = v->gpu_index >= 0 && v->link_index < 0 && !strcmp(subj, v->subject);
+        } else if (folded && v->type == GC_SUBJ_LINK) {
+            folded = v->gpu_index < 0 && !v->uuid[0] && v->link_index >= 0 &&
+                     (size_t)v->link_index < t->nsubj &&
+                     t->subj[v->link_index] ==
+                         fnv(v->node, fnv(v->subject, 1469598103934665603ull) ^ 0x1f);
+        } else if (folded) {
+            folded = !strcmp(v->subject, v->node) && !strcmp(v->group, "node") &&
+                     v->gpu_index < 0 && !v->uuid[0] && v->link_index < 0;
+        }
+        if (folded && v->type == GC_SUBJ_NODE && !gc_jw_utf8_ok(v->node))
+            folded = 0;
+        long g = folded && v->type != GC_SUBJ_NODE ? strtab_id(&groups, v->group) : 0;
+        gc_jw_next(w);
+        gc_jw_put(w, "\n", 1);
+        if (!folded || g < 0) {
+            char *o = gc_verdict_json_compact(v);
+            if (!o) {
+                t->oom = 1;
+                gc_jw_puts(w, "null");
+                continue;
+            }
+            gc_jw_puts(w, o);
+            free(o);
+            continue;
+        }
+        gc_jw_open(w, "[");
+        gc_jw_next(w), gc_jw_int(w, v->type);
+        if (v->type == GC_SUBJ_GPU) {
+            gc_jw_next(w), gc_jw_string(w, v->node);
+            gc_jw_next(w), gc_jw_int(w, v->gpu_index);
+            gc_jw_next(w);
+            if (v->uuid[0])
+                gc_jw_string(w, v->uuid);
+            else
+                gc_jw_puts(w, "null");
+        } else if (v->type == GC_SUBJ_LINK) {
+            gc_jw_next(w), gc_jw_int(w, v->link_index);
+        } else {
+            gc_jw_next(w), gc_jw_string(w, v->node);
+        }
+        gc_jw_next(w), gc_jw_int(w, v->level);
+        if (v->type != GC_SUBJ_NODE)
+            gc_jw_next(w), gc_jw_int(w, g);
+        gc_jw_next(w), gc_jw_int(w, v->peers);
+        if (v->type != GC_SUBJ_NODE)
+            gc_jw_next(w), gc_jw_int(w, (v->used_peers ? 1 : 0) | (v->used_baseline ? 2 : 0));
+        gc_jw_close(w, "]");
+    }
+    gc_jw_close(w, "]");
+    gc_jw_key(w, "peer_groups");
+    gc_jw_open(w, "[");
+    for (size_t i = 0; i < groups.n; i++)
+        gc_jw_next(w), gc_jw_string(w, groups.s[i]);
+    gc_jw_close(w, "]");
+    gc_jw_close(w, "}");
+    strtab_free(&groups);
+}
+
+void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_verdicts *v,
+                     gc_links *links, const gc_models_pool *pool)
+{
+    w->compact = 1;
+    w->depth0 = 0;
+    gc_jw_puts(w, "\n],\n\"parameter_units\":");
+    gc_cat_units_json(w);
+    gc_jw_puts(w, ",\n\"nodes\":");
+    gc_jw_open(w, "[");
+    for (size_t k = 0; k < nnodes; k++) {
+        gc_jw_next(w);
+        gc_jw_open(w, "{");
+        gc_jw_kstr(w, "name", rows[k].name);
+        gc_jw_kint(w, "gpus", (long long)rows[k].gpus);
+        gc_jw_kstr(w, "status", gc_gpu_status_name(rows[k].worst));
+        char rel[GC_NODE_MAX + 16];
+        snprintf(rel, sizeof rel, "nodes/%s.json", rows[k].name);
+        gc_jw_kstr(w, "file", rel);
+        gc_jw_close(w, "}");
+    }
+    gc_jw_close(w, "]");
+    gc_jw_puts(w, ",\n\"links\":");
+    tail t = { .w = w, .links = links, .v = v, .nranks = gc_links_nranks(links) };
+    t.ranks = calloc(t.nranks ? t.nranks : 1, sizeof *t.ranks);
+    if (!t.ranks)
+        t.nranks = 0, t.oom = 1;
+    for (size_t r = 0; r < t.nranks; r++)
+        gc_links_rank_end(links, r, &t.ranks[r]);
+    links_json(&t);
+    gc_jw_puts(w, ",\n\"models\":");
+    gc_models_pool_json(w, pool);
+    gc_jw_puts(w, ",\n\"verdicts\":");
+    const gc_detect *d = t.oom ? NULL : gc_verdicts_judge(v);
+    if (t.oom && v)
+        fprintf(stderr, "gpucensus: verdicts left out of the catalogue: out of memory\n");
+    verdicts_json(&t, d);
+    gc_verdicts_free(v);
+    gc_jw_puts(w, "\n}\n");
+    free(t.ranks);
+    free(t.subj);
+    strtab_free(&t.classes);
+}
