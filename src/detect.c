@@ -160,7 +160,7 @@ int det_gpu_method(const grec *g, int bi)
     return bi >= 0 && bi < GC_DET_NBENCH ? g->method[bi] : 0;
 }
 
-#define METHOD_SCAN 64   /* method versions looked for when a note names another */
+#define METHOD_SCAN 64   /* method versions a baseline keeps apart (a bit each in mmask) */
 
 int gc_baseline_add_method(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
                            const char *key, int method, double median, double lo, double hi)
@@ -170,6 +170,15 @@ int gc_baseline_add_method(gc_baseline *b, const char *sku, const char *uuid, co
     if (method < 0 || method >= METHOD_SCAN)
         method = 0;
     char k[600];
+    /* which methods this key has values of */
+    snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s", uuid ? "uuid" : "sku", uuid ? uuid : sku ? sku : "",
+             plan ? plan : "", key);
+    long mid = det_strtab_id(&b->keys, k, 1);
+    size_t had = b->capmask;
+    if (mid < 0 || gc_grow((void **)&b->mmask, &b->capmask, (size_t)mid + 1, sizeof *b->mmask))
+        return GC_ENOMEM;
+    memset(b->mmask + had, 0, (b->capmask - had) * sizeof *b->mmask);
+    b->mmask[mid] |= 1ull << method;
     snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s\x1f%d", uuid ? "uuid" : "sku",
              uuid ? uuid : sku ? sku : "", plan ? plan : "", key, method);
     long id = det_strtab_id(&b->keys, k, 1);
@@ -233,6 +242,7 @@ void gc_baseline_free(gc_baseline *b)
     free(b->lo);
     free(b->hi);
     free(b->found);
+    free(b->mmask);
     free(b);
 }
 
@@ -349,6 +359,15 @@ static long ref_id(gc_baseline *b, int w, const char *sku, const char *uuid, con
     return id >= 0 && (size_t)id < b->keys.n && isfinite(b->val[id]) ? id : -1;
 }
 
+static uint64_t methods_of(gc_baseline *b, int w, const char *sku, const char *uuid, const char *plan,
+                           const char *key)
+{
+    char k[600];
+    snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s", w ? "sku" : "uuid", w ? sku : uuid, plan, key);
+    long id = det_strtab_id(&b->keys, k, 0);
+    return id >= 0 && (size_t)id < b->capmask ? b->mmask[id] : 0;
+}
+
 /* reference value: the GPU's own (by UUID) first, then its SKU's; of the
  * same plan first, then a value the file gives for any plan; of the wanted
  * method, or of none recorded (0) */
@@ -364,13 +383,19 @@ double det_baseline_ref_method(gc_baseline *b, const char *sku, const char *uuid
         for (int w = 0; w < 2; w++) {
             if (w == 0 && !(uuid && *uuid))
                 continue;
-            /* want > 0: that method, then a value of none recorded; want 0
-             * (the run's method unknown): any */
-            long id = ref_id(b, w, sku, uuid, plans[p], key, want > 0 ? want : 0);
-            for (int m = want > 0 ? -1 : 1; id < 0 && m > 0 && m < METHOD_SCAN; m++)
-                id = ref_id(b, w, sku, uuid, plans[p], key, m);
-            if (id < 0 && want > 0)
-                id = ref_id(b, w, sku, uuid, plans[p], key, 0);
+            /* want > 0: that method, then a value of none recorded (0);
+             * want 0 (the run's method unknown): any */
+            uint64_t mask = methods_of(b, w, sku, uuid, plans[p], key);
+            if (!mask)
+                continue;
+            uint64_t ok = want > 0 ? mask & ((1ull << want) | 1ull) : mask;
+            if (!ok) {
+                if (other && !*other)
+                    *other = __builtin_ctzll(mask & ~1ull);   /* the lowest other method */
+                continue;
+            }
+            int m = want > 0 && (ok >> want & 1) ? want : __builtin_ctzll(ok);
+            long id = ref_id(b, w, sku, uuid, plans[p], key, m);
             if (id >= 0) {
                 *own = !w;
                 if (lo)
@@ -380,12 +405,6 @@ double det_baseline_ref_method(gc_baseline *b, const char *sku, const char *uuid
                 return b->val[id];
             }
         }
-    /* none of this method: name another one the baseline holds */
-    for (int p = 0; p < 2 && other && want > 0; p++)
-        for (int w = 0; w < 2 && !*other; w++)
-            for (int m = 1; m < METHOD_SCAN && !*other && (w || (uuid && *uuid)); m++)
-                if (m != want && ref_id(b, w, sku, uuid, plans[p], key, m) >= 0)
-                    *other = m;
     return NAN;
 }
 

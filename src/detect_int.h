@@ -36,6 +36,8 @@ struct gc_baseline {
     int sorted;
     double *val;       /* per key id: median, after gc_baseline_seal */
     double *lo, *hi;   /* per key id: the range of the source values */
+    uint64_t *mmask;   /* per key id of "WHO\x1fPLAN\x1fkey" (no method): bit m, a value of method m */
+    size_t capmask;
     struct bfinding { char uuid[48]; gc_reason r; } *found;   /* gc_baseline_add_reason */
     size_t nfound, capfound;
 };

@@ -7,13 +7,11 @@
  * history knows the times: the Theil-Sen slope of those runs and this one,
  * robust to a few bad runs, becomes a `drift` reason of the GPU's verdict. */
 #include "history.h"
-#include "bench/registry.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fit.h"
 #include "timeutil.h"
@@ -85,18 +83,9 @@ static int one(gc_history *h, gc_baseline *b, const gc_hcat *c, const char *key,
     gc_hpoint *p;
     size_t n;
     int rc = gc_history_series(h, q, &p, &n, err);
-    /* the history records no methods: each run's is dated by its time */
-    int bi = gc_det_key_bench(key);
-    for (size_t i = 0; !rc && i < n; i++) {
-        char when[32] = "";
-        time_t t = (time_t)p[i].t_s;
-        struct tm tm;
-        if (bi >= 0 && gmtime_r(&t, &tm))
-            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        int m = bi >= 0 ? gc_bench_method_at(gc_bench_defs[bi].name, when) : 0;
-        if (gc_baseline_add_method(b, sku, q->uuid, NULL, key, m, p[i].value, p[i].value, p[i].value))
+    for (size_t i = 0; !rc && i < n; i++)
+        if (gc_baseline_add(b, sku, q->uuid, key, p[i].value))
             rc = gc_fail(err, GC_ENOMEM, "out of memory");
-    }
     gc_reason r;
     if (!rc && drift_of(in, p, n, &r)) {
         if (gc_baseline_add_reason(b, q->uuid, &r))
