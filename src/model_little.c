@@ -259,11 +259,16 @@ int gc_little_predict(const gc_hwp *h, const gc_mlaunch *l, const gc_kdesc *d,
      * with many empty blocks): a throughput bound per warp of the block. */
     o->cpw[LT_BLOCK] = o->interval_cycles / ceil(d->block_threads / ws);
     o->cpw[LT_LSU] = lsu_cycles(h, d);
-    /* every sector a warp's global accesses ask L2 for (L1 hits unknown to
-     * the description: counted too) at the measured L2 bandwidth */
+    /* every sector a warp's global accesses ask L2 for at the measured L2
+     * bandwidth (l2_bw_bps: each SM reading lines of its own); a load's
+     * sectors that hit L1 (the description's l1_hit_ratio, from a profile;
+     * 0 where unknown: counted) never reach L2 */
     double l2 = h->v[HW_L2_BPC], l2_bytes = 0;
-    for (int i = 0; i < d->nmem; i++)
-        l2_bytes += d->mem[i].count * d->mem[i].sectors_per_inst * GC_KD_SECTOR_BYTES;
+    for (int i = 0; i < d->nmem; i++) {
+        const gc_kdesc_mem *m = &d->mem[i];
+        double hit = !m->is_store && m->l1_hit_ratio > 0 ? fmin(m->l1_hit_ratio, 1) : 0;
+        l2_bytes += m->count * m->sectors_per_inst * GC_KD_SECTOR_BYTES * (1 - hit);
+    }
     o->cpw[LT_L2] = isfinite(l2) && l2 > 0 ? l2_bytes / l2 : 0;
     o->cpw_max = 0;
     for (int t = 1; t < LT_NTERMS; t++)
