@@ -575,6 +575,7 @@ int cr_walk(rd *r, sink *s)
                     /* 1.x: points inline; 2.x: points in the node files; 3.x:
                      * as 2.x, parameters, models, links and verdicts compact */
                     const char *sv = json_is_string(v) ? json_string_value(v) : "";
+                    snprintf(r->version, sizeof r->version, "%s", sv);
                     r->major = !strncmp(sv, "1.", 2) ? 1 : !strncmp(sv, "2.", 2) ? 2
                              : !strncmp(sv, "3.", 2) ? 3 : 0;
                     if (!r->major || strspn(sv + 2, "0123456789") != strlen(sv + 2) || !sv[2])
@@ -779,18 +780,32 @@ typedef struct esink {
     sink s;
     const gc_catread_each_fns *f;
     void *ctx;
+    int told;   /* schema_version given to f->top (the walk keeps it) */
 } esink;
+
+static int e_version(esink *e, rd *r)
+{
+    if (e->told || !e->f->top)
+        return 0;
+    e->told = 1;
+    json_t *v = json_string(r->version);
+    int rc = v ? e->f->top(e->ctx, "schema_version", v) : GC_ENOMEM;
+    json_decref(v);
+    return rc;
+}
 
 static int e_gpu(sink *s, rd *r, json_t *o)
 {
     esink *e = (esink *)s;
-    return e->f->gpu ? e->f->gpu(e->ctx, o) : 0;
+    int rc = e_version(e, r);
+    return rc ? rc : e->f->gpu ? e->f->gpu(e->ctx, o) : 0;
 }
 
 static int e_link(sink *s, rd *r, json_t *o, size_t index)
 {
     esink *e = (esink *)s;
-    return e->f->link ? e->f->link(e->ctx, o) : 0;
+    int rc = e_version(e, r);
+    return rc ? rc : e->f->link ? e->f->link(e->ctx, o) : 0;
 }
 
 static int e_top(sink *s, rd *r, const char *key, json_t *v)
@@ -800,7 +815,8 @@ static int e_top(sink *s, rd *r, const char *key, json_t *v)
         s->seen_kind = 1;
     if (!strcmp(key, "verdicts"))
         return 0;
-    return e->f->top ? e->f->top(e->ctx, key, v) : 0;
+    int rc = e_version(e, r);
+    return rc ? rc : e->f->top ? e->f->top(e->ctx, key, v) : 0;
 }
 
 static int e_verdict(sink *s, rd *r, json_t *v, size_t index) { return 0; }

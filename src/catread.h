@@ -64,7 +64,7 @@ int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_ba
 /* Every GPU and link of a catalogue of any schema as its 2.x object (a
  * schema-3 catalogue's compact parameters, models, link rows are expanded),
  * and the other top-level members as they are (not "verdicts": read them
- * with gc_catread_verdicts), one at a time; a callback's non-zero return
+ * with gc_catread_verdicts; "schema_version" before anything else), one at a time; a callback's non-zero return
  * stops the walk with it. Schema errors as gc_catread_catalogue's. */
 typedef struct gc_catread_each_fns {
     int (*gpu)(void *ctx, json_t *gpu);

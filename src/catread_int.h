@@ -32,6 +32,7 @@ typedef struct rd {
      * then); NULL: a GPU without "results" is read without its points */
     struct gc_catpoints *pts;
     char start_time[32];   /* run.start_time: dates the methods of GPUs that recorded none */
+    char version[24];      /* schema_version as written */
     cr3 *v3;               /* schema 3: its tables (cr_walk) */
 } rd;
 
