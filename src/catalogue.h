@@ -48,10 +48,4 @@ int gc_catalogue_write_node(const char *out_dir, const gc_run_meta *run,
                             const gc_roster_entry *roster, size_t nranks, const char *node,
                             gc_blob_fetch fetch, void *ctx, gc_err *err);
 
-/* The subject of a link's verdict ("CLASS: SRC -> DST", as detect.c names
- * it) and its node (the GPU end's): what a folded verdict row of
- * catalogue.json leaves to the reader (catalogue_tail.c, catread_v3.c). */
-struct gc_det_link;
-void gc_cat_link_subject(const struct gc_det_link *l, char *subject, size_t cap, const char **node);
-
 #endif

@@ -20,26 +20,6 @@
 
 #include "detect.h"
 
-static void end_name(const gc_det_end *e, char *out, size_t cap)
-{
-    if (e->is_gpu)
-        snprintf(out, cap, "%s/gpu%d", e->node ? e->node : "?", e->gpu_index);
-    else if (e->numa_node >= 0)
-        snprintf(out, cap, "%s/host(numa%d)", e->node ? e->node : "?", e->numa_node);
-    else
-        snprintf(out, cap, "%s/host", e->node ? e->node : "?");
-}
-
-void gc_cat_link_subject(const gc_det_link *l, char *subject, size_t cap, const char **node)
-{
-    char cls[160], a[96], b[96];
-    gc_det_link_class(l, cls, sizeof cls);
-    end_name(&l->src, a, sizeof a);
-    end_name(&l->dst, b, sizeof b);
-    snprintf(subject, cap, "%.100s: %.70s -> %.70s", cls, a, b);
-    *node = l->src.is_gpu ? l->src.node : l->dst.node;
-}
-
 static uint64_t fnv(const char *s, uint64_t h)
 {
     for (; *s; s++)
@@ -247,7 +227,7 @@ static void on_link(void *ctx, const gc_link_view *x)
     }
     char subject[300];
     const char *node;
-    gc_cat_link_subject(&l, subject, sizeof subject, &node);
+    gc_det_link_subject(&l, subject, sizeof subject, &node);
     if (t->nsubj == t->capsubj) {
         size_t cap = t->capsubj ? 2 * t->capsubj : 1024;
         uint64_t *n = realloc(t->subj, cap * sizeof *n);

@@ -423,7 +423,7 @@ static int keep_link(rd *r, json_t *l, size_t i)
         return rc;
     char subject[300];
     const char *node;
-    gc_cat_link_subject(&dl, subject, sizeof subject, &node);
+    gc_det_link_subject(&dl, subject, sizeof subject, &node);
     size_t sl = strlen(subject), nl = strlen(node ? node : "");
     char *k = malloc(sl + nl + 2);
     if (!k)

@@ -190,6 +190,10 @@ void gc_det_point_key(char *out, size_t cap, const char *bench, const char *metr
                       const gc_ctx *ctx);
 /* "kind benchmark direction memory [engine] [peer_access=..] [concurrent]" */
 void gc_det_link_class(const gc_det_link *l, char *out, size_t cap);
+/* A link verdict's subject ("CLASS: SRC -> DST") and node (its GPU end's):
+ * the catalogue's writer folds a link verdict only where its reader, which
+ * calls this too, rebuilds the same subject. */
+void gc_det_link_subject(const gc_det_link *l, char *subject, size_t cap, const char **node);
 
 /* ---- results (after finish) ---- */
 enum { GC_SUBJ_GPU = 0, GC_SUBJ_LINK = 1, GC_SUBJ_NODE = 2 };

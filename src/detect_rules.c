@@ -402,6 +402,16 @@ static void end_name(const gc_det_end *e, char *out, size_t cap)
         snprintf(out, cap, "%s/host", e->node ? e->node : "?");
 }
 
+void gc_det_link_subject(const gc_det_link *l, char *subject, size_t cap, const char **node)
+{
+    char cls[160], a[96], b[96];
+    gc_det_link_class(l, cls, sizeof cls);
+    end_name(&l->src, a, sizeof a);
+    end_name(&l->dst, b, sizeof b);
+    snprintf(subject, cap, "%.100s: %.70s -> %.70s", cls, a, b);
+    *node = l->src.is_gpu ? l->src.node : l->dst.node;
+}
+
 void gc_det_link_class(const gc_det_link *l, char *out, size_t cap)
 {
     const char *e = l->engine ? l->engine : "", *p = l->peer_access ? l->peer_access : "";
@@ -452,12 +462,12 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
             rc = GC_ENOMEM;
         l->group = (uint32_t)id;
         gc_verdict *v = &lv[i];
-        char a[96], b[96];
-        end_name(&l->l.src, a, sizeof a);
-        end_name(&l->l.dst, b, sizeof b);
-        if (!rc && det_set_subject(d, v, "%.100s: %.70s -> %.70s", cls, a, b))
+        char subject[256];
+        const char *node;
+        gc_det_link_subject(&l->l, subject, sizeof subject, &node);
+        if (!rc && det_set_subject(d, v, "%s", subject))
             rc = GC_ENOMEM;
-        CPY(v->node, l->l.src.is_gpu ? l->l.src.node : l->l.dst.node);
+        CPY(v->node, node);
         v->link_index = (long)l->l.index;
         if (!rc && det_set_group(d, v, key))
             rc = GC_ENOMEM;
