@@ -963,6 +963,8 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
                 rc = det_judge_limits(d, g, links, v);
             if (!rc)
                 rc = det_temper_gpu(d, g, v);
+            if (!rc)
+                rc = gc_verdict_group_reasons(v);
         }
         s = e;
     }
