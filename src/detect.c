@@ -19,80 +19,8 @@
 #include "bench/registry.h"
 #include "derive.h"
 #include "detect_int.h"
+#include "g10.h"
 #include "grow.h"
-
-/* ---- string interning ------------------------------------------------- */
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static int strtab_grow(strtab *t)
-{
-    size_t ns = t->nslot ? t->nslot * 2 : 1024;
-    uint32_t *sl = calloc(ns, sizeof *sl);
-    if (!sl)
-        return -1;
-    for (size_t i = 0; i < t->n; i++) {
-        size_t h = (size_t)hash_str(t->s[i]) & (ns - 1);
-        while (sl[h])
-            h = (h + 1) & (ns - 1);
-        sl[h] = (uint32_t)i + 1;
-    }
-    free(t->slot);
-    t->slot = sl;
-    t->nslot = ns;
-    return 0;
-}
-
-/* id of s, or -1 when absent (add = 0) or out of memory */
-long det_strtab_id(strtab *t, const char *s, int add)
-{
-    if (!s)
-        s = "";
-    if (t->nslot) {
-        size_t h = (size_t)hash_str(s) & (t->nslot - 1);
-        while (t->slot[h]) {
-            if (strcmp(t->s[t->slot[h] - 1], s) == 0)
-                return (long)t->slot[h] - 1;
-            h = (h + 1) & (t->nslot - 1);
-        }
-    }
-    if (!add)
-        return -1;
-    if ((t->n + 1) * 2 > t->nslot && strtab_grow(t))
-        return -1;
-    if (t->n == t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 256;
-        char **ns = realloc(t->s, nc * sizeof *ns);
-        if (!ns)
-            return -1;
-        t->s = ns;
-        t->cap = nc;
-    }
-    char *c = strdup(s);
-    if (!c)
-        return -1;
-    t->s[t->n] = c;
-    size_t h = (size_t)hash_str(s) & (t->nslot - 1);
-    while (t->slot[h])
-        h = (h + 1) & (t->nslot - 1);
-    t->slot[h] = (uint32_t)t->n + 1;
-    return (long)t->n++;
-}
-
-void det_strtab_free(strtab *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        free(t->s[i]);
-    free(t->s);
-    free(t->slot);
-    memset(t, 0, sizeof *t);
-}
 
 /* ---- baseline --------------------------------------------------------- */
 gc_baseline *gc_baseline_new(const char *source)
@@ -173,7 +101,7 @@ int gc_baseline_add_method(gc_baseline *b, const char *sku, const char *uuid, co
     /* which methods this key has values of */
     snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s", uuid ? "uuid" : "sku", uuid ? uuid : sku ? sku : "",
              plan ? plan : "", key);
-    long mid = det_strtab_id(&b->keys, k, 1);
+    long mid = gc_strtab_id(&b->keys, k, 1);
     size_t had = b->capmask;
     if (mid < 0 || gc_grow((void **)&b->mmask, &b->capmask, (size_t)mid + 1, sizeof *b->mmask))
         return GC_ENOMEM;
@@ -181,7 +109,7 @@ int gc_baseline_add_method(gc_baseline *b, const char *sku, const char *uuid, co
     b->mmask[mid] |= 1ull << method;
     snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s\x1f%d", uuid ? "uuid" : "sku",
              uuid ? uuid : sku ? sku : "", plan ? plan : "", key, method);
-    long id = det_strtab_id(&b->keys, k, 1);
+    long id = gc_strtab_id(&b->keys, k, 1);
     if (id < 0)
         return GC_ENOMEM;
     if (gc_grow((void **)&b->e, &b->cap, b->n + 1, sizeof *b->e))
@@ -191,10 +119,10 @@ int gc_baseline_add_method(gc_baseline *b, const char *sku, const char *uuid, co
     b->sorted = 0;
     /* which SKUs and GPUs it knows, and of which plans (ids without entries: no value) */
     snprintf(k, sizeof k, "has\x1f%s", uuid ? uuid : sku ? sku : "");
-    if (det_strtab_id(&b->keys, k, 1) < 0)
+    if (gc_strtab_id(&b->keys, k, 1) < 0)
         return GC_ENOMEM;
     snprintf(k, sizeof k, "has\x1f%s\x1f%s", uuid ? uuid : sku ? sku : "", plan ? plan : "");
-    return det_strtab_id(&b->keys, k, 1) < 0 ? GC_ENOMEM : 0;
+    return gc_strtab_id(&b->keys, k, 1) < 0 ? GC_ENOMEM : 0;
 }
 
 int gc_baseline_add_reason(gc_baseline *b, const char *uuid, const gc_reason *r)
@@ -212,10 +140,10 @@ int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid)
 {
     char k[300];
     snprintf(k, sizeof k, "has\x1f%s", sku);
-    if (det_strtab_id(&b->keys, k, 0) >= 0)
+    if (gc_strtab_id(&b->keys, k, 0) >= 0)
         return 1;
     snprintf(k, sizeof k, "has\x1f%s", uuid && *uuid ? uuid : "\x1f");
-    return det_strtab_id(&b->keys, k, 0) >= 0;
+    return gc_strtab_id(&b->keys, k, 0) >= 0;
 }
 
 int det_baseline_knows_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan)
@@ -226,7 +154,7 @@ int det_baseline_knows_plan(gc_baseline *b, const char *sku, const char *uuid, c
     for (int w = 0; w < 2; w++)
         for (int p = 0; p < 2; p++) {
             snprintf(k, sizeof k, "has\x1f%s\x1f%s", who[w], plans[p]);
-            if (det_strtab_id(&b->keys, k, 0) >= 0)
+            if (gc_strtab_id(&b->keys, k, 0) >= 0)
                 return 1;
         }
     return 0;
@@ -236,7 +164,7 @@ void gc_baseline_free(gc_baseline *b)
 {
     if (!b)
         return;
-    det_strtab_free(&b->keys);
+    gc_strtab_free(&b->keys);
     free(b->e);
     free(b->val);
     free(b->lo);
@@ -355,7 +283,7 @@ static long ref_id(gc_baseline *b, int w, const char *sku, const char *uuid, con
     char k[600];
     snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s\x1f%d", w ? "sku" : "uuid", w ? sku : uuid, plan, key,
              method);
-    long id = det_strtab_id(&b->keys, k, 0);
+    long id = gc_strtab_id(&b->keys, k, 0);
     return id >= 0 && (size_t)id < b->keys.n && isfinite(b->val[id]) ? id : -1;
 }
 
@@ -364,7 +292,7 @@ static uint64_t methods_of(gc_baseline *b, int w, const char *sku, const char *u
 {
     char k[600];
     snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s", w ? "sku" : "uuid", w ? sku : uuid, plan, key);
-    long id = det_strtab_id(&b->keys, k, 0);
+    long id = gc_strtab_id(&b->keys, k, 0);
     return id >= 0 && (size_t)id < b->capmask ? b->mmask[id] : 0;
 }
 
@@ -444,14 +372,14 @@ void gc_detect_free(gc_detect *d)
     free(d->g);
     free(d->l);
     free(d->v);
-    det_strtab_free(&d->keys);
+    gc_strtab_free(&d->keys);
     for (size_t i = 0; i < d->nunit; i++)
         free(d->unit[i]);
     free(d->unit);
     free(d->seen);
-    det_strtab_free(&d->groups);
-    det_strtab_free(&d->vstr);
-    det_strtab_free(&d->sigs);
+    gc_strtab_free(&d->groups);
+    gc_strtab_free(&d->vstr);
+    gc_strtab_free(&d->sigs);
     free(d->sig_key);
     free(d);
 }
@@ -519,7 +447,7 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
         const gc_det_value *x = &in->values[i];
         if (!isfinite(x->value) || !x->better)
             continue;
-        long k = det_strtab_id(&d->keys, x->name, 1);
+        long k = gc_strtab_id(&d->keys, x->name, 1);
         if (k < 0)
             return gc_fail(err, GC_ENOMEM, "detect: out of memory");
         if ((size_t)k >= d->nunit) {   /* a new key: its unit, the first seen */
@@ -591,11 +519,7 @@ int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
 /* As the catalogue writes a real (%.10g), so both paths judge the same. */
 double gc_det_round(double v)
 {
-    if (!isfinite(v))
-        return v;
-    char b[40];
-    snprintf(b, sizeof b, "%.10g", v);
-    return strtod(b, NULL);
+    return gc_g10_round(v);
 }
 
 int gc_det_better_of_unit(const char *unit)
@@ -728,17 +652,17 @@ static const char *point_key(gc_detect *d, const gc_point *p)
     char key[160];
     if (n >= sizeof sig) {   /* too long for a signature: formatted each time */
         gc_det_point_key(key, sizeof key, p->bench, p->metric, c);
-        long k = det_strtab_id(&d->vstr, key, 1);
+        long k = gc_strtab_id(&d->vstr, key, 1);
         return k < 0 ? NULL : d->vstr.s[k];
     }
-    long id = det_strtab_id(&d->sigs, sig, 0);
+    long id = gc_strtab_id(&d->sigs, sig, 0);
     if (id >= 0)
         return d->vstr.s[d->sig_key[id]];
     /* kept apart from d->keys: gc_detect_add_gpu numbers the keys (and
      * takes their units) in the order the GPUs' values come */
     gc_det_point_key(key, sizeof key, p->bench, p->metric, c);
-    long k = det_strtab_id(&d->vstr, key, 1);
-    id = k < 0 ? -1 : det_strtab_id(&d->sigs, sig, 1);
+    long k = gc_strtab_id(&d->vstr, key, 1);
+    id = k < 0 ? -1 : gc_strtab_id(&d->sigs, sig, 1);
     if (id < 0)
         return NULL;
     if ((size_t)id >= d->nsig_key) {
@@ -848,7 +772,7 @@ static long gpu_of(strtab *ids, const gc_det_end *e)
         return -1;
     char k[GC_NODE_MAX + 16];
     snprintf(k, sizeof k, "%s\x1f%d", e->node ? e->node : "", e->gpu_index);
-    return det_strtab_id(ids, k, 0);
+    return gc_strtab_id(ids, k, 0);
 }
 
 int gc_detect_finish(gc_detect *d, gc_err *err)
@@ -895,9 +819,9 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         snprintf(key, sizeof key, "%s, %lld SMs, %lld MiB, L2 %lld MiB, PCIe gen%d x%d", g->name,
                  g->sm_count, g->mem_bytes >> 20, g->l2_bytes >> 20, g->pcie_max_gen,
                  g->pcie_max_width);
-        long id = det_strtab_id(&d->groups, key, 1);
+        long id = gc_strtab_id(&d->groups, key, 1);
         snprintf(key, sizeof key, "%s\x1f%d", g->node, g->index);
-        if (id < 0 || det_strtab_id(&ids, key, 1) != (long)i)
+        if (id < 0 || gc_strtab_id(&ids, key, 1) != (long)i)
             rc = id < 0 ? GC_ENOMEM : GC_EINVAL;
         g->group = (uint32_t)id;
         order[i] = (uint32_t)i;
@@ -984,7 +908,7 @@ nomem:
     if (rc)
         rc = gc_fail(err, GC_ENOMEM, "detect: out of memory");
 out:
-    det_strtab_free(&ids);
+    gc_strtab_free(&ids);
     free(order);
     free(lsrc);
     free(ldst);

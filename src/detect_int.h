@@ -5,21 +5,14 @@
 #define GC_DETECT_INT_H
 
 #include "detect.h"
+#include "strtab.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- string interning ------------------------------------------------- */
+/* ---- string interning (strtab.c) ------------------------------------- */
 
-typedef struct strtab {
-    char **s;          /* by id */
-    size_t n, cap;
-    uint32_t *slot;    /* open addressing: id + 1, 0 empty */
-    size_t nslot;
-} strtab;
-
-long det_strtab_id(strtab *t, const char *s, int add);
-void det_strtab_free(strtab *t);
+typedef gc_strtab strtab;
 
 /* ---- baseline --------------------------------------------------------- */
 

@@ -79,8 +79,11 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
     cell *cells = malloc((total ? total : 1) * sizeof *cells);
     size_t *fill = malloc((nk ? nk : 1) * sizeof *fill);
     double *tmp = malloc((nm ? nm : 1) * sizeof *tmp), *dist = malloc((nm ? nm : 1) * sizeof *dist);
-    if (!cells || !fill || !tmp || !dist) {
-        free(cnt), free(cells), free(fill), free(tmp), free(dist);
+    /* one key's values side by side: each pass below reads them in order,
+     * not scattered over 16,384 GPUs' arrays (a cache miss each) */
+    val *xs = malloc((nm ? nm : 1) * sizeof *xs);
+    if (!cells || !fill || !tmp || !dist || !xs) {
+        free(cnt), free(cells), free(fill), free(tmp), free(dist), free(xs);
         return GC_ENOMEM;
     }
     memcpy(fill, cnt, nk * sizeof *fill);
@@ -98,32 +101,34 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
         if (n < (size_t)R->min_peers)
             continue;
         for (size_t i = 0; i < n; i++)
-            tmp[i] = d->g[members[c[i].gi]].v[c[i].vi].v;
+            xs[i] = d->g[members[c[i].gi]].v[c[i].vi];
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = xs[i].v;
         double med = det_median_of(tmp, n);
         for (size_t i = 0; i < n; i++)
-            tmp[i] = fabs(d->g[members[c[i].gi]].v[c[i].vi].v - med);
+            tmp[i] = fabs(xs[i].v - med);
         double mad = det_median_of(tmp, n);
         double sigma = fmax(1.4826 * mad, R->sigma_floor_rel * fabs(med));
         /* distribution: the peers' median quantile function */
         double ref[GC_DET_NQ];
         int nq = 0, with_q = R->dist_enabled;
         for (size_t i = 0; i < n && with_q; i++)
-            with_q = d->g[members[c[i].gi]].v[c[i].vi].has_q;
+            with_q = xs[i].has_q;
         double dmed = 0, dsig = 0, cmin = 0;
         if (with_q && fabs(med) > 0) {
             /* a point with far fewer samples than its peers' (a time
              * budget hit) has tails that are not comparable */
             for (size_t i = 0; i < n; i++)
-                tmp[i] = d->g[members[c[i].gi]].v[c[i].vi].count;
+                tmp[i] = xs[i].count;
             cmin = fmax(R->dist_min_samples_rel * det_median_of(tmp, n), R->dist_min_samples);
             nq = 1;
             for (int q = 0; q < GC_DET_NQ; q++) {
                 for (size_t i = 0; i < n; i++)
-                    tmp[i] = d->g[members[c[i].gi]].v[c[i].vi].q[q];
+                    tmp[i] = xs[i].q[q];
                 ref[q] = det_median_of(tmp, n);
             }
             for (size_t i = 0; i < n; i++) {
-                const val *x = &d->g[members[c[i].gi]].v[c[i].vi];
+                const val *x = &xs[i];
                 dist[i] = w1_bad(x->q, ref, x->better) / fabs(ref[2] ? ref[2] : med);
                 tmp[i] = dist[i];
             }
@@ -141,7 +146,7 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
         double zs = fmax(R->z_suspect, d->z_fleet), zd = fmax(R->z_degraded, d->z_fleet);
         double dzt = fmax(R->dist_z, d->z_fleet);
         for (size_t i = 0; i < n && !rc; i++) {
-            const val *x = &d->g[members[c[i].gi]].v[c[i].vi];
+            const val *x = &xs[i];
             gc_verdict *v = &verd[members[c[i].gi]];
             double bad = x->better == GC_BETTER_HIGHER ? med - x->v : x->v - med;
             /* the point's own sampling noise: the standard error of a
@@ -176,7 +181,7 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
             }
         }
     }
-    free(cnt), free(cells), free(fill), free(tmp), free(dist);
+    free(cnt), free(cells), free(fill), free(tmp), free(dist), free(xs);
     return rc;
 }
 
@@ -392,32 +397,98 @@ int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v
 
 /* ---- links ------------------------------------------------------------ */
 
+/* Text built as snprintf would (the same bytes, cut at cap - 1), without
+ * its format parsing: three strings a link (class, ends, subject), 491,520
+ * links at 16,384 GPUs. */
+typedef struct sbuf {
+    char *o;
+    size_t n, cap;   /* n: the length snprintf would report */
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t max)
+{
+    size_t l = strnlen(s, max);
+    if (b->n + 1 < b->cap) {
+        size_t room = b->cap - 1 - b->n;
+        memcpy(b->o + b->n, s, l < room ? l : room);
+    }
+    b->n += l;
+    b->o[b->n < b->cap ? b->n : b->cap - 1] = '\0';
+}
+
+static void sb_int(sbuf *b, int v)
+{
+    char t[16], *p = t + sizeof t;
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    *--p = '\0';
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    sb_put(b, p, sizeof t);
+}
+
 static void end_name(const gc_det_end *e, char *out, size_t cap)
 {
-    if (e->is_gpu)
-        snprintf(out, cap, "%s/gpu%d", e->node ? e->node : "?", e->gpu_index);
-    else if (e->numa_node >= 0)
-        snprintf(out, cap, "%s/host(numa%d)", e->node ? e->node : "?", e->numa_node);
-    else
-        snprintf(out, cap, "%s/host", e->node ? e->node : "?");
+    sbuf b = { out, 0, cap };
+    sb_put(&b, e->node ? e->node : "?", SIZE_MAX);
+    if (e->is_gpu) {
+        sb_put(&b, "/gpu", 4);
+        sb_int(&b, e->gpu_index);
+    } else if (e->numa_node >= 0) {
+        sb_put(&b, "/host(numa", 10);
+        sb_int(&b, e->numa_node);
+        sb_put(&b, ")", 1);
+    } else {
+        sb_put(&b, "/host", 5);
+    }
+}
+
+/* "%.100s: %.70s -> %.70s" of the class and the ends' names */
+static void link_subject_of(const gc_det_link *l, const char *cls, char *subject, size_t cap,
+                            const char **node)
+{
+    char a[96], b[96];
+    end_name(&l->src, a, sizeof a);
+    end_name(&l->dst, b, sizeof b);
+    sbuf o = { subject, 0, cap };
+    sb_put(&o, cls, 100);
+    sb_put(&o, ": ", 2);
+    sb_put(&o, a, 70);
+    sb_put(&o, " -> ", 4);
+    sb_put(&o, b, 70);
+    *node = l->src.is_gpu ? l->src.node : l->dst.node;
 }
 
 void gc_det_link_subject(const gc_det_link *l, char *subject, size_t cap, const char **node)
 {
-    char cls[160], a[96], b[96];
+    char cls[160];
     gc_det_link_class(l, cls, sizeof cls);
-    end_name(&l->src, a, sizeof a);
-    end_name(&l->dst, b, sizeof b);
-    snprintf(subject, cap, "%.100s: %.70s -> %.70s", cls, a, b);
-    *node = l->src.is_gpu ? l->src.node : l->dst.node;
+    link_subject_of(l, cls, subject, cap, node);
 }
 
 void gc_det_link_class(const gc_det_link *l, char *out, size_t cap)
 {
     const char *e = l->engine ? l->engine : "", *p = l->peer_access ? l->peer_access : "";
-    snprintf(out, cap, "%s %s %s %s%s%s%s%s%s", l->kind ? l->kind : "", l->benchmark ? l->benchmark : "",
-             l->direction ? l->direction : "", l->memory ? l->memory : "", *e ? " " : "", e,
-             *p ? " peer_access=" : "", p, l->concurrent ? " concurrent" : "");
+    sbuf b = { out, 0, cap };
+    sb_put(&b, l->kind ? l->kind : "", SIZE_MAX);
+    sb_put(&b, " ", 1);
+    sb_put(&b, l->benchmark ? l->benchmark : "", SIZE_MAX);
+    sb_put(&b, " ", 1);
+    sb_put(&b, l->direction ? l->direction : "", SIZE_MAX);
+    sb_put(&b, " ", 1);
+    sb_put(&b, l->memory ? l->memory : "", SIZE_MAX);
+    if (*e) {
+        sb_put(&b, " ", 1);
+        sb_put(&b, e, SIZE_MAX);
+    }
+    if (*p) {
+        sb_put(&b, " peer_access=", SIZE_MAX);
+        sb_put(&b, p, SIZE_MAX);
+    }
+    if (l->concurrent)
+        sb_put(&b, " concurrent", SIZE_MAX);
 }
 
 /* robust statistics of the finite values of v (n): median and sigma */
@@ -451,26 +522,49 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
         return GC_ENOMEM;
     int rc = 0;
     char key[600], cls[160];
+    const char **gvstr = NULL;   /* per group id: its interned name */
+    size_t ngvstr = 0;
     for (size_t i = 0; i < nl && !rc; i++) {
         lrec *l = &d->l[i];
         const char *ss = lgpu_src[i] >= 0 ? d->g[lgpu_src[i]].name : "host";
         const char *ds = lgpu_dst[i] >= 0 ? d->g[lgpu_dst[i]].name : "host";
         gc_det_link_class(&l->l, cls, sizeof cls);
-        snprintf(key, sizeof key, "%s | %s -> %s", cls, ss, ds);
-        long id = det_strtab_id(&d->groups, key, 1);
+        sbuf kb = { key, 0, sizeof key };
+        sb_put(&kb, cls, SIZE_MAX);
+        sb_put(&kb, " | ", 3);
+        sb_put(&kb, ss, SIZE_MAX);
+        sb_put(&kb, " -> ", 4);
+        sb_put(&kb, ds, SIZE_MAX);
+        long id = gc_strtab_id(&d->groups, key, 1);
         if (id < 0)
             rc = GC_ENOMEM;
         l->group = (uint32_t)id;
         gc_verdict *v = &lv[i];
         char subject[256];
         const char *node;
-        gc_det_link_subject(&l->l, subject, sizeof subject, &node);
-        if (!rc && det_set_subject(d, v, "%s", subject))
+        link_subject_of(&l->l, cls, subject, sizeof subject, &node);
+        /* the subject (< 256 bytes: no cut) and the group, interned as
+         * det_set_subject and det_set_group would, each group once */
+        if (!rc && !(v->subject = det_vstr(d, subject, 256)))
             rc = GC_ENOMEM;
         CPY(v->node, node);
         v->link_index = (long)l->l.index;
-        if (!rc && det_set_group(d, v, key))
+        if (!rc && (size_t)id >= ngvstr) {
+            size_t nc = ngvstr ? 2 * ngvstr : 64;
+            while (nc <= (size_t)id)
+                nc *= 2;
+            const char **ng = realloc(gvstr, nc * sizeof *ng);
+            if (!ng)
+                rc = GC_ENOMEM;
+            else {
+                memset(ng + ngvstr, 0, (nc - ngvstr) * sizeof *ng);
+                gvstr = ng, ngvstr = nc;
+            }
+        }
+        if (!rc && !gvstr[id] && !(gvstr[id] = det_vstr(d, key, 256)))
             rc = GC_ENOMEM;
+        if (!rc)
+            v->group = gvstr[id];
         v->used_baseline = d->base && det_baseline_knows_plan(d->base, lgpu_src[i] >= 0 ? ss : ds,
                                                               l->l.src.is_gpu ? l->l.src.uuid : l->l.dst.uuid,
                                                               d->plan);
@@ -564,7 +658,7 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
             }
         }
     }
-    free(cnt), free(byg), free(vals);
+    free(cnt), free(byg), free(vals), free(gvstr);
     return rc;
 }
 
@@ -577,7 +671,7 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
 static int blame_net(gc_detect *d, strtab *nodes, size_t first, const uint8_t *net_ok,
                      const gc_verdict *s, const char *names[2])
 {
-    long id[2] = { det_strtab_id(nodes, names[0], 0), det_strtab_id(nodes, names[1], 0) };
+    long id[2] = { gc_strtab_id(nodes, names[0], 0), gc_strtab_id(nodes, names[1], 0) };
     int good[2] = { id[0] >= 0 && net_ok[id[0]], id[1] >= 0 && net_ok[id[1]] };
     const gc_reason *w = gc_verdict_worst_reason(s);
     int rc = 0;
@@ -616,9 +710,9 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
             names[1] = d->l[i - d->ng].l.dst.node;
         }
         for (int k = 0; k < 2 && !rc; k++) {
-            if (!names[k] || !names[k][0] || det_strtab_id(&nodes, names[k], 0) >= 0)
+            if (!names[k] || !names[k][0] || gc_strtab_id(&nodes, names[k], 0) >= 0)
                 continue;
-            if (det_strtab_id(&nodes, names[k], 1) < 0) {
+            if (gc_strtab_id(&nodes, names[k], 1) < 0) {
                 rc = GC_ENOMEM;
                 break;
             }
@@ -645,7 +739,7 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
         const lrec *l = &d->l[i];
         if (strcmp(l->l.kind, "network") || d->v[d->ng + i].level != GC_V_OK)
             continue;
-        long a = det_strtab_id(&nodes, l->l.src.node, 0), b = det_strtab_id(&nodes, l->l.dst.node, 0);
+        long a = gc_strtab_id(&nodes, l->l.src.node, 0), b = gc_strtab_id(&nodes, l->l.dst.node, 0);
         if (a >= 0)
             net_ok[a] = 1;
         if (b >= 0)
@@ -658,7 +752,7 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
             names[0] = d->l[i - d->ng].l.src.node;
             names[1] = strcmp(d->l[i - d->ng].l.dst.node, names[0]) ? d->l[i - d->ng].l.dst.node : NULL;
         } else {
-            d->v[first + det_strtab_id(&nodes, names[0], 0)].peers++;
+            d->v[first + gc_strtab_id(&nodes, names[0], 0)].peers++;
         }
         if (s->level == GC_V_OK)
             continue;
@@ -669,7 +763,7 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
         for (int k = 0; k < 2 && !rc; k++) {
             if (!names[k] || !names[k][0])
                 continue;
-            gc_verdict *v = &d->v[first + det_strtab_id(&nodes, names[k], 0)];
+            gc_verdict *v = &d->v[first + gc_strtab_id(&nodes, names[k], 0)];
             const gc_reason *w = gc_verdict_worst_reason(s);
             rc = det_add_reason(v, i < d->ng ? "gpu" : "link", s->subject, NAN, NAN, NAN, "", s->level,
                                 "%.60s: %.130s", w ? w->metric : "", w ? w->detail : "");
@@ -677,11 +771,11 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
     }
     /* a slow host NUMA node or PCIe switch (detect_topo.c) */
     for (size_t i = 0; hg && i < hg->n && !rc; i++) {
-        long k = det_strtab_id(&nodes, hg->v[i].node, 0);
+        long k = gc_strtab_id(&nodes, hg->v[i].node, 0);
         if (k >= 0)
             rc = det_host_group_reason(&hg->v[i], &d->v[first + (size_t)k]);
     }
     free(net_ok);
-    det_strtab_free(&nodes);
+    gc_strtab_free(&nodes);
     return rc;
 }

@@ -79,7 +79,7 @@ const char *det_vstr(gc_detect *d, const char *s, size_t cap)
         snprintf(cut, cap, "%s", s);
         s = cut;
     }
-    long id = det_strtab_id(&d->vstr, s, 1);
+    long id = gc_strtab_id(&d->vstr, s, 1);
     return id < 0 ? NULL : d->vstr.s[id];
 }
 
