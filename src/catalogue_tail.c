@@ -95,10 +95,21 @@ static void on_link(void *ctx, const gc_link_view *x)
     tail *t = ctx;
     gc_jw *w = t->w;
     gc_verdicts_link(t->v, x);
+    /* "kind\x1fbench\x1fdir\x1fmemory\x1fengine\x1fpeer_access\x1fconcurrent" ("\x1e": null), cut at 199 */
     char cls[200];
-    snprintf(cls, sizeof cls, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%d", x->kind, x->benchmark,
-             x->direction, x->memory, x->engine ? x->engine : "\x1e",
-             x->peer_access ? x->peer_access : "\x1e", x->concurrent);
+    const char *part[6] = { x->kind, x->benchmark, x->direction, x->memory, x->engine ? x->engine : "\x1e",
+                            x->peer_access ? x->peer_access : "\x1e" };
+    size_t cn = 0;
+    for (int k = 0; k < 6; k++) {
+        size_t l = strnlen(part[k] ? part[k] : "", sizeof cls - 1 - cn);
+        memcpy(cls + cn, part[k] ? part[k] : "", l);
+        cn += l;
+        if (cn < sizeof cls - 1)
+            cls[cn++] = '\x1f';
+    }
+    if (cn < sizeof cls - 1)
+        cls[cn++] = x->concurrent ? '1' : '0';
+    cls[cn] = '\0';
     long c = gc_strtab_id(&t->classes, cls, 1);
     if (c < 0)
         t->oom = 1;

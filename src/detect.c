@@ -379,6 +379,9 @@ void gc_detect_free(gc_detect *d)
     free(d->seen);
     gc_strtab_free(&d->groups);
     gc_strtab_free(&d->vstr);
+    for (size_t i = 0; i < d->nchunk; i++)
+        free(d->chunk[i]);
+    free(d->chunk);
     gc_strtab_free(&d->sigs);
     free(d->sig_key);
     free(d);
@@ -766,12 +769,29 @@ static int by_group(const void *a, const void *b, void *ctx)
     return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
+/* "node\x1fINDEX", as the GPUs' ids are keyed (two a link: no printf) */
+static void gpu_key(char *k, size_t cap, const char *node, int index)
+{
+    size_t n = strnlen(node ? node : "", cap - 14);
+    memcpy(k, node ? node : "", n);
+    k[n++] = '\x1f';
+    char t[12], *p = t + sizeof t;
+    unsigned u = index < 0 ? 0u - (unsigned)index : (unsigned)index;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (index < 0)
+        *--p = '-';
+    memcpy(k + n, p, (size_t)(t + sizeof t - p));
+    k[n + (size_t)(t + sizeof t - p)] = '\0';
+}
+
 static long gpu_of(strtab *ids, const gc_det_end *e)
 {
     if (!e->is_gpu)
         return -1;
     char k[GC_NODE_MAX + 16];
-    snprintf(k, sizeof k, "%s\x1f%d", e->node ? e->node : "", e->gpu_index);
+    gpu_key(k, sizeof k, e->node, e->gpu_index);
     return gc_strtab_id(ids, k, 0);
 }
 
@@ -820,7 +840,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
                  g->sm_count, g->mem_bytes >> 20, g->l2_bytes >> 20, g->pcie_max_gen,
                  g->pcie_max_width);
         long id = gc_strtab_id(&d->groups, key, 1);
-        snprintf(key, sizeof key, "%s\x1f%d", g->node, g->index);
+        gpu_key(key, GC_NODE_MAX + 16, g->node, g->index);
         if (id < 0 || gc_strtab_id(&ids, key, 1) != (long)i)
             rc = id < 0 ? GC_ENOMEM : GC_EINVAL;
         g->group = (uint32_t)id;

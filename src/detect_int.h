@@ -112,6 +112,8 @@ struct gc_detect {
     char plan[64];     /* the plan that measured what is judged ("": unknown) */
     double z_fleet;    /* the z that a per-run false-positive rate allows over all comparisons */
     strtab vstr;       /* the verdicts' subjects, groups and notes; the links' strings */
+    char **chunk;      /* det_vstr_own's strings: 1 MiB chunks */
+    size_t nchunk, chunk_used, chunk_cap;
     /* A point's key by what it depends on (bench, metric, the context it
      * names), so a census formats each plan point's key once, not once per
      * GPU: sig id -> the key's id in vstr. */
@@ -128,6 +130,10 @@ gc_verdict *det_new_verdict(gc_detect *d, int type);
 /* s kept by the detector (interned), cut to cap - 1 bytes as the fixed
  * arrays of the verdicts once were; NULL: out of memory. */
 const char *det_vstr(gc_detect *d, const char *s, size_t cap);
+/* s copied (not interned: a link's subject is its own, one of 491,520 at
+ * 16,384 GPUs, and hashing them bought nothing), kept while the detector
+ * lives; NULL: out of memory. */
+const char *det_vstr_own(gc_detect *d, const char *s);
 /* A note's bytes with its NUL: room for a "not compared" clause per benchmark
  * of another method (~70 bytes each) beside the counts. */
 #define GC_NOTE_CAP 1600

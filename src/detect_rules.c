@@ -122,7 +122,10 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
                 tmp[i] = xs[i].count;
             cmin = fmax(R->dist_min_samples_rel * det_median_of(tmp, n), R->dist_min_samples);
             nq = 1;
-            for (int q = 0; q < GC_DET_NQ; q++) {
+            /* p5, p50, p95 judge (w1_bad); p99 is only shown, when a
+             * distribution reason fires (below); p1 is not read */
+            ref[0] = ref[4] = NAN;
+            for (int q = 1; q < GC_DET_NQ - 1; q++) {
                 for (size_t i = 0; i < n; i++)
                     tmp[i] = xs[i].q[q];
                 ref[q] = det_median_of(tmp, n);
@@ -171,6 +174,11 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
                 double dz = (dist[i] - dmed) / (isfinite(ownd) ? hypot(dsig, ownd) : dsig);
                 int ds = dz >= dzt && dist[i] >= R->dist_rel_degraded ? GC_V_DEGRADED
                        : dz >= dzt && dist[i] >= R->dist_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
+                if (ds && isnan(ref[4])) {   /* tmp's distances are used up: dsig is known */
+                    for (size_t k4 = 0; k4 < n; k4++)
+                        tmp[k4] = xs[k4].q[4];
+                    ref[4] = det_median_of(tmp, n);
+                }
                 if (ds)
                     rc = det_add_reason(v, "distribution", name, dist[i], dmed, dz, "wasserstein_rel", ds,
                                         "distribution %s than the peers': Wasserstein-1 %.1f%% of the median "
@@ -543,9 +551,9 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
         char subject[256];
         const char *node;
         link_subject_of(&l->l, cls, subject, sizeof subject, &node);
-        /* the subject (< 256 bytes: no cut) and the group, interned as
-         * det_set_subject and det_set_group would, each group once */
-        if (!rc && !(v->subject = det_vstr(d, subject, 256)))
+        /* the subject (< 256 bytes: no cut; its own) and the group,
+         * interned as det_set_group would, each group once */
+        if (!rc && !(v->subject = det_vstr_own(d, subject)))
             rc = GC_ENOMEM;
         CPY(v->node, node);
         v->link_index = (long)l->l.index;

@@ -20,7 +20,9 @@ int gc_g10_digits(double v, uint64_t *m, int *e)
     double a = fabs(v);
     if (!(a >= 1e-13 && a < 1e31))
         return 0;
-    int x = (int)floor(log10(a)), tries = 0;
+    int b2;
+    frexp(a, &b2);   /* a in [2^(b2-1), 2^b2): log10 within one, the loop settles it */
+    int x = (int)floor((b2 - 1) * 0.30102999566398120), tries = 0;
     double s;
     for (;;) {   /* log10 may be one off near a power of ten */
         if (x < -13 || x > 31 || ++tries > 4)
