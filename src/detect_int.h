@@ -112,6 +112,7 @@ struct gc_detect {
     char plan[64];     /* the plan that measured what is judged ("": unknown) */
     double z_fleet;    /* the z that a per-run false-positive rate allows over all comparisons */
     strtab vstr;       /* the verdicts' subjects, groups and notes; the links' strings */
+    const char *link_last[10];   /* gc_detect_add_link: each field's last string (interned) */
     char **chunk;      /* det_vstr_own's strings: 1 MiB chunks */
     size_t nchunk, chunk_used, chunk_cap;
     /* A point's key by what it depends on (bench, metric, the context it

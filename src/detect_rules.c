@@ -82,10 +82,13 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
     /* one key's values side by side: each pass below reads them in order,
      * not scattered over 16,384 GPUs' arrays (a cache miss each) */
     val *xs = malloc((nm ? nm : 1) * sizeof *xs);
-    if (!cells || !fill || !tmp || !dist || !xs) {
-        free(cnt), free(cells), free(fill), free(tmp), free(dist), free(xs);
+    const val **vp = malloc((nm ? nm : 1) * sizeof *vp);   /* per member its values (no grec per read) */
+    if (!cells || !fill || !tmp || !dist || !xs || !vp) {
+        free(cnt), free(cells), free(fill), free(tmp), free(dist), free(xs), free(vp);
         return GC_ENOMEM;
     }
+    for (size_t m = 0; m < nm; m++)
+        vp[m] = d->g[members[m]].v;
     memcpy(fill, cnt, nk * sizeof *fill);
     for (size_t m = 0; m < nm; m++) {
         const grec *g = &d->g[members[m]];
@@ -100,8 +103,12 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
         const cell *c = cells + cnt[k];
         if (n < (size_t)R->min_peers)
             continue;
-        for (size_t i = 0; i < n; i++)
-            xs[i] = d->g[members[c[i].gi]].v[c[i].vi];
+        /* each read another GPU's array: fetched a few ahead */
+        for (size_t i = 0; i < n; i++) {
+            if (i + 16 < n)
+                __builtin_prefetch(vp[c[i + 16].gi] + c[i + 16].vi);
+            xs[i] = vp[c[i].gi][c[i].vi];
+        }
         for (size_t i = 0; i < n; i++)
             tmp[i] = xs[i].v;
         double med = det_median_of(tmp, n);
@@ -189,7 +196,7 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
             }
         }
     }
-    free(cnt), free(cells), free(fill), free(tmp), free(dist), free(xs);
+    free(cnt), free(cells), free(fill), free(tmp), free(dist), free(xs), free(vp);
     return rc;
 }
 
