@@ -576,6 +576,49 @@ int main(void)
         free(t);
         free(v.reasons);
     }
+    /* peers judged per key the same whether each GPU's values come in one
+     * key order (read a chunk of keys at a time) or not (through an index) */
+    for (int pass = 0; pass < 2; pass++) {
+        static char *lv[2];
+        gc_detect *d = gc_detect_new(&R, NULL);
+        gc_err de = { 0 };
+        int rc = 0;
+        for (int gi = 0; gi < 40 && !rc; gi++) {
+            gc_det_value vals[40];
+            char names[40][48];
+            for (int k = 0; k < 40; k++) {
+                int kk = pass && gi == 7 ? 39 - k : k;   /* GPU 7's values backwards: not one order */
+                snprintf(names[k], sizeof names[k], "chase.latency footprint_bytes=%d", 1024 * (kk + 1));
+                double off = gi == 11 && kk % 3 == 0 ? 1.25 : 1.0;
+                vals[k] = (gc_det_value){ .name = names[k], .unit = "cycles", .better = GC_BETTER_LOWER,
+                                          .value = (100 + kk) * off * (1 + 0.001 * (gi % 5)), .has_q = 1,
+                                          .count = 1000 };
+                for (int q = 0; q < GC_DET_NQ; q++)
+                    vals[k].q[q] = vals[k].value * (0.98 + 0.01 * q);
+            }
+            char node[16], uuid[32];
+            snprintf(node, sizeof node, "n%d", gi / 8 + 1);
+            snprintf(uuid, sizeof uuid, "GPU-%d", gi);
+            gc_det_gpu dg = { .node = node, .index = gi % 8, .rank = gi, .uuid = uuid, .name = "Test GPU",
+                              .status = "ok", .status_reason = "", .numa_node = -1, .nvlink_links = -1,
+                              .hbm_ratio = NAN, .nvalues = 40, .values = vals };
+            gc_det_sustain_init(&dg.sustain);
+            rc = gc_detect_add_gpu(d, &dg, &de);
+        }
+        rc = rc ? rc : gc_detect_finish(d, &de);
+        char *t = rc ? NULL : gc_detect_json(d, 0);
+        CHECK(t != NULL, "pass %d: %s", pass, de.msg);
+        const gc_verdict *v = find(d, "n2/gpu3");
+        CHECK(v && v->level == GC_V_DEGRADED && v->nreasons >= 1 && v->reasons[0].points == 14,
+              "pass %d: GPU 11 degraded on 14 points: %s %zu reasons, %d points", pass,
+              v ? gc_verdict_name(v->level) : "-", v ? v->nreasons : 0, v && v->nreasons ? v->reasons[0].points : 0);
+        lv[pass] = t;
+        if (pass)
+            CHECK(lv[0] && lv[1] && !strcmp(lv[0], lv[1]), "the same verdicts either way");
+        if (pass)
+            free(lv[0]), free(lv[1]);
+        gc_detect_free(d);
+    }
     /* det_median_of selects (no sort): the same median as sorting, odd and
      * even counts, ties, sorted and reversed input */
     {
