@@ -375,6 +375,19 @@ __global__ void copy_both_t(const uint4 *__restrict__ a, uint4 *__restrict__ b,
     }
 }
 
+// nvbandwidth's convention: each lane copies its 16-byte word `loops`
+// times in a row (one warp per 512 bytes, directions alternating by warp,
+// ld/st.global.cg), over a buffer of n words in all (n / 2 each way).
+__global__ void copy_both_repeat(uint4 *h, uint4 *d, size_t n, int loops)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    uint4 *s = (i / 32) & 1 ? h + i : d + i, *t = (i / 32) & 1 ? d + i : h + i;
+    for (int l = 0; l < loops; l++)
+        __stcg(t, __ldcg(s));
+}
+
 static void both_ways(void)
 {
     const size_t bytes = (size_t)1 << 30, n = bytes / 16;
@@ -449,6 +462,23 @@ static void both_ways(void)
         }
         printf("both_ways one_kernel %s blocks %d: each %.2f GBps (bytes / kernel time); own end h2d %.2f d2h %.2f\n",
                w.name, blocks, bytes / median(ms) / 1e6, bytes / median(th) / 1e6, bytes / median(td) / 1e6);
+    }
+    for (int loops = 1; loops <= 16; loops *= 16) {   // 1 GiB in all, 512 MiB each way, as nvbandwidth -b 1024
+        size_t words = bytes / 16;
+        std::vector<double> ms;
+        for (int r = 0; r <= reps; r++) {
+            CHECK(cudaEventRecord(e0, s0));
+            copy_both_repeat<<<(unsigned)(words / 1024), 1024, 0, s0>>>(hd, dv, words, loops);
+            CHECK(cudaGetLastError());
+            CHECK(cudaEventRecord(e1, s0));
+            CHECK(cudaDeviceSynchronize());
+            float a;
+            CHECK(cudaEventElapsedTime(&a, e0, e1));
+            if (r)
+                ms.push_back(a);
+        }
+        printf("both_ways repeat t1024 cg, 512 MiB each way, each word copied %d times in a row: each %.2f GBps\n",
+               loops, bytes / 2.0 * loops / median(ms) / 1e6);
     }
     for (auto &v : vs) {
         int blocks = sm_count * v.blocks_per_sm;
