@@ -30,7 +30,8 @@ const gc_peer_note gc_peer_notes[] = {
     { "hbm_copy_bps",
       "STREAM copy: bytes read plus bytes written per second",
       "nvbandwidth device_local_copy counts bytes copied (half of ours) and runs on a copy engine",
-      "a convention: ours / (2 x theirs) is 1.008-1.014x on H100 and H200 (9dcae48, a6b4ab1, e2a563f)",
+      "a convention: ours / (2 x theirs) is 1.008-1.014x on H100 and H200 (9dcae48, a6b4ab1, e2a563f, "
+      "ff2101a)",
       "" },
     { "xfer:bandwidth{direction=bidir}",
       "both directions' bytes summed over the time from the common start to the later end",
@@ -40,24 +41,28 @@ const gc_peer_note gc_peer_notes[] = {
       "xfer:bandwidth_h2d{direction=bidir}" },
     { "xfer:bandwidth_h2d{direction=bidir,engine=sm}",
       "both ways by SM kernels: one kernel whose even warps copy host -> device and odd warps device "
-      "-> host, each byte once, each direction's bytes over the kernel's time (xfer method 2)",
+      "-> host, each byte once, each direction's bytes over the kernel's time (xfer method 2; "
+      "bandwidth_d2h the same)",
       "nvbandwidth *_bidirectional_memcpy_sm: the same split-warp interleave, but every lane copies "
-      "its 16-byte word 16 times in a row within one launch over a 1 GiB buffer",
-      "0.993x on an H200 (GPU-fb765935, 945ccbb: 42.16 against 42.45 GB/s each way; two kernels on "
-      "two streams read 0.904 / 0.954 at fbb3f58); tests/gpu/peers_probe.cu's 'repeat' lines time "
-      "nvbandwidth's 16 copies of each word in our code beside one copy. The copy engines, which a "
-      "host copy takes, move both ways at 0.999-1.004x",
+      "its 16-byte word 16 times in a row within one launch",
+      "re-copying the same bytes: 0.991 / 0.992x on an H200 (GPU-155f0064, ff2101a: 42.14 against "
+      "42.51 / 42.48 GB/s); in the same call tests/gpu/peers_probe.cu's copy in nvbandwidth's "
+      "convention read 42.20 GB/s copying each word once and 42.46 copying it 16 times in a row. "
+      "Two kernels on two streams read 0.904 / 0.954 (fbb3f58). The copy engines, which a host "
+      "copy takes, move both ways at 0.998-1.012x",
       "xfer:bandwidth_h2d{direction=bidir,engine=ce}" },
     { "xfer:latency_ns{mode=chase}",
-      "one thread's dependent loads from mapped pinned host memory, launches moving from SM to SM "
-      "(xfer method 2), a chain written by the GPU; the default plan: random 128-byte lines over "
-      "256 MiB, which host DRAM serves",
-      "nvbandwidth host_device_latency_sm: consecutive lines over the first ~1 MiB of a chain the CPU "
-      "wrote, event time over one launch per SM",
-      "where the host holds the lines: 1 MiB of lines the GPU wrote sits in the host's last-level "
-      "cache, lines the CPU wrote in its core's cache, lines flushed in DRAM: on one SM of an H200 "
-      "1135, 1195 and 1229 ns (GPU-fb765935, peers_probe.cu); so our consecutive 1 MiB chase reads "
-      "0.947x of nvbandwidth's and the 256 MiB random chase (DRAM) 1.03x",
+      "one thread's dependent ld.global loads from mapped pinned host memory, %clock64 around 32 "
+      "less the empty window, launches moving from SM to SM (xfer method 2), a chain the GPU "
+      "wrote; the default plan: random 128-byte lines over 256 MiB, which host DRAM serves",
+      "nvbandwidth host_device_latency_sm: generic loads over consecutive lines of the first ~1 MiB "
+      "of a chain the CPU wrote, event time over 7575 loads a launch, one launch per SM",
+      "not the kernels nor the timers (both loops are back-to-back dependent loads, no instruction "
+      "between hops; SASS in PEERS.md) but where the host holds the lines: on one SM of an H200 "
+      "(GPU-155f0064, ff2101a, peers_probe.cu) 1 MiB the GPU wrote (the host's last-level cache) "
+      "1125 ns, the CPU wrote 1168, flushed to DRAM 1224-1236; nvbandwidth 1192.5. So the 256 MiB "
+      "random chase (DRAM) reads 1.010-1.012x of nvbandwidth and the 1 MiB consecutive chase 0.90x "
+      "(0.947x on another H200 and host, 945ccbb)",
       "xfer:latency_ns{mode=chase,order=sequential,size_bytes=1048576}" },
     { "p2p:latency_ns{mode=chase}",
       "one thread's dependent loads from a peer GPU's memory through CUDA IPC, on one SM",
