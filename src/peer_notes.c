@@ -57,12 +57,15 @@ const gc_peer_note gc_peer_notes[] = {
       "wrote; the default plan: random 128-byte lines over 256 MiB, which host DRAM serves",
       "nvbandwidth host_device_latency_sm: generic loads over consecutive lines of the first ~1 MiB "
       "of a chain the CPU wrote, event time over 7575 loads a launch, one launch per SM",
-      "not the kernels nor the timers (both loops are back-to-back dependent loads, no instruction "
-      "between hops; SASS in PEERS.md) but where the host holds the lines: on one SM of an H200 "
-      "(GPU-155f0064, ff2101a, peers_probe.cu) 1 MiB the GPU wrote (the host's last-level cache) "
-      "1125 ns, the CPU wrote 1168, flushed to DRAM 1224-1236; nvbandwidth 1192.5. So the 256 MiB "
-      "random chase (DRAM) reads 1.010-1.012x of nvbandwidth and the 1 MiB consecutive chase 0.90x "
-      "(0.947x on another H200 and host, 945ccbb)",
+      "not the kernels nor the timers (both loops are back-to-back dependent loads, nothing "
+      "between hops; SASS in PEERS.md). tests/gpu/peers_probe.cu measured the SM (one at a time: "
+      "1128-1241 ns on an H200, GPU-155f0064 at ff2101a, mean 1202; 1141-1255 on an H100, "
+      "GPU-be774ca7 at 4934bc9, mean 1215; block 0 of a one-block grid lands on SM 128, among the "
+      "nearest; nvbandwidth 1192.5 and 1200.4 in the same calls) and the host's cache (1 MiB the "
+      "GPU wrote 1125 ns, the CPU wrote 1168, flushed to DRAM 1224-1236 on that H200; 1140, "
+      "1135-1142, 1210 on the H100's host). Our chase over every SM still reads the 1 MiB "
+      "consecutive p50 0.90x (H200) and 0.96x (H100) of nvbandwidth, under the probe's SM mean: "
+      "not explained. The 256 MiB random chase (host DRAM, the default plan's) reads 1.010-1.017x",
       "xfer:latency_ns{mode=chase,order=sequential,size_bytes=1048576}" },
     { "p2p:latency_ns{mode=chase}",
       "one thread's dependent loads from a peer GPU's memory through CUDA IPC, on one SM",
