@@ -9,9 +9,10 @@ const gc_peer_note gc_peer_notes[] = {
       "L2 bandwidth with every resident block on its own lines (at most 1.5 blocks per chunk), the "
       "best p50 over footprints up to half the L2: the rate the models divide by",
       "gpu-l2-cache's rate, whose walk puts 5-6 resident blocks on each segment (lines shared)",
-      "lines that several SMs ask for together are served faster than one line per request: H200 "
-      "9.303 TB/s at 24 MiB against gpu-l2-cache's 9.546 (0.975x, e2a563f); our own shared shapes at "
-      "24 MiB read 1.006x of it",
+      "lines that several SMs ask for together are served faster than one line per request: "
+      "0.957-0.975x of gpu-l2-cache at 24 MiB (H200 9.303 against 9.546 TB/s at e2a563f, 9.183 "
+      "against 9.547 at ff2101a; H100 7.916 against 8.276 at 4934bc9); our own shared shapes at 24 "
+      "MiB read 0.995-1.011x of it (their fastest against ours)",
       "l2_bw_shared_peak_bps" },
     { "l2_bw:bandwidth{footprint_bytes=25165824}",
       "the p50 of 200 launches of each shape at 24 MiB",
@@ -65,7 +66,7 @@ const gc_peer_note gc_peer_notes[] = {
       "GPU wrote 1125 ns, the CPU wrote 1168, flushed to DRAM 1224-1236 on that H200; 1140, "
       "1135-1142, 1210 on the H100's host). Our chase over every SM still reads the 1 MiB "
       "consecutive p50 0.90x (H200) and 0.96x (H100) of nvbandwidth, under the probe's SM mean: "
-      "not explained. The 256 MiB random chase (host DRAM, the default plan's) reads 1.010-1.017x",
+      "not explained. The 256 MiB random chase (host DRAM, the default plan's) reads 1.010-1.031x",
       "xfer:latency_ns{mode=chase,order=sequential,size_bytes=1048576}" },
     { "p2p:latency_ns{mode=chase}",
       "one thread's dependent loads from a peer GPU's memory through CUDA IPC, on one SM",
