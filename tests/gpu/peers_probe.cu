@@ -84,13 +84,13 @@ __global__ void chase_clock(uint64_t start, uint32_t warm, uint32_t windows, uin
 // global (ld.global.u64, the census's).
 template <int GENERIC>
 __global__ void chase_clock_on(uint64_t start, uint32_t target, uint32_t windows, uint32_t *out,
-                               uint64_t *aux)
+                               uint64_t *aux, uint32_t warm = 256)
 {
     if (blockIdx.x != target)
         return;
     __shared__ uint64_t sink;
     uint64_t p = start;
-    for (uint32_t i = 0; i < 256; i++)
+    for (uint32_t i = 0; i < warm; i++)
         if (GENERIC)
             asm volatile("ld.u64 %0, [%0];" : "+l"(p)::"memory");
         else
@@ -274,6 +274,33 @@ static void host_chase(void)
         printf("host_chase_clock_per_sm loads=%s block0(sm %d) %.1f ns min(sm %d) %.1f median %.1f mean %.1f max(sm %d) %.1f\n",
                gen ? "generic" : "global", sm0, b0, smin, vmin, median(per), mean, smax, vmax);
     }
+    // the census's way (xfer method 2): launch l on block l % SMs, k windows
+    // a launch, the cursor carried from launch to launch, 1024 warm loads
+    // on the first only; and the same from the chain's head each launch
+    for (int from_head = 0; from_head < 2; from_head++)
+        for (uint32_t k : { 4u, 16u, 100u }) {
+            std::vector<double> ns;
+            uint64_t cur = (uint64_t)hd;
+            for (uint32_t l = 0; l * k < 500 || l < (uint32_t)sm_count; l++) {
+                uint32_t warm = from_head ? 256 : (l == 0 ? 1024 : 0);
+                chase_clock_on<0><<<sm_count, 1>>>(from_head ? (uint64_t)hd : cur, l % sm_count, k, d_out,
+                                                   d_aux, warm);
+                CHECK(cudaDeviceSynchronize());
+                std::vector<uint32_t> o(k);
+                uint64_t aux[4];
+                CHECK(cudaMemcpy(o.data(), d_out, k * 4, cudaMemcpyDeviceToHost));
+                CHECK(cudaMemcpy(aux, d_aux, sizeof aux, cudaMemcpyDeviceToHost));
+                cur = aux[2];
+                for (uint32_t i = 0; i < k; i++)
+                    ns.push_back(o[i] / (double)WINDOW * 1000.0 / 1980.0);   // at 1980 MHz
+            }
+            std::vector<double> first;   // each launch's first window
+            for (size_t i = 0; i < ns.size(); i += k)
+                first.push_back(ns[i]);
+            printf("host_chase_clock_spread %s windows_per_launch %u p50 %.1f ns (at 1980 MHz) "
+                   "first_window_p50 %.1f\n", from_head ? "from_head" : "cursor_carried", k,
+                   median(ns), median(first));
+        }
     {
         uint32_t acc = 1000000 / sm_count;
         for (int v = 0; v < 2; v++) {
