@@ -65,8 +65,11 @@ const gc_peer_note gc_peer_notes[] = {
       "nearest; nvbandwidth 1192.5 and 1200.4 in the same calls) and the host's cache (1 MiB the "
       "GPU wrote 1125 ns, the CPU wrote 1168, flushed to DRAM 1224-1236 on that H200; 1140, "
       "1135-1142, 1210 on the H100's host). Our chase over every SM still reads the 1 MiB "
-      "consecutive p50 0.90x (H200) and 0.96x (H100) of nvbandwidth, under the probe's SM mean: "
-      "not explained. The 256 MiB random chase (host DRAM, the default plan's) reads 1.010-1.031x",
+      "consecutive p50 0.90x (H200) and 0.96x (H100) of nvbandwidth, under the probe's SM mean, "
+      "though the census's placement in the probe reads 0.986x of nvbandwidth's convention (1190.7 "
+      "against 1208.1 ns, H100 GPU-dee4d916, 31f49db): not explained (the chain shares the pinned "
+      "buffer of the copies before it; not tested). The 256 MiB random chase (host DRAM, the "
+      "default plan's) reads 1.010-1.031x",
       "xfer:latency_ns{mode=chase,order=sequential,size_bytes=1048576}" },
     { "p2p:latency_ns{mode=chase}",
       "one thread's dependent loads from a peer GPU's memory through CUDA IPC, on one SM",
