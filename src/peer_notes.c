@@ -67,9 +67,9 @@ const gc_peer_note gc_peer_notes[] = {
       "1135-1142, 1210 on the H100's host). Our chase over every SM still reads the 1 MiB "
       "consecutive p50 0.90x (H200) and 0.96x (H100) of nvbandwidth, under the probe's SM mean, "
       "though the census's placement in the probe reads 0.986x of nvbandwidth's convention (1190.7 "
-      "against 1208.1 ns, H100 GPU-dee4d916, 31f49db): not explained (the chain shares the pinned "
-      "buffer of the copies before it; not tested). The 256 MiB random chase (host DRAM, the "
-      "default plan's) reads 1.010-1.031x",
+      "against 1208.1 ns, H100 GPU-dee4d916, 31f49db) and a chase with no copy before it in its "
+      "process the same (H100 GPU-876e76ee, 7701a18: 0.953-0.981x): not explained. The 256 MiB "
+      "random chase (host DRAM, the default plan's) reads 1.010-1.036x",
       "xfer:latency_ns{mode=chase,order=sequential,size_bytes=1048576}" },
     { "p2p:latency_ns{mode=chase}",
       "one thread's dependent loads from a peer GPU's memory through CUDA IPC, on one SM",

@@ -92,9 +92,10 @@ if [ -n "$P" ] && [ -d "$P/gpu-benches" ] && [ "${GPU_BENCHES:-1}" = 1 ]; then
     stamp "gpu-latency: exit $? (124: cut at ${LAT_S:-30} s)"
 fi
 if [ -x "$P/nvbandwidth/nvbandwidth" ]; then
-    [ -n "$NVBW_TESTS" ] && timeout 240 "$P/nvbandwidth/nvbandwidth" -b 1024 -t $NVBW_TESTS \
-        > "$OUT/log/peer-nvbandwidth.txt" 2>&1
-    stamp "nvbandwidth copies: exit $?"
+    if [ -n "$NVBW_TESTS" ]; then
+        timeout 240 "$P/nvbandwidth/nvbandwidth" -b 1024 -t $NVBW_TESTS > "$OUT/log/peer-nvbandwidth.txt" 2>&1
+        stamp "nvbandwidth copies: exit $?"
+    fi
     timeout 60 "$P/nvbandwidth/nvbandwidth" -b 2 -t host_device_latency_sm device_to_device_latency_sm \
         > "$OUT/log/peer-nvbandwidth-latency.txt" 2>&1
     stamp "nvbandwidth latency: exit $?"
