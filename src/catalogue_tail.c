@@ -10,8 +10,8 @@
  * subject comes from its GPU, link or node; others are written in full.
  * Readers expand both back to the 2.x objects (catread_v3.c, gccat.py). */
 #include "catalogue_int.h"
-#include "peer_notes.h"
 #include "catalogue.h"
+#include "peer_notes.h"
 
 #include <math.h>
 #include <stdint.h>
