@@ -183,8 +183,11 @@ void det_relevel(gc_verdict *v);
 /* A link's degraded bandwidth findings against its second measurement. */
 int det_temper_links(gc_detect *d);
 
-/* ---- the rules (detect_rules.c) --------------------------------------- */
+/* ---- the rules (detect_peers.c: a GPU's peers; detect_rules.c: the rest) */
 
+/* "%.4g GB/s" of bytes_per_s, else "%.6g UNIT"; a key's unit ("": none) */
+void det_fmt_val(char *out, size_t cap, double v, const char *unit);
+const char *det_unit_of(const gc_detect *d, uint32_t key);
 int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd);
 int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v);
 int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v);
