@@ -36,6 +36,8 @@ struct gc_baseline {
 };
 
 double det_median_of(double *v, size_t n);   /* reorders v (a selection, not a sort) */
+/* Medians per key and their sources' range, once before judging (detect_baseline.c). */
+int det_baseline_seal(gc_baseline *b);
 int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid);
 /* The baseline has values of this plan (or plan-independent ones) for this SKU or GPU. */
 int det_baseline_knows_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan);
