@@ -1,7 +1,6 @@
-/* Link records and their models. See links.h. The JSON is written by a
- * small string builder here (numbers as %.10g, null where not finite), so
- * the catalogue writer only splices the array in. */
-#include "links.h"
+/* Link records and their models, full (node files) or compact (catalogue.json).
+ * See links.h; their JSON: links_json.c. */
+#include "links_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,119 +8,6 @@
 #include <string.h>
 
 #include "grow.h"
-#include "model_xfer.h"
-
-#define LK_MAX_SIZES 64
-#define OVER_NOMINAL 1.02    /* a sample above nominal x this is a timing fault */
-
-enum { K_PCIE, K_NVLINK, K_P2P_PCIE, K_STAGED, K_NET };
-static const char *const kind_names[] = { "pcie", "nvlink", "pcie", "p2p_staged", "network" };
-
-/* 80 bytes: rank 0 holds ~25 of them for each of ~30 links per GPU */
-typedef struct lk_size {
-    double bytes;
-    double t50, t5, t95;     /* s */
-    double bw50, bw_max;     /* bytes/s */
-    double to50, from50;     /* p2p both ways: each direction's bytes/s, 0: none */
-    double rbw50;            /* measured again before blaming (confirm.c): bytes/s */
-    uint32_t item;
-    uint32_t count;          /* samples (a point's are far fewer than 2^32) */
-    uint32_t flags;
-    uint8_t has_t, has_bw, has_rbw;
-} lk_size;
-
-/* Remote pointer chase (p2p mode chase) at its smallest footprint. */
-typedef struct lk_chase {
-    double footprint, count, p5_ns, p50_ns, p95_ns, p50_cycles;
-    int has_ns, has_cycles;
-} lk_chase;
-
-typedef struct lk_end {
-    int host;                /* 1: host memory (numa node of the GPU's link) */
-    char node[GC_NODE_MAX];
-    int gpu_index, rank, numa_node;
-    char uuid[48];
-    int pcie_gen, pcie_width, nvlink_links;
-    double nvlink_bps;
-} lk_end;
-
-typedef struct lk {
-    char bench[GC_KEY_MAX];
-    int kind;
-    char dir[8], memory[12], engine[4], peer_access[4];
-    int concurrent;
-    lk_end src, dst;
-    lk_end by;               /* the GPU whose points these are */
-    int peer_rank, peer_gpu;
-    size_t nsizes, cap_sizes;
-    lk_size *sizes;          /* as many as measured (a fixed 64 made a link 6.9 KB) */
-    lk_chase chase;
-} lk;
-
-/* A link's class: what its JSON says besides ends and numbers (a few dozen
- * in a census). */
-typedef struct lk_class {
-    char bench[GC_KEY_MAX];
-    int kind;
-    char dir[8], memory[12], engine[4], peer_access[4];
-    int concurrent;
-} lk_class;
-
-/* One fit input of a link whose model waits for its peer's end (the
- * nominal bandwidth, which keeps sizes faster than the path can go out of
- * the fit, needs it). */
-typedef struct lk_fitin {
-    double bytes, t50, bw_max;   /* bytes moved (both ways' for bidir) */
-    uint8_t flagged, has_bw;     /* GC_FLAG_OVER_NOMINAL; bw_max measured */
-} lk_fitin;
-
-enum { DST_HOST, DST_RANK, DST_P2P_UNRESOLVED, DST_NET };
-
-/* A link as catalogue.json needs it (gc_links_no_sizes: rank 0 and merge's
- * census-wide links): its model fitted as soon as both ends are known, its
- * ends as indices, no size table. ~130 bytes; 491,520 links at 16,384
- * GPUs on the default plan (2.6 KB each with their sizes and ends). */
-typedef struct lkc {
-    uint16_t cls;
-    uint8_t dst_kind;            /* DST_*: host of by, rank peer, unresolved p2p peer, net peer */
-    uint8_t ok;                  /* the model fitted */
-    uint8_t nseg;
-    int16_t pcie_gen, pcie_width;   /* by's PCIe as the points saw it (xfer), for the nominal */
-    uint32_t by;                 /* index into ends: the GPU that measured it */
-    int32_t peer;                /* peer rank (DST_RANK, DST_NET), peer GPU index (unresolved) */
-    int32_t pend_next;           /* pending on the same peer, -1: last */
-    uint16_t nfit;
-    double top_bps, again_bps, share;
-    double alpha_s, beta_bps, r2, max_rel, size_min, size_max;
-    gc_xfer_seg *seg;            /* nseg > 1 */
-    lk_chase *chase;             /* NULL: no chase */
-    lk_fitin *fit;               /* pending: the fit inputs, until the peer's end is known */
-    char *net_node;              /* DST_NET with a peer rank outside the roster */
-} lkc;
-
-struct gc_links {
-    const gc_roster_entry *roster;
-    size_t nranks;
-    lk_end *ranks;           /* every rank's GPU, filled as nodes come */
-    lk *v;
-    size_t n, cap;
-    size_t *order;           /* gc_links_order: the written order, NULL: as added */
-    size_t gpu_first;        /* links of the GPU being added start here */
-    gc_link_observer obs;    /* told of each link as it is written */
-    void *obs_ctx;
-    int no_sizes;            /* catalogue.json: the size tables are the node files' */
-    /* gc_links_no_sizes: compact links (lkc); v holds one GPU's while it is added */
-    lkc *c;
-    size_t nc, capc;
-    lk_class *cls;
-    size_t ncls, capcls;
-    lk_end *ends;            /* one per GPU added */
-    size_t nends, capends;
-    size_t *by_end;          /* ranks sorted by (node, local index), for p2p peers */
-    unsigned char *known;    /* per rank: its GPU was added (its end is final) */
-    int32_t *pend;           /* per rank: first link waiting for it, -1 none */
-    int views_only;          /* no JSON: the observer writes (catalogue.json) */
-};
 
 void gc_links_views_only(gc_links *l)
 {
@@ -141,7 +27,7 @@ void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx)
     }
 }
 
-static void view_end(const lk_end *e, gc_link_view_end *v)
+void lk_view_end(const lk_end *e, gc_link_view_end *v)
 {
     v->is_gpu = !e->host;
     v->node = e->node;
@@ -153,10 +39,9 @@ static void view_end(const lk_end *e, gc_link_view_end *v)
 
 void gc_links_rank_end(const gc_links *l, size_t r, gc_link_view_end *v)
 {
-    view_end(&l->ranks[r], v);
+    lk_view_end(&l->ranks[r], v);
 }
 
-static int by_end(const void *a, const void *b, void *ctx);
 
 gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks)
 {
@@ -187,7 +72,7 @@ gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks)
         l->pend[r] = -1;
     }
     /* p2p peers by (node, local index), as the roster names them */
-    qsort_r(l->by_end, nranks, sizeof *l->by_end, by_end, l->ranks);
+    qsort_r(l->by_end, nranks, sizeof *l->by_end, lk_by_end, l->ranks);
     return l;
 }
 
@@ -471,40 +356,6 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
 
 /* ---- JSON text --------------------------------------------------------- */
 
-static void kstr_or_null(gc_jw *w, const char *k, const char *v, int ok)
-{
-    if (ok)
-        gc_jw_kstr(w, k, v);
-    else
-        gc_jw_knull(w, k);
-}
-
-static void kint_or_null(gc_jw *w, const char *k, long long v, int ok)
-{
-    if (ok)
-        gc_jw_kint(w, k, v);
-    else
-        gc_jw_knull(w, k);
-}
-
-static void kbool(gc_jw *w, const char *k, int v)
-{
-    gc_jw_key(w, k);
-    gc_jw_puts(w, v ? "true" : "false");
-}
-
-static void end_json(gc_jw *w, const char *k, const lk_end *e)
-{
-    gc_jw_key(w, k);
-    gc_jw_open(w, "{");
-    gc_jw_kstr(w, "type", e->host ? "host" : "gpu");
-    gc_jw_kstr(w, "node", e->node);
-    kint_or_null(w, "gpu_index", e->gpu_index, !e->host && e->gpu_index >= 0);
-    kstr_or_null(w, "uuid", e->uuid, !e->host && e->uuid[0]);
-    kint_or_null(w, "numa_node", e->numa_node, e->numa_node >= 0);
-    gc_jw_close(w, "}");
-}
-
 static int cmp_size(const void *a, const void *b)
 {
     double x = ((const lk_size *)a)->bytes, y = ((const lk_size *)b)->bytes;
@@ -512,7 +363,7 @@ static int cmp_size(const void *a, const void *b)
 }
 
 /* Nominal bandwidth of the path (bytes/s, one direction; bidir doubles). */
-static double nominal(const lk *x, char *basis, size_t blen)
+double lk_nominal(const lk *x, char *basis, size_t blen)
 {
     basis[0] = '\0';
     int bi = same_str(x->dir, "bidir") ? 2 : 1;
@@ -562,7 +413,7 @@ static double nominal(const lk *x, char *basis, size_t blen)
 
 /* All GPUs of the node at once: this GPU's share of what it gets alone,
  * at the largest size both links measured. Links of one GPU are adjacent. */
-static double concurrent_share(const gc_links *l, const lk *x, const lk_size *s, size_t ns)
+double lk_concurrent_share(const gc_links *l, const lk *x, const lk_size *s, size_t ns)
 {
     double share = NAN;
     /* only this GPU's links (adjacent): a scan of all links for each was
@@ -592,60 +443,8 @@ static double concurrent_share(const gc_links *l, const lk *x, const lk_size *s,
     return share;
 }
 
-/* brief: catalogue.json's (no fit description, and no segments where one
- * line is the model: its alpha, beta and size range are the model's) */
-static void model_json(gc_jw *w, const gc_xfer_model *m, int brief)
-{
-    gc_jw_key(w, "model");
-    gc_jw_open(w, "{");
-    gc_jw_kreal(w, "alpha_s", m->alpha_s);
-    gc_jw_kreal(w, "beta_bps", m->beta_bps > 0 ? m->beta_bps : NAN);
-    gc_jw_kreal(w, "r2", m->r2);
-    gc_jw_kreal(w, "max_rel_residual", m->max_rel_residual);
-    gc_jw_kreal(w, "size_min_bytes", m->size_min);
-    gc_jw_kreal(w, "size_max_bytes", m->size_max);
-    if (brief && m->nseg <= 1) {
-        gc_jw_close(w, "}");
-        return;
-    }
-    if (!brief)
-        gc_jw_kstr(w, "fit", "relative least squares, Huber-reweighted, on per-size medians");
-    gc_jw_key(w, "segments");
-    gc_jw_open(w, "[");
-    for (size_t k = 0; k < m->nseg; k++) {
-        const gc_xfer_seg *sg = &m->seg[k];
-        gc_jw_next(w);
-        gc_jw_open(w, "{");
-        gc_jw_kreal(w, "alpha_s", sg->alpha_s);
-        gc_jw_kreal(w, "beta_bps", sg->beta_bps > 0 ? sg->beta_bps : NAN);
-        gc_jw_kreal(w, "size_min_bytes", sg->size_min);
-        gc_jw_kreal(w, "size_max_bytes", sg->size_max);
-        gc_jw_close(w, "}");
-    }
-    gc_jw_close(w, "]");
-    gc_jw_close(w, "}");
-}
-
-static void chase_json(gc_jw *w, const lk_chase *c)
-{
-    gc_jw_kreal(w, "latency_chase_ns", c->has_ns ? c->p50_ns : NAN);
-    if (!c->has_ns) {
-        gc_jw_knull(w, "latency_chase");
-        return;
-    }
-    gc_jw_key(w, "latency_chase");
-    gc_jw_open(w, "{");
-    gc_jw_kreal(w, "footprint_bytes", c->footprint);
-    gc_jw_kint(w, "count", (long long)c->count);
-    gc_jw_kreal(w, "p5_ns", c->p5_ns);
-    gc_jw_kreal(w, "p50_ns", c->p50_ns);
-    gc_jw_kreal(w, "p95_ns", c->p95_ns);
-    gc_jw_kreal(w, "p50_cycles", c->has_cycles ? c->p50_cycles : NAN);
-    gc_jw_close(w, "}");
-}
-
 /* The sizes a link's model is fitted on, ascending. */
-static size_t fit_sizes_of(const lk *x, lk_size *s)
+size_t lk_fit_sizes_of(const lk *x, lk_size *s)
 {
     size_t ns = 0;
     for (size_t i = 0; i < x->nsizes; i++)
@@ -653,125 +452,6 @@ static size_t fit_sizes_of(const lk *x, lk_size *s)
             s[ns++] = x->sizes[i];
     qsort(s, ns, sizeof *s, cmp_size);
     return ns;
-}
-
-/* A link's JSON and its observer's view. m NULL: no model. s/ns/over: its
- * size table (node files), NULL in catalogue.json. share: the concurrent
- * share, written where the model has a slope. */
-static void link_emit(gc_jw *w, const gc_links *l, const lk *x, size_t index,
-                      const gc_xfer_model *m, double nom, const char *basis, double top,
-                      double again, double share, const lk_size *s, size_t ns, const int *over,
-                      double mult)
-{
-    int ok = m != NULL;
-    if (!l->views_only) {   /* else the observer writes the link (catalogue.json) */
-        gc_jw_next(w);
-        gc_jw_open(w, "{");
-        gc_jw_kstr(w, "kind", kind_names[x->kind]);
-        gc_jw_kstr(w, "benchmark", x->bench);
-        gc_jw_kstr(w, "direction", x->dir);
-        gc_jw_kstr(w, "memory", x->memory);
-        kstr_or_null(w, "engine", x->engine, x->engine[0]);
-        kstr_or_null(w, "peer_access", x->peer_access, x->peer_access[0]);
-        kbool(w, "concurrent", x->concurrent);
-        end_json(w, "src", &x->src);
-        end_json(w, "dst", &x->dst);
-        gc_jw_key(w, "measured_on");
-        gc_jw_open(w, "{");
-        gc_jw_kstr(w, "node", x->by.node);
-        gc_jw_kint(w, "gpu_index", x->by.gpu_index);
-        gc_jw_kint(w, "rank", x->by.rank);
-        gc_jw_close(w, "}");
-        gc_jw_kreal(w, "bandwidth_top_p50_bps", top);
-        if (!l->no_sizes)
-            gc_jw_key(w, "sizes"), gc_jw_open(w, "[");
-        for (size_t i = 0; i < ns && !l->no_sizes; i++) {
-            double pr = ok ? gc_xfer_predict(m, s[i].bytes * mult) : NAN;
-            gc_jw_next(w);
-            gc_jw_open(w, "{");
-            gc_jw_kreal(w, "size_bytes", s[i].bytes);
-            gc_jw_kint(w, "item", s[i].item);
-            gc_jw_kint(w, "count", (long long)s[i].count);
-            gc_jw_kreal(w, "time_p5_s", s[i].t5);
-            gc_jw_kreal(w, "time_p50_s", s[i].t50);
-            gc_jw_kreal(w, "time_p95_s", s[i].t95);
-            gc_jw_kreal(w, "bandwidth_p50_bps", s[i].has_bw ? s[i].bw50 : NAN);
-            gc_jw_kreal(w, "model_time_s", pr);
-            gc_jw_kreal(w, "rel_residual", ok ? (pr - s[i].t50) / s[i].t50 : NAN);
-            kbool(w, "budget_hit", s[i].flags & GC_FLAG_BUDGET_HIT);
-            kbool(w, "over_nominal", over[i]);
-            gc_jw_kreal(w, "bandwidth_to_peer_p50_bps", s[i].to50 > 0 ? s[i].to50 : NAN);
-            gc_jw_kreal(w, "bandwidth_from_peer_p50_bps", s[i].from50 > 0 ? s[i].from50 : NAN);
-            gc_jw_close(w, "}");
-        }
-        if (!l->no_sizes)
-            gc_jw_close(w, "]");
-        if (ok)
-            model_json(w, m, l->no_sizes);
-        else
-            gc_jw_knull(w, "model");
-        chase_json(w, &x->chase);
-        gc_jw_kreal(w, "nominal_bps", nom > 0 ? nom : NAN);
-        kstr_or_null(w, "nominal_basis", basis, basis[0]);
-        gc_jw_kreal(w, "lambda", ok && nom > 0 && m->beta_bps > 0 ? m->beta_bps / nom : NAN);
-        gc_jw_kreal(w, "share", x->concurrent && ok && m->beta_bps > 0 ? share : NAN);
-        if (!isnan(again))   /* only links measured again have it */
-            gc_jw_kreal(w, "remeasured_bandwidth_bps", again);
-        gc_jw_close(w, "}");
-    }
-    if (l->obs) {   /* the same values as the JSON above */
-        gc_link_view v = {
-            index, .kind = kind_names[x->kind], .benchmark = x->bench,
-            .direction = x->dir, .memory = x->memory,
-            .engine = x->engine[0] ? x->engine : NULL,
-            .peer_access = x->peer_access[0] ? x->peer_access : NULL,
-            .concurrent = x->concurrent,
-            .alpha_s = ok ? m->alpha_s : NAN, .beta_bps = ok && m->beta_bps > 0 ? m->beta_bps : NAN,
-            .nominal_bps = nom > 0 ? nom : NAN,
-            .lambda = ok && nom > 0 && m->beta_bps > 0 ? m->beta_bps / nom : NAN,
-            .top_bps = top,
-            .again_bps = again,
-            .model = ok ? m : NULL, .nominal_basis = basis[0] ? basis : NULL,
-            .share = x->concurrent && ok && m->beta_bps > 0 ? share : NAN,
-            .has_chase = x->chase.has_ns, .chase_footprint = x->chase.footprint,
-            .chase_count = x->chase.count, .chase_p5_ns = x->chase.p5_ns,
-            .chase_p50_ns = x->chase.p50_ns, .chase_p95_ns = x->chase.p95_ns,
-            .chase_p50_cycles = x->chase.has_cycles ? x->chase.p50_cycles : NAN,
-        };
-        view_end(&x->src, &v.src);
-        view_end(&x->dst, &v.dst);
-        view_end(&x->by, &v.by);
-        l->obs(l->obs_ctx, &v);
-    }
-}
-
-static void link_json(gc_jw *w, const lk *x, const gc_links *l, size_t index)
-{
-    lk_size s[LK_MAX_SIZES];
-    size_t ns = fit_sizes_of(x, s);
-    char basis[96];
-    double nom = nominal(x, basis, sizeof basis);
-    /* n counts the bytes moved: both directions' for bidir. A size with a
-     * sample faster than the path's nominal x 1.02 is no transfer the link
-     * can do (a timing fault): it stays out of the fit. */
-    double mult = same_str(x->dir, "bidir") ? 2 : 1;
-    double nb[LK_MAX_SIZES], nt[LK_MAX_SIZES];
-    int over[LK_MAX_SIZES];
-    size_t nf = 0;
-    for (size_t i = 0; i < ns; i++) {
-        over[i] = (s[i].flags & GC_FLAG_OVER_NOMINAL) ||
-                  (nom > 0 && s[i].has_bw && s[i].bw_max > OVER_NOMINAL * nom);
-        if (over[i])
-            continue;
-        nb[nf] = s[i].bytes * mult;
-        nt[nf++] = s[i].t50;
-    }
-    gc_xfer_model m;
-    int ok = gc_xfer_fit(nb, nt, nf, &m) == 0;
-    double share = x->concurrent && ok && m.beta_bps > 0 ? concurrent_share(l, x, s, ns) : NAN;
-    link_emit(w, l, x, index, ok ? &m : NULL, nom, basis,
-              ns && s[ns - 1].has_bw ? s[ns - 1].bw50 : NAN,
-              ns && s[ns - 1].has_rbw ? s[ns - 1].rbw50 : NAN, share, s, ns, over, mult);
 }
 
 /* ---- compact links (gc_links_no_sizes) ---------------------------------- */
@@ -798,7 +478,7 @@ static long class_id(gc_links *l, const lk *x)
 
 /* The link as the full form has it, without sizes (ends resolved as
  * gc_links_write resolves them). */
-static void view_of(const gc_links *l, const lkc *c, lk *x)
+void lk_view_of(const gc_links *l, const lkc *c, lk *x)
 {
     memset(x, 0, sizeof *x);
     const lk_class *k = &l->cls[c->cls];
@@ -847,12 +527,12 @@ static void view_of(const gc_links *l, const lkc *c, lk *x)
 }
 
 /* Fits c's model on its inputs, both ends known. */
-static void finalize(gc_links *l, lkc *c)
+void lk_finalize(gc_links *l, lkc *c)
 {
     lk x;
-    view_of(l, c, &x);
+    lk_view_of(l, c, &x);
     char basis[96];
-    double nom = nominal(&x, basis, sizeof basis);
+    double nom = lk_nominal(&x, basis, sizeof basis);
     double nb[LK_MAX_SIZES], nt[LK_MAX_SIZES];
     size_t nf = 0;
     for (size_t i = 0; i < c->nfit; i++) {
@@ -918,7 +598,7 @@ static int compact_gpu(gc_links *l, const gc_gpu *g)
     for (size_t i = 0; i < l->n && !rc; i++) {
         lk *x = &l->v[i];
         lk_size s[LK_MAX_SIZES];
-        size_t ns = fit_sizes_of(x, s);
+        size_t ns = lk_fit_sizes_of(x, s);
         long cls = class_id(l, x);
         if (cls < 0 || gc_grow((void **)&l->c, &l->capc, l->nc + 1, sizeof *l->c)) {
             rc = -1;
@@ -933,7 +613,7 @@ static int compact_gpu(gc_links *l, const gc_gpu *g)
         c->pcie_width = (int16_t)x->by.pcie_width;
         c->top_bps = ns && s[ns - 1].has_bw ? s[ns - 1].bw50 : NAN;
         c->again_bps = ns && s[ns - 1].has_rbw ? s[ns - 1].rbw50 : NAN;
-        c->share = x->concurrent ? concurrent_share(l, x, s, ns) : NAN;
+        c->share = x->concurrent ? lk_concurrent_share(l, x, s, ns) : NAN;
         if (x->chase.has_ns || x->chase.has_cycles) {
             if (!(c->chase = malloc(sizeof *c->chase)))
                 rc = -1;
@@ -968,7 +648,7 @@ static int compact_gpu(gc_links *l, const gc_gpu *g)
             c->pend_next = l->pend[peer];
             l->pend[peer] = (int32_t)(l->nc - 1);
         } else {
-            finalize(l, c);
+            lk_finalize(l, c);
         }
     }
     for (size_t i = 0; i < l->n; i++)
@@ -976,35 +656,13 @@ static int compact_gpu(gc_links *l, const gc_gpu *g)
     l->n = 0;
     /* links that waited for this GPU's end */
     for (int32_t k = in_roster ? l->pend[r] : -1; k >= 0; k = l->c[k].pend_next)
-        finalize(l, &l->c[k]);
+        lk_finalize(l, &l->c[k]);
     if (in_roster)
         l->pend[r] = -1;
     return rc;
 }
 
-static void link_json_c(gc_jw *w, const gc_links *l, const lkc *c, size_t index)
-{
-    lk x;
-    view_of(l, c, &x);
-    char basis[96];
-    double nom = nominal(&x, basis, sizeof basis);
-    gc_xfer_model m;
-    memset(&m, 0, sizeof m);
-    m.valid = c->ok;
-    m.alpha_s = c->alpha_s;
-    m.beta_bps = c->beta_bps;
-    m.r2 = c->r2;
-    m.max_rel_residual = c->max_rel;
-    m.size_min = c->size_min;
-    m.size_max = c->size_max;
-    m.nseg = c->nseg;
-    if (c->nseg > 1)
-        memcpy(m.seg, c->seg, c->nseg * sizeof *c->seg);
-    link_emit(w, l, &x, index, c->ok ? &m : NULL, nom, basis, c->top_bps, c->again_bps, c->share,
-              NULL, 0, NULL, 1);
-}
-
-static int by_end(const void *a, const void *b, void *ctx)
+int lk_by_end(const void *a, const void *b, void *ctx)
 {
     const lk_end *r = ctx;
     const lk_end *x = &r[*(const size_t *)a], *y = &r[*(const size_t *)b];
@@ -1044,59 +702,3 @@ int gc_links_order(gc_links *l, const size_t *pos)
     return 0;
 }
 
-void gc_links_write(gc_links *l, gc_jw *w)
-{
-    if (l && l->no_sizes) {
-        /* links whose peer never came: its end as the roster names it */
-        for (size_t r = 0; r < l->nranks; r++) {
-            for (int32_t k = l->pend[r]; k >= 0; k = l->c[k].pend_next)
-                finalize(l, &l->c[k]);
-            l->pend[r] = -1;
-        }
-        gc_jw_open(w, "[");
-        for (size_t i = 0; i < l->nc; i++)
-            link_json_c(w, l, &l->c[l->order ? l->order[i] : i], i);
-        gc_jw_close(w, "]");
-        return;
-    }
-    /* net endpoints on other nodes, by rank */
-    for (size_t i = 0; l && i < l->n; i++) {
-        lk *x = &l->v[i];
-        if (x->kind != K_NET || x->peer_rank < 0 || (size_t)x->peer_rank >= l->nranks)
-            continue;
-        lk_end e = l->ranks[x->peer_rank];
-        e.host = 0;
-        x->dst = e;
-    }
-    /* peers on the same node, by (node, local index) */
-    size_t *ix = l && l->nranks ? malloc(l->nranks * sizeof *ix) : NULL;
-    for (size_t r = 0; ix && r < l->nranks; r++)
-        ix[r] = r;
-    if (ix)
-        qsort_r(ix, l->nranks, sizeof *ix, by_end, l->ranks);
-    for (size_t i = 0; ix && i < l->n; i++) {
-        lk *x = &l->v[i];
-        if (x->kind != K_NVLINK && x->kind != K_P2P_PCIE && x->kind != K_STAGED)
-            continue;
-        size_t lo = 0, hi = l->nranks;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            const lk_end *e = &l->ranks[ix[mid]];
-            int c = strcmp(e->node, x->dst.node);
-            if (c < 0 || (c == 0 && e->gpu_index < x->peer_gpu))
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < l->nranks && !strcmp(l->ranks[ix[lo]].node, x->dst.node) &&
-            l->ranks[ix[lo]].gpu_index == x->peer_gpu) {
-            x->dst = l->ranks[ix[lo]];
-            x->dst.host = 0;
-        }
-    }
-    free(ix);
-    gc_jw_open(w, "[");
-    for (size_t i = 0; l && i < l->n; i++)
-        link_json(w, &l->v[l->order ? l->order[i] : i], l, i);
-    gc_jw_close(w, "]");
-}
