@@ -610,6 +610,11 @@ int cr_walk(rd *r, sink *s)
     r->pos = 0;
     cr3_free(r->v3);
     r->v3 = NULL;
+    free(s->b.v);   /* the GPUs' scratch values */
+    free(s->b.keys);
+    s->b.v = NULL;
+    s->b.keys = NULL;
+    s->b.n = s->b.cap = 0;
     if (!rc && !have_version)
         rc = cr_bad(r, "'schema_version' is missing: not a gpucensus catalogue");
     if (!rc && !s->seen_kind)
@@ -691,13 +696,13 @@ int cr_cat_top(sink *s, rd *r, const char *key, json_t *v)
 
 /* A regular file is mapped (a large catalogue stays in the page cache, not
  * in our heap); anything else is read. *mapped says which to undo. */
-int cr_load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err)
+static int load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err)
 {
     *mapped = 0;
     /* regular and bounded (check /dev/zero or a FIFO: refused at once) */
     int fd = gc_open_input(path, MAX_FILE, err);
     if (fd < 0)
-        return err ? err->code : GC_EIO;
+        return err && err->code ? err->code : GC_EIO;
     struct stat st;
     fstat(fd, &st);
     if (st.st_size > 0) {
@@ -718,12 +723,25 @@ int cr_load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err 
     return rc;
 }
 
-void cr_unload_file(char *buf, size_t len, int mapped)
+static void unload_file(char *buf, size_t len, int mapped)
 {
     if (mapped)
         munmap(buf, len);
     else
         free(buf);
+}
+
+int cr_with_file(const char *path, cr_mem_fn mem, void *ctx, gc_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    int mapped;
+    int rc = load_file(path, &buf, &len, &mapped, err);
+    if (rc)
+        return rc;
+    rc = mem(path, buf, len, ctx, err);
+    unload_file(buf, len, mapped);
+    return rc;
 }
 
 int cr_walk_catalogue(rd *r, sink *s)
@@ -733,8 +751,6 @@ int cr_walk_catalogue(rd *r, sink *s)
     for (unsigned t = 0; !rc && cr_top_names[t]; t++)
         if (!(s->seen & (1u << t)))
             rc = cr_bad(r, "'%s' is missing (required by the catalogue schema)", cr_top_names[t]);
-    free(s->b.v);
-    free(s->b.keys);
     return rc;
 }
 
@@ -756,21 +772,27 @@ int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_d
     return catalogue_mem(name, buf, len, NULL, d, rules, info, err);
 }
 
+typedef struct cat_args {
+    gc_catpoints *pts;
+    gc_detect *d;
+    const gc_rules *rules;
+    gc_catread_info *info;
+} cat_args;
+
+static int catalogue_file(const char *name, const char *buf, size_t len, void *ctx, gc_err *err)
+{
+    const cat_args *a = ctx;
+    return catalogue_mem(name, buf, len, a->pts, a->d, a->rules, a->info, err);
+}
+
 int gc_catread_catalogue(const char *path, gc_detect *d, const gc_rules *rules,
                          gc_catread_info *info, gc_err *err)
 {
-    char *buf;
-    size_t len;
-    int mapped;
-    gc_catpoints *pts = gc_catpoints_new(path);
-    if (!pts)
+    cat_args a = { gc_catpoints_new(path), d, rules, info };
+    if (!a.pts)
         return gc_fail(err, GC_ENOMEM, "out of memory");
-    int rc = cr_load_file(path, &buf, &len, &mapped, err);
-    if (!rc) {
-        rc = catalogue_mem(path, buf, len, pts, d, rules, info, err);
-        cr_unload_file(buf, len, mapped);
-    }
-    gc_catpoints_free(pts);
+    int rc = cr_with_file(path, catalogue_file, &a, err);
+    gc_catpoints_free(a.pts);
     return rc;
 }
 
@@ -828,8 +850,5 @@ int gc_catread_each(const char *name, const char *buf, size_t len, const gc_catr
     esink e = { .s = { .gpu = e_gpu, .link = e_link, .top = e_top, .verdict = e_verdict,
                        .gpus_optional = 1 },
                 .f = fns, .ctx = ctx };
-    int rc = cr_walk(&r, &e.s);
-    free(e.s.b.v);
-    free(e.s.b.keys);
-    return rc;
+    return cr_walk(&r, &e.s);
 }

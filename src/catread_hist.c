@@ -268,25 +268,20 @@ int gc_catread_hist_mem(const char *name, const char *buf, size_t len, gc_hcat *
     if (!rc)
         link_gpus(out);
     json_decref(h.verdicts);
-    free(h.s.b.v);
-    free(h.s.b.keys);
     if (rc)
         gc_hcat_free(out);
     return rc;
 }
 
+static int hist_file(const char *name, const char *buf, size_t len, void *out, gc_err *err)
+{
+    return gc_catread_hist_mem(name, buf, len, out, err);
+}
+
 int gc_catread_hist(const char *path, gc_hcat *out, gc_err *err)
 {
-    char *buf;
-    size_t len;
-    int mapped;
     memset(out, 0, sizeof *out);
-    int rc = cr_load_file(path, &buf, &len, &mapped, err);
-    if (rc)
-        return rc;
-    rc = gc_catread_hist_mem(path, buf, len, out, err);
-    cr_unload_file(buf, len, mapped);
-    return rc;
+    return cr_with_file(path, hist_file, out, err);
 }
 
 void gc_hcat_free(gc_hcat *c)
