@@ -505,6 +505,52 @@ static void bind_opt(sqlite3_stmt *st, int i, const char *s)
         sqlite3_bind_null(st, i);
 }
 
+/* Each row of st (its parameters bound) into a grown array of size-byte
+ * items, fill making one item of one row; st finalized. On failure none
+ * is kept and the error says what it was doing. */
+typedef void (*fill_fn)(sqlite3_stmt *st, void *item);
+static int rows_of(gc_history *h, sqlite3_stmt *st, size_t size, fill_fn fill, void **out, size_t *n,
+                   const char *doing, gc_err *err)
+{
+    size_t cap = 0;
+    int rc;
+    *out = NULL;
+    *n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (gc_grow(out, &cap, *n + 1, size)) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        fill(st, (char *)*out + (*n)++ * size);
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE)
+        return 0;
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    return db_fail(h, rc, doing, err);
+}
+
+static int prepare(gc_history *h, const char *sql, sqlite3_stmt **st, const char *doing, gc_err *err)
+{
+    int rc = sqlite3_prepare_v2(h->db, sql, -1, st, NULL);
+    return rc == SQLITE_OK ? 0 : db_fail(h, rc, doing, err);
+}
+
+static void fill_point(sqlite3_stmt *st, void *item)
+{
+    gc_hpoint *p = item;
+    p->t_s = sqlite3_column_int64(st, 0);
+    col_text(st, 1, p->time, sizeof p->time);
+    col_text(st, 2, p->plan, sizeof p->plan);
+    col_text(st, 3, p->commit, sizeof p->commit);
+    col_text(st, 4, p->node, sizeof p->node);
+    p->level = sqlite3_column_int(st, 5);
+    p->value = sqlite3_column_double(st, 6);
+    p->method = sqlite3_column_int(st, 7);   /* NULL: 0 */
+}
+
 int gc_history_series(gc_history *h, const gc_hquery *q, gc_hpoint **out, size_t *n, gc_err *err)
 {
     /* %1$s: the value's method (param_method, link_method) */
@@ -527,9 +573,9 @@ int gc_history_series(gc_history *h, const gc_hquery *q, gc_hpoint **out, size_t
     snprintf(sql, sizeof sql, q->link_class ? link_sql : gpu_sql,
              q->link_class ? link_method(h) : param_method(h));
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(h, rc, "reading a series", err);
+    int rc = prepare(h, sql, &st, "reading a series", err);
+    if (rc)
+        return rc;
     bind_text(st, 1, q->uuid);
     bind_text(st, 2, q->link_class ? q->link_class : q->param);
     bind_opt(st, 3, q->plan);
@@ -537,35 +583,28 @@ int gc_history_series(gc_history *h, const gc_hquery *q, gc_hpoint **out, size_t
     bind_opt(st, 5, q->skip_key);
     sqlite3_bind_int64(st, 6, q->max ? (sqlite3_int64)q->max : -1);
     sqlite3_bind_int(st, 7, q->method > 0 ? q->method : 0);
-    size_t cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (gc_grow((void **)out, &cap, *n + 1, sizeof **out)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        gc_hpoint *p = &(*out)[(*n)++];
-        p->t_s = sqlite3_column_int64(st, 0);
-        col_text(st, 1, p->time, sizeof p->time);
-        col_text(st, 2, p->plan, sizeof p->plan);
-        col_text(st, 3, p->commit, sizeof p->commit);
-        col_text(st, 4, p->node, sizeof p->node);
-        p->level = sqlite3_column_int(st, 5);
-        p->value = sqlite3_column_double(st, 6);
-        p->method = sqlite3_column_int(st, 7);   /* NULL: 0 */
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
-        return db_fail(h, rc, "reading a series", err);
-    }
+    if ((rc = rows_of(h, st, sizeof **out, fill_point, (void **)out, n, "reading a series", err)))
+        return rc;
     for (size_t i = 0; i < *n / 2; i++) {   /* oldest first */
         gc_hpoint t = (*out)[i];
         (*out)[i] = (*out)[*n - 1 - i];
         (*out)[*n - 1 - i] = t;
     }
     return 0;
+}
+
+static void fill_gpu(sqlite3_stmt *st, void *item)
+{
+    gc_hgpu *g = item;
+    col_text(st, 0, g->uuid, sizeof g->uuid);
+    col_text(st, 1, g->node, sizeof g->node);
+    g->index = sqlite3_column_int(st, 2);
+    col_text(st, 3, g->name, sizeof g->name);
+    col_text(st, 4, g->last_time, sizeof g->last_time);
+    col_text(st, 5, g->first_time, sizeof g->first_time);
+    int lv = sqlite3_column_int(st, 6);
+    snprintf(g->verdict, sizeof g->verdict, "%s", lv >= 0 ? gc_verdict_name(lv) : "-");
+    g->runs = sqlite3_column_int64(st, 7);
 }
 
 int gc_history_gpus(gc_history *h, const char *who, gc_hgpu **out, size_t *n, gc_err *err)
@@ -580,63 +619,26 @@ int gc_history_gpus(gc_history *h, const char *who, gc_hgpu **out, size_t *n, gc
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(h, rc, "listing its GPUs", err);
+    int rc = prepare(h, sql, &st, "listing its GPUs", err);
+    if (rc)
+        return rc;
     bind_opt(st, 1, who);
-    size_t cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (gc_grow((void **)out, &cap, *n + 1, sizeof **out)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        gc_hgpu *g = &(*out)[(*n)++];
-        col_text(st, 0, g->uuid, sizeof g->uuid);
-        col_text(st, 1, g->node, sizeof g->node);
-        g->index = sqlite3_column_int(st, 2);
-        col_text(st, 3, g->name, sizeof g->name);
-        col_text(st, 4, g->last_time, sizeof g->last_time);
-        col_text(st, 5, g->first_time, sizeof g->first_time);
-        int lv = sqlite3_column_int(st, 6);
-        snprintf(g->verdict, sizeof g->verdict, "%s", lv >= 0 ? gc_verdict_name(lv) : "-");
-        g->runs = sqlite3_column_int64(st, 7);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
-        return db_fail(h, rc, "listing its GPUs", err);
-    }
-    return 0;
+    return rows_of(h, st, sizeof **out, fill_gpu, (void **)out, n, "listing its GPUs", err);
 }
+
+static void fill_name(sqlite3_stmt *st, void *item) { col_text(st, 0, item, 64); }
 
 int gc_history_params(gc_history *h, const char *uuid, char (**names)[64], size_t *n, gc_err *err)
 {
     *names = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h->db, "SELECT DISTINCT name FROM params WHERE uuid = ?1 ORDER BY name",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(h, rc, "listing parameters", err);
+    int rc = prepare(h, "SELECT DISTINCT name FROM params WHERE uuid = ?1 ORDER BY name", &st,
+                     "listing parameters", err);
+    if (rc)
+        return rc;
     bind_text(st, 1, uuid);
-    size_t cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (gc_grow((void **)names, &cap, *n + 1, sizeof **names)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        col_text(st, 0, (*names)[(*n)++], 64);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*names);
-        *names = NULL;
-        *n = 0;
-        return db_fail(h, rc, "listing parameters", err);
-    }
-    return 0;
+    return rows_of(h, st, sizeof **names, fill_name, (void **)names, n, "listing parameters", err);
 }
 
 static double quantile(const double *v, size_t n, double q)
@@ -646,49 +648,46 @@ static double quantile(const double *v, size_t n, double q)
     return i + 1 < n ? v[i] + (x - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
+static void fill_double(sqlite3_stmt *st, void *item) { *(double *)item = sqlite3_column_double(st, 0); }
+
 int gc_history_band(gc_history *h, const char *sku, const char *param, const char *plan,
                     double *lo, double *mid, double *hi, gc_err *err)
 {
     *lo = *mid = *hi = NAN;
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h->db,
+    int rc = prepare(h,
         "SELECT p.value FROM params p JOIN gpus g ON g.run = p.run AND g.uuid = p.uuid "
         "JOIN runs r ON r.id = p.run WHERE g.name = ?1 AND p.name = ?2 AND g.level <= 1 "
-        "AND g.status = 'ok' AND (?3 IS NULL OR r.plan_name = ?3) ORDER BY p.value", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(h, rc, "reading a SKU's band", err);
+        "AND g.status = 'ok' AND (?3 IS NULL OR r.plan_name = ?3) ORDER BY p.value", &st,
+        "reading a SKU's band", err);
+    if (rc)
+        return rc;
     bind_text(st, 1, sku);
     bind_text(st, 2, param);
     bind_opt(st, 3, plan);
-    double *v = NULL;
-    size_t n = 0, cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (gc_grow((void **)&v, &cap, n + 1, sizeof *v)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        v[n++] = sqlite3_column_double(st, 0);
-    }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_DONE && n) {
+    double *v;
+    size_t n;
+    if ((rc = rows_of(h, st, sizeof *v, fill_double, (void **)&v, &n, "reading a SKU's band", err)))
+        return rc;
+    if (n) {
         *lo = quantile(v, n, 0.1);
         *mid = quantile(v, n, 0.5);
         *hi = quantile(v, n, 0.9);
     }
     free(v);
-    return rc == SQLITE_DONE ? 0 : db_fail(h, rc, "reading a SKU's band", err);
+    return 0;
 }
 
 int gc_history_last_node(gc_history *h, const char *node, gc_hnode *out, gc_err *err)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h->db,
+    int rc = prepare(h,
         "SELECT r.start_time, r.start_s, r.plan_name, n.level, n.reason FROM nodes n "
         "JOIN runs r ON r.id = n.run WHERE n.node = ?1 ORDER BY r.start_s DESC, r.id DESC LIMIT 1",
-        -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(h, rc, "reading a node's verdict", err);
+        &st, "reading a node's verdict", err);
+    if (rc)
+        return rc;
     bind_text(st, 1, node);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
