@@ -4,14 +4,12 @@
  * one after the other): one gives the verdicts exactly as `gpucensus
  * check` does (catread.c: validation with FILE:LINE errors, a schema-2
  * catalogue's verdicts as written), the other walks it through catread's
- * walk (gc_catread_each: 2.x objects, a schema-3 catalogue expanded), keeping of each GPU and link only what the
- * tables and the plots draw. Strings are kept with their control
+ * walk (gc_catread_each: 2.x objects, a schema-3 catalogue expanded),
+ * keeping of each GPU and link only what the tables and the plots draw. Strings are kept with their control
  * characters shown as \xNN (quote.h): they reach the terminal table as
  * well as the page. Then node names are hashed and each node's GPUs and
  * links become ranges (nothing is found by scanning every GPU or link),
- * and the node files of the nodes the page draws (all of them up to
- * RP_FULL_NODES nodes) are read once each, by two threads: latency curves,
- * histograms and transfer size tables together. */
+ * and the node files of the nodes the page draws are read (report_nodes.c). */
 #include "report_int.h"
 
 #include <jansson.h>
@@ -30,13 +28,13 @@
 #include "quote.h"
 #include "timeutil.h"
 
-static double num(json_t *o, const char *k)
+double rp_num(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static const char *str(json_t *o, const char *k)
+const char *rp_str(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);
     return json_is_string(v) ? json_string_value(v) : "";
@@ -49,7 +47,7 @@ static int cmp_pt(const void *a, const void *b)
 }
 
 /* The random-order chase latency points of results, by footprint. */
-static void gpu_chase(rp_gpu *g, json_t *res)
+void rp_gpu_chase(rp_gpu *g, json_t *res)
 {
     size_t n = json_array_size(res), i;
     json_t *r;
@@ -61,13 +59,13 @@ static void gpu_chase(rp_gpu *g, json_t *res)
         return;
     json_array_foreach(res, i, r) {
         json_t *ctx = json_object_get(r, "context"), *s = json_object_get(r, "summary");
-        if (strcmp(str(r, "benchmark"), "chase") || strcmp(str(r, "metric"), "latency") ||
-            strcmp(str(r, "status"), "ok") || !s)
+        if (strcmp(rp_str(r, "benchmark"), "chase") || strcmp(rp_str(r, "metric"), "latency") ||
+            strcmp(rp_str(r, "status"), "ok") || !s)
             continue;
-        const char *ord = str(ctx, "order");
+        const char *ord = rp_str(ctx, "order");
         if (*ord && strcmp(ord, "random"))
             continue;
-        rp_pt pt = { num(ctx, "footprint_bytes"), num(s, "p5"), num(s, "p50"), num(s, "p95") };
+        rp_pt pt = { rp_num(ctx, "footprint_bytes"), rp_num(s, "p5"), rp_num(s, "p50"), rp_num(s, "p95") };
         if (isfinite(pt.x) && isfinite(pt.p50))
             g->chase[g->nchase++] = pt;
     }
@@ -87,21 +85,21 @@ static int add_gpu(rp_cat *c, json_t *o, size_t *cap)
     }
     rp_gpu *g = &c->gpus[c->ngpus];
     memset(g, 0, sizeof *g);
-    gc_term_esc(str(o, "node"), g->node, sizeof g->node);
-    g->index = (int)num(o, "index");
-    gc_term_esc(str(o, "status"), g->status, sizeof g->status);
-    gc_term_esc(str(o, "status_reason"), g->status_reason, sizeof g->status_reason);
+    gc_term_esc(rp_str(o, "node"), g->node, sizeof g->node);
+    g->index = (int)rp_num(o, "index");
+    gc_term_esc(rp_str(o, "status"), g->status, sizeof g->status);
+    gc_term_esc(rp_str(o, "status_reason"), g->status_reason, sizeof g->status_reason);
     json_t *id = json_object_get(o, "identity");
-    gc_term_esc(str(id, "name"), g->name, sizeof g->name);
-    gc_term_esc(str(id, "uuid"), g->uuid, sizeof g->uuid);
+    gc_term_esc(rp_str(id, "name"), g->name, sizeof g->name);
+    gc_term_esc(rp_str(id, "uuid"), g->uuid, sizeof g->uuid);
     g->l1 = g->l2 = g->dram = g->hbm_bps = g->hbm_theo = g->hbm_ratio = g->l2_bw = g->launch_ns = NAN;
     g->h2d_bps = g->h2d_alpha = g->d2h_bps = g->d2h_alpha = g->p2p_bps = NAN;
     g->verdict = -1;
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(o, "parameters"), i, p) {
-        const char *n = str(p, "name");
-        double v = num(p, "value");
+        const char *n = rp_str(p, "name");
+        double v = rp_num(p, "value");
         static const struct { const char *name; size_t off; } map[] = {
             { "l1_latency_cycles", offsetof(rp_gpu, l1) },
             { "l2_latency_cycles", offsetof(rp_gpu, l2) },
@@ -116,28 +114,28 @@ static int add_gpu(rp_cat *c, json_t *o, size_t *cap)
             if (!strcmp(n, map[k].name))
                 *(double *)((char *)g + map[k].off) = v;
     }
-    gpu_chase(g, json_object_get(o, "results"));   /* schema 1: inline; 2: node files later */
+    rp_gpu_chase(g, json_object_get(o, "results"));   /* schema 1: inline; 2: node files later */
     c->ngpus++;
     return 0;
 }
 
-static void link_sizes(rp_link *l, json_t *sizes)
+void rp_link_sizes(rp_link *l, json_t *sizes)
 {
     size_t i, n = json_array_size(sizes);
     json_t *s;
     if (!n || !(l->sz = malloc(n * sizeof *l->sz)))
         return;
     json_array_foreach(sizes, i, s) {
-        rp_pt pt = { num(s, "size_bytes"), num(s, "time_p5_s"), num(s, "time_p50_s"),
-                     num(s, "time_p95_s") };
+        rp_pt pt = { rp_num(s, "size_bytes"), rp_num(s, "time_p5_s"), rp_num(s, "time_p50_s"),
+                     rp_num(s, "time_p95_s") };
         if (isfinite(pt.x) && isfinite(pt.p50))
             l->sz[l->nsz++] = pt;
     }
 }
 
-static void end_of(json_t *e, char *node, int *gpu)
+void rp_end_of(json_t *e, char *node, int *gpu)
 {
-    gc_term_esc(str(e, "node"), node, GC_NODE_MAX);
+    gc_term_esc(rp_str(e, "node"), node, GC_NODE_MAX);
     json_t *t = json_object_get(e, "type"), *ix = json_object_get(e, "gpu_index");
     *gpu = json_is_string(t) && !strcmp(json_string_value(t), "gpu") && json_is_integer(ix)
                ? (int)json_integer_value(ix) : -1;
@@ -155,35 +153,35 @@ static int add_link(rp_cat *c, json_t *o, size_t *cap)
     }
     rp_link *l = &c->links[c->nlinks];
     memset(l, 0, sizeof *l);
-    gc_term_esc(str(o, "kind"), l->kind, sizeof l->kind);
-    gc_term_esc(str(o, "benchmark"), l->bench, sizeof l->bench);
-    gc_term_esc(str(o, "direction"), l->dir, sizeof l->dir);
-    gc_term_esc(str(o, "memory"), l->mem, sizeof l->mem);
-    gc_term_esc(str(o, "engine"), l->engine, sizeof l->engine);
-    gc_term_esc(str(o, "peer_access"), l->peer, sizeof l->peer);
+    gc_term_esc(rp_str(o, "kind"), l->kind, sizeof l->kind);
+    gc_term_esc(rp_str(o, "benchmark"), l->bench, sizeof l->bench);
+    gc_term_esc(rp_str(o, "direction"), l->dir, sizeof l->dir);
+    gc_term_esc(rp_str(o, "memory"), l->mem, sizeof l->mem);
+    gc_term_esc(rp_str(o, "engine"), l->engine, sizeof l->engine);
+    gc_term_esc(rp_str(o, "peer_access"), l->peer, sizeof l->peer);
     l->concurrent = json_is_true(json_object_get(o, "concurrent"));
     snprintf(l->cls, sizeof l->cls, "%s %s %s %s%s%s%s%s%s", l->kind, l->bench, l->dir, l->mem,
              *l->engine ? " " : "", l->engine, *l->peer ? " peer_access=" : "", l->peer,
              l->concurrent ? " concurrent" : "");
-    gc_term_esc(str(json_object_get(o, "measured_on"), "node"), l->node, sizeof l->node);
-    end_of(json_object_get(o, "src"), l->src_node, &l->src_gpu);
-    end_of(json_object_get(o, "dst"), l->dst_node, &l->dst_gpu);
+    gc_term_esc(rp_str(json_object_get(o, "measured_on"), "node"), l->node, sizeof l->node);
+    rp_end_of(json_object_get(o, "src"), l->src_node, &l->src_gpu);
+    rp_end_of(json_object_get(o, "dst"), l->dst_node, &l->dst_gpu);
     json_t *m = json_object_get(o, "model");
-    l->alpha = num(m, "alpha_s");
-    l->beta = num(m, "beta_bps");
-    l->nominal = num(o, "nominal_bps");
-    l->lambda = num(o, "lambda");
+    l->alpha = rp_num(m, "alpha_s");
+    l->beta = rp_num(m, "beta_bps");
+    l->nominal = rp_num(o, "nominal_bps");
+    l->lambda = rp_num(o, "lambda");
     size_t i;
     json_t *s;
     json_array_foreach(json_object_get(m, "segments"), i, s) {
         if (l->nseg < 8)
-            l->seg[l->nseg++] = (rp_seg){ num(s, "alpha_s"), num(s, "beta_bps"),
-                                          num(s, "size_min_bytes"), num(s, "size_max_bytes") };
+            l->seg[l->nseg++] = (rp_seg){ rp_num(s, "alpha_s"), rp_num(s, "beta_bps"),
+                                          rp_num(s, "size_min_bytes"), rp_num(s, "size_max_bytes") };
     }
     if (l->nseg == 0 && isfinite(l->alpha) && isfinite(l->beta))
-        l->seg[l->nseg++] = (rp_seg){ l->alpha, l->beta, num(m, "size_min_bytes"),
-                                      num(m, "size_max_bytes") };
-    link_sizes(l, json_object_get(o, "sizes"));   /* schema 1: inline; 2: node files later */
+        l->seg[l->nseg++] = (rp_seg){ l->alpha, l->beta, rp_num(m, "size_min_bytes"),
+                                      rp_num(m, "size_max_bytes") };
+    rp_link_sizes(l, json_object_get(o, "sizes"));   /* schema 1: inline; 2: node files later */
     l->verdict = -1;
     c->nlinks++;
     return 0;
@@ -194,14 +192,14 @@ static int top(rp_cat *c, const char *key, json_t *v)
     if (!strcmp(key, "schema_version") && json_is_string(v)) {
         c->schema_major = atoi(json_string_value(v));
     } else if (!strcmp(key, "run")) {
-        gc_term_esc(str(v, "tool_version"), c->tool_version, sizeof c->tool_version);
-        gc_term_esc(str(v, "plan_name"), c->plan_name, sizeof c->plan_name);
-        gc_term_esc(str(v, "backend"), c->backend, sizeof c->backend);
-        gc_term_esc(str(v, "start_time"), c->start_time, sizeof c->start_time);
-        gc_term_esc(str(v, "end_time"), c->end_time, sizeof c->end_time);
-        gc_term_esc(str(v, "git_commit"), c->commit, sizeof c->commit);
-        c->ranks = (int)num(v, "ranks");
-        c->nodes = (int)num(v, "nodes");
+        gc_term_esc(rp_str(v, "tool_version"), c->tool_version, sizeof c->tool_version);
+        gc_term_esc(rp_str(v, "plan_name"), c->plan_name, sizeof c->plan_name);
+        gc_term_esc(rp_str(v, "backend"), c->backend, sizeof c->backend);
+        gc_term_esc(rp_str(v, "start_time"), c->start_time, sizeof c->start_time);
+        gc_term_esc(rp_str(v, "end_time"), c->end_time, sizeof c->end_time);
+        gc_term_esc(rp_str(v, "git_commit"), c->commit, sizeof c->commit);
+        c->ranks = (int)rp_num(v, "ranks");
+        c->nodes = (int)rp_num(v, "nodes");
     } else if (!strcmp(key, "nodes") && json_is_array(v)) {
         size_t n = json_array_size(v), i;
         c->node_names = calloc(n ? n : 1, sizeof *c->node_names);
@@ -210,8 +208,8 @@ static int top(rp_cat *c, const char *key, json_t *v)
             return -1;
         json_t *e;
         json_array_foreach(v, i, e) {
-            gc_term_esc(str(e, "name"), c->node_names[i], GC_NODE_MAX);
-            gc_term_esc(str(e, "file"), c->node_files[i], 256);
+            gc_term_esc(rp_str(e, "name"), c->node_names[i], GC_NODE_MAX);
+            gc_term_esc(rp_str(e, "file"), c->node_files[i], 256);
         }
         c->nnodes = n;
     }
@@ -473,309 +471,6 @@ static void attach_verdicts(rp_cat *c)
 
 /* ---- points from the node files (latency curves, histograms, size tables) ---- */
 
-/* A node file that cannot give what is asked: said once per node, and
- * the report goes on without it. */
-static pthread_mutex_t missing_mu = PTHREAD_MUTEX_INITIALIZER;   /* c->missing, nmissing */
-
-static void node_missing(rp_cat *c, const char *node, const char *msg)
-{
-    pthread_mutex_lock(&missing_mu);
-    if (strcmp(c->missing, node)) {
-        snprintf(c->missing, sizeof c->missing, "%s", node);
-        if (!c->nmissing++)   /* the first in full, the others counted (rp_load) */
-            fprintf(stderr, "gpucensus report: warning: %s; node %s drawn without its points\n",
-                    msg, node);
-    }
-    pthread_mutex_unlock(&missing_mu);
-}
-
-/* The footprints drawn: the smallest (L1), the one whose median is
- * nearest the L2 plateau, the largest (DRAM). */
-static void choose_fps(const rp_gpu *g, double fp[3])
-{
-    fp[0] = fp[1] = fp[2] = NAN;
-    if (!g->nchase)
-        return;
-    fp[0] = g->chase[0].x;
-    fp[2] = g->chase[g->nchase - 1].x;
-    double best = INFINITY;
-    for (size_t k = 1; k + 1 < g->nchase; k++) {
-        double d = isfinite(g->l2) ? fabs(g->chase[k].p50 - g->l2) : fabs((double)k - g->nchase / 2.0);
-        if (d < best)
-            best = d, fp[1] = g->chase[k].x;
-    }
-}
-
-/* The GPU's latency histograms at its three footprints, from results
- * (its node file's); a histogram that does not decode is said in why. */
-static void gpu_hists(rp_gpu *g, json_t *res, const char *path, char *why, size_t whycap)
-{
-    if (!g->h3 && !(g->h3 = calloc(1, sizeof *g->h3)))
-        return;
-    rp_hist3 *h = g->h3;
-    choose_fps(g, h->fp);
-    size_t ri;
-    json_t *r;
-    json_array_foreach(res, ri, r) {
-        if (strcmp(str(r, "benchmark"), "chase") || strcmp(str(r, "metric"), "latency"))
-            continue;
-        json_t *ctx = json_object_get(r, "context");
-        const char *ord = str(ctx, "order");
-        if (*ord && strcmp(ord, "random"))
-            continue;
-        double fp = num(ctx, "footprint_bytes");
-        json_t *hj = json_object_get(r, "histogram");
-        const char *data = str(hj, "data");
-        double scale = num(hj, "scale");
-        for (int k = 0; k < 3 && *data; k++) {
-            if (h->have[k] || fp != h->fp[k])
-                continue;
-            uint8_t *bytes = NULL;
-            size_t len = 0;
-            gc_err e = { 0 };
-            if (gc_base64_decode(data, &bytes, &len, &e) == 0 &&
-                gc_hist_decode(bytes, len, &h->h[k], &e) == 0) {
-                h->have[k] = 1;
-                h->scale[k] = scale > 0 ? scale : 1;
-            } else if (!why[0]) {
-                snprintf(why, whycap, "%.3000s: a histogram does not decode: %.500s", path, e.msg);
-            }
-            free(bytes);
-        }
-    }
-}
-
-/* The same link in its node file (schema 2): its class, ends and GPU. */
-static int same_str(json_t *o, const char *k, const char *v)
-{
-    char t[GC_NODE_MAX];
-    gc_term_esc(str(o, k), t, sizeof t);
-    return !strcmp(t, v);
-}
-
-static int end_is(json_t *e, const char *node, int gpu)
-{
-    char n[GC_NODE_MAX];
-    int g;
-    end_of(e, n, &g);
-    return g == gpu && !strcmp(n, node);
-}
-
-static int same_link(const rp_link *l, json_t *x)
-{
-    return same_str(x, "kind", l->kind) && same_str(x, "benchmark", l->bench) &&
-           same_str(x, "direction", l->dir) && same_str(x, "memory", l->mem) &&
-           same_str(x, "engine", l->engine) && same_str(x, "peer_access", l->peer) &&
-           json_is_true(json_object_get(x, "concurrent")) == l->concurrent &&
-           end_is(json_object_get(x, "src"), l->src_node, l->src_gpu) &&
-           end_is(json_object_get(x, "dst"), l->dst_node, l->dst_gpu) &&
-           same_str(json_object_get(x, "measured_on"), "node", l->node);
-}
-
-/* Node k's points: its GPUs' chase curves and histograms, its links' size
- * tables, from its node file, read once. */
-static void read_node(rp_cat *c, gc_catpoints *pts, size_t k, char *why, size_t whycap)
-{
-    const char *node = c->node_names[k];
-    size_t first = c->node_first[k], n = c->node_n[k];
-    char path[4600];
-    why[0] = '\0';
-    if (c->schema_major >= 2) {
-        gc_catpoints_path(pts, node, path, sizeof path);
-        gc_err e = { 0 };
-        for (size_t i = first; i < first + n; i++) {
-            json_t *res = gc_catpoints_gpu(pts, node, c->gpus[i].index, &e);
-            if (!res) {
-                node_missing(c, node, e.msg);
-                if (!why[0])
-                    snprintf(why, whycap, "%s", e.msg);
-                if (e.code == GC_EIO)
-                    return;
-                continue;
-            }
-            gpu_chase(&c->gpus[i], res);
-            gpu_hists(&c->gpus[i], res, path, why, whycap);
-        }
-        json_t *ls = gc_catpoints_links(pts, node, &e);
-        size_t nf = json_array_size(ls);
-        for (size_t j = 0; ls && j < c->nl_n[k]; j++) {
-            rp_link *l = &c->links[c->link_ix[c->nl_first[k] + j]];
-            /* the node file lists them in the catalogue's order: try there first */
-            json_t *x = j < nf && same_link(l, json_array_get(ls, j)) ? json_array_get(ls, j) : NULL;
-            for (size_t q = 0; !x && q < nf; q++)
-                if (same_link(l, json_array_get(ls, q)))
-                    x = json_array_get(ls, q);
-            if (x && !l->sz)
-                link_sizes(l, json_object_get(x, "sizes"));
-        }
-        return;
-    }
-    /* schema 1: curves and sizes inline; the histograms in the node file */
-    if (!c->node_files[k][0]) {
-        snprintf(why, whycap, "no node file in the catalogue");
-        return;
-    }
-    snprintf(path, sizeof path, "%s/%s", c->dir, c->node_files[k]);
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (!root) {
-        if (je.line > 0)
-            snprintf(why, whycap, "%s:%d: %s", path, je.line, je.text);
-        else
-            snprintf(why, whycap, "%s", je.text);
-        node_missing(c, node, why);
-        return;
-    }
-    size_t gi;
-    json_t *g;
-    json_array_foreach(json_object_get(root, "gpus"), gi, g) {
-        json_t *ix = json_object_get(g, "index");
-        if (!json_is_integer(ix) || strcmp(str(g, "node"), node))
-            continue;
-        for (size_t i = first; i < first + n; i++)
-            if (c->gpus[i].index == json_integer_value(ix))
-                gpu_hists(&c->gpus[i], json_object_get(g, "results"), path, why, whycap);
-    }
-    json_decref(root);
-}
-
-static const rp_cat *by_worst_cat;
-static int cmp_worst(const void *a, const void *b)
-{
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    int wx = by_worst_cat->node_worst[x], wy = by_worst_cat->node_worst[y];
-    if (wx != wy)
-        return wy - wx;
-    return (x > y) - (x < y);
-}
-
-static int file_there(const rp_cat *c, size_t k)
-{
-    char path[4600];
-    struct stat st;
-    if (c->schema_major >= 2) {
-        snprintf(path, sizeof path, "%s/nodes/%s.json", c->dir, c->node_names[k]);
-        if (stat(path, &st) == 0)
-            return 1;
-        snprintf(path, sizeof path, "%s/nodes/%s.json.gz", c->dir, c->node_names[k]);
-        return stat(path, &st) == 0;
-    }
-    snprintf(path, sizeof path, "%s/%s", c->dir, c->node_files[k]);
-    return c->node_files[k][0] && stat(path, &st) == 0;
-}
-
-/* Which nodes' files are read (rp_cat's node_read; see RP_FULL_NODES). */
-static int choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_err *err)
-{
-    if (!(c->worst_order = malloc((c->nnodes ? c->nnodes : 1) * sizeof *c->worst_order)))
-        return gc_fail(err, GC_ENOMEM, "out of memory");
-    c->full = c->nnodes <= RP_FULL_NODES;
-    for (size_t i = 0; i < nasked; i++) {
-        size_t k = rp_node_index(c, asked[i]);
-        if (k >= c->nnodes)
-            return gc_fail(err, GC_EINVAL, "--node %s: no such node in %s", asked[i], c->path);
-        c->node_read[k] = RP_READ_ASKED;
-    }
-    if (c->full) {
-        for (size_t k = 0; k < c->nnodes; k++)
-            if (!c->node_read[k])
-                c->node_read[k] = c->node_worst[k] > GC_V_OK ? RP_READ_FLAGGED : RP_READ_SAMPLE;
-        return 0;
-    }
-    size_t *ord = c->worst_order, nf = 0;
-    for (size_t k = 0; k < c->nnodes; k++)
-        ord[k] = k;
-    by_worst_cat = c;
-    qsort(ord, c->nnodes, sizeof *ord, cmp_worst);
-    while (nf < c->nnodes && c->node_worst[ord[nf]] > GC_V_OK)
-        nf++;
-    c->nflagged = nf;
-    for (size_t i = 0; i < nf; i++) {
-        if (i < RP_FLAGGED_MAX) {
-            if (!c->node_read[ord[i]])
-                c->node_read[ord[i]] = RP_READ_FLAGGED;
-        } else if (!c->node_read[ord[i]]) {
-            c->nflag_unread++;
-        }
-    }
-    /* the sample: nodes spread over the census in catalogue order, each
-     * the first with a node file from its place on */
-    size_t taken = 0;
-    for (size_t s = 0; s < RP_SAMPLE_NODES; s++) {
-        size_t from = s * c->nnodes / RP_SAMPLE_NODES, to = (s + 1) * c->nnodes / RP_SAMPLE_NODES;
-        for (size_t k = from; k < to; k++)
-            if (!c->node_read[k] && c->node_worst[k] <= GC_V_OK && file_there(c, k)) {
-                c->node_read[k] = RP_READ_SAMPLE;
-                taken++;
-                break;
-            }
-    }
-    return 0;
-}
-
-/* The node files are read by RP_READ_THREADS threads, each its own reader
- * (one node file held at a time) and its own nodes: a node's GPUs and links
- * are written by the thread that reads it, nothing else. */
-#define RP_READ_THREADS 2
-
-typedef struct rjob {
-    rp_cat *c;
-    size_t next;
-    pthread_mutex_t mu;
-    int failed;
-} rjob;
-
-
-static void *read_thread(void *arg)
-{
-    rjob *j = arg;
-    rp_cat *c = j->c;
-    gc_catpoints *pts = gc_catpoints_new(c->path);
-    char *why = malloc(5000);
-    if (!pts || !why) {
-        pthread_mutex_lock(&j->mu);
-        j->failed = 1;
-        pthread_mutex_unlock(&j->mu);
-    }
-    for (;;) {
-        pthread_mutex_lock(&j->mu);
-        while (j->next < c->nnodes && !c->node_read[j->next])
-            j->next++;
-        size_t k = j->failed ? c->nnodes : j->next++;
-        pthread_mutex_unlock(&j->mu);
-        if (k >= c->nnodes)
-            break;
-        read_node(c, pts, k, why, 5000);
-        if (why[0]) {
-            pthread_mutex_lock(&missing_mu);
-            if (c->nmissing == 0)
-                fprintf(stderr, "gpucensus report: warning: %s\n", why);
-            pthread_mutex_unlock(&missing_mu);
-            snprintf(c->node_why[k], sizeof c->node_why[k], "%.*s", (int)sizeof c->node_why[k] - 1, why);
-        }
-    }
-    free(why);
-    gc_catpoints_free(pts);
-    return NULL;
-}
-
-static int read_nodes(rp_cat *c)
-{
-    rjob j = { .c = c };
-    pthread_mutex_init(&j.mu, NULL);
-    for (size_t k = 0; k < c->nnodes; k++)
-        c->nread += c->node_read[k] != RP_READ_NO;
-    pthread_t th[RP_READ_THREADS];
-    int started = 0;
-    for (int t = 1; t < RP_READ_THREADS && (size_t)t < c->nread; t++)
-        if (pthread_create(&th[started], NULL, read_thread, &j) == 0)
-            started++;
-    read_thread(&j);
-    for (int t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
-    pthread_mutex_destroy(&j.mu);
-    return j.failed ? GC_ENOMEM : 0;
-}
 
 void rp_phase(const char *what)
 {
@@ -849,9 +544,9 @@ int rp_load_nodes(const char *arg, const char *const *asked, size_t nasked, int 
     rp_phase("attach links, verdicts");
     if (!(c->node_why = calloc(c->nnodes ? c->nnodes : 1, sizeof *c->node_why)))
         return gc_fail(err, GC_ENOMEM, "out of memory");
-    if ((rc = choose_nodes(c, asked, nasked, err)))
+    if ((rc = rp_choose_nodes(c, asked, nasked, err)))
         return rc;
-    if (points && read_nodes(c))
+    if (points && rp_read_nodes(c))
         return gc_fail(err, GC_ENOMEM, "out of memory");
     if (c->nmissing > 1)
         fprintf(stderr, "gpucensus report: %zu nodes in all drawn without their points (their "

@@ -5,6 +5,7 @@
 #ifndef GC_REPORT_INT_H
 #define GC_REPORT_INT_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -120,6 +121,19 @@ int rp_load(const char *path, rp_cat *c, gc_err *err);
  * read and which are drawn in full whatever the census's size. */
 int rp_load_nodes(const char *path, const char *const *asked, size_t nasked, int points,
                   rp_cat *c, gc_err *err);
+/* Which nodes' files are read (node_read; RP_FULL_NODES) and reading them
+ * (report_nodes.c); rp_read_nodes: GC_ENOMEM or 0, a node file that cannot
+ * be read is said on stderr and its node drawn without points. */
+int rp_choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_err *err);
+int rp_read_nodes(rp_cat *c);
+/* Shared by the catalogue's and the node files' readers (report_data.c):
+ * a member as a number (NAN) or string (""), a GPU's random-order chase
+ * curve from its results, a link's size table, a link end's node and GPU. */
+double rp_num(json_t *o, const char *k);
+const char *rp_str(json_t *o, const char *k);
+void rp_gpu_chase(rp_gpu *g, json_t *res);
+void rp_link_sizes(rp_link *l, json_t *sizes);
+void rp_end_of(json_t *e, char *node, int *gpu);
 /* The index of node name in the catalogue's nodes, or nnodes. */
 size_t rp_node_index(const rp_cat *c, const char *name);
 void rp_free(rp_cat *c);
