@@ -650,21 +650,24 @@ static double quantile(const double *v, size_t n, double q)
 
 static void fill_double(sqlite3_stmt *st, void *item) { *(double *)item = sqlite3_column_double(st, 0); }
 
-int gc_history_band(gc_history *h, const char *sku, const char *param, const char *plan,
+int gc_history_band(gc_history *h, const char *sku, const char *param, const char *plan, int method,
                     double *lo, double *mid, double *hi, gc_err *err)
 {
     *lo = *mid = *hi = NAN;
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT p.value FROM params p JOIN gpus g ON g.run = p.run AND g.uuid = p.uuid "
+             "JOIN runs r ON r.id = p.run WHERE g.name = ?1 AND p.name = ?2 AND g.level <= 1 "
+             "AND g.status = 'ok' AND (?3 IS NULL OR r.plan_name = ?3) AND (?4 = 0 OR %s = ?4) "
+             "ORDER BY p.value", param_method(h));
     sqlite3_stmt *st;
-    int rc = prepare(h,
-        "SELECT p.value FROM params p JOIN gpus g ON g.run = p.run AND g.uuid = p.uuid "
-        "JOIN runs r ON r.id = p.run WHERE g.name = ?1 AND p.name = ?2 AND g.level <= 1 "
-        "AND g.status = 'ok' AND (?3 IS NULL OR r.plan_name = ?3) ORDER BY p.value", &st,
-        "reading a SKU's band", err);
+    int rc = prepare(h, sql, &st, "reading a SKU's band", err);
     if (rc)
         return rc;
     bind_text(st, 1, sku);
     bind_text(st, 2, param);
     bind_opt(st, 3, plan);
+    sqlite3_bind_int(st, 4, method > 0 ? method : 0);
     double *v;
     size_t n;
     if ((rc = rows_of(h, st, sizeof *v, fill_double, (void **)&v, &n, "reading a SKU's band", err)))

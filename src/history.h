@@ -89,8 +89,9 @@ int gc_history_gpus(gc_history *h, const char *who, gc_hgpu **out, size_t *n, gc
 int gc_history_params(gc_history *h, const char *uuid, char (**names)[64], size_t *n, gc_err *err);
 
 /* A SKU's band for a parameter over every GPU of that SKU in the database:
- * lo/mid/hi = p10/median/p90 of their values in good runs (plan NULL: any). */
-int gc_history_band(gc_history *h, const char *sku, const char *param, const char *plan,
+ * lo/mid/hi = p10/median/p90 of their values in good runs (plan NULL: any)
+ * measured with that method (0: any). */
+int gc_history_band(gc_history *h, const char *sku, const char *param, const char *plan, int method,
                     double *lo, double *mid, double *hi, gc_err *err);
 
 /* The last verdict the database holds for a node. GC_EINVAL: none. */

@@ -199,3 +199,30 @@ print("other methods: %d HBM values not compared, named in check's header and ea
       % (total, h["hbm_bw"][1], h["l2_bw"][1]))
 PY
 echo "ok: values compared only with past values of their own method"
+
+# the report's history view: runs and band of this run's method only
+"$GC" report "$TMP/s4" -o "$TMP/same.html" --history "$TMP/same.db" > /dev/null || die "report same"
+"$GC" report "$TMP/s4" -o "$TMP/other.html" --history "$TMP/other.db" > /dev/null || die "report other"
+$PY - "$TMP/same.html" "$TMP/other.html" <<'PY' || die "report history view by method"
+import re, sys
+def view(path):
+    page = open(path).read()
+    sec = page[page.index("<h2 id=history>"):page.index("<h2 id=nodes>")]
+    gpus = sec.split("<details")[1:]
+    return [(re.findall(r'<text class="title"[^>]*>([^<]*)</text><text class="sub"[^>]*>(\d+) runs of '
+                        r"plan [^;<]*?(, method \d+)?;", g),
+             re.findall(r"No past run of this run's method: ([^<]*)\.</p>", g)) for g in gpus]
+same, other = view(sys.argv[1]), view(sys.argv[2])
+assert len(same) == len(other) == 4, (len(same), len(other))
+for plots, missing in same:
+    titles = {t: (n, m) for t, n, m in plots}
+    assert titles["HBM bandwidth"] == ("3", ", method 3"), titles
+    assert titles["L2 bandwidth"] == ("3", ", method 6"), titles
+    assert len(plots) == 5 and not missing, (plots, missing)
+for plots, missing in other:
+    titles = {t for t, n, m in plots}
+    assert "HBM bandwidth" not in titles and len(plots) == 4, plots
+    assert missing == ["HBM bandwidth (method 3)"], missing
+print("report: 5 plots per GPU against a past of the same methods; against HBM method 2, HBM not drawn and named")
+PY
+echo "ok: report --history draws only past runs of this run's method"
