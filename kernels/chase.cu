@@ -157,8 +157,10 @@ extern "C" int gck_chase_build(gck_chain *c, uint64_t seed, char *err, size_t er
 #define CHASE_LD_CG(p) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p) :: "memory")
 
 extern "C" __global__ void gck_chase_kernel(uint64_t start, uint32_t warm, uint32_t nsamples,
-                                            uint32_t *out, uint64_t *aux)
+                                            uint32_t *out, uint64_t *aux, uint32_t target)
 {
+    if (blockIdx.x != target)   // a grid of one block per SM: only `target` chases
+        return;
     __shared__ uint64_t sink[2];
     uint32_t s = gck_saddr(sink);
     uint64_t p = start;
@@ -182,8 +184,10 @@ extern "C" __global__ void gck_chase_kernel(uint64_t start, uint32_t warm, uint3
 }
 
 extern "C" __global__ void gck_chase_twin_kernel(uint64_t start, uint32_t warm, uint32_t nsamples,
-                                                 uint32_t *out, uint64_t *aux)
+                                                 uint32_t *out, uint64_t *aux, uint32_t target)
 {
+    if (blockIdx.x != target)
+        return;
     __shared__ uint64_t sink[2];
     uint32_t s = gck_saddr(sink);
     uint64_t p = start;
@@ -206,12 +210,22 @@ extern "C" int gck_chase_run(void **cursor, uint32_t warm, uint32_t nsamples, in
                              gck_scratch *s, uint64_t *span_cycles, uint64_t *span_ns,
                              char *err, size_t errlen)
 {
+    return gck_chase_run_on(cursor, warm, nsamples, twin, 1, 0, s, span_cycles, span_ns, err,
+                            errlen);
+}
+
+extern "C" int gck_chase_run_on(void **cursor, uint32_t warm, uint32_t nsamples, int twin,
+                                uint32_t grid, uint32_t target, gck_scratch *s,
+                                uint64_t *span_cycles, uint64_t *span_ns, char *err, size_t errlen)
+{
     if (gck_scratch_reserve(s, nsamples, err, errlen))
         return 1;
     if (twin)
-        gck_chase_twin_kernel<<<1, 1>>>((uint64_t)*cursor, warm, nsamples, s->d_samples, s->d_aux);
+        gck_chase_twin_kernel<<<grid, 1>>>((uint64_t)*cursor, warm, nsamples, s->d_samples, s->d_aux,
+                                           target);
     else
-        gck_chase_kernel<<<1, 1>>>((uint64_t)*cursor, warm, nsamples, s->d_samples, s->d_aux);
+        gck_chase_kernel<<<grid, 1>>>((uint64_t)*cursor, warm, nsamples, s->d_samples, s->d_aux,
+                                      target);
     CKL();
     CK(cudaMemcpy(s->h_samples, s->d_samples, nsamples * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(s->h_aux, s->d_aux, 3 * sizeof(uint64_t), cudaMemcpyDeviceToHost));

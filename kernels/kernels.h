@@ -85,6 +85,12 @@ int gck_chase_build(gck_chain *c, uint64_t seed, char *err, size_t errlen);
 int gck_chase_run(void **cursor, uint32_t warm, uint32_t nsamples, int twin,
                   gck_scratch *s, uint64_t *span_cycles, uint64_t *span_ns,
                   char *err, size_t errlen);
+/* The same on block `target` of a grid of `grid` one-thread blocks (the
+ * others exit at once): the chase runs on whichever SM that block lands on.
+ * gck_chase_run is grid 1, target 0. */
+int gck_chase_run_on(void **cursor, uint32_t warm, uint32_t nsamples, int twin, uint32_t grid,
+                     uint32_t target, gck_scratch *s, uint64_t *span_cycles, uint64_t *span_ns,
+                     char *err, size_t errlen);
 /* Loaded chase: blocks x threads (multiple of 32) threads, lane 0 of each
  * warp chases from its own start (spread over the cycle), warm accesses
  * then `runs` windows; h_samples[warp * runs + r] = window cycles. Loads are

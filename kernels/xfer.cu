@@ -171,34 +171,61 @@ extern "C" int gck_xfer_reserve(gck_xfer *x, size_t bytes, int pageable, char *e
 }
 
 // Launch shape of the SM copy: enough bytes in flight to cover the link's
-// latency, fewer blocks for small copies. Both ways at once, each kernel
-// takes half of every SM (2 of its 4 blocks of 512 threads): a kernel with
-// all of them left the other direction only what it freed (an H200 at
-// 1 GiB: h2d 43.8 GB/s, d2h 27.5 beside it; nvbandwidth's split-warp copy
-// 42.5 each way, results/fleet/h200-2026-11-26-640bc9a-peers.txt).
-static void sm_shape(const gck_xfer *x, size_t bytes, int both, int *blocks, int *threads)
+// latency, fewer blocks for small copies.
+static void sm_shape(const gck_xfer *x, size_t bytes, int *blocks, int *threads)
 {
     *threads = 512;
     size_t per = (size_t)*threads * 16 * 4;
     size_t b = (bytes + per - 1) / per;
-    size_t maxb = (size_t)x->sm_count * (both ? 2 : 4);
+    size_t maxb = (size_t)x->sm_count * 4;
     if (b < 1)
         b = 1;
     *blocks = (int)(b < maxb ? b : maxb);
 }
 
-// One direction's operation on stream s. dir 0: host -> device, 1: device
-// -> host; both: the other direction runs beside it.
-static cudaError_t one_op(gck_xfer *x, int dir, int sm, int pageable, size_t bytes, cudaStream_t s,
-                          int both = 0)
+// Both ways with SM kernels: one kernel whose even warps copy host ->
+// device and odd warps device -> host, 512 bytes each (one 16-byte word a
+// lane), one warp per 512 bytes of either copy, the grid over both: blocks
+// come and go with both directions in them, so the two progress together
+// on every SM (nvbandwidth's *_bidirectional_memcpy_sm interleaves the
+// directions warp by warp too). Two kernels on two streams split the SMs
+// between the directions instead (an H200 at 1 GiB: h2d 38.7, d2h 40.4
+// GB/s; this kernel 42.3 each; tests/gpu/peers_probe.cu). n bytes each way.
+__global__ void k_copy_both(const uint8_t *__restrict__ h2d_src, uint8_t *__restrict__ h2d_dst,
+                            const uint8_t *__restrict__ d2h_src, uint8_t *__restrict__ d2h_dst,
+                            size_t n)
 {
-    uint8_t *d = (uint8_t *)x->d_buf + (dir ? 0 : x->d_bytes / 2);
+    size_t gw = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
+    unsigned lane = threadIdx.x % 32;
+    const uint8_t *s = gw & 1 ? d2h_src : h2d_src;
+    uint8_t *d = gw & 1 ? d2h_dst : h2d_dst;
+    size_t off = (gw / 2) * 512 + (size_t)lane * 16;
+    if (off + 16 <= n) {   // the buffers start on 16-byte boundaries
+        *(uint4 *)(d + off) = *(const uint4 *)(s + off);
+        return;
+    }
+    for (size_t k = off; k < off + 16 && k < n; k++)
+        d[k] = s[k];
+}
+
+// One direction's operation on stream s. dir 0: host -> device, 1: device
+// -> host; dir 2 (SM only): both, one kernel (k_copy_both).
+static cudaError_t one_op(gck_xfer *x, int dir, int sm, int pageable, size_t bytes, cudaStream_t s)
+{
     size_t hhalf = (pageable ? x->page_bytes : x->pin_bytes) / 2;
+    if (dir == 2) {   // device pointers: [h2d src, h2d dst, d2h src, d2h dst]
+        uint8_t *hd = (uint8_t *)(pageable ? x->h_page : x->h_pin_dev), *dd = (uint8_t *)x->d_buf;
+        size_t warps = 2 * ((bytes + 511) / 512);
+        k_copy_both<<<(unsigned)((warps + 15) / 16), 512, 0, s>>>(hd, dd + x->d_bytes / 2, dd,
+                                                                   hd + hhalf, bytes);
+        return cudaGetLastError();
+    }
+    uint8_t *d = (uint8_t *)x->d_buf + (dir ? 0 : x->d_bytes / 2);
     uint8_t *h = (uint8_t *)(pageable ? x->h_page : x->h_pin) + (dir ? hhalf : 0);
     if (sm) {
         uint8_t *hd = pageable ? h : (uint8_t *)x->h_pin_dev + (dir ? hhalf : 0);
         int blocks, threads;
-        sm_shape(x, bytes, both, &blocks, &threads);
+        sm_shape(x, bytes, &blocks, &threads);
         if (dir == 0)
             k_copy_bytes<<<blocks, threads, 0, s>>>(hd, d, bytes);
         else
@@ -226,7 +253,8 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
         return 1;
     }
     gck_xfer_rt *rt = x->rt;
-    int both = dir == 2;
+    int one = dir == 2 && sm;          // both ways in one kernel: both end together
+    int both = dir == 2 && !sm;        // both ways on two streams (copy engines)
     if (pageable && !sm) {
         // Synchronous in effect: host clock around each batch.
         for (uint32_t i = 0; i < nsamples; i++) {
@@ -254,9 +282,9 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
         if (both && e == cudaSuccess)
             e = cudaStreamWaitEvent(rt->s[1], rt->ev[2 * i], 0);
         for (uint32_t b = 0; e == cudaSuccess && b < batch; b++) {
-            e = one_op(x, both ? 0 : dir, sm, pageable, bytes, rt->s[0], both);
+            e = one_op(x, both ? 0 : dir, sm, pageable, bytes, rt->s[0]);
             if (both && e == cudaSuccess)
-                e = one_op(x, 1, sm, pageable, bytes, rt->s[1], both);
+                e = one_op(x, 1, sm, pageable, bytes, rt->s[1]);
         }
         if (both && e == cudaSuccess)   // the h2d stream's own end, before it waits
             e = cudaEventRecord(rt->ev3[i], rt->s[0]);
@@ -274,6 +302,11 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
     CK(e);
     if (spin_timeouts)
         *spin_timeouts += spin_timed_out(x);
+    for (uint32_t i = 0; one && ns_dir && i < nsamples; i++) {   // one kernel: one time
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, rt->ev[2 * i], rt->ev[2 * i + 1]));
+        ns_dir[2 * i] = ns_dir[2 * i + 1] = ms * 1e6 / batch;
+    }
     for (uint32_t i = 0; both && ns_dir && i < nsamples; i++) {   // each direction's own time
         float h2d = 0, d2h = 0;
         CK(cudaEventElapsedTime(&h2d, rt->ev[2 * i], rt->ev3[i]));

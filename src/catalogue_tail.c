@@ -11,6 +11,7 @@
  * Readers expand both back to the 2.x objects (catread_v3.c, gccat.py). */
 #include "catalogue_int.h"
 #include "catalogue.h"
+#include "peer_notes.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -395,6 +396,8 @@ void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_ve
     w->depth0 = 0;
     gc_jw_puts(w, "\n],\n\"parameter_units\":");
     gc_cat_units_json(w);
+    gc_jw_puts(w, ",\n\"peer_notes\":");
+    gc_peer_notes_json(w);
     gc_jw_puts(w, ",\n\"nodes\":");
     gc_jw_open(w, "[");
     for (size_t k = 0; k < nnodes; k++) {

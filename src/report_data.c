@@ -200,6 +200,9 @@ static int top(rp_cat *c, const char *key, json_t *v)
         gc_term_esc(rp_str(v, "git_commit"), c->commit, sizeof c->commit);
         c->ranks = (int)rp_num(v, "ranks");
         c->nodes = (int)rp_num(v, "nodes");
+    } else if (!strcmp(key, "peer_notes") && json_is_object(v)) {
+        json_decref(c->peer_notes);
+        c->peer_notes = json_incref(v);
     } else if (!strcmp(key, "nodes") && json_is_array(v)) {
         size_t n = json_array_size(v), i;
         c->node_names = calloc(n ? n : 1, sizeof *c->node_names);
@@ -557,6 +560,7 @@ int rp_load_nodes(const char *arg, const char *const *asked, size_t nasked, int 
 
 void rp_free(rp_cat *c)
 {
+    json_decref(c->peer_notes);
     for (size_t i = 0; i < c->ngpus; i++) {
         free(c->gpus[i].chase);
         if (c->gpus[i].h3) {

@@ -351,6 +351,33 @@ static void verdict_table(FILE *f, const rp_cat *c)
 /* ---- the page ------------------------------------------------------------------------ */
 
 /* One node's drill-down; its histograms are merged into agg. */
+/* The catalogue's figures that follow another convention than the peer
+ * tools or sit under the best peer, and why (src/peer_notes.c). */
+static void peer_notes(FILE *f, const rp_cat *c)
+{
+    if (!c->peer_notes || !json_object_size(c->peer_notes))
+        return;
+    fputs("<h2 id=peers>Beside the peer tools (nvbandwidth, gpu-benches)</h2>\n<table>\n<tr><th>figure"
+          "<th>what it measures<th>the peer's quantity<th>why, and the measurement<th>shown by</tr>\n", f);
+    const char *fig;
+    json_t *n;
+    static const char *const cols[] = { "measures", "peer", "why", "shown_by" };
+    json_object_foreach(c->peer_notes, fig, n) {
+        fputs("<tr><td><code>", f);
+        rh_esc(f, fig);
+        fputs("</code>", f);
+        for (int k = 0; k < 4; k++) {
+            fputs(k == 3 ? "<td><code>" : "<td>", f);
+            const char *v = json_string_value(json_object_get(n, cols[k]));
+            rh_esc(f, v ? v : "");
+            if (k == 3)
+                fputs("</code>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
 static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int *agg_ok,
                          double *tmp, int open)
 {
@@ -528,6 +555,7 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
     fputs("</div>\n", f);
     rp_phase("p2p");
 
+    peer_notes(f, c);
     if (hist_len)
         fwrite(hist_html, 1, hist_len, f);
 

@@ -81,6 +81,7 @@ typedef struct rp_cat {
     char missing[GC_NODE_MAX];    /* the last node whose file could not give them */
     size_t nmissing;              /* how many nodes so */
     int schema_major;
+    json_t *peer_notes;           /* "peer_notes" (schema 3, src/peer_notes.c), NULL: none */
     /* per node (nnodes): its GPUs gpus[node_first .. + node_n), its links
      * links[link_ix[nl_first .. + nl_n)], its node verdict's level (-1:
      * none), the worst verdict of anything on it, whether its node file

@@ -59,6 +59,7 @@ METHODS = {   # benchmark: [(version, commit, date), ...]
               (4, "537d767", "2026-11-24T00:37:50Z"),     # shifted only where needed
               (5, "d8e78b3", "2026-11-25T22:19:07Z"),     # kernel rewritten (unroll, asm loads)
               (6, "e2a563f", "2026-11-26T01:30:15Z")],    # l2_bw_bps without chunk sharing
+    "xfer": [(2, "5474277", "2026-11-26T04:32:50Z")],     # SM both ways one kernel, host chase every SM
 }
 # the benchmark a derived parameter comes from (gc_bench_of_param, registry.c)
 PARAM_BENCH = [("hbm_", "hbm_bw"), ("l2_bw", "l2_bw"), ("smem_bw", "smem_bw"), ("launch", "launch"),

@@ -10,6 +10,7 @@
  * L2 never revisits a line within an item. */
 #include "cuda.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MiB (1024.0 * 1024.0)
@@ -236,9 +237,10 @@ int gc_cuda_departure(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 #define FAR_STRIDE 128u
 #define FAR_WARM 1024u
 #define FAR_PER_LAUNCH 256u
+#define FAR_MIN_PER_LAUNCH 2u
 
 int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, size_t fp,
-                      const char *what, gc_err *err)
+                      int every_sm, const char *what, gc_err *err)
 {
     char msg[256] = "";
     uint64_t n = fp / FAR_STRIDE;
@@ -262,34 +264,58 @@ int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, size_t
         !gc_cuda_point(c, t, g, "latency_ns", "ns", 1000, err) ||
         !gc_cuda_point(c, t, g, "timer_cost", "cycles", 100, err))
         return GC_ENOMEM;
+    /* The chase moves from SM to SM: launch l runs on block l % SMs of a
+     * grid of one-thread blocks, so the samples cover every SM's distance
+     * to the memory (an H200's SMs read host memory 1123-1238 ns apart,
+     * tests/gpu/peers_probe.cu; block 0 of a one-block grid lands on the
+     * nearest), as nvbandwidth's host_device_latency_sm averages over
+     * them. Not every_sm: one block, FAR_PER_LAUNCH windows a launch. */
+    uint32_t sms = every_sm && c->dev.sm_count > 0 ? (uint32_t)c->dev.sm_count : 1;
+    uint32_t per = (total + sms - 1) / sms;
+    if (per < FAR_MIN_PER_LAUNCH)
+        per = FAR_MIN_PER_LAUNCH;
+    if (per > FAR_PER_LAUNCH)
+        per = FAR_PER_LAUNCH;
+    if (per > total)
+        per = total;
     void *cur = ch.first;
-    uint64_t cyc, ns;
-    uint32_t per = total < FAR_PER_LAUNCH ? total : FAR_PER_LAUNCH;
-    if (gck_chase_run(&cur, 0, per, 1, &c->scratch, &cyc, &ns, msg, sizeof msg))
+    uint64_t cyc, ns, cyc_sum = 0, ns_sum = 0;
+    if (gck_chase_run_on(&cur, 0, per, 1, sms, 0, &c->scratch, &cyc, &ns, msg, sizeof msg))
         return gc_fail(err, GC_EDEVICE, "%s: %s", what, msg);
     double twin = gc_cuda_median_u32(c->scratch.h_samples, per);
     for (uint32_t i = 0; i < per; i++)
         gc_cuda_record(&g->points[ip + 2], c->scratch.h_samples[i]);
-    double lo = 0, hi = 0, mhz_sum = 0;
+    double *acc = malloc(total * sizeof *acc);   /* cycles per access, until the clock is known */
+    if (!acc)
+        return gc_fail(err, GC_ENOMEM, "%s: out of memory", what);
     uint32_t done = 0, launches = 0;
     while (done < total) {
         uint32_t k = total - done < per ? total - done : per;
-        if (gck_chase_run(&cur, launches == 0 ? FAR_WARM : 0, k, 0, &c->scratch, &cyc, &ns, msg,
-                          sizeof msg))
+        if (gck_chase_run_on(&cur, launches == 0 ? FAR_WARM : 0, k, 0, sms, launches % sms,
+                             &c->scratch, &cyc, &ns, msg, sizeof msg)) {
+            free(acc);
             return gc_fail(err, GC_EDEVICE, "%s: %s", what, msg);
-        double mhz = ns ? (double)cyc / (double)ns * 1000.0 : c->dev.sm_clock_khz / 1000.0;
-        gc_cuda_clock_seen(c, mhz, &lo, &hi);
-        mhz_sum += mhz;
-        launches++;
-        for (uint32_t i = 0; i < k; i++) {
-            double v = ((double)c->scratch.h_samples[i] - twin) / GCK_WINDOW;
-            gc_cuda_record(&g->points[ip], v);
-            gc_cuda_record(&g->points[ip + 1], v * 1000.0 / mhz);
         }
+        cyc_sum += cyc;
+        ns_sum += ns;
+        launches++;
+        for (uint32_t i = 0; i < k; i++)
+            acc[done + i] = ((double)c->scratch.h_samples[i] - twin) / GCK_WINDOW;
         done += k;
         if (done < total && gc_cuda_over(c))
             break;
     }
+    /* one clock over all launches: a launch of a few windows is too short
+     * for %globaltimer's steps */
+    double mhz = ns_sum ? (double)cyc_sum / (double)ns_sum * 1000.0 : c->dev.sm_clock_khz / 1000.0;
+    double lo = 0, hi = 0;
+    gc_cuda_clock_seen(c, mhz, &lo, &hi);
+    for (uint32_t i = 0; i < done; i++) {
+        gc_cuda_record(&g->points[ip], acc[i]);
+        gc_cuda_record(&g->points[ip + 1], acc[i] * 1000.0 / mhz);
+    }
+    free(acc);
+    double mhz_sum = launches ? mhz * launches : 0;
     for (int k = 0; k < 3; k++) {
         gc_ctx *x = &g->points[ip + k].ctx;
         gc_ctx_set_num(x, "stride_bytes", FAR_STRIDE);

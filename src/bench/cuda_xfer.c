@@ -192,7 +192,7 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
         if (!host)
             continue;   /* a node this process may not bind to (cpuset): the others still count */
         size_t from = g->npoints;
-        int rc = gc_cuda_chase_far(c, t, g, dev, fp, "xfer chase", err);
+        int rc = gc_cuda_chase_far(c, t, g, dev, fp, 1, "xfer chase", err);
         gck_host_unregister(host);
         gc_numa_free(host, fp);
         if (rc)
@@ -224,7 +224,7 @@ static int host_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (c->stop_s > 0)
         c->stop_s += gc_now_s() - t0;
     size_t from = g->npoints;
-    int rc = gc_cuda_chase_far(c, t, g, c->xfer.h_pin_dev, fp, "xfer chase", err);
+    int rc = gc_cuda_chase_far(c, t, g, c->xfer.h_pin_dev, fp, 1, "xfer chase", err);
     if (!rc)
         link_ctx(c, g, from);
     return rc;

@@ -142,7 +142,7 @@ const gc_bench_def gc_bench_defs[] = {
     DEF("l2_bw", "L2 bandwidth over an L2-resident footprint", GC_PHASE_GPU, 6, l2_p),
     DEF("smem_bw", "shared-memory bandwidth with a word stride (bank conflicts)", GC_PHASE_GPU, 1, smem_p),
     DEF("launch", "kernel launch overhead", GC_PHASE_GPU, 1, launch_p),
-    DEF("xfer", "host<->device transfer time per size", GC_PHASE_ISOLATED, 1, xfer_p),
+    DEF("xfer", "host<->device transfer time per size", GC_PHASE_ISOLATED, 2, xfer_p),
     DEF("p2p", "peer-to-peer copy between two GPUs of a node", GC_PHASE_PAIR, 1, p2p_p),
     DEF("valid", "validation kernels: measured time, predicted by the models", GC_PHASE_GPU, 1, valid_p),
     DEF("mlp", "latency with R requests in flight per warp; scattered loads and stores", GC_PHASE_GPU, 1,
@@ -213,6 +213,9 @@ static const struct method_change {
     /* l2_bw_bps from L2-resident points without chunk sharing (the shared
      * peak apart: l2_bw_shared_peak_bps); the quick plan's point in sweep order */
     { "l2_bw", 6, "e2a563f", "2026-11-26T01:30:15Z" },
+    /* SM both ways in one kernel of alternating warps; the host chase over
+     * every SM (it ran on block 0's SM, the nearest to the host) */
+    { "xfer", 2, "5474277", "2026-11-26T04:32:50Z" },
 };
 
 int gc_bench_method(const char *bench)

@@ -1,4 +1,4 @@
-# Sourced by the GPU machine's scripts (foreign_run.sh, truer_run.sh,
+# Sourced by the GPU machine's scripts (foreign_run.sh, peers_run.sh,
 # l2_run.sh): the carried .deb files unpacked into /opt/deps, MPI allowed to
 # run as root, the census built with make (prebuilt kernel objects in
 # build/kernels are kept), and `census NAME PLAN`: one rank per GPU into

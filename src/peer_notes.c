@@ -1,0 +1,103 @@
+/* The figures that differ from the peers' convention or sit under the best
+ * peer, and why (peer_notes.h). Numbers are from results/examples/PEERS.md
+ * (card, UUID and commit there); a change of a figure's method that moves
+ * it against its peer changes its row here. */
+#include "peer_notes.h"
+
+const gc_peer_note gc_peer_notes[] = {
+    { "l2_bw_bps",
+      "L2 bandwidth with every resident block on its own lines (at most 1.5 blocks per chunk), the "
+      "best p50 over footprints up to half the L2: the rate the models divide by",
+      "gpu-l2-cache's rate, whose walk puts 5-6 resident blocks on each segment (lines shared)",
+      "lines that several SMs ask for together are served faster than one line per request: "
+      "0.957-0.975x of gpu-l2-cache at 24 MiB (H200 9.303 against 9.546 TB/s at e2a563f, 9.183 "
+      "against 9.547 at ff2101a; H100 7.916 against 8.276 at 4934bc9); our own shared shapes at 24 "
+      "MiB read 0.995-1.011x of it (their fastest against ours)",
+      "l2_bw_shared_peak_bps" },
+    { "l2_bw:bandwidth{footprint_bytes=25165824}",
+      "the p50 of 200 launches of each shape at 24 MiB",
+      "gpu-l2-cache's fastest of 11 timings at its nearest footprint (23 or 25 MiB)",
+      "the footprint and the statistic: at 24 MiB (theirs interpolated) and our fastest launch "
+      "1.000x (H100 9dcae48) and 1.006x (H200 e2a563f; our fastest is the point's summary.max); the "
+      "p50 0.992x and 0.996x",
+      "" },
+    { "l1_latency_cycles",
+      "dependent ld.global (LDG) loads, %clock64 around 32 of them less the empty window",
+      "gpu-latency's L1 plateau: a generic load (LD) through a C++ pointer, which checks the "
+      "address space first",
+      "32.1 against 34.2 cycles (0.938x, H100 9dcae48, H200 a6b4ab1; SASS in PEERS.md); the L2 "
+      "plateau, where those cycles are 1%, agrees within 0.8%",
+      "l2_latency_cycles" },
+    { "hbm_copy_bps",
+      "STREAM copy: bytes read plus bytes written per second",
+      "nvbandwidth device_local_copy counts bytes copied (half of ours) and runs on a copy engine",
+      "a convention: ours / (2 x theirs) is 1.008-1.014x on H100 and H200 (9dcae48, a6b4ab1, e2a563f, "
+      "ff2101a)",
+      "" },
+    { "xfer:bandwidth{direction=bidir}",
+      "both directions' bytes summed over the time from the common start to the later end",
+      "nvbandwidth *_bidirectional_memcpy_{ce,sm}: one direction's rate while the other runs",
+      "two quantities: the faster direction ends first and the slower runs its tail alone, so the "
+      "sum / 2 is neither direction's rate under load (0.946x at a6b4ab1 on an H200)",
+      "xfer:bandwidth_h2d{direction=bidir}" },
+    { "xfer:bandwidth_h2d{direction=bidir,engine=sm}",
+      "both ways by SM kernels: one kernel whose even warps copy host -> device and odd warps device "
+      "-> host, each byte once, each direction's bytes over the kernel's time (xfer method 2; "
+      "bandwidth_d2h the same)",
+      "nvbandwidth *_bidirectional_memcpy_sm: the same split-warp interleave, but every lane copies "
+      "its 16-byte word 16 times in a row within one launch",
+      "re-copying the same bytes: 0.991 / 0.992x on an H200 (GPU-155f0064, ff2101a: 42.14 against "
+      "42.51 / 42.48 GB/s); in the same call tests/gpu/peers_probe.cu's copy in nvbandwidth's "
+      "convention read 42.20 GB/s copying each word once and 42.46 copying it 16 times in a row. "
+      "Two kernels on two streams read 0.904 / 0.954 (fbb3f58). The copy engines, which a host "
+      "copy takes, move both ways at 0.998-1.012x",
+      "xfer:bandwidth_h2d{direction=bidir,engine=ce}" },
+    { "xfer:latency_ns{mode=chase}",
+      "one thread's dependent ld.global loads from mapped pinned host memory, %clock64 around 32 "
+      "less the empty window, launches moving from SM to SM (xfer method 2), a chain the GPU "
+      "wrote; the default plan: random 128-byte lines over 256 MiB, which host DRAM serves",
+      "nvbandwidth host_device_latency_sm: generic loads over consecutive lines of the first ~1 MiB "
+      "of a chain the CPU wrote, event time over 7575 loads a launch, one launch per SM",
+      "not the kernels nor the timers (both loops are back-to-back dependent loads, nothing "
+      "between hops; SASS in PEERS.md). tests/gpu/peers_probe.cu measured the SM (one at a time: "
+      "1128-1241 ns on an H200, GPU-155f0064 at ff2101a, mean 1202; 1141-1255 on an H100, "
+      "GPU-be774ca7 at 4934bc9, mean 1215; block 0 of a one-block grid lands on SM 128, among the "
+      "nearest; nvbandwidth 1192.5 and 1200.4 in the same calls) and the host's cache (1 MiB the "
+      "GPU wrote 1125 ns, the CPU wrote 1168, flushed to DRAM 1224-1236 on that H200; 1140, "
+      "1135-1142, 1210 on the H100's host). Our chase over every SM still reads the 1 MiB "
+      "consecutive p50 0.90x (H200) and 0.96x (H100) of nvbandwidth, under the probe's SM mean, "
+      "though the census's placement in the probe reads 0.986x of nvbandwidth's convention (1190.7 "
+      "against 1208.1 ns, H100 GPU-dee4d916, 31f49db) and a chase with no copy before it in its "
+      "process the same (H100 GPU-876e76ee, 7701a18: 0.953-0.981x): not explained. The 256 MiB "
+      "random chase (host DRAM, the default plan's) reads 1.010-1.036x",
+      "xfer:latency_ns{mode=chase,order=sequential,size_bytes=1048576}" },
+    { "p2p:latency_ns{mode=chase}",
+      "one thread's dependent loads from a peer GPU's memory through CUDA IPC, on one SM",
+      "nvbandwidth device_to_device_latency_sm: consecutive lines over ~1 MiB, one launch per SM",
+      "in nvbandwidth's order 831.5 ns against 827 (1.005x, two H200 of e2a563f); random lines over "
+      "4 MiB and more read 913-1012 ns",
+      "p2p:latency_ns{mode=chase,order=sequential,size_bytes=1048576}" },
+    { "p2p:bandwidth{direction=oneway}",
+      "one 1 GiB copy per sample (its start and drain in each)",
+      "nvbandwidth device_to_device_memcpy_write_ce: the median of 3 samples of 16 back-to-back copies",
+      "0.998-0.999x (two H200 of e2a563f), within one copy's start and drain (0.2% of 2.7 ms); our "
+      "fastest sample (the point's summary.max) 396.91 GB/s against its 396.69",
+      "" },
+};
+const size_t gc_peer_nnotes = sizeof gc_peer_notes / sizeof gc_peer_notes[0];
+
+void gc_peer_notes_json(gc_jw *w)
+{
+    gc_jw_open(w, "{");
+    for (size_t i = 0; i < gc_peer_nnotes; i++) {
+        const gc_peer_note *n = &gc_peer_notes[i];
+        gc_jw_key(w, n->figure);
+        gc_jw_open(w, "{");
+        gc_jw_kstr(w, "measures", n->measures);
+        gc_jw_kstr(w, "peer", n->peer);
+        gc_jw_kstr(w, "why", n->why);
+        gc_jw_kstr(w, "shown_by", n->shown_by);
+        gc_jw_close(w, "}");
+    }
+    gc_jw_close(w, "}");
+}
