@@ -18,8 +18,10 @@
 #include "shard.h"
 
 /* 2.0: catalogue.json holds no points and no link size tables (the node
- * files do); 1.0 held both (catread reads either). */
-#define GC_SCHEMA_VERSION "3.0"
+ * files do); 1.0 held both (catread reads either). 3.0: compact tables;
+ * 3.1: a GPU's point reasons grouped per rule and benchmark metric
+ * (reason.points, gc_verdict_group_reasons); node files alike. */
+#define GC_SCHEMA_VERSION "3.1"
 
 typedef struct gc_catalogue_stats {
     int nodes, gpus, ok, partial, failed;

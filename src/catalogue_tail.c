@@ -20,43 +20,7 @@
 #include <string.h>
 
 #include "detect.h"
-
-static uint64_t fnv(const char *s, uint64_t h)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-/* strings written once: classes, peer groups */
-typedef struct strtab {
-    char **s;
-    size_t n, cap;
-} strtab;
-
-static long strtab_id(strtab *t, const char *s)
-{
-    for (size_t i = t->n; i-- > 0;)
-        if (!strcmp(t->s[i], s))
-            return (long)i;
-    if (t->n == t->cap) {
-        size_t c = t->cap ? 2 * t->cap : 32;
-        char **n = realloc(t->s, c * sizeof *n);
-        if (!n)
-            return -1;
-        t->s = n, t->cap = c;
-    }
-    if (!(t->s[t->n] = strdup(s)))
-        return -1;
-    return (long)t->n++;
-}
-
-static void strtab_free(strtab *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        free(t->s[i]);
-    free(t->s);
-}
+#include "strtab.h"
 
 typedef struct tail {
     gc_jw *w;
@@ -64,7 +28,7 @@ typedef struct tail {
     gc_verdicts *v;
     gc_link_view_end *ranks;
     size_t nranks;
-    strtab classes;         /* "kind\x1fbench\x1f..." */
+    gc_strtab classes;      /* "kind\x1fbench\x1f..." */
     uint64_t *subj;         /* per link: hash of its derived subject and node */
     size_t nsubj, capsubj;
     int oom;
@@ -132,11 +96,22 @@ static void on_link(void *ctx, const gc_link_view *x)
     tail *t = ctx;
     gc_jw *w = t->w;
     gc_verdicts_link(t->v, x);
+    /* "kind\x1fbench\x1fdir\x1fmemory\x1fengine\x1fpeer_access\x1fconcurrent" ("\x1e": null), cut at 199 */
     char cls[200];
-    snprintf(cls, sizeof cls, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%d", x->kind, x->benchmark,
-             x->direction, x->memory, x->engine ? x->engine : "\x1e",
-             x->peer_access ? x->peer_access : "\x1e", x->concurrent);
-    long c = strtab_id(&t->classes, cls);
+    const char *part[6] = { x->kind, x->benchmark, x->direction, x->memory, x->engine ? x->engine : "\x1e",
+                            x->peer_access ? x->peer_access : "\x1e" };
+    size_t cn = 0;
+    for (int k = 0; k < 6; k++) {
+        size_t l = strnlen(part[k] ? part[k] : "", sizeof cls - 1 - cn);
+        memcpy(cls + cn, part[k] ? part[k] : "", l);
+        cn += l;
+        if (cn < sizeof cls - 1)
+            cls[cn++] = '\x1f';
+    }
+    if (cn < sizeof cls - 1)
+        cls[cn++] = x->concurrent ? '1' : '0';
+    cls[cn] = '\0';
+    long c = gc_strtab_id(&t->classes, cls, 1);
     if (c < 0)
         t->oom = 1;
     gc_jw_next(w);
@@ -238,7 +213,7 @@ static void on_link(void *ctx, const gc_link_view *x)
         }
         t->subj = n, t->capsubj = cap;
     }
-    t->subj[t->nsubj++] = fnv(node, fnv(subject, 1469598103934665603ull) ^ 0x1f);
+    t->subj[t->nsubj++] = gc_fnv1a(node, gc_fnv1a(subject, GC_FNV_SEED) ^ 0x1f);
 }
 
 static const char *const link_columns[] = {
@@ -315,7 +290,7 @@ static void links_json(tail *t)
 static void verdicts_json(tail *t, const gc_detect *d)
 {
     gc_jw *w = t->w;
-    strtab groups = { 0 };
+    gc_strtab groups = { 0 };
     gc_jw_open(w, "{");
     gc_jw_key(w, "columns");
     gc_jw_puts(w, "{\"gpu\":[\"type\",\"node\",\"gpu_index\",\"uuid\",\"verdict\",\"peer_group\","
@@ -335,14 +310,14 @@ static void verdicts_json(tail *t, const gc_detect *d)
             folded = v->gpu_index < 0 && !v->uuid[0] && v->link_index >= 0 &&
                      (size_t)v->link_index < t->nsubj &&
                      t->subj[v->link_index] ==
-                         fnv(v->node, fnv(v->subject, 1469598103934665603ull) ^ 0x1f);
+                         gc_fnv1a(v->node, gc_fnv1a(v->subject, GC_FNV_SEED) ^ 0x1f);
         } else if (folded) {
             folded = !strcmp(v->subject, v->node) && !strcmp(v->group, "node") &&
                      v->gpu_index < 0 && !v->uuid[0] && v->link_index < 0;
         }
         if (folded && v->type == GC_SUBJ_NODE && !gc_jw_utf8_ok(v->node))
             folded = 0;
-        long g = folded && v->type != GC_SUBJ_NODE ? strtab_id(&groups, v->group) : 0;
+        long g = folded && v->type != GC_SUBJ_NODE ? gc_strtab_id(&groups, v->group, 1) : 0;
         gc_jw_next(w);
         gc_jw_put(w, "\n", 1);
         if (!folded || g < 0) {
@@ -386,7 +361,7 @@ static void verdicts_json(tail *t, const gc_detect *d)
         gc_jw_next(w), gc_jw_string(w, groups.s[i]);
     gc_jw_close(w, "]");
     gc_jw_close(w, "}");
-    strtab_free(&groups);
+    gc_strtab_free(&groups);
 }
 
 void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_verdicts *v,
@@ -431,5 +406,5 @@ void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_ve
     gc_jw_puts(w, "\n}\n");
     free(t.ranks);
     free(t.subj);
-    strtab_free(&t.classes);
+    gc_strtab_free(&t.classes);
 }

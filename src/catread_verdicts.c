@@ -48,6 +48,13 @@ static int num_into(json_t *o, const char *k, double *out)
     return json_is_number(v) || json_is_null(v) ? 0 : -1;
 }
 
+static int num_at(json_t *a, size_t i, double *out)
+{
+    json_t *v = json_array_get(a, i);
+    *out = json_is_number(v) ? json_number_value(v) : NAN;
+    return json_is_number(v) || json_is_null(v) ? 0 : -1;
+}
+
 static int int_or_null(json_t *o, const char *k, long *out)
 {
     json_t *v = json_object_get(o, k);
@@ -119,6 +126,17 @@ static int verdict_of(rd *r, json_t *o, gc_verdict *v, gc_reason **rs, size_t *c
             (x->severity = level_of(json_object_get(e, "severity"))) < 0)
             return cr_bad(r, "reasons[%zu]: 'rule', 'metric', 'detail' strings, 'value', 'reference', "
                           "'deviation' numbers or null, 'severity' a verdict level", i);
+        /* 3.1: a point rule's reasons grouped per benchmark metric */
+        json_t *pts = json_object_get(e, "points"), *rg = json_object_get(e, "deviation_range");
+        x->dev_lo = x->dev_hi = NAN;
+        if (pts || rg) {
+            json_int_t npts = json_integer_value(pts);
+            if (!json_is_integer(pts) || npts < 1 || npts > (1 << 30) || !json_is_array(rg) ||
+                json_array_size(rg) != 2 || num_at(rg, 0, &x->dev_lo) || num_at(rg, 1, &x->dev_hi))
+                return cr_bad(r, "reasons[%zu]: 'points' must be a positive integer and 'deviation_range' "
+                              "two numbers or nulls, both or neither", i);
+            x->points = (int)npts;
+        }
     }
     v->reasons = *rs;
     v->nreasons = n;

@@ -131,16 +131,19 @@ void gc_check_print(FILE *f, const gc_detect *d)
                 m = x;
         }
         const gc_reason *mr = m ? gc_verdict_worst_reason(m) : NULL;
-        char why[640], safe[640], dev[48] = "";
+        char why[640], safe[640], dev[48] = "", pts[32] = "";
+        if (mr && mr->points > 1)
+            snprintf(pts, sizeof pts, "%d points)", mr->points);
         if (mr && isfinite(mr->value) && isfinite(mr->reference) && mr->reference != 0 &&
-            strcmp(mr->deviation_unit, "wasserstein_rel"))
+            strcmp(mr->deviation_unit, "wasserstein_rel") && strcmp(mr->deviation_unit, "count"))
             snprintf(dev, sizeof dev, " %+.1f%%", 100 * (mr->value - mr->reference) / fabs(mr->reference));
         if (mr && !strncmp(mr->rule, "limit_", 6))
             snprintf(why, sizeof why, "gpucensus: %s %s: %.150s%s", m->subject,
                      gc_verdict_name(m->level), mr->detail, bad > 1 ? " (and more, see gpucensus check)" : "");
-        else if (mr)
-            snprintf(why, sizeof why, "gpucensus: %s %s: %s %.60s%s%s", m->subject,
+        else if (mr)   /* a grouped reason: the worst of its points, and how many moved */
+            snprintf(why, sizeof why, "gpucensus: %s %s: %s %.60s%s%s%s%s", m->subject,
                      gc_verdict_name(m->level), mr->rule, mr->metric, dev,
+                     mr->points > 1 ? " (worst of " : "", mr->points > 1 ? pts : "",
                      bad > 1 ? " (and more, see gpucensus check)" : "");
         else
             snprintf(why, sizeof why, "gpucensus: %.200s", w ? w->detail : "degraded");

@@ -6,8 +6,9 @@
  * peer group over columns of values (CSR by value key), so 1024 GPUs of
  * the default plan (~1000 values each) take a fraction of a second.
  *
- * This file: the records, the string table, the baseline and the order of
- * judging (gc_detect_finish); the rules are in detect_rules.c, the verdicts
+ * This file: the records, the string table and the order of
+ * judging (gc_detect_finish); the baseline is in detect_baseline.c, the rules in
+ * detect_rules.c and detect_peers.c, the verdicts
  * and their JSON in detect_verdict.c, what they share in detect_int.h. */
 #include "detect.h"
 
@@ -19,232 +20,8 @@
 #include "bench/registry.h"
 #include "derive.h"
 #include "detect_int.h"
+#include "g10.h"
 #include "grow.h"
-
-/* ---- string interning ------------------------------------------------- */
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static int strtab_grow(strtab *t)
-{
-    size_t ns = t->nslot ? t->nslot * 2 : 1024;
-    uint32_t *sl = calloc(ns, sizeof *sl);
-    if (!sl)
-        return -1;
-    for (size_t i = 0; i < t->n; i++) {
-        size_t h = (size_t)hash_str(t->s[i]) & (ns - 1);
-        while (sl[h])
-            h = (h + 1) & (ns - 1);
-        sl[h] = (uint32_t)i + 1;
-    }
-    free(t->slot);
-    t->slot = sl;
-    t->nslot = ns;
-    return 0;
-}
-
-/* id of s, or -1 when absent (add = 0) or out of memory */
-long det_strtab_id(strtab *t, const char *s, int add)
-{
-    if (!s)
-        s = "";
-    if (t->nslot) {
-        size_t h = (size_t)hash_str(s) & (t->nslot - 1);
-        while (t->slot[h]) {
-            if (strcmp(t->s[t->slot[h] - 1], s) == 0)
-                return (long)t->slot[h] - 1;
-            h = (h + 1) & (t->nslot - 1);
-        }
-    }
-    if (!add)
-        return -1;
-    if ((t->n + 1) * 2 > t->nslot && strtab_grow(t))
-        return -1;
-    if (t->n == t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 256;
-        char **ns = realloc(t->s, nc * sizeof *ns);
-        if (!ns)
-            return -1;
-        t->s = ns;
-        t->cap = nc;
-    }
-    char *c = strdup(s);
-    if (!c)
-        return -1;
-    t->s[t->n] = c;
-    size_t h = (size_t)hash_str(s) & (t->nslot - 1);
-    while (t->slot[h])
-        h = (h + 1) & (t->nslot - 1);
-    t->slot[h] = (uint32_t)t->n + 1;
-    return (long)t->n++;
-}
-
-void det_strtab_free(strtab *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        free(t->s[i]);
-    free(t->s);
-    free(t->slot);
-    memset(t, 0, sizeof *t);
-}
-
-/* ---- baseline --------------------------------------------------------- */
-gc_baseline *gc_baseline_new(const char *source)
-{
-    gc_baseline *b = calloc(1, sizeof *b);
-    if (b)
-        snprintf(b->source, sizeof b->source, "%s", source ? source : "");
-    return b;
-}
-
-const char *gc_baseline_source(const gc_baseline *b) { return b->source; }
-size_t gc_baseline_count(const gc_baseline *b) { return b->n; }
-
-int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const char *key,
-                    double value)
-{
-    return gc_baseline_add_plan(b, sku, uuid, NULL, key, value, value, value);
-}
-
-int gc_baseline_add_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
-                         const char *key, double median, double lo, double hi)
-{
-    return gc_baseline_add_method(b, sku, uuid, plan, key, 0, median, lo, hi);
-}
-
-int gc_det_key_bench(const char *key)
-{
-    char name[GC_KEY_MAX];
-    const char *b = NULL;
-    size_t n = 0;
-    if (!strncmp(key, "link:", 5)) {   /* link:KIND BENCH DIR ...:beta_bps */
-        const char *s = strchr(key + 5, ' ');
-        b = s ? s + 1 : NULL;
-        n = b ? strcspn(b, " :") : 0;
-    } else if ((n = strcspn(key, ". ")) && key[n] == '.') {   /* bench.metric k=v ... */
-        b = key;
-    } else {
-        b = gc_bench_of_param(key);
-        n = b ? strlen(b) : 0;
-    }
-    if (!b || !n || n >= sizeof name)
-        return -1;
-    memcpy(name, b, n);
-    name[n] = '\0';
-    const gc_bench_def *d = gc_bench_find(name);
-    return d ? (int)(d - gc_bench_defs) : -1;
-}
-
-int gc_det_gpu_method(const gc_det_gpu *g, int bi)
-{
-    if (bi < 0 || (size_t)bi >= gc_bench_ndefs)
-        return 0;
-    const char *name = gc_bench_defs[bi].name;
-    int m = 0;
-    for (int k = 0; k < g->nmethods && !m; k++)
-        if (!strcmp(g->methods[k].bench, name))
-            m = g->methods[k].version;
-    if (!m && g->start_time)
-        m = gc_bench_method_at(name, g->start_time);
-    return m > 0 && m < 65536 ? m : 0;
-}
-
-int det_gpu_method(const grec *g, int bi)
-{
-    return bi >= 0 && bi < GC_DET_NBENCH ? g->method[bi] : 0;
-}
-
-#define METHOD_SCAN 64   /* method versions a baseline keeps apart (a bit each in mmask) */
-
-int gc_baseline_add_method(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
-                           const char *key, int method, double median, double lo, double hi)
-{
-    if (!isfinite(median))
-        return 0;
-    if (method < 0 || method >= METHOD_SCAN)
-        method = 0;
-    char k[600];
-    /* which methods this key has values of */
-    snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s", uuid ? "uuid" : "sku", uuid ? uuid : sku ? sku : "",
-             plan ? plan : "", key);
-    long mid = det_strtab_id(&b->keys, k, 1);
-    size_t had = b->capmask;
-    if (mid < 0 || gc_grow((void **)&b->mmask, &b->capmask, (size_t)mid + 1, sizeof *b->mmask))
-        return GC_ENOMEM;
-    memset(b->mmask + had, 0, (b->capmask - had) * sizeof *b->mmask);
-    b->mmask[mid] |= 1ull << method;
-    snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s\x1f%d", uuid ? "uuid" : "sku",
-             uuid ? uuid : sku ? sku : "", plan ? plan : "", key, method);
-    long id = det_strtab_id(&b->keys, k, 1);
-    if (id < 0)
-        return GC_ENOMEM;
-    if (gc_grow((void **)&b->e, &b->cap, b->n + 1, sizeof *b->e))
-        return GC_ENOMEM;
-    b->e[b->n++] = (bentry){ (uint32_t)id, median, isfinite(lo) ? fmin(lo, median) : median,
-                             isfinite(hi) ? fmax(hi, median) : median };
-    b->sorted = 0;
-    /* which SKUs and GPUs it knows, and of which plans (ids without entries: no value) */
-    snprintf(k, sizeof k, "has\x1f%s", uuid ? uuid : sku ? sku : "");
-    if (det_strtab_id(&b->keys, k, 1) < 0)
-        return GC_ENOMEM;
-    snprintf(k, sizeof k, "has\x1f%s\x1f%s", uuid ? uuid : sku ? sku : "", plan ? plan : "");
-    return det_strtab_id(&b->keys, k, 1) < 0 ? GC_ENOMEM : 0;
-}
-
-int gc_baseline_add_reason(gc_baseline *b, const char *uuid, const gc_reason *r)
-{
-    if (gc_grow((void **)&b->found, &b->capfound, b->nfound + 1, sizeof *b->found))
-        return GC_ENOMEM;
-    struct bfinding *f = &b->found[b->nfound++];
-    snprintf(f->uuid, sizeof f->uuid, "%s", uuid);
-    f->r = *r;
-    return 0;
-}
-
-/* The baseline has values for this SKU or this GPU. */
-int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid)
-{
-    char k[300];
-    snprintf(k, sizeof k, "has\x1f%s", sku);
-    if (det_strtab_id(&b->keys, k, 0) >= 0)
-        return 1;
-    snprintf(k, sizeof k, "has\x1f%s", uuid && *uuid ? uuid : "\x1f");
-    return det_strtab_id(&b->keys, k, 0) >= 0;
-}
-
-int det_baseline_knows_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan)
-{
-    const char *who[2] = { uuid && *uuid ? uuid : "\x1f", sku };
-    const char *plans[2] = { plan ? plan : "", "" };
-    char k[400];
-    for (int w = 0; w < 2; w++)
-        for (int p = 0; p < 2; p++) {
-            snprintf(k, sizeof k, "has\x1f%s\x1f%s", who[w], plans[p]);
-            if (det_strtab_id(&b->keys, k, 0) >= 0)
-                return 1;
-        }
-    return 0;
-}
-
-void gc_baseline_free(gc_baseline *b)
-{
-    if (!b)
-        return;
-    det_strtab_free(&b->keys);
-    free(b->e);
-    free(b->val);
-    free(b->lo);
-    free(b->hi);
-    free(b->found);
-    free(b->mmask);
-    free(b);
-}
 
 /* The k-th smallest of v[0..n) (quickselect, Hoare partition): v is
  * reordered. A peer group of 16,384 GPUs takes ~10 medians per judged
@@ -296,124 +73,6 @@ double det_median_of(double *v, size_t n)   /* reorders v */
     return 0.5 * (lo + hi);
 }
 
-static int by_key(const void *a, const void *b)
-{
-    uint32_t x = ((const bentry *)a)->key, y = ((const bentry *)b)->key;
-    return (x > y) - (x < y);
-}
-
-/* Medians per key (a catalogue baseline has one value per GPU per key),
- * and the range of what the sources saw. */
-static int baseline_seal(gc_baseline *b)
-{
-    if (b->sorted)
-        return 0;
-    free(b->val), free(b->lo), free(b->hi);
-    size_t nk = b->keys.n ? b->keys.n : 1;
-    b->val = malloc(nk * sizeof *b->val);
-    b->lo = malloc(nk * sizeof *b->lo);
-    b->hi = malloc(nk * sizeof *b->hi);
-    double *tmp = malloc((b->n ? b->n : 1) * sizeof *tmp);
-    if (!b->val || !b->lo || !b->hi || !tmp) {
-        free(tmp);
-        return GC_ENOMEM;
-    }
-    for (size_t i = 0; i < b->keys.n; i++)
-        b->val[i] = b->lo[i] = b->hi[i] = NAN;
-    qsort(b->e, b->n, sizeof *b->e, by_key);
-    for (size_t i = 0; i < b->n;) {
-        size_t j = i;
-        double lo = INFINITY, hi = -INFINITY;
-        while (j < b->n && b->e[j].key == b->e[i].key) {
-            tmp[j - i] = b->e[j].value;
-            if (b->e[j].lo < b->e[j].value)   /* a range the file gives */
-                lo = fmin(lo, b->e[j].lo);
-            if (b->e[j].hi > b->e[j].value)
-                hi = fmax(hi, b->e[j].hi);
-            j++;
-        }
-        /* several values (GPUs of a catalogue, runs of a history): their
-         * robust band, median +- 2 x 1.4826 MAD, so that one bad run among
-         * good ones does not widen what counts as healthy */
-        double med = det_median_of(tmp, j - i);
-        for (size_t k = 0; k < j - i; k++)
-            tmp[k] = fabs(tmp[k] - med);
-        double band = 2 * 1.4826 * det_median_of(tmp, j - i);
-        b->val[b->e[i].key] = med;
-        b->lo[b->e[i].key] = fmin(lo, med - band);
-        b->hi[b->e[i].key] = fmax(hi, med + band);
-        i = j;
-    }
-    free(tmp);
-    b->sorted = 1;
-    return 0;
-}
-
-static long ref_id(gc_baseline *b, int w, const char *sku, const char *uuid, const char *plan,
-                   const char *key, int method)
-{
-    char k[600];
-    snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s\x1f%d", w ? "sku" : "uuid", w ? sku : uuid, plan, key,
-             method);
-    long id = det_strtab_id(&b->keys, k, 0);
-    return id >= 0 && (size_t)id < b->keys.n && isfinite(b->val[id]) ? id : -1;
-}
-
-static uint64_t methods_of(gc_baseline *b, int w, const char *sku, const char *uuid, const char *plan,
-                           const char *key)
-{
-    char k[600];
-    snprintf(k, sizeof k, "%s\x1f%s\x1f%s\x1f%s", w ? "sku" : "uuid", w ? sku : uuid, plan, key);
-    long id = det_strtab_id(&b->keys, k, 0);
-    return id >= 0 && (size_t)id < b->capmask ? b->mmask[id] : 0;
-}
-
-/* reference value: the GPU's own (by UUID) first, then its SKU's; of the
- * same plan first, then a value the file gives for any plan; of the wanted
- * method, or of none recorded (0) */
-double det_baseline_ref_method(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
-                               const char *key, int want, int *other, int *own, double *lo,
-                               double *hi)
-{
-    const char *plans[2] = { plan ? plan : "", "" };
-    *own = 0;
-    if (other)
-        *other = 0;
-    for (int p = 0; p < 2; p++)
-        for (int w = 0; w < 2; w++) {
-            if (w == 0 && !(uuid && *uuid))
-                continue;
-            /* want > 0: that method, then a value of none recorded (0);
-             * want 0 (the run's method unknown): any */
-            uint64_t mask = methods_of(b, w, sku, uuid, plans[p], key);
-            if (!mask)
-                continue;
-            uint64_t ok = want > 0 ? mask & ((1ull << want) | 1ull) : mask;
-            if (!ok) {
-                if (other && !*other)
-                    *other = __builtin_ctzll(mask & ~1ull);   /* the lowest other method */
-                continue;
-            }
-            int m = want > 0 && (ok >> want & 1) ? want : __builtin_ctzll(ok);
-            long id = ref_id(b, w, sku, uuid, plans[p], key, m);
-            if (id >= 0) {
-                *own = !w;
-                if (lo)
-                    *lo = b->lo[id];
-                if (hi)
-                    *hi = b->hi[id];
-                return b->val[id];
-            }
-        }
-    return NAN;
-}
-
-double det_baseline_ref(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
-                        const char *key, int *own, double *lo, double *hi)
-{
-    return det_baseline_ref_method(b, sku, uuid, plan, key, 0, NULL, own, lo, hi);
-}
-
 /* ---- records ---------------------------------------------------------- */
 
 gc_detect *gc_detect_new(const gc_rules *rules, const gc_baseline *base)
@@ -444,14 +103,17 @@ void gc_detect_free(gc_detect *d)
     free(d->g);
     free(d->l);
     free(d->v);
-    det_strtab_free(&d->keys);
+    gc_strtab_free(&d->keys);
     for (size_t i = 0; i < d->nunit; i++)
         free(d->unit[i]);
     free(d->unit);
     free(d->seen);
-    det_strtab_free(&d->groups);
-    det_strtab_free(&d->vstr);
-    det_strtab_free(&d->sigs);
+    gc_strtab_free(&d->groups);
+    gc_strtab_free(&d->vstr);
+    for (size_t i = 0; i < d->nchunk; i++)
+        free(d->chunk[i]);
+    free(d->chunk);
+    gc_strtab_free(&d->sigs);
     free(d->sig_key);
     free(d);
 }
@@ -519,7 +181,7 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
         const gc_det_value *x = &in->values[i];
         if (!isfinite(x->value) || !x->better)
             continue;
-        long k = det_strtab_id(&d->keys, x->name, 1);
+        long k = gc_strtab_id(&d->keys, x->name, 1);
         if (k < 0)
             return gc_fail(err, GC_ENOMEM, "detect: out of memory");
         if ((size_t)k >= d->nunit) {   /* a new key: its unit, the first seen */
@@ -565,6 +227,17 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
     return 0;
 }
 
+/* det_vstr of a link's field k: links come in runs that share their kind,
+ * class, node and GPU, so the field's last string is tried first (a
+ * compare, not a hash: ten fields a link, 491,520 links at 16,384 GPUs). */
+static const char *link_str(gc_detect *d, int k, const char *s, size_t cap)
+{
+    const char *last = d->link_last[k];
+    if (last && s && strlen(s) < cap && !strcmp(last, s))
+        return last;
+    return d->link_last[k] = det_vstr(d, s, cap);
+}
+
 int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
 {
     if (gc_grow((void **)&d->l, &d->capl, d->nl + 1, sizeof *d->l))
@@ -574,13 +247,13 @@ int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
     l->l = *in;
     /* cut where the record's fixed arrays once cut them */
     gc_det_link *x = &l->l;
-    if (!(x->kind = det_vstr(d, in->kind, 16)) || !(x->benchmark = det_vstr(d, in->benchmark, 8)) ||
-        !(x->direction = det_vstr(d, in->direction, 8)) || !(x->memory = det_vstr(d, in->memory, 12)) ||
-        !(x->engine = det_vstr(d, in->engine, 8)) ||
-        !(x->peer_access = det_vstr(d, in->peer_access, 8)) ||
-        !(x->src.node = det_vstr(d, in->src.node, GC_NODE_MAX)) ||
-        !(x->dst.node = det_vstr(d, in->dst.node, GC_NODE_MAX)) ||
-        !(x->src.uuid = det_vstr(d, in->src.uuid, 48)) || !(x->dst.uuid = det_vstr(d, in->dst.uuid, 48)))
+    if (!(x->kind = link_str(d, 0, in->kind, 16)) || !(x->benchmark = link_str(d, 1, in->benchmark, 8)) ||
+        !(x->direction = link_str(d, 2, in->direction, 8)) || !(x->memory = link_str(d, 3, in->memory, 12)) ||
+        !(x->engine = link_str(d, 4, in->engine, 8)) ||
+        !(x->peer_access = link_str(d, 5, in->peer_access, 8)) ||
+        !(x->src.node = link_str(d, 6, in->src.node, GC_NODE_MAX)) ||
+        !(x->dst.node = link_str(d, 7, in->dst.node, GC_NODE_MAX)) ||
+        !(x->src.uuid = link_str(d, 8, in->src.uuid, 48)) || !(x->dst.uuid = link_str(d, 9, in->dst.uuid, 48)))
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     d->nl++;
     return 0;
@@ -591,11 +264,7 @@ int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
 /* As the catalogue writes a real (%.10g), so both paths judge the same. */
 double gc_det_round(double v)
 {
-    if (!isfinite(v))
-        return v;
-    char b[40];
-    snprintf(b, sizeof b, "%.10g", v);
-    return strtod(b, NULL);
+    return gc_g10_round(v);
 }
 
 int gc_det_better_of_unit(const char *unit)
@@ -728,17 +397,17 @@ static const char *point_key(gc_detect *d, const gc_point *p)
     char key[160];
     if (n >= sizeof sig) {   /* too long for a signature: formatted each time */
         gc_det_point_key(key, sizeof key, p->bench, p->metric, c);
-        long k = det_strtab_id(&d->vstr, key, 1);
+        long k = gc_strtab_id(&d->vstr, key, 1);
         return k < 0 ? NULL : d->vstr.s[k];
     }
-    long id = det_strtab_id(&d->sigs, sig, 0);
+    long id = gc_strtab_id(&d->sigs, sig, 0);
     if (id >= 0)
         return d->vstr.s[d->sig_key[id]];
     /* kept apart from d->keys: gc_detect_add_gpu numbers the keys (and
      * takes their units) in the order the GPUs' values come */
     gc_det_point_key(key, sizeof key, p->bench, p->metric, c);
-    long k = det_strtab_id(&d->vstr, key, 1);
-    id = k < 0 ? -1 : det_strtab_id(&d->sigs, sig, 1);
+    long k = gc_strtab_id(&d->vstr, key, 1);
+    id = k < 0 ? -1 : gc_strtab_id(&d->sigs, sig, 1);
     if (id < 0)
         return NULL;
     if ((size_t)id >= d->nsig_key) {
@@ -842,13 +511,30 @@ static int by_group(const void *a, const void *b, void *ctx)
     return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
+/* "node\x1fINDEX", as the GPUs' ids are keyed (two a link: no printf) */
+static void gpu_key(char *k, size_t cap, const char *node, int index)
+{
+    size_t n = strnlen(node ? node : "", cap - 14);
+    memcpy(k, node ? node : "", n);
+    k[n++] = '\x1f';
+    char t[12], *p = t + sizeof t;
+    unsigned u = index < 0 ? 0u - (unsigned)index : (unsigned)index;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (index < 0)
+        *--p = '-';
+    memcpy(k + n, p, (size_t)(t + sizeof t - p));
+    k[n + (size_t)(t + sizeof t - p)] = '\0';
+}
+
 static long gpu_of(strtab *ids, const gc_det_end *e)
 {
     if (!e->is_gpu)
         return -1;
     char k[GC_NODE_MAX + 16];
-    snprintf(k, sizeof k, "%s\x1f%d", e->node ? e->node : "", e->gpu_index);
-    return det_strtab_id(ids, k, 0);
+    gpu_key(k, sizeof k, e->node, e->gpu_index);
+    return gc_strtab_id(ids, k, 0);
 }
 
 int gc_detect_finish(gc_detect *d, gc_err *err)
@@ -875,7 +561,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         d->capg = d->ng;
         free(ix);
     }
-    if (d->base && baseline_seal(d->base))
+    if (d->base && det_baseline_seal(d->base))
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     /* preallocate: GPUs, links, nodes (at most one per GPU and two per link) */
     size_t want = 2 * (d->ng + 2 * d->nl) + 1;
@@ -895,9 +581,9 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         snprintf(key, sizeof key, "%s, %lld SMs, %lld MiB, L2 %lld MiB, PCIe gen%d x%d", g->name,
                  g->sm_count, g->mem_bytes >> 20, g->l2_bytes >> 20, g->pcie_max_gen,
                  g->pcie_max_width);
-        long id = det_strtab_id(&d->groups, key, 1);
-        snprintf(key, sizeof key, "%s\x1f%d", g->node, g->index);
-        if (id < 0 || det_strtab_id(&ids, key, 1) != (long)i)
+        long id = gc_strtab_id(&d->groups, key, 1);
+        gpu_key(key, GC_NODE_MAX + 16, g->node, g->index);
+        if (id < 0 || gc_strtab_id(&ids, key, 1) != (long)i)
             rc = id < 0 ? GC_ENOMEM : GC_EINVAL;
         g->group = (uint32_t)id;
         order[i] = (uint32_t)i;
@@ -963,6 +649,8 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
                 rc = det_judge_limits(d, g, links, v);
             if (!rc)
                 rc = det_temper_gpu(d, g, v);
+            if (!rc)
+                rc = gc_verdict_group_reasons(v);
         }
         s = e;
     }
@@ -982,7 +670,7 @@ nomem:
     if (rc)
         rc = gc_fail(err, GC_ENOMEM, "detect: out of memory");
 out:
-    det_strtab_free(&ids);
+    gc_strtab_free(&ids);
     free(order);
     free(lsrc);
     free(ldst);

@@ -204,7 +204,14 @@ typedef struct gc_reason {
     double value, reference, deviation;   /* NAN where not applicable */
     char deviation_unit[16];              /* robust_z, relative, wasserstein_rel, ratio, count */
     int severity;
-    char detail[200];
+    char detail[256];
+    /* A point rule's reasons of one benchmark metric, grouped (one reason
+     * per rule and "bench.metric": a GPU 20% slow everywhere has ~650 point
+     * reasons on the default plan, ~25 groups): points moved (0 or 1: one
+     * reason, not grouped); metric, value, reference, deviation, severity
+     * and detail are the worst point's, dev_lo..dev_hi the points' range. */
+    int points;
+    double dev_lo, dev_hi;
 } gc_reason;
 
 /* subject, group and note: kept by the detector that made the verdict (a
@@ -229,6 +236,13 @@ typedef struct gc_verdict {
 /* One verdict as gc_detect_json writes it, on one line without whitespace
  * (catalogue.json's verdicts with reasons); free() it, NULL: out of memory. */
 char *gc_verdict_json_compact(const gc_verdict *v);
+
+/* Groups a GPU verdict's point reasons (peers, distribution, baseline of
+ * a point key) per rule and benchmark metric, in place: one reason per
+ * group, the worst point's (severity, then |deviation|), at the group's
+ * first place, with points and the range of deviations; its detail says
+ * how many moved. The verdict's level is unchanged. */
+int gc_verdict_group_reasons(gc_verdict *v);
 
 /* Reasons worst first: severity, then status and limits before members,
  * parameters, points and distributions, then the order found. */

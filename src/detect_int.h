@@ -5,21 +5,14 @@
 #define GC_DETECT_INT_H
 
 #include "detect.h"
+#include "strtab.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- string interning ------------------------------------------------- */
+/* ---- string interning (strtab.c) ------------------------------------- */
 
-typedef struct strtab {
-    char **s;          /* by id */
-    size_t n, cap;
-    uint32_t *slot;    /* open addressing: id + 1, 0 empty */
-    size_t nslot;
-} strtab;
-
-long det_strtab_id(strtab *t, const char *s, int add);
-void det_strtab_free(strtab *t);
+typedef gc_strtab strtab;
 
 /* ---- baseline --------------------------------------------------------- */
 
@@ -43,6 +36,8 @@ struct gc_baseline {
 };
 
 double det_median_of(double *v, size_t n);   /* reorders v (a selection, not a sort) */
+/* Medians per key and their sources' range, once before judging (detect_baseline.c). */
+int det_baseline_seal(gc_baseline *b);
 int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid);
 /* The baseline has values of this plan (or plan-independent ones) for this SKU or GPU. */
 int det_baseline_knows_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan);
@@ -119,6 +114,9 @@ struct gc_detect {
     char plan[64];     /* the plan that measured what is judged ("": unknown) */
     double z_fleet;    /* the z that a per-run false-positive rate allows over all comparisons */
     strtab vstr;       /* the verdicts' subjects, groups and notes; the links' strings */
+    const char *link_last[10];   /* gc_detect_add_link: each field's last string (interned) */
+    char **chunk;      /* det_vstr_own's strings: 1 MiB chunks */
+    size_t nchunk, chunk_used, chunk_cap;
     /* A point's key by what it depends on (bench, metric, the context it
      * names), so a census formats each plan point's key once, not once per
      * GPU: sig id -> the key's id in vstr. */
@@ -135,6 +133,10 @@ gc_verdict *det_new_verdict(gc_detect *d, int type);
 /* s kept by the detector (interned), cut to cap - 1 bytes as the fixed
  * arrays of the verdicts once were; NULL: out of memory. */
 const char *det_vstr(gc_detect *d, const char *s, size_t cap);
+/* s copied (not interned: a link's subject is its own, one of 491,520 at
+ * 16,384 GPUs, and hashing them bought nothing), kept while the detector
+ * lives; NULL: out of memory. */
+const char *det_vstr_own(gc_detect *d, const char *s);
 /* A note's bytes with its NUL: room for a "not compared" clause per benchmark
  * of another method (~70 bytes each) beside the counts. */
 #define GC_NOTE_CAP 1600
@@ -183,8 +185,11 @@ void det_relevel(gc_verdict *v);
 /* A link's degraded bandwidth findings against its second measurement. */
 int det_temper_links(gc_detect *d);
 
-/* ---- the rules (detect_rules.c) --------------------------------------- */
+/* ---- the rules (detect_peers.c: a GPU's peers; detect_rules.c: the rest) */
 
+/* "%.4g GB/s" of bytes_per_s, else "%.6g UNIT"; a key's unit ("": none) */
+void det_fmt_val(char *out, size_t cap, double v, const char *unit);
+const char *det_unit_of(const gc_detect *d, uint32_t key);
 int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd);
 int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v);
 int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v);

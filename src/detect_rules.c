@@ -1,5 +1,5 @@
-/* The rules of detect: peers and distributions, the baseline, physical
- * limits, links and nodes. Split out of detect.c (past the module size
+/* The rules of detect: the baseline, physical limits, links and nodes
+ * (a GPU's peers and distributions: detect_peers.c). Split out of detect.c (past the module size
  * limit); detect.c keeps the records and the order of judging,
  * detect_verdict.c the verdicts and their JSON. See detect.h for the rules. */
 #include "detect.h"
@@ -12,34 +12,9 @@
 #include "detect_int.h"
 #include "bench/registry.h"
 
-/* ---- GPUs: peers, distributions, baseline, physical limits ---------- */
+/* ---- GPUs: baseline, physical limits (peers: detect_peers.c) ---------- */
 
-/* One-sided W1 between two quantile functions given at the knots
- * 0.01 0.05 0.5 0.95 0.99 (piecewise linear), over [0.05, 0.95]: the mass
- * moved in the bad direction, divided by the span. The outer 5% on each
- * side are left out: with a few hundred samples they are a handful of
- * samples, and mostly the host's noise (a launch-time p99 varies 2x
- * between healthy GPUs), not the GPU's. */
-static double w1_bad(const float *x, const double *ref, int better)
-{
-    static const double qs[GC_DET_NQ] = { 0.01, 0.05, 0.5, 0.95, 0.99 };
-    enum { FIRST = 1, LAST = 3 };
-    double area = 0;
-    for (int i = FIRST; i < LAST; i++) {
-        double a = better == GC_BETTER_LOWER ? x[i] - ref[i] : ref[i] - x[i];
-        double b = better == GC_BETTER_LOWER ? x[i + 1] - ref[i + 1] : ref[i + 1] - x[i + 1];
-        double w = qs[i + 1] - qs[i];
-        if (a >= 0 && b >= 0)
-            area += 0.5 * (a + b) * w;
-        else if (a > 0 || b > 0) {
-            double pos = a > 0 ? a : b, neg = a > 0 ? -b : -a;
-            area += 0.5 * pos * w * pos / (pos + neg);
-        }
-    }
-    return area / (qs[LAST] - qs[FIRST]);
-}
-
-static void fmt_val(char *out, size_t cap, double v, const char *unit)
+void det_fmt_val(char *out, size_t cap, double v, const char *unit)
 {
     if (unit && !strcmp(unit, "bytes_per_s"))
         snprintf(out, cap, "%.4g GB/s", v / 1e9);
@@ -47,137 +22,9 @@ static void fmt_val(char *out, size_t cap, double v, const char *unit)
         snprintf(out, cap, "%.6g%s%s", v, unit && *unit ? " " : "", unit ? unit : "");
 }
 
-static const char *unit_of(const gc_detect *d, uint32_t key)
+const char *det_unit_of(const gc_detect *d, uint32_t key)
 {
     return key < d->nunit && d->unit[key] ? d->unit[key] : "";
-}
-
-/* Column of one key over a peer group: (member, value index) pairs. */
-typedef struct cell {
-    uint32_t gi;
-    uint32_t vi;
-} cell;
-
-int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd)
-{
-    const gc_rules *R = d->r;
-    size_t nk = d->keys.n;
-    size_t *cnt = calloc(nk + 1, sizeof *cnt);
-    size_t total = 0;
-    if (!cnt)
-        return GC_ENOMEM;
-    for (size_t m = 0; m < nm; m++) {
-        const grec *g = &d->g[members[m]];
-        if (!strcmp(g->status, "failed"))
-            continue;
-        for (size_t i = 0; i < g->nv; i++)
-            cnt[g->v[i].key + 1]++;
-        total += g->nv;
-    }
-    for (size_t k = 0; k < nk; k++)
-        cnt[k + 1] += cnt[k];
-    cell *cells = malloc((total ? total : 1) * sizeof *cells);
-    size_t *fill = malloc((nk ? nk : 1) * sizeof *fill);
-    double *tmp = malloc((nm ? nm : 1) * sizeof *tmp), *dist = malloc((nm ? nm : 1) * sizeof *dist);
-    if (!cells || !fill || !tmp || !dist) {
-        free(cnt), free(cells), free(fill), free(tmp), free(dist);
-        return GC_ENOMEM;
-    }
-    memcpy(fill, cnt, nk * sizeof *fill);
-    for (size_t m = 0; m < nm; m++) {
-        const grec *g = &d->g[members[m]];
-        if (!strcmp(g->status, "failed"))
-            continue;
-        for (size_t i = 0; i < g->nv; i++)
-            cells[fill[g->v[i].key]++] = (cell){ (uint32_t)m, (uint32_t)i };
-    }
-    int rc = 0;
-    for (size_t k = 0; k < nk && !rc; k++) {
-        size_t n = cnt[k + 1] - cnt[k];
-        const cell *c = cells + cnt[k];
-        if (n < (size_t)R->min_peers)
-            continue;
-        for (size_t i = 0; i < n; i++)
-            tmp[i] = d->g[members[c[i].gi]].v[c[i].vi].v;
-        double med = det_median_of(tmp, n);
-        for (size_t i = 0; i < n; i++)
-            tmp[i] = fabs(d->g[members[c[i].gi]].v[c[i].vi].v - med);
-        double mad = det_median_of(tmp, n);
-        double sigma = fmax(1.4826 * mad, R->sigma_floor_rel * fabs(med));
-        /* distribution: the peers' median quantile function */
-        double ref[GC_DET_NQ];
-        int nq = 0, with_q = R->dist_enabled;
-        for (size_t i = 0; i < n && with_q; i++)
-            with_q = d->g[members[c[i].gi]].v[c[i].vi].has_q;
-        double dmed = 0, dsig = 0, cmin = 0;
-        if (with_q && fabs(med) > 0) {
-            /* a point with far fewer samples than its peers' (a time
-             * budget hit) has tails that are not comparable */
-            for (size_t i = 0; i < n; i++)
-                tmp[i] = d->g[members[c[i].gi]].v[c[i].vi].count;
-            cmin = fmax(R->dist_min_samples_rel * det_median_of(tmp, n), R->dist_min_samples);
-            nq = 1;
-            for (int q = 0; q < GC_DET_NQ; q++) {
-                for (size_t i = 0; i < n; i++)
-                    tmp[i] = d->g[members[c[i].gi]].v[c[i].vi].q[q];
-                ref[q] = det_median_of(tmp, n);
-            }
-            for (size_t i = 0; i < n; i++) {
-                const val *x = &d->g[members[c[i].gi]].v[c[i].vi];
-                dist[i] = w1_bad(x->q, ref, x->better) / fabs(ref[2] ? ref[2] : med);
-                tmp[i] = dist[i];
-            }
-            dmed = det_median_of(tmp, n);
-            for (size_t i = 0; i < n; i++)
-                tmp[i] = fabs(dist[i] - dmed);
-            /* one-sided distances of a fleet whose GPUs differ (manufacturing)
-             * bunch near zero: their MAD understates how far a healthy GPU
-             * lies; the peers' own relative spread is the least it can be */
-            dsig = fmax(fmax(1.4826 * det_median_of(tmp, n), R->dist_sigma_floor), sigma / fabs(med));
-        }
-        const char *name = d->keys.s[k], *unit = unit_of(d, (uint32_t)k);
-        /* thresholds no lower than what the run's number of comparisons
-         * allows at its false-positive rate (rules fleet) */
-        double zs = fmax(R->z_suspect, d->z_fleet), zd = fmax(R->z_degraded, d->z_fleet);
-        double dzt = fmax(R->dist_z, d->z_fleet);
-        for (size_t i = 0; i < n && !rc; i++) {
-            const val *x = &d->g[members[c[i].gi]].v[c[i].vi];
-            gc_verdict *v = &verd[members[c[i].gi]];
-            double bad = x->better == GC_BETTER_HIGHER ? med - x->v : x->v - med;
-            /* the point's own sampling noise: the standard error of a
-             * median of count samples whose p5..p95 spans 3.29 sigma */
-            double own = x->has_q && x->count > 0 ? 1.2533 * (x->q[3] - x->q[1]) / 3.29 / sqrt(x->count) : 0;
-            double sig = isfinite(own) ? hypot(sigma, own) : sigma;
-            double z = bad / sig, rel = med != 0 ? bad / fabs(med) : 0;
-            int sev = z >= zd && rel >= R->rel_degraded ? GC_V_DEGRADED
-                    : z >= zs && rel >= R->rel_suspect   ? GC_V_SUSPECT : GC_V_OK;
-            if (sev) {
-                char a[48], b[48];
-                fmt_val(a, sizeof a, x->v, unit);
-                fmt_val(b, sizeof b, med, unit);
-                rc = det_add_reason(v, "peers", name, x->v, med, (x->v - med) / sigma, "robust_z", sev,
-                                    "%s vs peers' median %s (%+.1f%%, robust z %+.1f over %zu GPUs)",
-                                    a, b, 100.0 * (x->v - med) / fabs(med), (x->v - med) / sigma, n);
-            }
-            if (nq && !rc && x->count >= cmin) {
-                /* the distance's own sampling noise: its p5..p95 width over
-                 * the reference median, by the square root of its samples */
-                double ownd = (x->q[3] - x->q[1]) / fabs(ref[2] ? ref[2] : med) / sqrt(x->count);
-                double dz = (dist[i] - dmed) / (isfinite(ownd) ? hypot(dsig, ownd) : dsig);
-                int ds = dz >= dzt && dist[i] >= R->dist_rel_degraded ? GC_V_DEGRADED
-                       : dz >= dzt && dist[i] >= R->dist_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
-                if (ds)
-                    rc = det_add_reason(v, "distribution", name, dist[i], dmed, dz, "wasserstein_rel", ds,
-                                        "distribution %s than the peers': Wasserstein-1 %.1f%% of the median "
-                                        "(peers %.1f%%); p50/p95/p99 %.5g/%.5g/%.5g vs %.5g/%.5g/%.5g",
-                                        x->better == GC_BETTER_HIGHER ? "lower" : "higher",
-                                        100 * dist[i], 100 * dmed, x->q[2], x->q[3], x->q[4], ref[2],
-                                        ref[3], ref[4]);
-            }
-        }
-    }
-    free(cnt), free(cells), free(fill), free(tmp), free(dist);
-    return rc;
 }
 
 /* Against the baseline: only what the same plan measured (the key names
@@ -224,8 +71,8 @@ int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
                 : excess >= R->base_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
         if (sev) {
             char a[48], b[48];
-            fmt_val(a, sizeof a, x->v, unit_of(d, x->key));
-            fmt_val(b, sizeof b, ref, unit_of(d, x->key));
+            det_fmt_val(a, sizeof a, x->v, det_unit_of(d, x->key));
+            det_fmt_val(b, sizeof b, ref, det_unit_of(d, x->key));
             rc = det_add_reason(v, "baseline", key, x->v, ref, (x->v - ref) / fabs(ref),
                                 "relative", sev, "%s vs %s %s (%+.1f%%; its sources' range and the value's "
                                 "own spread allow %.1f%%)", a,
@@ -392,32 +239,98 @@ int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v
 
 /* ---- links ------------------------------------------------------------ */
 
+/* Text built as snprintf would (the same bytes, cut at cap - 1), without
+ * its format parsing: three strings a link (class, ends, subject), 491,520
+ * links at 16,384 GPUs. */
+typedef struct sbuf {
+    char *o;
+    size_t n, cap;   /* n: the length snprintf would report */
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t max)
+{
+    size_t l = strnlen(s, max);
+    if (b->n + 1 < b->cap) {
+        size_t room = b->cap - 1 - b->n;
+        memcpy(b->o + b->n, s, l < room ? l : room);
+    }
+    b->n += l;
+    b->o[b->n < b->cap ? b->n : b->cap - 1] = '\0';
+}
+
+static void sb_int(sbuf *b, int v)
+{
+    char t[16], *p = t + sizeof t;
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    *--p = '\0';
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    sb_put(b, p, sizeof t);
+}
+
 static void end_name(const gc_det_end *e, char *out, size_t cap)
 {
-    if (e->is_gpu)
-        snprintf(out, cap, "%s/gpu%d", e->node ? e->node : "?", e->gpu_index);
-    else if (e->numa_node >= 0)
-        snprintf(out, cap, "%s/host(numa%d)", e->node ? e->node : "?", e->numa_node);
-    else
-        snprintf(out, cap, "%s/host", e->node ? e->node : "?");
+    sbuf b = { out, 0, cap };
+    sb_put(&b, e->node ? e->node : "?", SIZE_MAX);
+    if (e->is_gpu) {
+        sb_put(&b, "/gpu", 4);
+        sb_int(&b, e->gpu_index);
+    } else if (e->numa_node >= 0) {
+        sb_put(&b, "/host(numa", 10);
+        sb_int(&b, e->numa_node);
+        sb_put(&b, ")", 1);
+    } else {
+        sb_put(&b, "/host", 5);
+    }
+}
+
+/* "%.100s: %.70s -> %.70s" of the class and the ends' names */
+static void link_subject_of(const gc_det_link *l, const char *cls, char *subject, size_t cap,
+                            const char **node)
+{
+    char a[96], b[96];
+    end_name(&l->src, a, sizeof a);
+    end_name(&l->dst, b, sizeof b);
+    sbuf o = { subject, 0, cap };
+    sb_put(&o, cls, 100);
+    sb_put(&o, ": ", 2);
+    sb_put(&o, a, 70);
+    sb_put(&o, " -> ", 4);
+    sb_put(&o, b, 70);
+    *node = l->src.is_gpu ? l->src.node : l->dst.node;
 }
 
 void gc_det_link_subject(const gc_det_link *l, char *subject, size_t cap, const char **node)
 {
-    char cls[160], a[96], b[96];
+    char cls[160];
     gc_det_link_class(l, cls, sizeof cls);
-    end_name(&l->src, a, sizeof a);
-    end_name(&l->dst, b, sizeof b);
-    snprintf(subject, cap, "%.100s: %.70s -> %.70s", cls, a, b);
-    *node = l->src.is_gpu ? l->src.node : l->dst.node;
+    link_subject_of(l, cls, subject, cap, node);
 }
 
 void gc_det_link_class(const gc_det_link *l, char *out, size_t cap)
 {
     const char *e = l->engine ? l->engine : "", *p = l->peer_access ? l->peer_access : "";
-    snprintf(out, cap, "%s %s %s %s%s%s%s%s%s", l->kind ? l->kind : "", l->benchmark ? l->benchmark : "",
-             l->direction ? l->direction : "", l->memory ? l->memory : "", *e ? " " : "", e,
-             *p ? " peer_access=" : "", p, l->concurrent ? " concurrent" : "");
+    sbuf b = { out, 0, cap };
+    sb_put(&b, l->kind ? l->kind : "", SIZE_MAX);
+    sb_put(&b, " ", 1);
+    sb_put(&b, l->benchmark ? l->benchmark : "", SIZE_MAX);
+    sb_put(&b, " ", 1);
+    sb_put(&b, l->direction ? l->direction : "", SIZE_MAX);
+    sb_put(&b, " ", 1);
+    sb_put(&b, l->memory ? l->memory : "", SIZE_MAX);
+    if (*e) {
+        sb_put(&b, " ", 1);
+        sb_put(&b, e, SIZE_MAX);
+    }
+    if (*p) {
+        sb_put(&b, " peer_access=", SIZE_MAX);
+        sb_put(&b, p, SIZE_MAX);
+    }
+    if (l->concurrent)
+        sb_put(&b, " concurrent", SIZE_MAX);
 }
 
 /* robust statistics of the finite values of v (n): median and sigma */
@@ -451,26 +364,49 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
         return GC_ENOMEM;
     int rc = 0;
     char key[600], cls[160];
+    const char **gvstr = NULL;   /* per group id: its interned name */
+    size_t ngvstr = 0;
     for (size_t i = 0; i < nl && !rc; i++) {
         lrec *l = &d->l[i];
         const char *ss = lgpu_src[i] >= 0 ? d->g[lgpu_src[i]].name : "host";
         const char *ds = lgpu_dst[i] >= 0 ? d->g[lgpu_dst[i]].name : "host";
         gc_det_link_class(&l->l, cls, sizeof cls);
-        snprintf(key, sizeof key, "%s | %s -> %s", cls, ss, ds);
-        long id = det_strtab_id(&d->groups, key, 1);
+        sbuf kb = { key, 0, sizeof key };
+        sb_put(&kb, cls, SIZE_MAX);
+        sb_put(&kb, " | ", 3);
+        sb_put(&kb, ss, SIZE_MAX);
+        sb_put(&kb, " -> ", 4);
+        sb_put(&kb, ds, SIZE_MAX);
+        long id = gc_strtab_id(&d->groups, key, 1);
         if (id < 0)
             rc = GC_ENOMEM;
         l->group = (uint32_t)id;
         gc_verdict *v = &lv[i];
         char subject[256];
         const char *node;
-        gc_det_link_subject(&l->l, subject, sizeof subject, &node);
-        if (!rc && det_set_subject(d, v, "%s", subject))
+        link_subject_of(&l->l, cls, subject, sizeof subject, &node);
+        /* the subject (< 256 bytes: no cut; its own) and the group,
+         * interned as det_set_group would, each group once */
+        if (!rc && !(v->subject = det_vstr_own(d, subject)))
             rc = GC_ENOMEM;
         CPY(v->node, node);
         v->link_index = (long)l->l.index;
-        if (!rc && det_set_group(d, v, key))
+        if (!rc && (size_t)id >= ngvstr) {
+            size_t nc = ngvstr ? 2 * ngvstr : 64;
+            while (nc <= (size_t)id)
+                nc *= 2;
+            const char **ng = realloc(gvstr, nc * sizeof *ng);
+            if (!ng)
+                rc = GC_ENOMEM;
+            else {
+                memset(ng + ngvstr, 0, (nc - ngvstr) * sizeof *ng);
+                gvstr = ng, ngvstr = nc;
+            }
+        }
+        if (!rc && !gvstr[id] && !(gvstr[id] = det_vstr(d, key, 256)))
             rc = GC_ENOMEM;
+        if (!rc)
+            v->group = gvstr[id];
         v->used_baseline = d->base && det_baseline_knows_plan(d->base, lgpu_src[i] >= 0 ? ss : ds,
                                                               l->l.src.is_gpu ? l->l.src.uuid : l->l.dst.uuid,
                                                               d->plan);
@@ -564,7 +500,7 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
             }
         }
     }
-    free(cnt), free(byg), free(vals);
+    free(cnt), free(byg), free(vals), free(gvstr);
     return rc;
 }
 
@@ -577,7 +513,7 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
 static int blame_net(gc_detect *d, strtab *nodes, size_t first, const uint8_t *net_ok,
                      const gc_verdict *s, const char *names[2])
 {
-    long id[2] = { det_strtab_id(nodes, names[0], 0), det_strtab_id(nodes, names[1], 0) };
+    long id[2] = { gc_strtab_id(nodes, names[0], 0), gc_strtab_id(nodes, names[1], 0) };
     int good[2] = { id[0] >= 0 && net_ok[id[0]], id[1] >= 0 && net_ok[id[1]] };
     const gc_reason *w = gc_verdict_worst_reason(s);
     int rc = 0;
@@ -616,9 +552,9 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
             names[1] = d->l[i - d->ng].l.dst.node;
         }
         for (int k = 0; k < 2 && !rc; k++) {
-            if (!names[k] || !names[k][0] || det_strtab_id(&nodes, names[k], 0) >= 0)
+            if (!names[k] || !names[k][0] || gc_strtab_id(&nodes, names[k], 0) >= 0)
                 continue;
-            if (det_strtab_id(&nodes, names[k], 1) < 0) {
+            if (gc_strtab_id(&nodes, names[k], 1) < 0) {
                 rc = GC_ENOMEM;
                 break;
             }
@@ -645,7 +581,7 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
         const lrec *l = &d->l[i];
         if (strcmp(l->l.kind, "network") || d->v[d->ng + i].level != GC_V_OK)
             continue;
-        long a = det_strtab_id(&nodes, l->l.src.node, 0), b = det_strtab_id(&nodes, l->l.dst.node, 0);
+        long a = gc_strtab_id(&nodes, l->l.src.node, 0), b = gc_strtab_id(&nodes, l->l.dst.node, 0);
         if (a >= 0)
             net_ok[a] = 1;
         if (b >= 0)
@@ -658,7 +594,7 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
             names[0] = d->l[i - d->ng].l.src.node;
             names[1] = strcmp(d->l[i - d->ng].l.dst.node, names[0]) ? d->l[i - d->ng].l.dst.node : NULL;
         } else {
-            d->v[first + det_strtab_id(&nodes, names[0], 0)].peers++;
+            d->v[first + gc_strtab_id(&nodes, names[0], 0)].peers++;
         }
         if (s->level == GC_V_OK)
             continue;
@@ -669,7 +605,7 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
         for (int k = 0; k < 2 && !rc; k++) {
             if (!names[k] || !names[k][0])
                 continue;
-            gc_verdict *v = &d->v[first + det_strtab_id(&nodes, names[k], 0)];
+            gc_verdict *v = &d->v[first + gc_strtab_id(&nodes, names[k], 0)];
             const gc_reason *w = gc_verdict_worst_reason(s);
             rc = det_add_reason(v, i < d->ng ? "gpu" : "link", s->subject, NAN, NAN, NAN, "", s->level,
                                 "%.60s: %.130s", w ? w->metric : "", w ? w->detail : "");
@@ -677,11 +613,11 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
     }
     /* a slow host NUMA node or PCIe switch (detect_topo.c) */
     for (size_t i = 0; hg && i < hg->n && !rc; i++) {
-        long k = det_strtab_id(&nodes, hg->v[i].node, 0);
+        long k = gc_strtab_id(&nodes, hg->v[i].node, 0);
         if (k >= 0)
             rc = det_host_group_reason(&hg->v[i], &d->v[first + (size_t)k]);
     }
     free(net_ok);
-    det_strtab_free(&nodes);
+    gc_strtab_free(&nodes);
     return rc;
 }

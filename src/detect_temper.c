@@ -59,7 +59,7 @@ static void prefix(gc_reason *r, const char *what)
 
 static const val *remeasured(const gc_detect *d, const grec *g, const char *key)
 {
-    long id = det_strtab_id((strtab *)&d->keys, key, 0);
+    long id = gc_strtab_id((strtab *)&d->keys, key, 0);
     for (size_t i = 0; id >= 0 && i < g->nrv; i++)
         if (g->rv[i].key == (uint32_t)id)
             return &g->rv[i];
@@ -68,7 +68,7 @@ static const val *remeasured(const gc_detect *d, const grec *g, const char *key)
 
 static const val *value_of(const gc_detect *d, const grec *g, const char *key)
 {
-    long id = det_strtab_id((strtab *)&d->keys, key, 0);
+    long id = gc_strtab_id((strtab *)&d->keys, key, 0);
     for (size_t i = 0; id >= 0 && i < g->nv; i++)
         if (g->v[i].key == (uint32_t)id)
             return &g->v[i];
@@ -204,12 +204,17 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
     /* per GPU and family: its links, the slow ones; per GPU: any ok link of the family */
     int *all = calloc(ng * FAM_N, sizeof *all), *slow = calloc(ng * FAM_N, sizeof *slow);
     int *worst = calloc(ng * FAM_N, sizeof *worst);
-    if (!all || !slow || !worst) {
-        free(all), free(slow), free(worst);
+    /* per GPU its links of either family, in link order (a GPU's links
+     * found without a scan of every link: that made this quadratic) */
+    size_t *first = calloc(ng + 1, sizeof *first), *at = NULL;
+    signed char *fam = malloc(nl);
+    if (!all || !slow || !worst || !first || !fam) {
+        free(all), free(slow), free(worst), free(first), free(fam);
         return GC_ENOMEM;
     }
     for (size_t i = 0; i < nl; i++) {
         int f = family(&d->l[i]);
+        fam[i] = (signed char)f;
         if (f < 0)
             continue;
         const gc_verdict *lv = &d->v[ng + i];
@@ -218,6 +223,7 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
             if (ends[e] < 0 || (e == 1 && ends[1] == ends[0]))
                 continue;
             size_t k = (size_t)ends[e] * FAM_N + (size_t)f;
+            first[ends[e] + 1]++;
             all[k]++;
             if (lv->level >= GC_V_SUSPECT && lv->level < GC_V_FAILED) {
                 slow[k]++;
@@ -226,6 +232,20 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
             }
         }
     }
+    for (size_t gi = 0; gi < ng; gi++)
+        first[gi + 1] += first[gi];
+    size_t *adj = malloc((first[ng] ? first[ng] : 1) * sizeof *adj);
+    if (!adj || !(at = malloc((ng ? ng : 1) * sizeof *at))) {
+        free(all), free(slow), free(worst), free(first), free(fam), free(adj);
+        return GC_ENOMEM;
+    }
+    memcpy(at, first, ng * sizeof *at);
+    for (size_t i = 0; i < nl; i++)
+        for (int e = 0; fam[i] >= 0 && e < 2; e++) {
+            long g = e ? ldst[i] : lsrc[i];
+            if (g >= 0 && !(e == 1 && ldst[i] == lsrc[i]))
+                adj[at[g]++] = i;
+        }
     int rc = 0;
     for (size_t gi = 0; gi < ng && !rc; gi++)
         for (int f = 0; f < FAM_N && !rc; f++) {
@@ -239,8 +259,9 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
             char names[220];
             size_t n = 0, other_bad = 0, other_good = 0, shown = 0;
             names[0] = '\0';
-            for (size_t i = 0; i < nl; i++) {
-                if (family(&d->l[i]) != f || (lsrc[i] != (long)gi && ldst[i] != (long)gi))
+            for (size_t a = first[gi]; a < first[gi + 1]; a++) {
+                size_t i = adj[a];
+                if (fam[i] != f)
                     continue;
                 long o = lsrc[i] == (long)gi ? ldst[i] : lsrc[i];
                 if (f == FAM_P2P && o >= 0 && o != (long)gi) {
@@ -265,7 +286,7 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
                                 names, all[k] > 3 ? "; ..." : "");
             det_relevel(&d->v[gi]);
         }
-    free(all), free(slow), free(worst);
+    free(all), free(slow), free(worst), free(first), free(fam), free(adj), free(at);
     return rc;
 }
 

@@ -79,8 +79,30 @@ const char *det_vstr(gc_detect *d, const char *s, size_t cap)
         snprintf(cut, cap, "%s", s);
         s = cut;
     }
-    long id = det_strtab_id(&d->vstr, s, 1);
+    long id = gc_strtab_id(&d->vstr, s, 1);
     return id < 0 ? NULL : d->vstr.s[id];
+}
+
+const char *det_vstr_own(gc_detect *d, const char *s)
+{
+    enum { CHUNK = 1 << 20 };
+    size_t n = strlen(s) + 1;
+    if (!d->nchunk || d->chunk_used + n > d->chunk_cap) {
+        size_t cap = n > CHUNK ? n : CHUNK;
+        char **nc = realloc(d->chunk, (d->nchunk + 1) * sizeof *nc);
+        if (!nc)
+            return NULL;
+        d->chunk = nc;
+        if (!(d->chunk[d->nchunk] = malloc(cap)))
+            return NULL;
+        d->nchunk++;
+        d->chunk_used = 0;
+        d->chunk_cap = cap;
+    }
+    char *o = d->chunk[d->nchunk - 1] + d->chunk_used;
+    memcpy(o, s, n);
+    d->chunk_used += n;
+    return o;
 }
 
 static int set_fmt(gc_detect *d, const char **field, size_t cap, const char *head, const char *fmt,
@@ -188,6 +210,111 @@ int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double v
     return 0;
 }
 
+/* ---- grouping a GPU's point reasons ------------------------------------ */
+
+/* The length of a point reason's "bench.metric" (its group), 0: not a point rule's reason. */
+static size_t point_family(const gc_reason *r)
+{
+    if (strcmp(r->rule, "peers") && strcmp(r->rule, "distribution") && strcmp(r->rule, "baseline"))
+        return 0;
+    size_t n = strcspn(r->metric, " ");
+    return memchr(r->metric, '.', n) ? n : 0;
+}
+
+/* x worse than y: severity, then |deviation| (NAN least) */
+static int worse(const gc_reason *x, const gc_reason *y)
+{
+    if (x->severity != y->severity)
+        return x->severity > y->severity;
+    double a = fabs(x->deviation), b = fabs(y->deviation);
+    return isfinite(a) && (!isfinite(b) || a > b);
+}
+
+static void range_text(char *out, size_t cap, const gc_reason *r)
+{
+    if (!strcmp(r->deviation_unit, "relative"))
+        snprintf(out, cap, "%+.1f%%..%+.1f%%", 100 * r->dev_lo, 100 * r->dev_hi);
+    else if (!strcmp(r->deviation_unit, "robust_z"))
+        snprintf(out, cap, "robust z %+.1f..%+.1f", r->dev_lo, r->dev_hi);
+    else
+        snprintf(out, cap, "%s %+.3g..%+.3g", r->deviation_unit, r->dev_lo, r->dev_hi);
+}
+
+int gc_verdict_group_reasons(gc_verdict *v)
+{
+    size_t n = v->nreasons;
+    if (n < 2)
+        return 0;
+    /* per reason: its group's head (the first reason of the group) */
+    size_t *head = malloc(n * sizeof *head), *heads = malloc(n * sizeof *heads);
+    size_t *worst = malloc(n * sizeof *worst), *count = calloc(n, sizeof *count);
+    size_t *ndeg = calloc(n, sizeof *ndeg);
+    size_t cap = 1;   /* det_add_reason grows at powers of two: keep one */
+    while (cap < n)
+        cap *= 2;
+    gc_reason *out = malloc(cap * sizeof *out);
+    if (!head || !heads || !worst || !count || !ndeg || !out) {
+        free(head), free(heads), free(worst), free(count), free(ndeg), free(out);
+        return GC_ENOMEM;
+    }
+    size_t nh = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gc_reason *r = &v->reasons[i];
+        size_t fl = point_family(r), h = i;
+        /* groups are few (~25 a GPU): a scan of the heads */
+        for (size_t k = 0; fl && k < nh; k++) {
+            const gc_reason *q = &v->reasons[heads[k]];
+            if (point_family(q) == fl && !strncmp(q->metric, r->metric, fl) && !strcmp(q->rule, r->rule)) {
+                h = heads[k];
+                break;
+            }
+        }
+        if (h == i) {
+            if (fl)
+                heads[nh++] = i;
+            worst[i] = i;
+        } else if (worse(r, &v->reasons[worst[h]])) {
+            worst[h] = i;
+        }
+        head[i] = h;
+        count[h]++;
+        ndeg[h] += r->severity >= GC_V_DEGRADED;
+    }
+    size_t no = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (head[i] != i)
+            continue;
+        gc_reason *o = &out[no++];
+        *o = v->reasons[worst[i]];
+        if (count[i] < 2)
+            continue;
+        o->points = (int)count[i];
+        o->dev_lo = INFINITY, o->dev_hi = -INFINITY;
+        for (size_t j = i; j < n; j++)
+            if (head[j] == i && isfinite(v->reasons[j].deviation)) {
+                o->dev_lo = fmin(o->dev_lo, v->reasons[j].deviation);
+                o->dev_hi = fmax(o->dev_hi, v->reasons[j].deviation);
+            }
+        if (!(o->dev_lo <= o->dev_hi))
+            o->dev_lo = o->dev_hi = NAN;
+        char range[80], d[sizeof o->detail];
+        range_text(range, sizeof range, o);
+        size_t k = (size_t)snprintf(d, sizeof d, "%zu points moved (%zu degraded), %s; worst: ", count[i],
+                                    ndeg[i], range);
+        if (k < sizeof d) {   /* the worst point's own words, cut to fit */
+            size_t m = strnlen(o->detail, sizeof d - 1 - k);
+            memcpy(d + k, o->detail, m);
+            d[k + m] = '\0';
+        }
+        memcpy(o->detail, d, sizeof d);
+    }
+    free(v->reasons);
+    v->reasons = out;
+    v->nreasons = no;
+    free(head), free(heads), free(worst), free(count), free(ndeg);
+    return 0;
+}
+
 size_t gc_detect_count(const gc_detect *d) { return d->nv; }
 const gc_verdict *gc_detect_verdict(const gc_detect *d, size_t i) { return i < d->nv ? &d->v[i] : NULL; }
 
@@ -247,6 +374,13 @@ static json_t *verdict_json(const gc_verdict *v)
                                                                        : json_null());
         json_object_set_new(x, "severity", json_string(gc_verdict_name(r->severity)));
         json_object_set_new(x, "detail", json_string(r->detail));
+        if (r->points > 1) {
+            json_object_set_new(x, "points", json_integer(r->points));
+            json_t *rg = json_array();
+            json_array_append_new(rg, num_or_null(r->dev_lo));
+            json_array_append_new(rg, num_or_null(r->dev_hi));
+            json_object_set_new(x, "deviation_range", rg);
+        }
         json_array_append_new(rs, x);
     }
     json_object_set_new(o, "reasons", rs);

@@ -1,5 +1,6 @@
 /* Streaming JSON writer. See jsonw.h. */
 #include "jsonw.h"
+#include "g10.h"
 
 #include <errno.h>
 #include <math.h>
@@ -164,37 +165,17 @@ void gc_jw_close(gc_jw *w, const char *c)
     gc_jw_put(w, c, 1);
 }
 
-/* %.10g for |v| in [1e-4, 1e10), the range where it prints no exponent,
- * with integer arithmetic: printf's exact float path dominated the time of
- * writing a large catalogue. The 10 significant digits come from rounding
- * v * 10^k in double precision; where that product lies near a rounding
- * tie (its error could flip the last digit) printf decides instead.
- * Returns the length written to b, or 0 to let printf do it. */
+/* %.10g with integer arithmetic (g10.h: printf's exact float path
+ * dominated the time of writing a large catalogue): fixed notation for
+ * exponents -4..9, else d.ddde[-]X as gc_jw_real writes exponents (no '+',
+ * no leading zeros). Returns the length written to b, or 0 to let printf
+ * do it. */
 static size_t fmt_g10(char *b, double v)
 {
-    static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-                                  1e11, 1e12, 1e13, 1e14 };
-    double a = fabs(v);
-    if (!(a >= 1e-4 && a < 1e10))
+    uint64_t m;
+    int e;
+    if (!gc_g10_digits(v, &m, &e))
         return 0;
-    int e = (int)floor(log10(a));
-    if (e < -4)
-        e = -4;
-    if (e > 9)
-        e = 9;
-    while (e > -4 && a < (e >= 0 ? p10[e] : 1.0 / p10[-e]))
-        e--;
-    while (e < 9 && a >= (e + 1 >= 0 ? p10[e + 1] : 1.0 / p10[-e - 1]))
-        e++;
-    double scaled = a * p10[9 - e], frac = scaled - floor(scaled);
-    if (fabs(frac - 0.5) < 1e-4)
-        return 0; /* near a tie the product's rounding error could decide */
-    uint64_t m = (uint64_t)llround(scaled);
-    if (m >= 10000000000ull) {
-        m = (m + 5) / 10;
-        if (++e > 9)
-            return 0;
-    }
     char d[10];
     for (int i = 9; i >= 0; i--, m /= 10)
         d[i] = (char)('0' + m % 10);
@@ -204,7 +185,20 @@ static size_t fmt_g10(char *b, double v)
     size_t n = 0;
     if (v < 0)
         b[n++] = '-';
-    if (e >= 0) {
+    if (e < -4 || e > 9) {
+        b[n++] = d[0];
+        if (nd > 1) {
+            b[n++] = '.';
+            for (int i = 1; i < nd; i++)
+                b[n++] = d[i];
+        }
+        b[n++] = 'e';
+        if (e < 0)
+            b[n++] = '-', e = -e;
+        if (e >= 10)
+            b[n++] = (char)('0' + e / 10);
+        b[n++] = (char)('0' + e % 10);
+    } else if (e >= 0) {
         for (int i = 0; i <= e; i++)
             b[n++] = i < nd ? d[i] : '0';
         b[n++] = '.';
@@ -274,9 +268,14 @@ void gc_jw_real(gc_jw *w, double v)
 
 void gc_jw_int(gc_jw *w, long long v)
 {
-    char b[32];
-    int n = snprintf(b, sizeof b, "%lld", v);
-    gc_jw_put(w, b, (size_t)n);
+    char b[24], *p = b + sizeof b;   /* digits from the end: no printf per row */
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    gc_jw_put(w, p, (size_t)(b + sizeof b - p));
 }
 
 /* Members; a string that jansson would refuse leaves its member out. */

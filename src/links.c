@@ -520,7 +520,17 @@ static double nominal(const lk *x, char *basis, size_t blen)
     switch (x->kind) {
     case K_PCIE: {
         double v = gc_pcie_nominal_bps(a->pcie_gen, a->pcie_width);
-        if (v > 0)
+        if (v > 0 && a->pcie_gen >= 0 && a->pcie_gen < 10 && a->pcie_width >= 0 && a->pcie_width < 100 &&
+            blen >= 40) {   /* "PCIe gen%d x%d%s" without printf: once a host link, every link */
+            char *o = basis + 8;
+            memcpy(basis, "PCIe gen", 8);
+            *o++ = (char)('0' + a->pcie_gen);
+            *o++ = ' ', *o++ = 'x';
+            if (a->pcie_width >= 10)
+                *o++ = (char)('0' + a->pcie_width / 10);
+            *o++ = (char)('0' + a->pcie_width % 10);
+            strcpy(o, bi > 1 ? ", both directions" : "");
+        } else if (v > 0)
             snprintf(basis, blen, "PCIe gen%d x%d%s", a->pcie_gen, a->pcie_width,
                      bi > 1 ? ", both directions" : "");
         return v * bi;

@@ -26,6 +26,7 @@
 #include "fsutil.h"
 #include "hist.h"
 #include "quote.h"
+#include "strtab.h"
 #include "timeutil.h"
 
 double rp_num(json_t *o, const char *k)
@@ -268,10 +269,7 @@ static void *verdicts_thread(void *arg)
 
 static size_t hash_str(const char *s)
 {
-    size_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return (size_t)gc_fnv1a(s, GC_FNV_SEED);
 }
 
 size_t rp_node_index(const rp_cat *c, const char *name)

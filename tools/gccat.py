@@ -152,8 +152,8 @@ def expand(cat):
         v["reasons"] = []
         vs.append(v)
     cat["verdicts"] = vs
+    cat["_schema_read"] = cat["schema_version"]   # 3.0, or 3.1 (reasons grouped: reason.points)
     cat["schema_version"] = "2.0"
-    cat["_schema_read"] = "3.0"
     return cat
 
 

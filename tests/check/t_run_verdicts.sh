@@ -25,7 +25,7 @@ grep -q 'NodeName='"'n2'"' State=DRAIN Reason='"'"'gpucensus: n2/gpu1 degraded: 
 /usr/bin/python3 - "$out/catalogue.json" "$TMP/check.json" "$out/merged/catalogue.json" "$TMP/judged.json" <<'PY' || die "verdicts"
 import json, sys
 import gccat
-assert json.load(open(sys.argv[1]))["schema_version"] == "3.0"
+assert json.load(open(sys.argv[1]))["schema_version"] == "3.1"
 cat = gccat.load(sys.argv[1], points=False)   # schema 3 read as 2.0
 assert all("results" not in g for g in cat["gpus"])
 v = cat["verdicts"]
@@ -61,7 +61,7 @@ grep -q "alone/nodes/n1.json: cannot open it" "$TMP/alone.err" || { cat "$TMP/al
 import sys
 import gccat
 c = gccat.load(sys.argv[1])
-n = 0
+n = nbw = 0
 for g in c["gpus"]:
     if (g["node"], g["index"]) == ("n2", 0):
         for r in g["results"]:
@@ -69,18 +69,33 @@ for g in c["gpus"]:
                 for k in ("min", "p1", "p5", "p50", "p95", "p99", "max", "mean"):
                     r["summary"][k] *= 0.85
                 n += 1
-assert n >= 2, n
+                nbw += r["metric"] == "bandwidth"
+assert n >= 2 and nbw >= 2, (n, nbw)
+open(sys.argv[2] + ".nbw", "w").write("%d" % nbw)
 gccat.save(c, sys.argv[2])
 PY
 "$GC" check "$TMP/doctored" --baseline "$out" --json > "$TMP/doctored.json"
+"$GC" check "$TMP/doctored" --baseline "$out" > "$TMP/doctored.txt"
 [ $? -eq 2 ] || die "doctored against the run: exit $?, expected 2"
-/usr/bin/python3 - "$TMP/doctored.json" <<'PY' || die "n2/gpu0's HBM points not judged against the baseline's"
+/usr/bin/python3 - "$TMP/doctored.json" "$(cat "$TMP/doctored.nbw")" <<'PY' || die "n2/gpu0's HBM points not judged against the baseline's"
 import json, sys
 v = {x["subject"]: x for x in json.load(open(sys.argv[1]))}
+nbw = int(sys.argv[2])
 rs = [r for r in v["n2/gpu0"]["reasons"] if r["rule"] == "baseline" and r["metric"].startswith("hbm_bw.bandwidth")]
 assert v["n2/gpu0"]["verdict"] == "degraded" and rs, v["n2/gpu0"]
-assert all(-0.16 < r["deviation"] < -0.14 for r in rs), [(r["metric"], r["deviation"]) for r in rs]
+# schema 3.1: the points of one rule and benchmark metric are one reason:
+# how many moved (every doctored bandwidth point), their range, the worst
+assert len(rs) == 1, [(r["metric"], r["deviation"]) for r in rs]
+r = rs[0]
+assert r["points"] == nbw, (r["points"], nbw)
+lo, hi = r["deviation_range"]
+assert -0.16 < lo <= hi < -0.14 and r["deviation"] == lo, (r["deviation"], lo, hi)
+assert r["detail"].startswith("%d points moved (" % nbw), r["detail"]
+assert not [x for x in v["n2/gpu0"]["reasons"] if x["rule"] == "baseline" and x is not r
+            and x["metric"].split(" ")[0] == "hbm_bw.bandwidth"]
 PY
+grep -q "Reason='gpucensus: n2/gpu0 degraded: [a-z]* hbm_bw.bandwidth .*(worst of [0-9]* points)" "$TMP/doctored.txt" ||
+    { cat "$TMP/doctored.txt"; die "the drain line does not name the worst point and how many moved"; }
 "$GC" check "$TMP/doctored" > "$TMP/asis.txt"   # its verdicts as written: the run's
 grep -q "^degraded  n2/gpu0" "$TMP/asis.txt" && die "check without a baseline judged the doctored points"
 echo "ok: points judged like with like through both catalogues' node files"

@@ -17,7 +17,7 @@ import gccat
 src, dst = sys.argv[1:]
 text = open(src + "/catalogue.json").read()
 c = json.loads(text)
-assert c["schema_version"] == "3.0", c["schema_version"]
+assert c["schema_version"] == "3.1", c["schema_version"]
 lines = text.split("\n")
 gpu_lines = [l for l in lines if l.startswith('{"node":')]
 assert len(gpu_lines) == len(c["gpus"]) == 4, (len(gpu_lines), len(c["gpus"]))

@@ -63,7 +63,7 @@ mkdir -p "$TMP/failed/nodes"
 import json, sys
 import gccat
 src, dst = sys.argv[1:]
-assert json.load(open(src + "/catalogue.json"))["schema_version"] == "3.0"
+assert json.load(open(src + "/catalogue.json"))["schema_version"] == "3.1"
 c = gccat.plain(gccat.load(src, points=False))   # written back as 2.0, which gpucensus reads
 g = [g for g in c["gpus"] if (g["node"], g["index"]) == ("n2", 0)][0]
 g.update(status="failed", status_reason="rank lost (test)", parameters=[], points=0, items_done=0)

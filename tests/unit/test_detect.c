@@ -528,6 +528,97 @@ int main(void)
         gc_detect_free(d);
         gc_gpu_free(&gg);
     }
+    /* a GPU's point reasons grouped per rule and benchmark metric (3.1):
+     * one reason per group at its first place, the worst point's (severity,
+     * then |deviation|), how many moved and their range; parameters,
+     * limits and other rules as they were */
+    {
+        gc_verdict v = { .subject = "n1/gpu0", .group = "g", .note = "", .gpu_index = 0, .link_index = -1 };
+        int rc = 0;
+        rc |= det_add_reason(&v, "limit_pcie", "pcie_width", 8, 16, 0.5, "ratio", GC_V_DEGRADED, "x8");
+        double z[5] = { 12, -30, 25, 9, 40 };
+        int sev[5] = { GC_V_DEGRADED, GC_V_DEGRADED, GC_V_DEGRADED, GC_V_SUSPECT, GC_V_SUSPECT };
+        for (int i = 0; i < 5; i++) {
+            char m[64];
+            snprintf(m, sizeof m, "chase.latency footprint_bytes=%d", 4096 << i);
+            rc |= det_add_reason(&v, "peers", m, 40 + i, 34, z[i], "robust_z", sev[i], "point %d", i);
+            rc |= det_add_reason(&v, "distribution", m, 0.2, 0.01, z[i] / 2, "wasserstein_rel", GC_V_SUSPECT,
+                                 "dist %d", i);
+        }
+        rc |= det_add_reason(&v, "peers", "hbm_bw_bps", 2e12, 3e12, -9, "robust_z", GC_V_DEGRADED, "param");
+        rc |= det_add_reason(&v, "peers", "chase.latency_ns footprint_bytes=4096", 20, 17, 20, "robust_z",
+                             GC_V_DEGRADED, "ns");
+        int level = v.level;
+        rc |= gc_verdict_group_reasons(&v);
+        CHECK(!rc && v.nreasons == 5 && v.level == level, "grouped: %zu reasons (5), level %d", v.nreasons,
+              v.level);
+        const gc_reason *gr = &v.reasons[1];
+        CHECK(!strcmp(v.reasons[0].rule, "limit_pcie") && v.reasons[0].points == 0, "a limit stays first");
+        CHECK(!strcmp(gr->rule, "peers") && gr->points == 5 && gr->severity == GC_V_DEGRADED &&
+                  !strcmp(gr->metric, "chase.latency footprint_bytes=8192") && gr->deviation == -30 &&
+                  gr->value == 41 && gr->dev_lo == -30 && gr->dev_hi == 40,
+              "peers group: %s %d points, worst %g in %g..%g", gr->metric, gr->points, gr->deviation, gr->dev_lo,
+              gr->dev_hi);
+        CHECK(!strcmp(gr->detail, "5 points moved (3 degraded), robust z -30.0..+40.0; worst: point 1"),
+              "detail: %s", gr->detail);
+        gr = &v.reasons[2];
+        CHECK(!strcmp(gr->rule, "distribution") && gr->points == 5 && gr->deviation == 20 &&
+                  !strcmp(gr->metric, "chase.latency footprint_bytes=65536"),
+              "distribution group: %s %d %g", gr->metric, gr->points, gr->deviation);
+        CHECK(!strcmp(v.reasons[3].metric, "hbm_bw_bps") && v.reasons[3].points == 0 &&
+                  !strcmp(v.reasons[4].metric, "chase.latency_ns footprint_bytes=4096") &&
+                  v.reasons[4].points == 0 && !strcmp(v.reasons[4].detail, "ns"),
+              "a parameter and a lone point stay as they were");
+        char *t = gc_verdict_json_compact(&v);
+        CHECK(t && strstr(t, "\"points\":5,\"deviation_range\":[-30.0,40.0]") &&
+                  !strstr(t, "\"points\":0"),
+              "json: %.300s", t ? t : "(null)");
+        free(t);
+        free(v.reasons);
+    }
+    /* peers judged per key the same whether each GPU's values come in one
+     * key order (read a chunk of keys at a time) or not (through an index) */
+    for (int pass = 0; pass < 2; pass++) {
+        static char *lv[2];
+        gc_detect *d = gc_detect_new(&R, NULL);
+        gc_err de = { 0 };
+        int rc = 0;
+        for (int gi = 0; gi < 40 && !rc; gi++) {
+            gc_det_value vals[40];
+            char names[40][48];
+            for (int k = 0; k < 40; k++) {
+                int kk = pass && gi == 7 ? 39 - k : k;   /* GPU 7's values backwards: not one order */
+                snprintf(names[k], sizeof names[k], "chase.latency footprint_bytes=%d", 1024 * (kk + 1));
+                double off = gi == 11 && kk % 3 == 0 ? 1.25 : 1.0;
+                vals[k] = (gc_det_value){ .name = names[k], .unit = "cycles", .better = GC_BETTER_LOWER,
+                                          .value = (100 + kk) * off * (1 + 0.001 * (gi % 5)), .has_q = 1,
+                                          .count = 1000 };
+                for (int q = 0; q < GC_DET_NQ; q++)
+                    vals[k].q[q] = vals[k].value * (0.98 + 0.01 * q);
+            }
+            char node[16], uuid[32];
+            snprintf(node, sizeof node, "n%d", gi / 8 + 1);
+            snprintf(uuid, sizeof uuid, "GPU-%d", gi);
+            gc_det_gpu dg = { .node = node, .index = gi % 8, .rank = gi, .uuid = uuid, .name = "Test GPU",
+                              .status = "ok", .status_reason = "", .numa_node = -1, .nvlink_links = -1,
+                              .hbm_ratio = NAN, .nvalues = 40, .values = vals };
+            gc_det_sustain_init(&dg.sustain);
+            rc = gc_detect_add_gpu(d, &dg, &de);
+        }
+        rc = rc ? rc : gc_detect_finish(d, &de);
+        char *t = rc ? NULL : gc_detect_json(d, 0);
+        CHECK(t != NULL, "pass %d: %s", pass, de.msg);
+        const gc_verdict *v = find(d, "n2/gpu3");
+        CHECK(v && v->level == GC_V_DEGRADED && v->nreasons >= 1 && v->reasons[0].points == 14,
+              "pass %d: GPU 11 degraded on 14 points: %s %zu reasons, %d points", pass,
+              v ? gc_verdict_name(v->level) : "-", v ? v->nreasons : 0, v && v->nreasons ? v->reasons[0].points : 0);
+        lv[pass] = t;
+        if (pass)
+            CHECK(lv[0] && lv[1] && !strcmp(lv[0], lv[1]), "the same verdicts either way");
+        if (pass)
+            free(lv[0]), free(lv[1]);
+        gc_detect_free(d);
+    }
     /* det_median_of selects (no sort): the same median as sorting, odd and
      * even counts, ties, sorted and reversed input */
     {

@@ -2,10 +2,12 @@
  * exponents without '+' or leading zeros, null for NaN and infinities),
  * escaped strings, members left out when not UTF-8, nesting and commas. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "g10.h"
 #include "jsonw.h"
 
 static char out[1 << 16];
@@ -52,6 +54,38 @@ int main(void)
     for (int i = 0; i < 200000 && check_failed - before < 5; i++) {
         double v = (double)rand() / RAND_MAX * pow(10, rand() % 16 - 5);
         expect_real(rand() % 2 ? v : -v);
+    }
+    /* exponents past the fixed range: 1e-13..1e31 without printf (g10.c) */
+    for (int i = 0; i < 200000 && check_failed - before < 5; i++) {
+        double v = (double)rand() / RAND_MAX * pow(10, rand() % 48 - 16);
+        expect_real(rand() % 2 ? v : -v);
+    }
+    double edges[] = { 1e-13, 9.9999999995e-14, 1e31, 9.9999999995e30, 5.0000000005e12, 12345678905e10,
+                       99999999995, 1e22, 1e-5, 2.5e-7, 1.7976931348623157e308, 4.9e-324 };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        expect_real(edges[i]);
+    /* gc_g10_round is strtod of %.10g, bit for bit */
+    for (int i = 0; i < 300000 && check_failed - before < 5; i++) {
+        double v = (double)rand() / RAND_MAX * pow(10, rand() % 60 - 25);
+        v = rand() % 2 ? v : -v;
+        char b[40];
+        snprintf(b, sizeof b, "%.10g", v);
+        double want = strtod(b, NULL), got = gc_g10_round(v);
+        CHECK(memcmp(&want, &got, sizeof got) == 0, "round %.17g: %.17g, strtod says %.17g", v, got, want);
+    }
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        char b[40];
+        snprintf(b, sizeof b, "%.10g", edges[i]);
+        double want = strtod(b, NULL), got = gc_g10_round(edges[i]);
+        CHECK(memcmp(&want, &got, sizeof got) == 0, "round %.17g: %.17g, strtod says %.17g", edges[i], got,
+              want);
+    }
+    long long ints[] = { 0, 7, -7, 10, -10, 123456789012345LL, -9223372036854775807LL - 1, 9223372036854775807LL };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        char ref[32];
+        snprintf(ref, sizeof ref, "%lld", ints[i]);
+        WRITE(gc_jw_int(w, ints[i]));
+        CHECK(strcmp(out, ref) == 0, "int %s: wrote %s", ref, out);
     }
     WRITE(gc_jw_real(w, NAN));
     CHECK(strcmp(out, "null") == 0, "NaN -> %s", out);

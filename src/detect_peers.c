@@ -1,0 +1,244 @@
+/* A GPU's peers and distributions (part of detect; see detect.h for the
+ * rules): per key, the robust z of each member's value against the
+ * group's median and MAD, and the one-sided Wasserstein-1 distance of its
+ * quantile function from the group's median one. Split out of
+ * detect_rules.c (past the module size limit). */
+#include "detect.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect_int.h"
+
+/* One-sided W1 between two quantile functions given at the knots
+ * 0.01 0.05 0.5 0.95 0.99 (piecewise linear), over [0.05, 0.95]: the mass
+ * moved in the bad direction, divided by the span. The outer 5% on each
+ * side are left out: with a few hundred samples they are a handful of
+ * samples, and mostly the host's noise (a launch-time p99 varies 2x
+ * between healthy GPUs), not the GPU's. */
+static double w1_bad(const float *x, const double *ref, int better)
+{
+    static const double qs[GC_DET_NQ] = { 0.01, 0.05, 0.5, 0.95, 0.99 };
+    enum { FIRST = 1, LAST = 3 };
+    double area = 0;
+    for (int i = FIRST; i < LAST; i++) {
+        double a = better == GC_BETTER_LOWER ? x[i] - ref[i] : ref[i] - x[i];
+        double b = better == GC_BETTER_LOWER ? x[i + 1] - ref[i + 1] : ref[i + 1] - x[i + 1];
+        double w = qs[i + 1] - qs[i];
+        if (a >= 0 && b >= 0)
+            area += 0.5 * (a + b) * w;
+        else if (a > 0 || b > 0) {
+            double pos = a > 0 ? a : b, neg = a > 0 ? -b : -a;
+            area += 0.5 * pos * w * pos / (pos + neg);
+        }
+    }
+    return area / (qs[LAST] - qs[FIRST]);
+}
+
+/* Column of one key over a peer group: (member, value index) pairs. */
+typedef struct cell {
+    uint32_t gi;
+    uint32_t vi;
+} cell;
+
+/* One key's peers (n values xs of members xm, in member order): its median
+ * and MAD, its distribution's reference, each member's reasons. tmp and
+ * dist: n doubles of scratch. */
+static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, size_t n,
+                     const uint32_t *members, gc_verdict *verd, double *tmp, double *dist)
+{
+    const gc_rules *R = d->r;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = xs[i].v;
+    double med = det_median_of(tmp, n);
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = fabs(xs[i].v - med);
+    double mad = det_median_of(tmp, n);
+    double sigma = fmax(1.4826 * mad, R->sigma_floor_rel * fabs(med));
+    /* distribution: the peers' median quantile function */
+    double ref[GC_DET_NQ];
+    int nq = 0, with_q = R->dist_enabled;
+    for (size_t i = 0; i < n && with_q; i++)
+        with_q = xs[i].has_q;
+    double dmed = 0, dsig = 0, cmin = 0;
+    if (with_q && fabs(med) > 0) {
+        /* a point with far fewer samples than its peers' (a time
+         * budget hit) has tails that are not comparable */
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = xs[i].count;
+        cmin = fmax(R->dist_min_samples_rel * det_median_of(tmp, n), R->dist_min_samples);
+        nq = 1;
+        /* p5, p50, p95 judge (w1_bad); p99 is only shown, when a
+         * distribution reason fires (below); p1 is not read */
+        ref[0] = ref[4] = NAN;
+        for (int q = 1; q < GC_DET_NQ - 1; q++) {
+            for (size_t i = 0; i < n; i++)
+                tmp[i] = xs[i].q[q];
+            ref[q] = det_median_of(tmp, n);
+        }
+        for (size_t i = 0; i < n; i++) {
+            const val *x = &xs[i];
+            dist[i] = w1_bad(x->q, ref, x->better) / fabs(ref[2] ? ref[2] : med);
+            tmp[i] = dist[i];
+        }
+        dmed = det_median_of(tmp, n);
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = fabs(dist[i] - dmed);
+        /* one-sided distances of a fleet whose GPUs differ (manufacturing)
+         * bunch near zero: their MAD understates how far a healthy GPU
+         * lies; the peers' own relative spread is the least it can be */
+        dsig = fmax(fmax(1.4826 * det_median_of(tmp, n), R->dist_sigma_floor), sigma / fabs(med));
+    }
+    const char *name = d->keys.s[k], *unit = det_unit_of(d, (uint32_t)k);
+    /* thresholds no lower than what the run's number of comparisons
+     * allows at its false-positive rate (rules fleet) */
+    double zs = fmax(R->z_suspect, d->z_fleet), zd = fmax(R->z_degraded, d->z_fleet);
+    double dzt = fmax(R->dist_z, d->z_fleet);
+    for (size_t i = 0; i < n && !rc; i++) {
+        const val *x = &xs[i];
+        gc_verdict *v = &verd[members[xm[i]]];
+        double bad = x->better == GC_BETTER_HIGHER ? med - x->v : x->v - med;
+        /* the point's own sampling noise: the standard error of a
+         * median of count samples whose p5..p95 spans 3.29 sigma */
+        double own = x->has_q && x->count > 0 ? 1.2533 * (x->q[3] - x->q[1]) / 3.29 / sqrt(x->count) : 0;
+        double sig = isfinite(own) ? hypot(sigma, own) : sigma;
+        double z = bad / sig, rel = med != 0 ? bad / fabs(med) : 0;
+        int sev = z >= zd && rel >= R->rel_degraded ? GC_V_DEGRADED
+                : z >= zs && rel >= R->rel_suspect   ? GC_V_SUSPECT : GC_V_OK;
+        if (sev) {
+            char a[48], b[48];
+            det_fmt_val(a, sizeof a, x->v, unit);
+            det_fmt_val(b, sizeof b, med, unit);
+            rc = det_add_reason(v, "peers", name, x->v, med, (x->v - med) / sigma, "robust_z", sev,
+                                "%s vs peers' median %s (%+.1f%%, robust z %+.1f over %zu GPUs)",
+                                a, b, 100.0 * (x->v - med) / fabs(med), (x->v - med) / sigma, n);
+        }
+        if (nq && !rc && x->count >= cmin) {
+            /* the distance's own sampling noise: its p5..p95 width over
+             * the reference median, by the square root of its samples */
+            double ownd = (x->q[3] - x->q[1]) / fabs(ref[2] ? ref[2] : med) / sqrt(x->count);
+            double dz = (dist[i] - dmed) / (isfinite(ownd) ? hypot(dsig, ownd) : dsig);
+            int ds = dz >= dzt && dist[i] >= R->dist_rel_degraded ? GC_V_DEGRADED
+                   : dz >= dzt && dist[i] >= R->dist_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
+            if (ds && isnan(ref[4])) {   /* tmp's distances are used up: dsig is known */
+                for (size_t k4 = 0; k4 < n; k4++)
+                    tmp[k4] = xs[k4].q[4];
+                ref[4] = det_median_of(tmp, n);
+            }
+            if (ds)
+                rc = det_add_reason(v, "distribution", name, dist[i], dmed, dz, "wasserstein_rel", ds,
+                                    "distribution %s than the peers': Wasserstein-1 %.1f%% of the median "
+                                    "(peers %.1f%%); p50/p95/p99 %.5g/%.5g/%.5g vs %.5g/%.5g/%.5g",
+                                    x->better == GC_BETTER_HIGHER ? "lower" : "higher",
+                                    100 * dist[i], 100 * dmed, x->q[2], x->q[3], x->q[4], ref[2],
+                                    ref[3], ref[4]);
+        }
+    }
+    return rc;
+}
+
+/* A group's values come per key. When every member's values are in
+ * strictly increasing key order (one plan: the first GPU's order names the
+ * keys), a chunk of keys at a time is filled member by member, each
+ * member's values read in order; else (cells) each key's values are found
+ * through a (member, value) index: a read of another GPU's array each, a
+ * cache miss each at 16,384 GPUs, and 8 bytes of index a value. Both give
+ * a key's values in member order: the same verdicts. */
+enum { KEY_CHUNK = 32 };
+
+int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd)
+{
+    const gc_rules *R = d->r;
+    size_t nk = d->keys.n;
+    int sorted = 1;
+    for (size_t m = 0; m < nm && sorted; m++) {
+        const grec *g = &d->g[members[m]];
+        if (strcmp(g->status, "failed"))
+            for (size_t i = 1; i < g->nv && sorted; i++)
+                sorted = g->v[i].key > g->v[i - 1].key;
+    }
+    double *tmp = malloc((nm ? nm : 1) * sizeof *tmp), *dist = malloc((nm ? nm : 1) * sizeof *dist);
+    int rc = tmp && dist ? 0 : GC_ENOMEM;
+    if (!rc && sorted) {
+        val *cb = malloc(KEY_CHUNK * (nm ? nm : 1) * sizeof *cb);
+        uint32_t *cm = malloc(KEY_CHUNK * (nm ? nm : 1) * sizeof *cm);
+        size_t *cur = calloc(nm ? nm : 1, sizeof *cur), cn[KEY_CHUNK];
+        if (!cb || !cm || !cur)
+            rc = GC_ENOMEM;
+        for (size_t k0 = 0; k0 < nk && !rc; k0 += KEY_CHUNK) {
+            memset(cn, 0, sizeof cn);
+            for (size_t m = 0; m < nm; m++) {
+                const grec *g = &d->g[members[m]];
+                if (!strcmp(g->status, "failed"))
+                    continue;
+                size_t i = cur[m];
+                for (; i < g->nv && g->v[i].key < k0 + KEY_CHUNK; i++) {
+                    size_t kk = g->v[i].key - k0;   /* keys below k0 were read by earlier chunks */
+                    cb[kk * nm + cn[kk]] = g->v[i];
+                    cm[kk * nm + cn[kk]++] = (uint32_t)m;
+                }
+                cur[m] = i;
+            }
+            for (size_t kk = 0; kk < KEY_CHUNK && k0 + kk < nk && !rc; kk++)
+                if (cn[kk] >= (size_t)R->min_peers)
+                    rc = judge_key(d, k0 + kk, cb + kk * nm, cm + kk * nm, cn[kk], members, verd, tmp, dist);
+        }
+        free(cb), free(cm), free(cur), free(tmp), free(dist);
+        return rc;
+    }
+    size_t *cnt = rc ? NULL : calloc(nk + 1, sizeof *cnt);
+    size_t total = 0;
+    if (!cnt) {
+        free(tmp), free(dist);
+        return GC_ENOMEM;
+    }
+    for (size_t m = 0; m < nm; m++) {
+        const grec *g = &d->g[members[m]];
+        if (!strcmp(g->status, "failed"))
+            continue;
+        for (size_t i = 0; i < g->nv; i++)
+            cnt[g->v[i].key + 1]++;
+        total += g->nv;
+    }
+    for (size_t k = 0; k < nk; k++)
+        cnt[k + 1] += cnt[k];
+    cell *cells = malloc((total ? total : 1) * sizeof *cells);
+    size_t *fill = malloc((nk ? nk : 1) * sizeof *fill);
+    val *xs = malloc((nm ? nm : 1) * sizeof *xs);
+    uint32_t *xm = malloc((nm ? nm : 1) * sizeof *xm);
+    const val **vp = malloc((nm ? nm : 1) * sizeof *vp);   /* per member its values (no grec per read) */
+    if (!cells || !fill || !xs || !xm || !vp) {
+        free(cnt), free(cells), free(fill), free(tmp), free(dist), free(xs), free(xm), free(vp);
+        return GC_ENOMEM;
+    }
+    for (size_t m = 0; m < nm; m++)
+        vp[m] = d->g[members[m]].v;
+    memcpy(fill, cnt, nk * sizeof *fill);
+    for (size_t m = 0; m < nm; m++) {
+        const grec *g = &d->g[members[m]];
+        if (!strcmp(g->status, "failed"))
+            continue;
+        for (size_t i = 0; i < g->nv; i++)
+            cells[fill[g->v[i].key]++] = (cell){ (uint32_t)m, (uint32_t)i };
+    }
+    for (size_t k = 0; k < nk && !rc; k++) {
+        size_t n = cnt[k + 1] - cnt[k];
+        const cell *c = cells + cnt[k];
+        if (n < (size_t)R->min_peers)
+            continue;
+        /* each read another GPU's array: fetched a few ahead */
+        for (size_t i = 0; i < n; i++) {
+            if (i + 16 < n)
+                __builtin_prefetch(vp[c[i + 16].gi] + c[i + 16].vi);
+            xs[i] = vp[c[i].gi][c[i].vi];
+            xm[i] = c[i].gi;
+        }
+        rc = judge_key(d, k, xs, xm, n, members, verd, tmp, dist);
+    }
+    free(cnt), free(cells), free(fill), free(tmp), free(dist), free(xs), free(xm), free(vp);
+    return rc;
+}
