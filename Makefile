@@ -56,6 +56,8 @@ UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC  := $(wildcard bench/bench_*.c)
 BENCH_BIN  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 GPU_TOOLS  := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
+# probes the MPI tests run under mpirun (tests/mpi/t_*.sh)
+MPI_TOOLS  := $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(wildcard tests/mpi/*.c))
 
 .PHONY: all test run demo bench bench-detect soak fuzz deps deps-test clean tests kdesc-update FORCE
 
@@ -121,11 +123,15 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(BUILD)/libgc.a $(BUILD)/libgck.a
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(BUILD)/tests/mpi/%: tests/mpi/%.c $(BUILD)/libgc.a $(BUILD)/libgck.a
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libgc.a $(BUILD)/libgck.a
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) -O3 $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-tests: all $(UNIT_BIN) $(GPU_TOOLS)
+tests: all $(UNIT_BIN) $(GPU_TOOLS) $(MPI_TOOLS)
 
 deps:
 	@tools/deps.sh build

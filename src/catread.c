@@ -483,13 +483,13 @@ int cr_cat_top(sink *s, rd *r, const char *key, json_t *v)
 
 /* A regular file is mapped (a large catalogue stays in the page cache, not
  * in our heap); anything else is read. *mapped says which to undo. */
-int cr_load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err)
+static int load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err)
 {
     *mapped = 0;
     /* regular and bounded (check /dev/zero or a FIFO: refused at once) */
     int fd = gc_open_input(path, MAX_FILE, err);
     if (fd < 0)
-        return err ? err->code : GC_EIO;
+        return err && err->code ? err->code : GC_EIO;
     struct stat st;
     fstat(fd, &st);
     if (st.st_size > 0) {
@@ -510,12 +510,25 @@ int cr_load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err 
     return rc;
 }
 
-void cr_unload_file(char *buf, size_t len, int mapped)
+static void unload_file(char *buf, size_t len, int mapped)
 {
     if (mapped)
         munmap(buf, len);
     else
         free(buf);
+}
+
+int cr_with_file(const char *path, cr_mem_fn mem, void *ctx, gc_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    int mapped;
+    int rc = load_file(path, &buf, &len, &mapped, err);
+    if (rc)
+        return rc;
+    rc = mem(path, buf, len, ctx, err);
+    unload_file(buf, len, mapped);
+    return rc;
 }
 
 /* pts: where schema 2's points are read (NULL: without them) */
@@ -536,20 +549,26 @@ int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_d
     return catalogue_mem(name, buf, len, NULL, d, rules, info, err);
 }
 
+typedef struct cat_args {
+    gc_catpoints *pts;
+    gc_detect *d;
+    const gc_rules *rules;
+    gc_catread_info *info;
+} cat_args;
+
+static int catalogue_file(const char *name, const char *buf, size_t len, void *ctx, gc_err *err)
+{
+    const cat_args *a = ctx;
+    return catalogue_mem(name, buf, len, a->pts, a->d, a->rules, a->info, err);
+}
+
 int gc_catread_catalogue(const char *path, gc_detect *d, const gc_rules *rules,
                          gc_catread_info *info, gc_err *err)
 {
-    char *buf;
-    size_t len;
-    int mapped;
-    gc_catpoints *pts = gc_catpoints_new(path);
-    if (!pts)
+    cat_args a = { gc_catpoints_new(path), d, rules, info };
+    if (!a.pts)
         return gc_fail(err, GC_ENOMEM, "out of memory");
-    int rc = cr_load_file(path, &buf, &len, &mapped, err);
-    if (!rc) {
-        rc = catalogue_mem(path, buf, len, pts, d, rules, info, err);
-        cr_unload_file(buf, len, mapped);
-    }
-    gc_catpoints_free(pts);
+    int rc = cr_with_file(path, catalogue_file, &a, err);
+    gc_catpoints_free(a.pts);
     return rc;
 }

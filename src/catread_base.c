@@ -260,8 +260,6 @@ static int baseline_into(const char *name, const char *buf, size_t len, gc_catpo
         }
         rc = cr_walk(&r, &s);
     }
-    free(s.b.v);
-    free(s.b.keys);
     json_decref(s.names);
     json_decref(s.methods);
     if (!rc && gc_baseline_count(b) == before)
@@ -285,20 +283,24 @@ int gc_catread_baseline_mem(const char *name, const char *buf, size_t len, gc_ba
     return 0;
 }
 
+typedef struct base_args {
+    gc_catpoints *pts;
+    gc_baseline *b;
+} base_args;
+
+static int baseline_file(const char *name, const char *buf, size_t len, void *ctx, gc_err *err)
+{
+    const base_args *a = ctx;
+    return baseline_into(name, buf, len, a->pts, a->b, err);
+}
+
 static int baseline_file_into(const char *path, gc_baseline *b, gc_err *err)
 {
-    char *buf;
-    size_t len;
-    int mapped;
-    gc_catpoints *pts = gc_catpoints_new(path);
-    if (!pts)
+    base_args a = { gc_catpoints_new(path), b };
+    if (!a.pts)
         return gc_fail(err, GC_ENOMEM, "out of memory");
-    int rc = cr_load_file(path, &buf, &len, &mapped, err);
-    if (!rc) {
-        rc = baseline_into(path, buf, len, pts, b, err);
-        cr_unload_file(buf, len, mapped);
-    }
-    gc_catpoints_free(pts);
+    int rc = cr_with_file(path, baseline_file, &a, err);
+    gc_catpoints_free(a.pts);
     return rc;
 }
 

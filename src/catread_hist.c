@@ -3,6 +3,7 @@
  * checks as `check`); the run and the verdicts are read here. */
 #include "catread_hist.h"
 #include "catread_int.h"
+#include "bench/registry.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -42,6 +43,8 @@ static int h_gpu(sink *s, rd *r, json_t *o)
     x->index = g.index;
     x->first = c->nparams;
     x->v.level = -1;
+    for (size_t b = 0; b < gc_bench_ndefs && b < GC_HC_NBENCH; b++)
+        x->method[b] = (unsigned short)gc_det_gpu_method(&g, (int)b);
     for (size_t i = 0; i < g.nvalues; i++) {
         const gc_det_value *v = &g.values[i];
         if (v->has_q)   /* a point's median, not a parameter */
@@ -52,6 +55,8 @@ static int h_gpu(sink *s, rd *r, json_t *o)
         CP(p->name, v->name);
         CP(p->unit, v->unit);
         p->value = v->value;
+        int bi = gc_det_key_bench(p->name);
+        p->method = bi >= 0 && bi < GC_HC_NBENCH ? x->method[bi] : 0;
         x->nparams++;
     }
     return 0;
@@ -207,8 +212,9 @@ static int by_node_index(const void *a, const void *b, void *ctx)
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-/* A link's GPU end: its UUID (when the link did not say) and SKU (the
- * GPUs by node and index, searched: a scan per link was quadratic). */
+/* A link's GPU end: its UUID (when the link did not say), SKU and the
+ * method of the link's benchmark there (the GPUs by node and index,
+ * searched: a scan per link was quadratic). */
 static void link_gpus(gc_hcat *c)
 {
     size_t *ix = malloc((c->ngpus ? c->ngpus : 1) * sizeof *ix);
@@ -218,6 +224,10 @@ static void link_gpus(gc_hcat *c)
         qsort_r(ix, c->ngpus, sizeof *ix, by_node_index, c->gpus);
     for (size_t i = 0; i < c->nlinks; i++) {
         gc_hc_link *l = &c->links[i];
+        char key[200];
+        snprintf(key, sizeof key, "link:%s:beta_bps", l->cls);
+        int bi = gc_det_key_bench(key);
+        l->method = 0;
         if (l->gpu_index < 0)
             continue;
         size_t lo = 0, hi = ix ? c->ngpus : 0;
@@ -237,6 +247,7 @@ static void link_gpus(gc_hcat *c)
             if (!l->uuid[0])
                 CP(l->uuid, g->uuid);
             CP(l->sku, g->name);
+            l->method = bi >= 0 && bi < GC_HC_NBENCH ? g->method[bi] : 0;
         }
     }
     free(ix);
@@ -257,25 +268,20 @@ int gc_catread_hist_mem(const char *name, const char *buf, size_t len, gc_hcat *
     if (!rc)
         link_gpus(out);
     json_decref(h.verdicts);
-    free(h.s.b.v);
-    free(h.s.b.keys);
     if (rc)
         gc_hcat_free(out);
     return rc;
 }
 
+static int hist_file(const char *name, const char *buf, size_t len, void *out, gc_err *err)
+{
+    return gc_catread_hist_mem(name, buf, len, out, err);
+}
+
 int gc_catread_hist(const char *path, gc_hcat *out, gc_err *err)
 {
-    char *buf;
-    size_t len;
-    int mapped;
     memset(out, 0, sizeof *out);
-    int rc = cr_load_file(path, &buf, &len, &mapped, err);
-    if (rc)
-        return rc;
-    rc = gc_catread_hist_mem(path, buf, len, out, err);
-    cr_unload_file(buf, len, mapped);
-    return rc;
+    return cr_with_file(path, hist_file, out, err);
 }
 
 void gc_hcat_free(gc_hcat *c)

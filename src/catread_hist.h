@@ -1,7 +1,8 @@
 /* Reading what the history database (history.c) and the Prometheus writer
  * (prom.c) keep of a catalogue: the run (times, plan, commit, backend),
  * every GPU's identity, node, status and derived parameters, every link's
- * class, ends and fitted model, and the verdicts the catalogue holds (the
+ * class, ends and fitted model, the method version of each value's
+ * benchmark (so that the history compares like with like), and the verdicts the catalogue holds (the
  * worst reason of each, in words). Only members that stay in
  * catalogue.json are read: never the per-point summaries.
  *
@@ -18,6 +19,7 @@
 typedef struct gc_hc_param {
     char name[64], unit[24];
     double value;
+    int method;           /* its benchmark's method version (registry.c), 0: no benchmark known */
 } gc_hc_param;
 
 typedef struct gc_hc_verdict {
@@ -25,9 +27,15 @@ typedef struct gc_hc_verdict {
     char reason[256];     /* the worst reason, "rule: metric: detail"; "" when ok */
 } gc_hc_verdict;
 
+/* benchmarks whose method a GPU keeps (>= gc_bench_ndefs, registry.c) */
+#define GC_HC_NBENCH 24
+
 typedef struct gc_hc_gpu {
     char node[GC_NODE_MAX], uuid[48], name[96], status[16];
     int index;
+    /* by registry index: the method each benchmark was measured with, as the
+     * catalogue recorded it, else dated by the run's start (0: unknown) */
+    unsigned short method[GC_HC_NBENCH];
     size_t first, nparams;   /* its parameters: params[first .. first + nparams) */
     gc_hc_verdict v;
 } gc_hc_gpu;
@@ -39,6 +47,7 @@ typedef struct gc_hc_link {
     int gpu_index;        /* its GPU end (the source when both are GPUs), -1: none */
     char uuid[48], sku[96];   /* of that GPU, "" unknown */
     double alpha_s, beta_bps, nominal_bps, lambda;   /* NAN: none */
+    int method;           /* its benchmark's method at its GPU end, 0: unknown */
     gc_hc_verdict v;
 } gc_hc_link;
 

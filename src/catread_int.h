@@ -81,10 +81,11 @@ size_t cr_skip_ws(const rd *r, size_t p);
  * its "results" (schema 1), or its node file's when r->pts (schema 2). */
 int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, gbuf *b);
 int cr_link_of(rd *r, json_t *o, size_t index, gc_det_link *l);
-/* The whole file, each top-level member, GPU and link to s. */
+/* The whole file, each top-level member, GPU and link to s; s->b (the
+ * GPUs' scratch values) freed at the end. */
 int cr_walk(rd *r, sink *s);
 /* cr_walk of a whole catalogue, then the top-level members the schema
- * requires (the report and other tools rely on them); frees s->b. */
+ * requires (the report and other tools rely on them). */
 int cr_walk_catalogue(rd *r, sink *s);
 /* The GPUs array from *p (after its '[') by threads, while the scan can
  * follow it (catread_par.c). */
@@ -106,7 +107,9 @@ int cr3_gpu_expand(rd *r, json_t *g);
 /* "links" / "verdicts" from *p (their object) to s; *p past it. */
 int cr3_walk_links(rd *r, size_t *p, sink *s);
 int cr3_walk_verdicts(rd *r, size_t *p, sink *s);
-int cr_load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err);
-void cr_unload_file(char *buf, size_t len, int mapped);
+/* The file at path loaded (mapped when regular, else read), handed to
+ * mem as name and bytes with ctx, unloaded; mem's result. */
+typedef int (*cr_mem_fn)(const char *name, const char *buf, size_t len, void *ctx, gc_err *err);
+int cr_with_file(const char *path, cr_mem_fn mem, void *ctx, gc_err *err);
 
 #endif

@@ -246,25 +246,20 @@ int gc_catread_models_mem(const char *name, const char *buf, size_t len, gc_cat_
     rd r = { .file = name, .buf = buf, .len = len, .err = err };
     msink m = { .s = { .gpu = m_gpu, .link = m_link, .top = m_top }, .out = out };
     int rc = cr_walk(&r, &m.s);
-    free(m.s.b.v);
-    free(m.s.b.keys);
     if (rc)
         gc_cat_models_free(out);
     return rc;
 }
 
+static int models_file(const char *name, const char *buf, size_t len, void *out, gc_err *err)
+{
+    return gc_catread_models_mem(name, buf, len, out, err);
+}
+
 int gc_catread_models(const char *path, gc_cat_models *out, gc_err *err)
 {
-    char *buf;
-    size_t len;
-    int mapped;
     memset(out, 0, sizeof *out);
-    int rc = cr_load_file(path, &buf, &len, &mapped, err);
-    if (rc)
-        return rc;
-    rc = gc_catread_models_mem(path, buf, len, out, err);
-    cr_unload_file(buf, len, mapped);
-    return rc;
+    return cr_with_file(path, models_file, out, err);
 }
 
 void gc_cat_models_free(gc_cat_models *m)

@@ -488,13 +488,15 @@ static int link_fast(rd *r, size_t start, size_t end, size_t i)
     return rc;
 }
 
-/* the rows of "links" (an object in schema 3) */
-int cr3_walk_links(rd *r, size_t *p, sink *s)
+/* Each row of what's "rows" (what: an object in schema 3, at *p), its
+ * text buf[start, end), to row; *p past the object. */
+typedef int (*row_fn)(rd *r, size_t start, size_t end, size_t i, void *ctx);
+static int walk_rows(rd *r, size_t *p, const char *what, row_fn row, void *ctx)
 {
     member m[8];
     int n = members_of(r->buf, r->len, *p, m, 8);
     if (n < 0)
-        return cr_bad(r, "'links' must be an object (schema 3)");
+        return cr_bad(r, "'%s' must be an object (schema 3)", what);
     int rc = 0;
     for (int k = 0; k < n && !rc; k++) {
         if (strcmp(m[k].key, "rows"))
@@ -505,30 +507,10 @@ int cr3_walk_links(rd *r, size_t *p, sink *s)
             if (q < m[k].end && r->buf[q] == ']')
                 break;
             size_t e = cr_skip_value(r->buf, m[k].end, q);
-            if (!e) {
-                r->pos = q;
-                return cr_bad(r, "links.rows: not valid JSON");
-            }
             r->pos = q;
-            snprintf(r->where, sizeof r->where, "links[%zu]", i);
-            if (s->fast3) {
-                rc = link_fast(r, q, e, i);
-            } else {
-                json_t *row = parse_range(r, q, e, &rc);
-                json_t *l = row ? link_of(r, row, i) : NULL;
-                json_decref(row);
-                if (!l && !rc)
-                    rc = r->err->code ? r->err->code : GC_ECORRUPT;
-                if (!rc)
-                    rc = keep_link(r, l, i);
-                if (!rc)
-                    rc = s->link(s, r, l, i);
-                json_decref(l);
-            }
-            r->where[0] = '\0';
-            if (!rc && s->info && s->fast3)
-                s->info->links++;
-            i++;
+            if (!e)
+                return cr_bad(r, "%s.rows: not valid JSON", what);
+            rc = row(r, q, e, i++, ctx);
             q = cr_skip_ws(r, e);
             if (q < m[k].end && r->buf[q] == ',')
                 q++;
@@ -536,6 +518,37 @@ int cr3_walk_links(rd *r, size_t *p, sink *s)
     }
     *p = cr_skip_value(r->buf, r->len, *p);   /* past the object (members_of followed it) */
     return rc;
+}
+
+static int link_row(rd *r, size_t start, size_t end, size_t i, void *ctx)
+{
+    sink *s = ctx;
+    int rc = 0;
+    snprintf(r->where, sizeof r->where, "links[%zu]", i);
+    if (s->fast3) {
+        rc = link_fast(r, start, end, i);
+    } else {
+        json_t *row = parse_range(r, start, end, &rc);
+        json_t *l = row ? link_of(r, row, i) : NULL;
+        json_decref(row);
+        if (!l && !rc)
+            rc = r->err->code ? r->err->code : GC_ECORRUPT;
+        if (!rc)
+            rc = keep_link(r, l, i);
+        if (!rc)
+            rc = s->link(s, r, l, i);
+        json_decref(l);
+    }
+    r->where[0] = '\0';
+    if (!rc && s->info && s->fast3)
+        s->info->links++;
+    return rc;
+}
+
+/* the rows of "links" (an object in schema 3) */
+int cr3_walk_links(rd *r, size_t *p, sink *s)
+{
+    return walk_rows(r, p, "links", link_row, s);
 }
 
 /* ---- verdicts --------------------------------------------------------- */
@@ -625,48 +638,34 @@ static json_t *verdict_of_row(rd *r, json_t *row, size_t i)
     return o;
 }
 
+typedef struct vrows {
+    sink *s;
+    json_t *all;   /* without s->verdict: every verdict, for s->top */
+} vrows;
+
+static int verdict_row(rd *r, size_t start, size_t end, size_t i, void *ctx)
+{
+    vrows *v = ctx;
+    int rc = 0;
+    json_t *row = parse_range(r, start, end, &rc);
+    json_t *o = !row ? NULL : json_is_object(row) ? json_incref(row) : verdict_of_row(r, row, i);
+    json_decref(row);
+    if (!o && !rc)
+        rc = r->err->code ? r->err->code : GC_ECORRUPT;
+    if (!rc)
+        rc = v->s->verdict ? v->s->verdict(v->s, r, o, i) : json_array_append(v->all, o);
+    json_decref(o);
+    return rc;
+}
+
 /* "verdicts" (an object in schema 3): each row to s->verdict, or all of
  * them as one 2.x array to s->top */
 int cr3_walk_verdicts(rd *r, size_t *p, sink *s)
 {
-    member m[8];
-    int n = members_of(r->buf, r->len, *p, m, 8);
-    if (n < 0)
-        return cr_bad(r, "'verdicts' must be an object (schema 3)");
-    int rc = 0;
-    json_t *all = s->verdict ? NULL : json_array();
-    for (int k = 0; k < n && !rc; k++) {
-        if (strcmp(m[k].key, "rows"))
-            continue;
-        size_t q = m[k].start + 1, i = 0;
-        while (!rc) {
-            q = cr_skip_ws(r, q);
-            if (q < m[k].end && r->buf[q] == ']')
-                break;
-            size_t e = cr_skip_value(r->buf, m[k].end, q);
-            if (!e) {
-                r->pos = q;
-                rc = cr_bad(r, "verdicts.rows: not valid JSON");
-                break;
-            }
-            r->pos = q;
-            json_t *row = parse_range(r, q, e, &rc);
-            json_t *o = !row ? NULL : json_is_object(row) ? json_incref(row) : verdict_of_row(r, row, i);
-            json_decref(row);
-            if (!o && !rc)
-                rc = r->err->code ? r->err->code : GC_ECORRUPT;
-            if (!rc)
-                rc = s->verdict ? s->verdict(s, r, o, i) : json_array_append(all, o);
-            json_decref(o);
-            i++;
-            q = cr_skip_ws(r, e);
-            if (q < m[k].end && r->buf[q] == ',')
-                q++;
-        }
-    }
-    if (!rc && all)
-        rc = s->top(s, r, "verdicts", all);
-    json_decref(all);
-    *p = cr_skip_value(r->buf, r->len, *p);   /* past the object (members_of followed it) */
+    vrows v = { s, s->verdict ? NULL : json_array() };
+    int rc = walk_rows(r, p, "verdicts", verdict_row, &v);
+    if (!rc && v.all)
+        rc = s->top(s, r, "verdicts", v.all);
+    json_decref(v.all);
     return rc;
 }

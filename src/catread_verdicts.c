@@ -249,20 +249,26 @@ int gc_catread_verdicts_mem(const char *name, const char *buf, size_t len, gc_de
     return rc;
 }
 
+typedef struct verdicts_args {
+    gc_detect *d;
+    const gc_rules *rules;
+    gc_catread_info *info;
+    int *as_written, major;
+} verdicts_args;
+
+static int verdicts_file(const char *name, const char *buf, size_t len, void *ctx, gc_err *err)
+{
+    verdicts_args *a = ctx;
+    return verdicts_mem(name, buf, len, a->d, a->rules, a->info, a->as_written, &a->major, err);
+}
+
 int gc_catread_verdicts(const char *path, gc_detect *d, const gc_rules *rules,
                         gc_catread_info *info, int *as_written, gc_err *err)
 {
-    char *buf;
-    size_t len;
-    int mapped;
     *as_written = 0;
-    int rc = cr_load_file(path, &buf, &len, &mapped, err);
-    if (rc)
-        return rc;
-    int major = 0;
-    rc = verdicts_mem(path, buf, len, d, rules, info, as_written, &major, err);
-    cr_unload_file(buf, len, mapped);
-    if (!rc && major >= 2 && !*as_written)
+    verdicts_args a = { d, rules, info, as_written, 0 };
+    int rc = cr_with_file(path, verdicts_file, &a, err);
+    if (!rc && a.major >= 2 && !*as_written)   /* judged from its node files, the file unloaded */
         rc = judge_instead(path, NULL, 0, 1, d, rules, info, err);
     return rc;
 }

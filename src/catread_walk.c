@@ -209,6 +209,11 @@ int cr_walk(rd *r, sink *s)
     r->pos = 0;
     cr3_free(r->v3);
     r->v3 = NULL;
+    free(s->b.v);   /* the GPUs' scratch values */
+    free(s->b.keys);
+    s->b.v = NULL;
+    s->b.keys = NULL;
+    s->b.n = s->b.cap = 0;
     if (!rc && !have_version)
         rc = cr_bad(r, "'schema_version' is missing: not a gpucensus catalogue");
     if (!rc && !s->seen_kind)
@@ -225,8 +230,6 @@ int cr_walk_catalogue(rd *r, sink *s)
     for (unsigned t = 0; !rc && cr_top_names[t]; t++)
         if (!(s->seen & (1u << t)))
             rc = cr_bad(r, "'%s' is missing (required by the catalogue schema)", cr_top_names[t]);
-    free(s->b.v);
-    free(s->b.keys);
     return rc;
 }
 
@@ -284,8 +287,5 @@ int gc_catread_each(const char *name, const char *buf, size_t len, const gc_catr
     esink e = { .s = { .gpu = e_gpu, .link = e_link, .top = e_top, .verdict = e_verdict,
                        .gpus_optional = 1 },
                 .f = fns, .ctx = ctx };
-    int rc = cr_walk(&r, &e.s);
-    free(e.s.b.v);
-    free(e.s.b.keys);
-    return rc;
+    return cr_walk(&r, &e.s);
 }

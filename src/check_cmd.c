@@ -201,6 +201,7 @@ int gc_check_main(int argc, char **argv)
     gc_rules rules;
     gc_err e = { 0 };
     gc_baseline *base = NULL;
+    char *hnote = NULL;   /* the history's values not compared (another method) */
     int rc = 0;
     if (rules_path)
         rc = gc_rules_load(rules_path, &rules, &e);
@@ -212,13 +213,16 @@ int gc_check_main(int argc, char **argv)
     if (!rc && (history || prom_path))
         rc = gc_catread_hist(path, &hc, &e);
     if (!rc && base_path)
-        rc = history ? gc_history_baseline_path(base_path, &hc, &rules, &base, &e)
+        rc = history ? gc_history_baseline_path(base_path, &hc, &rules, &base, &hnote, &e)
                      : gc_catread_baseline(base_path, &base, &e);
     if (rc) {
         fprintf(stderr, "gpucensus check: %s\n", e.msg);
         gc_hcat_free(&hc);
+        free(hnote);
         return GC_CHECK_ERROR;
     }
+    if (hnote && json)   /* stdout is the JSON */
+        fprintf(stderr, "gpucensus check: %s\n", hnote);
     gc_detect *d = gc_detect_new(&rules, base);
     gc_catread_info info;
     int as_written = 0;
@@ -243,6 +247,7 @@ int gc_check_main(int argc, char **argv)
         fprintf(stderr, "gpucensus check: %s\n", e.msg);
         gc_detect_free(d);
         gc_baseline_free(base);
+        free(hnote);
         return GC_CHECK_ERROR;
     }
     int code = gc_check_exit_code(d);
@@ -257,16 +262,18 @@ int gc_check_main(int argc, char **argv)
         }
     } else {
         printf("gpucensus check %s: %zu GPUs, %zu links (backend %s, plan %s, started %s)\n"
-               "rules: %s; baseline: %s\n\n",
+               "rules: %s; baseline: %s\n%s%s%s\n",
                path, info.gpus, info.links, T(info.backend), info.plan_name[0] ? T(info.plan_name) : "?",
                info.start_time[0] ? T(info.start_time) : "?",
                as_written ? "the run's (its verdicts as written; --rules to judge again)" : rules.file,
-               base ? gc_baseline_source(base) : "none (peers and limits)");
+               base ? gc_baseline_source(base) : "none (peers and limits)", hnote ? "history: " : "",
+               hnote ? hnote : "", hnote ? "\n" : "");
         gc_check_print(stdout, d);
         static const char *const what[3] = { "all ok", "suspects or inconclusive only", "degraded or failed" };
         printf("\nexit %d: %s\n", code, what[code]);
     }
     gc_detect_free(d);
     gc_baseline_free(base);
+    free(hnote);
     return code;
 }

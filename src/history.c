@@ -15,18 +15,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bench/registry.h"
 #include "detect.h"
 #include "grow.h"
 #include "sha256.h"
 #include "timeutil.h"
 
 #define APP_ID 0x67637573   /* "gcus": PRAGMA application_id of our databases */
-#define SCHEMA_VERSION 1
+/* 1: no method versions; 2: params.method and links.method (NULL: unknown) */
+#define SCHEMA_VERSION 2
 
 struct gc_history {
     sqlite3 *db;
     char path[4096];
     double timeout_s;
+    int layout;              /* the file's schema version: 1 is read as it is, migrated on write */
+    long long migrated;      /* this open migrated it: values left of unknown method; -1: did not */
+    long long unknown;       /* gc_old_method's count of the values it left unknown */
 };
 
 static const char *const SCHEMA =
@@ -43,11 +48,11 @@ static const char *const SCHEMA =
     "CREATE INDEX IF NOT EXISTS gpus_node ON gpus (node);"
     "CREATE TABLE IF NOT EXISTS params ("
     " uuid TEXT NOT NULL, name TEXT NOT NULL, run INTEGER NOT NULL, value REAL NOT NULL,"
-    " unit TEXT NOT NULL, PRIMARY KEY (uuid, name, run)) WITHOUT ROWID;"
+    " unit TEXT NOT NULL, method INTEGER, PRIMARY KEY (uuid, name, run)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS links ("
     " run INTEGER NOT NULL, link_index INTEGER NOT NULL, class TEXT NOT NULL, subject TEXT NOT NULL,"
     " node TEXT NOT NULL, uuid TEXT NOT NULL, sku TEXT NOT NULL, alpha_s REAL, beta_bps REAL,"
-    " nominal_bps REAL, lambda REAL, level INTEGER NOT NULL, reason TEXT NOT NULL,"
+    " nominal_bps REAL, lambda REAL, level INTEGER NOT NULL, reason TEXT NOT NULL, method INTEGER,"
     " PRIMARY KEY (run, link_index)) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS links_uuid ON links (uuid, class);"
     "CREATE TABLE IF NOT EXISTS nodes ("
@@ -114,13 +119,93 @@ static int read_header(gc_history *h, long long *app, long long *tables, gc_err 
     return rc ? rc : pragma_int(h, "SELECT count(*) FROM sqlite_master", tables, err);
 }
 
-static int check_version(gc_history *h, gc_err *err)
+/* ---- method versions of schema-1 rows ---------------------------------- */
+
+/* gc_old_method(KEY, START_TIME): the method of a value stored without one
+ * (schema 1): KEY a parameter name or "link:CLASS:beta_bps", START_TIME its
+ * run's. A database only dates its runs; the build that measured them may
+ * be older than its date (a deployed gpucensus trails the registry's
+ * commits), so a date cannot tell method 5 from 6. Known only where no
+ * change of the benchmark is dated at or before the run: then it is 1, as
+ * it is for a benchmark whose method never changed. Otherwise NULL:
+ * unknown, never compared (check names them). No benchmark: NULL, and
+ * compared with anything, as a value without a method always is. */
+static void old_method_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    gc_history *h = sqlite3_user_data(cx);
+    const char *key = (const char *)sqlite3_value_text(argv[0]);
+    const char *start = (const char *)sqlite3_value_text(argv[1]);
+    int bi = key ? gc_det_key_bench(key) : -1;
+    if (bi >= 0 && gc_bench_method_at(gc_bench_defs[bi].name, start ? start : "") == 1) {
+        sqlite3_result_int(cx, 1);
+        return;
+    }
+    if (bi >= 0)
+        h->unknown++;
+    sqlite3_result_null(cx);
+}
+
+/* A parameter's (p) and a link's (l) method as this file holds it, for a
+ * query that joins runs as r. */
+static const char *param_method(const gc_history *h)
+{
+    return h->layout >= 2 ? "p.method" : "gc_old_method(p.name, r.start_time)";
+}
+
+static const char *link_method(const gc_history *h)
+{
+    return h->layout >= 2 ? "l.method"
+                          : "gc_old_method('link:' || l.class || ':beta_bps', r.start_time)";
+}
+
+/* Schema 1 to 2 under the write lock (another writer may have done it
+ * meanwhile): the method columns, filled by gc_old_method. */
+static int migrate(gc_history *h, gc_err *err)
+{
+    int rc = exec(h, "BEGIN IMMEDIATE", "migrating it to history schema 2", err);
+    if (rc)
+        return rc;
+    /* a statement on a table checks the schema's cookie and reloads what
+     * this connection cached of it at open: a writer that migrated it
+     * meanwhile added columns (an INSERT prepared on the old one fails) */
+    rc = exec(h, "SELECT count(*) FROM sqlite_master", "migrating it to history schema 2", err);
+    long long ver;
+    if (!rc)
+        rc = pragma_int(h, "PRAGMA user_version", &ver, err);
+    if (!rc && ver == 1) {
+        h->unknown = 0;
+        rc = exec(h,
+                  "ALTER TABLE params ADD COLUMN method INTEGER;"
+                  "ALTER TABLE links ADD COLUMN method INTEGER;"
+                  "UPDATE params SET method = gc_old_method(name, "
+                  " (SELECT start_time FROM runs WHERE runs.id = params.run));"
+                  "UPDATE links SET method = gc_old_method('link:' || class || ':beta_bps', "
+                  " (SELECT start_time FROM runs WHERE runs.id = links.run));"
+                  "PRAGMA user_version = 2;",
+                  "migrating it to history schema 2", err);
+        if (!rc)
+            h->migrated = h->unknown;
+    }
+    if (!rc)
+        rc = exec(h, "COMMIT", "migrating it to history schema 2", err);
+    if (rc) {
+        sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+        h->migrated = -1;
+    }
+    return rc;
+}
+
+/* Schema 2, or 1: read as it is, migrated when opened to write. */
+static int check_version(gc_history *h, int write, gc_err *err)
 {
     long long ver;
     int rc = pragma_int(h, "PRAGMA user_version", &ver, err);
-    if (!rc && ver != SCHEMA_VERSION)
-        rc = gc_fail(err, GC_EINVAL, "%s: history schema version %lld; this gpucensus reads %d",
+    if (!rc && ver == 1 && write)
+        rc = migrate(h, err);
+    if (!rc && ver != 1 && ver != SCHEMA_VERSION)
+        rc = gc_fail(err, GC_EINVAL, "%s: history schema version %lld; this gpucensus reads 1 and %d",
                      h->path, ver, SCHEMA_VERSION);
+    h->layout = !rc && ver == 1 && !write ? 1 : SCHEMA_VERSION;
     return rc;
 }
 
@@ -160,7 +245,7 @@ static int check_schema(gc_history *h, int write, gc_err *err)
     if (rc)
         return rc;
     if (app == APP_ID)
-        return check_version(h, err);
+        return check_version(h, write, err);
     if (!write)
         return app != 0 || tables != 0 ? not_ours(h, app, err)
                                        : gc_fail(err, GC_EINVAL, "%s: an empty database: no history yet",
@@ -175,7 +260,7 @@ static int check_schema(gc_history *h, int write, gc_err *err)
     rc = read_header(h, &app, &tables, err);
     if (!rc && app == APP_ID) {   /* another writer made it meanwhile */
         exec(h, "COMMIT", "reading its header", err);
-        return check_version(h, err);
+        return check_version(h, write, err);
     }
     if (!rc && (app != 0 || tables != 0))
         rc = not_ours(h, app, err);
@@ -207,6 +292,8 @@ int gc_history_open(const char *path, int write, double timeout_s, gc_history **
         return gc_fail(err, GC_ENOMEM, "out of memory");
     snprintf(h->path, sizeof h->path, "%s", path);
     h->timeout_s = timeout_s > 0 ? timeout_s : GC_HISTORY_TIMEOUT_S;
+    h->layout = SCHEMA_VERSION;
+    h->migrated = -1;
     int flags = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
     int rc = sqlite3_open_v2(path, &h->db, flags | SQLITE_OPEN_NOFOLLOW, NULL);
     if (rc != SQLITE_OK) {
@@ -216,7 +303,9 @@ int gc_history_open(const char *path, int write, double timeout_s, gc_history **
     }
     sqlite3_busy_timeout(h->db, (int)(h->timeout_s * 1000));
     sqlite3_extended_result_codes(h->db, 1);
-    rc = check_schema(h, write, err);
+    rc = sqlite3_create_function(h->db, "gc_old_method", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, h,
+                                 old_method_fn, NULL, NULL);
+    rc = rc == SQLITE_OK ? check_schema(h, write, err) : db_fail(h, rc, "opening it", err);
     if (rc) {
         gc_history_close(h);
         return rc;
@@ -234,6 +323,12 @@ void gc_history_close(gc_history *h)
 }
 
 const char *gc_history_path(const gc_history *h) { return h->path; }
+
+int gc_history_migrated(const gc_history *h, long long *unknown)
+{
+    *unknown = h->migrated;
+    return h->migrated >= 0;
+}
 
 void gc_history_run_key(const gc_hcat *c, char key[65])
 {
@@ -265,6 +360,15 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
     sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
 }
 
+/* a method version, NULL where none is known */
+static void bind_method(sqlite3_stmt *st, int i, int method)
+{
+    if (method > 0)
+        sqlite3_bind_int(st, i, method);
+    else
+        sqlite3_bind_null(st, i);
+}
+
 /* step one INSERT and reset it for the next row */
 static int step(sqlite3_stmt *st)
 {
@@ -281,8 +385,8 @@ static int add_rows(gc_history *h, const gc_hcat *c, const char *source, const c
         ("INSERT INTO runs (run_key, start_time, start_s, end_time, plan_name, plan_sha256, "
          "git_commit, backend, source, added_time) VALUES (?,?,?,?,?,?,?,?,?,?)"),
         "INSERT INTO gpus VALUES (?,?,?,?,?,?,?,?)",
-        "INSERT OR REPLACE INTO params VALUES (?,?,?,?,?)",
-        "INSERT INTO links VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "INSERT OR REPLACE INTO params VALUES (?,?,?,?,?,?)",
+        "INSERT INTO links VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         "INSERT OR REPLACE INTO nodes VALUES (?,?,?,?)",
     };
     sqlite3_stmt *st[5] = { 0 };
@@ -333,6 +437,7 @@ static int add_rows(gc_history *h, const gc_hcat *c, const char *source, const c
             sqlite3_bind_int64(st[2], 3, run);
             sqlite3_bind_double(st[2], 4, p->value);
             bind_text(st[2], 5, p->unit);
+            bind_method(st[2], 6, p->method);
             rc = step(st[2]);
         }
     }
@@ -351,6 +456,7 @@ static int add_rows(gc_history *h, const gc_hcat *c, const char *source, const c
         bind_real(st[3], 11, l->lambda);
         sqlite3_bind_int(st[3], 12, l->v.level);
         bind_text(st[3], 13, l->v.reason);
+        bind_method(st[3], 14, l->method);
         rc = step(st[3]);
     }
     for (size_t i = 0; i < c->nnodes && rc == SQLITE_OK; i++) {
@@ -399,60 +505,106 @@ static void bind_opt(sqlite3_stmt *st, int i, const char *s)
         sqlite3_bind_null(st, i);
 }
 
+/* Each row of st (its parameters bound) into a grown array of size-byte
+ * items, fill making one item of one row; st finalized. On failure none
+ * is kept and the error says what it was doing. */
+typedef void (*fill_fn)(sqlite3_stmt *st, void *item);
+static int rows_of(gc_history *h, sqlite3_stmt *st, size_t size, fill_fn fill, void **out, size_t *n,
+                   const char *doing, gc_err *err)
+{
+    size_t cap = 0;
+    int rc;
+    *out = NULL;
+    *n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (gc_grow(out, &cap, *n + 1, size)) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        fill(st, (char *)*out + (*n)++ * size);
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE)
+        return 0;
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    return db_fail(h, rc, doing, err);
+}
+
+static int prepare(gc_history *h, const char *sql, sqlite3_stmt **st, const char *doing, gc_err *err)
+{
+    int rc = sqlite3_prepare_v2(h->db, sql, -1, st, NULL);
+    return rc == SQLITE_OK ? 0 : db_fail(h, rc, doing, err);
+}
+
+static void fill_point(sqlite3_stmt *st, void *item)
+{
+    gc_hpoint *p = item;
+    p->t_s = sqlite3_column_int64(st, 0);
+    col_text(st, 1, p->time, sizeof p->time);
+    col_text(st, 2, p->plan, sizeof p->plan);
+    col_text(st, 3, p->commit, sizeof p->commit);
+    col_text(st, 4, p->node, sizeof p->node);
+    p->level = sqlite3_column_int(st, 5);
+    p->value = sqlite3_column_double(st, 6);
+    p->method = sqlite3_column_int(st, 7);   /* NULL: 0 */
+}
+
 int gc_history_series(gc_history *h, const gc_hquery *q, gc_hpoint **out, size_t *n, gc_err *err)
 {
+    /* %1$s: the value's method (param_method, link_method) */
     static const char *const gpu_sql =
-        "SELECT r.start_s, r.start_time, r.plan_name, r.git_commit, g.node, g.level, p.value "
+        "SELECT r.start_s, r.start_time, r.plan_name, r.git_commit, g.node, g.level, p.value, %1$s "
         "FROM params p JOIN runs r ON r.id = p.run JOIN gpus g ON g.run = p.run AND g.uuid = p.uuid "
         "WHERE p.uuid = ?1 AND p.name = ?2 AND (?3 IS NULL OR r.plan_name = ?3) "
         "AND (?4 = 0 OR (g.level <= 1 AND g.status = 'ok')) AND (?5 IS NULL OR r.run_key <> ?5) "
-        "ORDER BY r.start_s DESC, r.id DESC LIMIT ?6";
+        "AND (?7 = 0 OR %1$s = ?7) ORDER BY r.start_s DESC, r.id DESC LIMIT ?6";
     static const char *const link_sql =
-        "SELECT r.start_s, r.start_time, r.plan_name, r.git_commit, l.node, l.level, l.beta_bps "
+        "SELECT r.start_s, r.start_time, r.plan_name, r.git_commit, l.node, l.level, l.beta_bps, %1$s "
         "FROM links l JOIN runs r ON r.id = l.run "
         "WHERE l.uuid = ?1 AND l.class = ?2 AND l.beta_bps IS NOT NULL "
         "AND (?3 IS NULL OR r.plan_name = ?3) AND (?4 = 0 OR l.level <= 1) "
-        "AND (?5 IS NULL OR r.run_key <> ?5) ORDER BY r.start_s DESC, r.id DESC LIMIT ?6";
+        "AND (?5 IS NULL OR r.run_key <> ?5) AND (?7 = 0 OR %1$s = ?7) "
+        "ORDER BY r.start_s DESC, r.id DESC LIMIT ?6";
     *out = NULL;
     *n = 0;
+    char sql[1024];
+    snprintf(sql, sizeof sql, q->link_class ? link_sql : gpu_sql,
+             q->link_class ? link_method(h) : param_method(h));
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h->db, q->link_class ? link_sql : gpu_sql, -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(h, rc, "reading a series", err);
+    int rc = prepare(h, sql, &st, "reading a series", err);
+    if (rc)
+        return rc;
     bind_text(st, 1, q->uuid);
     bind_text(st, 2, q->link_class ? q->link_class : q->param);
     bind_opt(st, 3, q->plan);
     sqlite3_bind_int(st, 4, q->good);
     bind_opt(st, 5, q->skip_key);
     sqlite3_bind_int64(st, 6, q->max ? (sqlite3_int64)q->max : -1);
-    size_t cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (gc_grow((void **)out, &cap, *n + 1, sizeof **out)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        gc_hpoint *p = &(*out)[(*n)++];
-        p->t_s = sqlite3_column_int64(st, 0);
-        col_text(st, 1, p->time, sizeof p->time);
-        col_text(st, 2, p->plan, sizeof p->plan);
-        col_text(st, 3, p->commit, sizeof p->commit);
-        col_text(st, 4, p->node, sizeof p->node);
-        p->level = sqlite3_column_int(st, 5);
-        p->value = sqlite3_column_double(st, 6);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
-        return db_fail(h, rc, "reading a series", err);
-    }
+    sqlite3_bind_int(st, 7, q->method > 0 ? q->method : 0);
+    if ((rc = rows_of(h, st, sizeof **out, fill_point, (void **)out, n, "reading a series", err)))
+        return rc;
     for (size_t i = 0; i < *n / 2; i++) {   /* oldest first */
         gc_hpoint t = (*out)[i];
         (*out)[i] = (*out)[*n - 1 - i];
         (*out)[*n - 1 - i] = t;
     }
     return 0;
+}
+
+static void fill_gpu(sqlite3_stmt *st, void *item)
+{
+    gc_hgpu *g = item;
+    col_text(st, 0, g->uuid, sizeof g->uuid);
+    col_text(st, 1, g->node, sizeof g->node);
+    g->index = sqlite3_column_int(st, 2);
+    col_text(st, 3, g->name, sizeof g->name);
+    col_text(st, 4, g->last_time, sizeof g->last_time);
+    col_text(st, 5, g->first_time, sizeof g->first_time);
+    int lv = sqlite3_column_int(st, 6);
+    snprintf(g->verdict, sizeof g->verdict, "%s", lv >= 0 ? gc_verdict_name(lv) : "-");
+    g->runs = sqlite3_column_int64(st, 7);
 }
 
 int gc_history_gpus(gc_history *h, const char *who, gc_hgpu **out, size_t *n, gc_err *err)
@@ -467,63 +619,26 @@ int gc_history_gpus(gc_history *h, const char *who, gc_hgpu **out, size_t *n, gc
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(h, rc, "listing its GPUs", err);
+    int rc = prepare(h, sql, &st, "listing its GPUs", err);
+    if (rc)
+        return rc;
     bind_opt(st, 1, who);
-    size_t cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (gc_grow((void **)out, &cap, *n + 1, sizeof **out)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        gc_hgpu *g = &(*out)[(*n)++];
-        col_text(st, 0, g->uuid, sizeof g->uuid);
-        col_text(st, 1, g->node, sizeof g->node);
-        g->index = sqlite3_column_int(st, 2);
-        col_text(st, 3, g->name, sizeof g->name);
-        col_text(st, 4, g->last_time, sizeof g->last_time);
-        col_text(st, 5, g->first_time, sizeof g->first_time);
-        int lv = sqlite3_column_int(st, 6);
-        snprintf(g->verdict, sizeof g->verdict, "%s", lv >= 0 ? gc_verdict_name(lv) : "-");
-        g->runs = sqlite3_column_int64(st, 7);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
-        return db_fail(h, rc, "listing its GPUs", err);
-    }
-    return 0;
+    return rows_of(h, st, sizeof **out, fill_gpu, (void **)out, n, "listing its GPUs", err);
 }
+
+static void fill_name(sqlite3_stmt *st, void *item) { col_text(st, 0, item, 64); }
 
 int gc_history_params(gc_history *h, const char *uuid, char (**names)[64], size_t *n, gc_err *err)
 {
     *names = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h->db, "SELECT DISTINCT name FROM params WHERE uuid = ?1 ORDER BY name",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(h, rc, "listing parameters", err);
+    int rc = prepare(h, "SELECT DISTINCT name FROM params WHERE uuid = ?1 ORDER BY name", &st,
+                     "listing parameters", err);
+    if (rc)
+        return rc;
     bind_text(st, 1, uuid);
-    size_t cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (gc_grow((void **)names, &cap, *n + 1, sizeof **names)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        col_text(st, 0, (*names)[(*n)++], 64);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*names);
-        *names = NULL;
-        *n = 0;
-        return db_fail(h, rc, "listing parameters", err);
-    }
-    return 0;
+    return rows_of(h, st, sizeof **names, fill_name, (void **)names, n, "listing parameters", err);
 }
 
 static double quantile(const double *v, size_t n, double q)
@@ -533,49 +648,49 @@ static double quantile(const double *v, size_t n, double q)
     return i + 1 < n ? v[i] + (x - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
-int gc_history_band(gc_history *h, const char *sku, const char *param, const char *plan,
+static void fill_double(sqlite3_stmt *st, void *item) { *(double *)item = sqlite3_column_double(st, 0); }
+
+int gc_history_band(gc_history *h, const char *sku, const char *param, const char *plan, int method,
                     double *lo, double *mid, double *hi, gc_err *err)
 {
     *lo = *mid = *hi = NAN;
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT p.value FROM params p JOIN gpus g ON g.run = p.run AND g.uuid = p.uuid "
+             "JOIN runs r ON r.id = p.run WHERE g.name = ?1 AND p.name = ?2 AND g.level <= 1 "
+             "AND g.status = 'ok' AND (?3 IS NULL OR r.plan_name = ?3) AND (?4 = 0 OR %s = ?4) "
+             "ORDER BY p.value", param_method(h));
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h->db,
-        "SELECT p.value FROM params p JOIN gpus g ON g.run = p.run AND g.uuid = p.uuid "
-        "JOIN runs r ON r.id = p.run WHERE g.name = ?1 AND p.name = ?2 AND g.level <= 1 "
-        "AND g.status = 'ok' AND (?3 IS NULL OR r.plan_name = ?3) ORDER BY p.value", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(h, rc, "reading a SKU's band", err);
+    int rc = prepare(h, sql, &st, "reading a SKU's band", err);
+    if (rc)
+        return rc;
     bind_text(st, 1, sku);
     bind_text(st, 2, param);
     bind_opt(st, 3, plan);
-    double *v = NULL;
-    size_t n = 0, cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (gc_grow((void **)&v, &cap, n + 1, sizeof *v)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        v[n++] = sqlite3_column_double(st, 0);
-    }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_DONE && n) {
+    sqlite3_bind_int(st, 4, method > 0 ? method : 0);
+    double *v;
+    size_t n;
+    if ((rc = rows_of(h, st, sizeof *v, fill_double, (void **)&v, &n, "reading a SKU's band", err)))
+        return rc;
+    if (n) {
         *lo = quantile(v, n, 0.1);
         *mid = quantile(v, n, 0.5);
         *hi = quantile(v, n, 0.9);
     }
     free(v);
-    return rc == SQLITE_DONE ? 0 : db_fail(h, rc, "reading a SKU's band", err);
+    return 0;
 }
 
 int gc_history_last_node(gc_history *h, const char *node, gc_hnode *out, gc_err *err)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(h->db,
+    int rc = prepare(h,
         "SELECT r.start_time, r.start_s, r.plan_name, n.level, n.reason FROM nodes n "
         "JOIN runs r ON r.id = n.run WHERE n.node = ?1 ORDER BY r.start_s DESC, r.id DESC LIMIT 1",
-        -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(h, rc, "reading a node's verdict", err);
+        &st, "reading a node's verdict", err);
+    if (rc)
+        return rc;
     bind_text(st, 1, node);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {

@@ -5,14 +5,18 @@
  * (like with like: another plan measures other kernels and sizes), and
  * gc_baseline takes their median. Drift is judged here, because only the
  * history knows the times: the Theil-Sen slope of those runs and this one,
- * robust to a few bad runs, becomes a `drift` reason of the GPU's verdict. */
+ * robust to a few bad runs, becomes a `drift` reason of the GPU's verdict.
+ * Like with like also means the same method (registry.c): a value is
+ * compared only with past values its benchmark measured the same way. */
 #include "history.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/registry.h"
 #include "fit.h"
 #include "timeutil.h"
 
@@ -76,15 +80,27 @@ out:
     return found;
 }
 
-/* The series of one value: into the baseline, and its drift. */
-static int one(gc_history *h, gc_baseline *b, const gc_hcat *c, const char *key, const char *sku,
-               const gc_hquery *q, const drift_in *in, size_t *ndrift, gc_err *err)
+/* Per benchmark (registry index), the values of the run judged that had
+ * past runs but none of their own method: not compared. */
+typedef struct skipped {
+    size_t values[GC_HC_NBENCH];
+    int want[GC_HC_NBENCH];          /* the run's method */
+    uint64_t past[GC_HC_NBENCH];     /* bit m: their past holds method m; bit 0: unknown */
+} skipped;
+
+/* The series of one value of method `want` (0: its benchmark unknown, any
+ * method): into the baseline, and its drift. With no past value of its
+ * method, the past of other methods goes in under theirs (the detector
+ * then notes it, compares nothing) and into sk. */
+static int one(gc_history *h, gc_baseline *b, const char *key, const char *sku, gc_hquery *q,
+               const drift_in *in, size_t *ndrift, skipped *sk, gc_err *err)
 {
     gc_hpoint *p;
     size_t n;
     int rc = gc_history_series(h, q, &p, &n, err);
     for (size_t i = 0; !rc && i < n; i++)
-        if (gc_baseline_add(b, sku, q->uuid, key, p[i].value))
+        if (gc_baseline_add_method(b, sku, q->uuid, NULL, key, q->method, p[i].value, p[i].value,
+                                   p[i].value))
             rc = gc_fail(err, GC_ENOMEM, "out of memory");
     gc_reason r;
     if (!rc && drift_of(in, p, n, &r)) {
@@ -93,20 +109,76 @@ static int one(gc_history *h, gc_baseline *b, const gc_hcat *c, const char *key,
         (*ndrift)++;
     }
     free(p);
+    int bi = gc_det_key_bench(key), want = q->method;
+    if (rc || n || want <= 0 || bi < 0 || bi >= GC_HC_NBENCH)
+        return rc;
+    q->method = 0;   /* the past of any method: what is there instead */
+    rc = gc_history_series(h, q, &p, &n, err);
+    q->method = want;
+    uint64_t past = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        int m = p[i].method;
+        past |= 1ull << (m > 0 && m < 64 ? m : 0);
+        if (m > 0 && gc_baseline_add_method(b, sku, q->uuid, NULL, key, m, p[i].value, p[i].value,
+                                            p[i].value))
+            rc = gc_fail(err, GC_ENOMEM, "out of memory");
+    }
+    if (!rc && n) {
+        sk->values[bi]++;
+        sk->want[bi] = want;
+        sk->past[bi] |= past;
+    }
+    free(p);
     return rc;
 }
 
+/* "not compared ...: l2_bw, method 6: 4 values, whose past runs are of
+ * method 5; ..." (a clause per benchmark, ~200 bytes at most) */
+static char *skipped_note(const skipped *sk)
+{
+    size_t cap = 256 * GC_HC_NBENCH, len = 0;
+    char *t = malloc(cap);
+    for (size_t b = 0; t && b < gc_bench_ndefs && b < GC_HC_NBENCH; b++) {
+        if (!sk->values[b])
+            continue;
+        uint64_t known = sk->past[b] & ~1ull;
+        len += (size_t)snprintf(t + len, cap - len, "%s%s, method %d: %zu value%s, whose past runs are of ",
+                                len ? "; " : "not compared with the history (no past run of this run's "
+                                "method): ", gc_bench_defs[b].name, sk->want[b], sk->values[b],
+                                sk->values[b] == 1 ? "" : "s");
+        if (known)
+            len += (size_t)snprintf(t + len, cap - len, "method%s", known & (known - 1) ? "s" : "");
+        for (int m = 1, k = 0; m < 64; m++)
+            if (known >> m & 1)
+                len += (size_t)snprintf(t + len, cap - len, "%s%d", k++ ? ", " : " ", m);
+        if (sk->past[b] & 1)
+            len += (size_t)snprintf(t + len, cap - len, "%sunknown method (stored before the history "
+                                    "kept method versions)", known ? " and of " : "");
+    }
+    if (t && !len) {
+        free(t);
+        t = NULL;
+    }
+    return t;
+}
+
 int gc_history_baseline(gc_history *h, const gc_hcat *c, const gc_rules *r, gc_baseline **out,
-                        size_t *ndrift, gc_err *err)
+                        size_t *ndrift, char **note, gc_err *err)
 {
     char src[512], run_key[65];
     snprintf(src, sizeof src, "%.300s (each GPU's last %d good runs of plan %.60s)",
              gc_history_path(h), r->hist_runs, c->plan_name);
     gc_history_run_key(c, run_key);
     *ndrift = 0;
+    *note = NULL;
     *out = gc_baseline_new(src);
-    if (!*out)
+    skipped *sk = calloc(1, sizeof *sk);
+    if (!*out || !sk) {
+        gc_baseline_free(*out);
+        *out = NULL;
+        free(sk);
         return gc_fail(err, GC_ENOMEM, "out of memory");
+    }
     long long now_s = gc_iso_parse_s(c->start_time);
     int rc = 0;
     for (size_t i = 0; i < c->ngpus && !rc; i++) {
@@ -117,9 +189,10 @@ int gc_history_baseline(gc_history *h, const gc_hcat *c, const gc_rules *r, gc_b
             if (!better)
                 continue;
             gc_hquery q = { .uuid = g->uuid, .param = p->name, .plan = c->plan_name,
-                            .skip_key = run_key, .good = 1, .max = (size_t)r->hist_runs };
+                            .skip_key = run_key, .good = 1, .method = p->method,
+                            .max = (size_t)r->hist_runs };
             drift_in in = { r, g->uuid, p->name, p->unit, better, now_s, p->value };
-            rc = one(h, *out, c, p->name, g->name, &q, &in, ndrift, err);
+            rc = one(h, *out, p->name, g->name, &q, &in, ndrift, sk, err);
         }
     }
     for (size_t i = 0; i < c->nlinks && !rc; i++) {
@@ -132,10 +205,14 @@ int gc_history_baseline(gc_history *h, const gc_hcat *c, const gc_rules *r, gc_b
         char key[200];
         snprintf(key, sizeof key, "link:%s:beta_bps", l->cls);
         gc_hquery q = { .uuid = l->uuid, .link_class = l->cls, .plan = c->plan_name,
-                        .skip_key = run_key, .good = 1, .max = (size_t)r->hist_runs };
+                        .skip_key = run_key, .good = 1, .method = l->method,
+                        .max = (size_t)r->hist_runs };
         drift_in in = { r, l->uuid, key, "bytes_per_s", GC_BETTER_HIGHER, now_s, l->beta_bps };
-        rc = one(h, *out, c, key, l->sku, &q, &in, ndrift, err);
+        rc = one(h, *out, key, l->sku, &q, &in, ndrift, sk, err);
     }
+    if (!rc)
+        *note = skipped_note(sk);
+    free(sk);
     if (rc) {
         gc_baseline_free(*out);
         *out = NULL;
@@ -144,13 +221,14 @@ int gc_history_baseline(gc_history *h, const gc_hcat *c, const gc_rules *r, gc_b
 }
 
 int gc_history_baseline_path(const char *db, const gc_hcat *c, const gc_rules *r, gc_baseline **out,
-                             gc_err *err)
+                             char **note, gc_err *err)
 {
     gc_history *h;
     size_t ndrift;
+    *note = NULL;
     int rc = gc_history_open(db, 0, GC_HISTORY_TIMEOUT_S, &h, err);
     if (!rc)
-        rc = gc_history_baseline(h, c, r, out, &ndrift, err);
+        rc = gc_history_baseline(h, c, r, out, &ndrift, note, err);
     gc_history_close(h);
     return rc;
 }

@@ -41,6 +41,11 @@ int gc_history_add_path(const char *db, const char *out, double timeout_s, gc_er
     if (gc_history_open(db, 1, timeout_s, &h, err))
         code = GC_HIST_DB;
     else {
+        long long unknown;
+        if (gc_history_migrated(h, &unknown))
+            printf("%s: migrated to history schema 2 (method versions); %lld stored values are of "
+                   "unknown method (a benchmark's method changed on or before their run): never "
+                   "compared (check names them)\n", db, unknown);
         int rc = gc_history_add(h, &c, path, err);
         /* refused for what the catalogue says (a bad start time, a UUID twice) */
         code = !rc ? GC_HIST_OK : rc == GC_EEXIST ? GC_HIST_DUP : rc == GC_EINVAL ? GC_HIST_CATALOGUE
@@ -141,6 +146,8 @@ static int show_gpu(gc_history *h, const gc_hgpu *g, const char *const *params, 
         printf("\n%s  %s/gpu%d  %s  (%ld runs, %s .. %s)\n", g->uuid, g->node, g->index, g->name,
                g->runs, g->first_time, g->last_time);
         printf("%-20s %-12s %-12s %-8s %-8s", "TIME", "PLAN", "COMMIT", "NODE", "VERDICT");
+        if (np == 1)   /* one parameter: its method too (values of two are never compared) */
+            printf(" %6s", "METHOD");
         for (size_t k = 0; k < np; k++)
             printf(" %14.14s", params[k]);
         putchar('\n');
@@ -158,6 +165,10 @@ static int show_gpu(gc_history *h, const gc_hgpu *g, const char *const *params, 
                 break;
             printf("%-20s %-12.12s %-12.12s %-8.8s %-8s", row->time, row->plan, row->commit, row->node,
                    row->level >= 0 ? gc_verdict_name(row->level) : "-");
+            if (np == 1 && row->method > 0)
+                printf(" %6d", row->method);
+            else if (np == 1)
+                printf(" %6s", "-");
             for (size_t k = 0; k < np; k++) {
                 double v = NAN;
                 for (size_t i = 0; i < nall; i++)

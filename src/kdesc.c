@@ -8,6 +8,7 @@
 #include "cfgread.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,20 @@ static const char *const mem_keys[] = { "op", "count", "bytes_per_thread", "sect
 
 /* Errors through cfgread (the plan loader's "FILE:LINE: key.path: message"). */
 #define fail_at(c, s, path, ...) gc_cfg_fail_at((c), gc_cfg_line_of(s), (path), __VA_ARGS__)
+
+/* An error at member key of group g (at path): "FILE:LINE: path.key: message". */
+__attribute__((format(printf, 5, 6)))
+static int fail_key(const gc_cfg *c, const config_setting_t *g, const char *path, const char *key,
+                    const char *fmt, ...)
+{
+    char q[GC_CFG_PATH], msg[256];
+    gc_cfg_path_key(q, path, key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return fail_at(c, config_setting_get_member(g, key), q, "%s", msg);
+}
 
 /* A number in [lo, hi]; integral when asked. Missing: required -> error,
  * otherwise *out keeps its default. */
@@ -102,43 +117,29 @@ static int get_mem(const gc_cfg *c, const config_setting_t *k, gc_kdesc *d)
         int rc = gc_cfg_check_keys(c, e, p, mem_keys);
         if (!rc)
             rc = get_str(c, e, p, "op", 1, op, sizeof op);
-        if (!rc && strcmp(op, "load") && strcmp(op, "store")) {
-            char q[GC_CFG_PATH];
-            gc_cfg_path_key(q, p, "op");
-            rc = fail_at(c, config_setting_get_member(e, "op"), q,
-                         "\"%s\": expected \"load\" or \"store\"", op);
-        }
+        if (!rc && strcmp(op, "load") && strcmp(op, "store"))
+            rc = fail_key(c, e, p, "op", "\"%s\": expected \"load\" or \"store\"", op);
         if (!rc)
             rc = get_num(c, e, p, "count", 1, 0, 0, 1e12, &m->count);
         if (!rc)
             rc = get_num(c, e, p, "bytes_per_thread", 1, 1, 1, 16, &m->bytes_per_thread);
         double b = m->bytes_per_thread;
-        if (!rc && b != 1 && b != 2 && b != 4 && b != 8 && b != 16) {
-            char q[GC_CFG_PATH];
-            gc_cfg_path_key(q, p, "bytes_per_thread");
-            rc = fail_at(c, config_setting_get_member(e, "bytes_per_thread"), q,
-                         "%g: expected 1, 2, 4, 8 or 16", b);
-        }
+        if (!rc && b != 1 && b != 2 && b != 4 && b != 8 && b != 16)
+            rc = fail_key(c, e, p, "bytes_per_thread", "%g: expected 1, 2, 4, 8 or 16", b);
         if (!rc)
             rc = get_num(c, e, p, "sectors_per_inst", 1, 0, 1, 64, &m->sectors_per_inst);
-        if (!rc && m->sectors_per_inst < gc_kdesc_min_sectors(m)) {
-            char q[GC_CFG_PATH];
-            gc_cfg_path_key(q, p, "sectors_per_inst");
-            rc = fail_at(c, config_setting_get_member(e, "sectors_per_inst"), q,
-                         "%g: a warp moving %g bytes per thread touches at least %g sectors",
-                         m->sectors_per_inst, b, gc_kdesc_min_sectors(m));
-        }
+        if (!rc && m->sectors_per_inst < gc_kdesc_min_sectors(m))
+            rc = fail_key(c, e, p, "sectors_per_inst",
+                          "%g: a warp moving %g bytes per thread touches at least %g sectors",
+                          m->sectors_per_inst, b, gc_kdesc_min_sectors(m));
         m->lines_per_inst = ceil(m->sectors_per_inst / 4.0);
         if (!rc)
             rc = get_num(c, e, p, "lines_per_inst", 0, 0, 1, 64, &m->lines_per_inst);
         if (!rc && (m->lines_per_inst < ceil(m->sectors_per_inst / 4.0) ||
-                    m->lines_per_inst > m->sectors_per_inst)) {
-            char q[GC_CFG_PATH];
-            gc_cfg_path_key(q, p, "lines_per_inst");
-            rc = fail_at(c, config_setting_get_member(e, "lines_per_inst"), q,
-                         "%g: %g sectors lie in %g to %g lines of 128 bytes", m->lines_per_inst,
-                         m->sectors_per_inst, ceil(m->sectors_per_inst / 4.0), m->sectors_per_inst);
-        }
+                    m->lines_per_inst > m->sectors_per_inst))
+            rc = fail_key(c, e, p, "lines_per_inst", "%g: %g sectors lie in %g to %g lines of 128 bytes",
+                          m->lines_per_inst, m->sectors_per_inst, ceil(m->sectors_per_inst / 4.0),
+                          m->sectors_per_inst);
         m->dram_ratio = 1;
         if (!rc)
             rc = get_num(c, e, p, "dram_ratio", 0, 0, 1e-6, 1, &m->dram_ratio);
@@ -175,13 +176,13 @@ static int load_kernel(const gc_cfg *c, const config_t *cfg, gc_kdesc *d)
     if ((rc = get_str(c, k, "kernel", "name", 1, d->name, sizeof d->name)))
         return rc;
     if (!gc_cfg_valid_name(d->name))
-        return fail_at(c, config_setting_get_member(k, "name"), "kernel.name",
-                       "\"%s\": letters, digits, '_', '-' and '.' only", d->name);
+        return fail_key(c, k, "kernel", "name", "\"%s\": letters, digits, '_', '-' and '.' only",
+                        d->name);
     if ((rc = get_str(c, k, "kernel", "origin", 1, d->origin, sizeof d->origin)))
         return rc;
     if (strcmp(d->origin, "sass") && strcmp(d->origin, "hand") && strcmp(d->origin, "profile"))
-        return fail_at(c, config_setting_get_member(k, "origin"), "kernel.origin",
-                       "\"%s\": expected \"sass\", \"profile\" or \"hand\"", d->origin);
+        return fail_key(c, k, "kernel", "origin", "\"%s\": expected \"sass\", \"profile\" or \"hand\"",
+                        d->origin);
     if ((rc = get_str(c, k, "kernel", "arch", 0, d->arch, sizeof d->arch)) ||
         (rc = get_str(c, k, "kernel", "source_sha256", 0, d->source_sha256,
                       sizeof d->source_sha256)) ||

@@ -4,7 +4,10 @@
  * every GPU of that SKU in good runs of the plan, median dashed). Runs are
  * placed in days before this run; a run's point is red when the GPU was
  * degraded or failed in it, amber when suspect; the run of the report's
- * catalogue is the larger point at 0. */
+ * catalogue is the larger point at 0. Only values measured with the method
+ * this run's was (registry.c): runs and band of another method measured
+ * something else under the same name; a parameter without any is not
+ * drawn, and the GPU's section says so. */
 #include "report_int.h"
 
 #include <math.h>
@@ -32,16 +35,33 @@ static const struct {
 };
 #define NP (sizeof PARAMS / sizeof *PARAMS)
 
-static int plot(FILE *f, gc_history *h, const rp_cat *c, const rp_gpu *g, size_t k, long long now_s,
-                gc_err *err)
+/* The method of this run's value of param on GPU uuid (hc: the catalogue
+ * as the history reads it), 0: unknown. */
+static int method_of(const gc_hcat *hc, const char *uuid, const char *param)
 {
-    gc_hquery q = { .uuid = g->uuid, .param = PARAMS[k].param, .plan = c->plan_name };
+    for (size_t i = 0; hc && i < hc->ngpus; i++) {
+        const gc_hc_gpu *g = &hc->gpus[i];
+        if (strcmp(g->uuid, uuid))
+            continue;
+        for (size_t k = 0; k < g->nparams; k++)
+            if (!strcmp(hc->params[g->first + k].name, param))
+                return hc->params[g->first + k].method;
+    }
+    return 0;
+}
+
+/* One parameter's plot; *none: nothing of this run's method in the history. */
+static int plot(FILE *f, gc_history *h, const rp_cat *c, const rp_gpu *g, size_t k, long long now_s,
+                int method, int *none, gc_err *err)
+{
+    gc_hquery q = { .uuid = g->uuid, .param = PARAMS[k].param, .plan = c->plan_name, .method = method };
     gc_hpoint *p;
     size_t n;
     double lo, mid, hi;
     int rc = gc_history_series(h, &q, &p, &n, err);
     if (!rc)
-        rc = gc_history_band(h, g->name, PARAMS[k].param, c->plan_name, &lo, &mid, &hi, err);
+        rc = gc_history_band(h, g->name, PARAMS[k].param, c->plan_name, method, &lo, &mid, &hi, err);
+    *none = !rc && !n;
     if (rc || !n) {
         if (!rc)
             free(p);
@@ -73,9 +93,11 @@ static int plot(FILE *f, gc_history *h, const rp_cat *c, const rp_gpu *g, size_t
     double pad = 0.05 * (pl.y.hi - pl.y.lo) + 1e-3 * fabs(pl.y.hi);
     pl.y.lo -= pad;
     pl.y.hi += pad;
-    char title[200];
-    snprintf(title, sizeof title, "%s\n%zu runs of plan %s; band: the SKU's p10..p90", PARAMS[k].title,
-             n, c->plan_name);
+    char title[200], how[32] = "";
+    if (method > 0)
+        snprintf(how, sizeof how, ", method %d", method);
+    snprintf(title, sizeof title, "%s\n%zu runs of plan %s%s; band: the SKU's p10..p90", PARAMS[k].title,
+             n, c->plan_name, how);
     gc_plot_begin(&pl, f, 300, 200, "history", title);
     if (isfinite(lo)) {
         gc_plot_rect(&pl, pl.x.lo, pl.x.hi, lo * s, hi * s, "band", "the SKU's p10..p90 in good runs");
@@ -108,6 +130,12 @@ int rh_history_view(FILE *f, const rp_cat *c, const char *db, gc_err *err)
     int rc = gc_history_open(db, 0, GC_HISTORY_TIMEOUT_S, &h, err);
     if (rc)
         return rc;
+    /* this run's method of each value (the catalogue read as the history reads it) */
+    gc_hcat hc;
+    if ((rc = gc_catread_hist(c->path, &hc, err))) {
+        gc_history_close(h);
+        return rc;
+    }
     long long now_s = gc_iso_parse_s(c->start_time);
     size_t skipped = 0;
     fputs("<h2 id=history>History: each GPU over time</h2>\n<p class=note>From ", f);
@@ -127,12 +155,23 @@ int rh_history_view(FILE *f, const rp_cat *c, const char *db, gc_err *err)
                 rh_vname(g->verdict));
         rh_esc(f, g->uuid);
         fputs("</span></summary><div class=plots>\n", f);
-        for (size_t k = 0; k < NP && !rc; k++)
-            rc = plot(f, h, c, g, k, now_s, err);
-        fputs("</div></details>\n", f);
+        char missing[400] = "";
+        size_t ml = 0;
+        for (size_t k = 0; k < NP && !rc; k++) {
+            int m = method_of(&hc, g->uuid, PARAMS[k].param), none = 0;
+            rc = plot(f, h, c, g, k, now_s, m, &none, err);
+            if (none && m > 0 && ml < sizeof missing)
+                ml += (size_t)snprintf(missing + ml, sizeof missing - ml, "%s%s (method %d)",
+                                       ml ? ", " : "", PARAMS[k].title, m);
+        }
+        fputs("</div>", f);
+        if (ml)
+            fprintf(f, "<p class=note>No past run of this run's method: %s.</p>", missing);
+        fputs("</details>\n", f);
     }
     if (skipped)
         fprintf(f, "<p class=note>%zu GPUs ok in this run (or without a UUID) not shown.</p>\n", skipped);
+    gc_hcat_free(&hc);
     gc_history_close(h);
     return rc;
 }

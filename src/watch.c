@@ -527,6 +527,12 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_b
                     on_blob(ctx, r, NULL, 0);
             }
         }
+        /* Judged now, right after every length that has come was taken:
+         * judged after the records below (rank 0 analyses them, seconds
+         * at times), a rank whose length came meanwhile read as silent
+         * since its last word, was judged lost and the run abandoned for
+         * everyone (tests/mpi/t_watch.sh) */
+        root_poll(w);
         while (qh < qt && inflight < GATHER_WINDOW) {
             int r = queue[qh++];
             blobs[r] = malloc(lens[r]);
@@ -563,7 +569,6 @@ int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_b
             }
             busy |= f;
         }
-        root_poll(w);
         if (!busy)
             nap(&spins);
         else

@@ -36,9 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gc_rules_default(&r);
     gc_baseline *b = NULL;
     size_t ndrift;
-    if (gc_history_baseline(h, &c, &r, &b, &ndrift, &err))
+    char *note = NULL;
+    if (gc_history_baseline(h, &c, &r, &b, &ndrift, &note, &err))
         abort();
     gc_baseline_free(b);
+    free(note);
     for (size_t i = 0; i < c.nnodes; i++) {
         gc_hnode v;
         int lrc = gc_history_last_node(h, c.nodes[i].name, &v, &err);
