@@ -73,6 +73,55 @@ double det_median_of(double *v, size_t n)   /* reorders v */
     return 0.5 * (lo + hi);
 }
 
+/* The same on floats (values as the records carry them): the same
+ * comparisons and swaps, so the same element. */
+static float select_kth_f(float *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        float a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];
+        float pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                float t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j && j != (size_t)-1)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+double det_median_of_f(float *v, size_t n)   /* reorders v */
+{
+    if (!n)
+        return NAN;
+    double hi = select_kth_f(v, n, n / 2);
+    if (n % 2)
+        return hi;
+    /* the largest of the lower half, which select_kth left below n/2 */
+    float lo = v[0];
+    for (size_t i = 1; i < n / 2; i++)
+        if (v[i] > lo)
+            lo = v[i];
+    return 0.5 * (lo + hi);
+}
+
 /* ---- records ---------------------------------------------------------- */
 
 gc_detect *gc_detect_new(const gc_rules *rules, const gc_baseline *base)
@@ -174,6 +223,7 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
     g->order = d->next_order;
     d->ordered |= d->next_order != 0;
     d->next_order = 0;
+    g->keys_rising = 1;
     g->v = malloc((in->nvalues ? in->nvalues : 1) * sizeof *g->v);
     if (!g->v)
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
@@ -207,6 +257,8 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
             continue;   /* a key twice in one GPU: the first counts */
         else
             d->seen[k] = (uint32_t)d->ng + 1;
+        if (!x->remeasure && g->nv && g->v[g->nv - 1].key >= (uint32_t)k)
+            g->keys_rising = 0;
         val *o = x->remeasure ? &g->rv[g->nrv++] : &g->v[g->nv++];
         o->key = (uint32_t)k;
         o->better = (int8_t)x->better;

@@ -36,6 +36,7 @@ struct gc_baseline {
 };
 
 double det_median_of(double *v, size_t n);   /* reorders v (a selection, not a sort) */
+double det_median_of_f(float *v, size_t n);   /* the same on floats */
 /* Medians per key and their sources' range, once before judging (detect_baseline.c). */
 int det_baseline_seal(gc_baseline *b);
 int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid);
@@ -83,6 +84,7 @@ typedef struct grec {
     gc_det_sustain sustain;
     size_t nv, nrv;
     val *v;
+    int keys_rising;   /* v's keys strictly increasing (as added): the peers read it by chunks */
     val *rv;           /* re-measurements (confirm.c), by the same keys */
     uint32_t group;
     size_t order;      /* 1 + position given by gc_detect_order_next, 0: as added */
