@@ -63,6 +63,19 @@
 #include "fsutil.h"
 #include "shard.h"
 
+/* Under valgrind (--tool=callgrind --instr-atstart=no), only rank 0's last
+ * part is instrumented: bench_tree -R N -d DIR [-f] SHARDS (see
+ * bench/README.md). Outside valgrind these are a few no-op instructions. */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+#endif
+#ifndef CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_STOP_INSTRUMENTATION
+#endif
+
 #define NODE_GPUS 8
 #define MAX_SIZES 8
 #define NODE_FILES_MAX 128
@@ -385,7 +398,9 @@ static int rank0_child(tmpl *t, size_t n, const char *out)
         return 1;
     gc_catalogue_stats sts = { 0 };
     double t0 = now_s(), c0 = cpu_s(), s0 = sys_s();
+    CALLGRIND_START_INSTRUMENTATION;
     int rc = gc_collect_finish(c, none_fetch, NULL, &sts, &e);
+    CALLGRIND_STOP_INSTRUMENTATION;
     double fs = now_s() - t0, cs = cpu_s() - c0, ss = sys_s() - s0;
     gc_collect_free(c);
     if (rc) {

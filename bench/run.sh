@@ -110,7 +110,8 @@ if "$BUILD/bench/bench_merge" -n 8 -r 1 -d "$work/tree-node" -x "$BUILD/gpucensu
             printf "tree     %d GPUs: rank 0 %.2f s = %.2f x 10 s, peak %.0f MB = %.2f x 1024 MB, catalogue %.1f MB = %.2f x 256 MB, check %.2f s = %.2f x 10 s, report %.2f s = %.2f x 60 s, page %.2f MB = %.2f x 30 MB",
                    n, r0, r0 / 10, pk, pk / 1024, cm, cm / 256, ck, ck / 10, rp, rp / 60, pg, pg / 30 }')")
         summary+=("$(awk -v n="$n" -v s="$in" -v ic="$ic" -v c="$rc" 'BEGIN { printf "tree     %d GPUs: rank 0 taking the records in as they arrive: %.2f s, %.2f s CPU (%.2f ms CPU a record; no target: it overlaps the senders); its last part on CPU: %.2f s", n, s, ic, 1000 * ic / n, c }')")
-        [ -n "$prev" ] && summary+=("tree     rank 0 growth $prev->$n: $(awk -v a="$(tv "rank0_${prev}_s")" -v b="$r0" -v ac="$(tv "rank0_cpu_${prev}_s")" -v bc="$rc" -v p="$prev" -v n="$n" 'BEGIN { printf "%.2f wall, %.2f CPU (linear %.2f)", b / a, bc / ac, n / p }')")
+        # growth of the last part, measured / target (linear: n / prev)
+        [ -n "$prev" ] && summary+=("tree     rank 0 growth $prev->$n: $(awk -v a="$(tv "rank0_${prev}_s")" -v b="$r0" -v ac="$(tv "rank0_cpu_${prev}_s")" -v bc="$rc" -v p="$prev" -v n="$n" 'BEGIN { printf "CPU %.2fx = %.2f x target %.2fx (linear); wall %.2fx = %.2f x target", bc / ac, bc / ac / (n / p), n / p, b / a, b / a / (n / p) }')")
         # the page in headless Chromium: to the load event, and the slowest of a few
         # interactions (filter, sort, open a GPU, turn a page, open a node); -1: skipped
         pl=$(tv "page_load_${n}_ms"); pa=$(tv "page_action_${n}_ms"); rcpu=$(tv "report_cpu_${n}_s")
