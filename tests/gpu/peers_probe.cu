@@ -25,7 +25,7 @@
 //                  copies), memset by the CPU; mmap + cudaHostRegister of
 //                  1 MiB with 4 KiB pages (the census's numa "each") and of
 //                  a 2 MiB-aligned MADV_HUGEPAGE region; the chain is the
-//                  first 1 MiB, line i -> i + 1
+//                  first 1 MiB, line i -> i + 1 (and 1 GiB into the 2 GiB)
 //      written by  gpu / cpu / cpu+flush (as above), before each reading
 //      reading     census: launch l on block l % SMs of an SM-count grid,
 //                          4 windows a launch, cursor carried, 1024 warm
@@ -392,7 +392,7 @@ static int hb_alloc(HostBuf &b, const char *name, size_t bytes, int how)
 
 static void hb_free(HostBuf &b)
 {
-    if (!b.h)
+    if (!b.h || b.registered < 0)
         return;
     if (b.registered) {
         cudaHostUnregister(b.h);
@@ -528,7 +528,7 @@ static void hostmem(int rounds)
         thp[strcspn(thp, "\n")] = 0;
         printf("hostmem thp_enabled \"%s\" uid %d\n", thp, (int)getuid());
     }
-    HostBuf bufs[6];
+    HostBuf bufs[7];
     struct { const char *name; size_t bytes; int how; } spec[6] = {
         { "hostalloc_1M", 1u << 20, 0 },
         { "hostalloc_2M", 2u << 20, 0 },
@@ -548,6 +548,16 @@ static void hostmem(int rounds)
         hb_layout(bufs[nb].h, 1 << 20, &runs, &f2);
         printf("hostmem layout %-16s chain 1 MiB = 256 pages: frame_runs %d frames_2m %d\n", sp.name, runs, f2);
         nb++;
+        if (sp.bytes == ((size_t)2 << 30)) {   // the same allocation, 1 GiB in
+            HostBuf v = bufs[nb - 1];
+            v.name = "hostalloc_2G@1G";
+            v.h += (1u << 30) / 8;
+            v.hd += (1u << 30) / 8;
+            v.registered = -1;   // a view: not freed
+            hb_layout(v.h, 1 << 20, &runs, &f2);
+            printf("hostmem layout %-16s chain 1 MiB = 256 pages: frame_runs %d frames_2m %d\n", v.name, runs, f2);
+            bufs[nb++] = v;
+        }
     }
     uint32_t *d_out;
     uint64_t *d_aux;
