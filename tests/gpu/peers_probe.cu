@@ -36,6 +36,10 @@
 //                          per launch, 7575 generic loads from the head
 //    and each allocation's physical layout (/proc/self/pagemap, root only):
 //    runs of consecutive page frames over the chain and 2 MiB frames touched.
+//    Writer gpu+flush: the GPU writes, the CPU flushes the lines (the census's
+//    host chase since host_cache = flushed).
+// 4. decay: how long a chain stays fast after its write (by time alone, by
+//    reads alone, and nvbandwidth's reading launch by launch).
 // Output: one line per figure, "name value unit".
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -177,19 +181,24 @@ static double median(std::vector<double> v)
 
 static int sm_count;
 
+static void flush_lines(uint64_t *h, uint64_t lines)
+{
+#if defined(__x86_64__)
+    for (uint64_t i = 0; i < lines; i++)
+        _mm_clflush(h + i * (LINE / 8));
+    _mm_mfence();
+#else
+    (void)h;
+    (void)lines;
+#endif
+}
+
 static void write_cpu(uint64_t *h, uint64_t *hd, uint64_t lines, int flush)
 {
     for (uint64_t i = 0; i < lines; i++)
         h[i * (LINE / 8)] = (uint64_t)(hd + ((i + 1) % lines) * (LINE / 8));
-#if defined(__x86_64__)
-    if (flush) {
-        for (uint64_t i = 0; i < lines; i++)
-            _mm_clflush(h + i * (LINE / 8));
-        _mm_mfence();
-    }
-#else
-    (void)flush;
-#endif
+    if (flush)
+        flush_lines(h, lines);
 }
 
 static void host_chase(void)
@@ -437,11 +446,15 @@ static void hb_layout(const void *p, size_t bytes, int *runs, int *frames2m)
     *frames2m = (int)(std::unique(f2.begin(), f2.end()) - f2.begin());
 }
 
+// who: 0 gpu, 1 cpu, 2 cpu+flush, 3 gpu+flush (the GPU writes, the CPU
+// flushes the lines from its caches: the census since host_cache = flushed)
 static void hb_write(HostBuf &b, uint64_t lines, int who)
 {
-    if (who == 0) {
+    if (who == 0 || who == 3) {
         link_gpu<<<64, 256>>>(b.hd, lines);
         CHECK(cudaDeviceSynchronize());
+        if (who == 3)
+            flush_lines(b.h, lines);
     } else {
         write_cpu(b.h, b.hd, lines, who == 2);
     }
@@ -566,12 +579,12 @@ static void hostmem(int rounds)
     cudaEvent_t e0, e1;
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
-    const char *who[3] = { "gpu", "cpu", "cpu+flush" };
+    const char *who[4] = { "gpu", "cpu", "cpu+flush", "gpu+flush" };
     printf("hostmem %-16s %-9s %5s | %-17s | %-17s | %s\n", "allocation", "written", "round",
            "census p50 / mean", "sm0 p50 / mean", "nvbw ns/access");
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < nb; i++)
-            for (int w = 0; w < 3; w++) {
+            for (int w = 0; w < 4; w++) {
                 hb_write(bufs[i], lines, w);
                 ChaseFig c = read_census(bufs[i], d_out, d_aux);
                 hb_write(bufs[i], lines, w);
@@ -584,6 +597,64 @@ static void hostmem(int rounds)
             }
     for (int i = 0; i < nb; i++)
         hb_free(bufs[i]);
+    CHECK(cudaFree(d_out));
+    CHECK(cudaFree(d_aux));
+}
+
+// ---- decay: how long a chain stays fast after its write ----------------
+// A 2 MiB cudaHostAlloc buffer (nvbandwidth's), the chain its first 1 MiB.
+// (1) time alone: write, sleep D ms without a load, then the census's
+//     reading (125 launches, ~20 ms); (2) reads alone: write, then the
+//     census's reading 8 times back to back; (3) nvbandwidth's reading launch
+//     by launch (each ~9 ms): launches 0, 1, 2, 4, ..., 131 and their mean.
+static void decay(void)
+{
+    const uint64_t lines = (1 << 20) / LINE;
+    HostBuf b;
+    if (hb_alloc(b, "hostalloc_2M", 2u << 20, 0)) {
+        printf("decay: allocation failed\n");
+        return;
+    }
+    uint32_t *d_out;
+    uint64_t *d_aux;
+    CHECK(cudaMalloc(&d_out, 4096 * 4));
+    CHECK(cudaMalloc(&d_aux, 64));
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    const char *who[4] = { "gpu", "cpu", "cpu+flush", "gpu+flush" };
+    const int delays_ms[] = { 0, 2, 20, 200, 1000 };
+    for (int w = 0; w < 4; w++) {
+        printf("decay written=%-9s census p50 after a pause of", who[w]);
+        for (int d : delays_ms) {
+            hb_write(b, lines, w);
+            usleep(d * 1000);
+            ChaseFig c = read_census(b, d_out, d_aux);
+            printf(" %d ms: %.1f", d, c.p50);
+        }
+        printf("\ndecay written=%-9s census p50 of 8 readings back to back (~20 ms each):", who[w]);
+        hb_write(b, lines, w);
+        for (int k = 0; k < 8; k++)
+            printf(" %.1f", read_census(b, d_out, d_aux).p50);
+        printf("\ndecay written=%-9s nvbandwidth's reading by launch (~9 ms each):", who[w]);
+        hb_write(b, lines, w);
+        uint32_t acc = 1000000 / sm_count;
+        double sum = 0;
+        for (int t = 0; t < sm_count; t++) {
+            float ms;
+            CHECK(cudaEventRecord(e0));
+            chase_event<<<sm_count, 1>>>((Node *)b.hd, acc, t);
+            CHECK(cudaEventRecord(e1));
+            CHECK(cudaEventSynchronize(e1));
+            CHECK(cudaEventElapsedTime(&ms, e0, e1));
+            sum += ms;
+            if (t < 3 || !(t & (t - 1)) || t == sm_count - 1)
+                printf(" [%d] %.1f", t, ms * 1e6 / acc);
+        }
+        printf(" mean %.1f\n", sum * 1e6 / ((double)acc * sm_count));
+        fflush(stdout);
+    }
+    hb_free(b);
     CHECK(cudaFree(d_out));
     CHECK(cudaFree(d_aux));
 }
@@ -821,6 +892,8 @@ int main(int argc, char **argv)
         host_chase();
     if (!strcmp(what, "all") || !strcmp(what, "both"))
         both_ways();
+    if (!strcmp(what, "all") || !strcmp(what, "decay"))
+        decay();
     if (!strcmp(what, "all") || !strcmp(what, "hostmem"))
         hostmem(argc > 2 ? atoi(argv[2]) : 2);
     return 0;
