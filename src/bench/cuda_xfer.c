@@ -192,7 +192,7 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
         if (!host)
             continue;   /* a node this process may not bind to (cpuset): the others still count */
         size_t from = g->npoints;
-        int rc = gc_cuda_chase_far(c, t, g, dev, fp, 1, "xfer chase", err);
+        int rc = gc_cuda_chase_far(c, t, g, dev, host, fp, 1, "xfer chase", err);
         gck_host_unregister(host);
         gc_numa_free(host, fp);
         if (rc)
@@ -209,7 +209,8 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
 }
 
 /* mode chase: one thread chases a cycle over mapped pinned host memory,
- * the latency of one load from the GPU to the host's memory. */
+ * the latency of one load from the GPU to the host's memory (its DRAM: the
+ * chain's lines are flushed from the CPU caches first, gc_cuda_chase_far). */
 static int host_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     size_t fp = (size_t)gc_cuda_num(t, "size_bytes");
@@ -224,7 +225,7 @@ static int host_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (c->stop_s > 0)
         c->stop_s += gc_now_s() - t0;
     size_t from = g->npoints;
-    int rc = gc_cuda_chase_far(c, t, g, c->xfer.h_pin_dev, fp, 1, "xfer chase", err);
+    int rc = gc_cuda_chase_far(c, t, g, c->xfer.h_pin_dev, c->xfer.h_pin, fp, 1, "xfer chase", err);
     if (!rc)
         link_ctx(c, g, from);
     return rc;
