@@ -247,9 +247,10 @@ int gc_cuda_departure(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 /* Writes back and drops the cache line of each of the chain's n elements
  * from the CPU caches, so that the chase reads the host's DRAM. The GPU
  * built the chain just before, and lines a device writes stay in the host's
- * last-level cache a while: on an H200 host a 1 MiB chain the GPU had just
- * written read 1086-1117 ns, the same flushed 1174-1192, nvbandwidth's
- * host_device_latency_sm 1176-1187, whose chain has left the caches after
+ * last-level cache for a few ms (DRAM after ~20 ms): on two H200 hosts and
+ * an H100 host a 1 MiB chain the GPU had just written read 1079-1143 ns in
+ * this chase, the same flushed 1174-1217, nvbandwidth's
+ * host_device_latency_sm 1176-1188, whose chain has left the caches after
  * its first launches (tests/gpu/peers_probe.cu hostmem, decay;
  * results/examples/PEERS.md). 0 where the CPU has no such instruction. */
 static int flush_host_lines(const void *host, uint64_t n, size_t stride)
