@@ -97,6 +97,7 @@ static int setup_host_chase(const gc_backend *b, const gc_task *t, job *j, gc_er
         rc = sim_ctx_num(j, "numa_node", j->numa_node, err);
         rc = rc ? rc : sim_ctx_num(j, "numa_nodes", b->prof.numa_nodes, err);
         rc = rc ? rc : sim_ctx_num(j, "numa_landed", j->numa_node, err);
+        rc = rc ? rc : sim_ctx_num(j, "host_huge_fraction", 1, err);   /* all in huge pages */
     }
     return rc ? rc : pcie_ctx(b, j, err);
 }

@@ -171,8 +171,9 @@ static void link_ctx(gc_cuda *c, gc_gpu *g, size_t from)
 
 /* numa = "each": the chase once per online NUMA node of the host, over
  * memory bound to that node (cuda_numa.c) and then pinned and mapped; each
- * point says numa_node, numa_nodes and numa_landed (the node the pages
- * are on, -1 unknown). Without /sys NUMA information: node 0 of 1. */
+ * point says numa_node, numa_nodes, numa_landed (the node the pages
+ * are on, -1 unknown) and host_huge_fraction (of the buffer in huge
+ * pages). Without /sys NUMA information: node 0 of 1. */
 static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, gc_err *err)
 {
     int nodes[GC_NUMA_MAX], nn = gc_numa_nodes(nodes, GC_NUMA_MAX), done = 0;
@@ -183,6 +184,7 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
         double t0 = gc_now_s();
         int landed = -1;
         void *host = gc_numa_alloc(fp, nodes[k], &landed, msg, sizeof msg), *dev = NULL;
+        double huge = host ? (double)gc_numa_huge_bytes(host) / (double)fp : 0;
         if (host && gck_host_register(host, fp, &dev, msg, sizeof msg)) {
             gc_numa_free(host, fp);
             host = NULL;
@@ -202,6 +204,7 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
             gc_ctx_set_num(&g->points[i].ctx, "numa_node", nodes[k]);
             gc_ctx_set_num(&g->points[i].ctx, "numa_nodes", nn);
             gc_ctx_set_num(&g->points[i].ctx, "numa_landed", landed);
+            gc_ctx_set_num(&g->points[i].ctx, "host_huge_fraction", huge);
         }
         done++;
     }
