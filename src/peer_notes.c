@@ -68,8 +68,9 @@ const gc_peer_note gc_peer_notes[] = {
       "its first launch 1088-1106; the allocation and page size made no difference at 1 MiB; "
       "tests/gpu/peers_probe.cu hostmem and decay, PEERS.md). Neither the kernels (back-to-back "
       "dependent loads, SASS in PEERS.md) nor the timers. Random lines over 256 MiB read "
-      "1.013-1.055x in cudaHostAlloc memory and 1.069-1.088x bound to a node (4 KiB pages; not "
-      "explained)",
+      "1.013-1.055x in cudaHostAlloc memory and 1.069-1.088x bound to a node in 4 KiB pages; "
+      "since a10e007 the bound buffer is in transparent huge pages (host_huge_fraction) and read "
+      "1204.2 ns as cudaHostAlloc's 1204.2 (1.029x, the footprint; H200 GPU-52988146)",
       "xfer:latency_ns{mode=chase,order=sequential,size_bytes=1048576}" },
     { "p2p:latency_ns{mode=chase}",
       "one thread's dependent loads from a peer GPU's memory through CUDA IPC, on one SM",
