@@ -73,55 +73,6 @@ double det_median_of(double *v, size_t n)   /* reorders v */
     return 0.5 * (lo + hi);
 }
 
-/* The same on floats (values as the records carry them): the same
- * comparisons and swaps, so the same element. */
-static float select_kth_f(float *v, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        float a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];
-        float pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot)
-                i++;
-            while (v[j] > pivot)
-                j--;
-            if (i <= j) {
-                float t = v[i];
-                v[i] = v[j];
-                v[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
-        }
-        if (k <= j && j != (size_t)-1)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return v[k];
-    }
-    return v[k];
-}
-
-double det_median_of_f(float *v, size_t n)   /* reorders v */
-{
-    if (!n)
-        return NAN;
-    double hi = select_kth_f(v, n, n / 2);
-    if (n % 2)
-        return hi;
-    /* the largest of the lower half, which select_kth left below n/2 */
-    float lo = v[0];
-    for (size_t i = 1; i < n / 2; i++)
-        if (v[i] > lo)
-            lo = v[i];
-    return 0.5 * (lo + hi);
-}
-
 /* ---- records ---------------------------------------------------------- */
 
 gc_detect *gc_detect_new(const gc_rules *rules, const gc_baseline *base)

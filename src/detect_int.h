@@ -36,7 +36,6 @@ struct gc_baseline {
 };
 
 double det_median_of(double *v, size_t n);   /* reorders v (a selection, not a sort) */
-double det_median_of_f(float *v, size_t n);   /* the same on floats */
 /* Medians per key and their sources' range, once before judging (detect_baseline.c). */
 int det_baseline_seal(gc_baseline *b);
 int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid);
