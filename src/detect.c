@@ -282,7 +282,7 @@ int gc_det_ctx_observed(const char *key)
                                        "ecc_corrected_new", "ecc_uncorrected_new", "remapped_rows_new",
                                        "slowdown_reasons", "xid_events", "fma_iters", "bytes_moved",
                                        "theoretical_bps", "nominal_bps", "pcie_gen", "pcie_width",
-                                       "confirm" };
+                                       "confirm", "host_huge_fraction" };
     for (size_t i = 0; i < sizeof obs / sizeof *obs; i++)
         if (!strcmp(key, obs[i]))
             return 1;

@@ -122,14 +122,11 @@ gc_baseline *gc_baseline_new(const char *source);
 int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const char *key,
                     double value);
 /* A value as plan measured it (NULL/"": any plan), with the range lo..hi
- * its sources saw (NAN: the median alone). A baseline judges a value only
- * against what the same plan measured: a parameter such as hbm_bw_bps is
- * the best of the kernels a plan runs, and another plan runs others. */
-int gc_baseline_add_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
-                         const char *key, double median, double lo, double hi);
-/* The same, measured with method version `method` of the key's benchmark
- * (gc_det_key_bench; 0: unknown, compared with any): check compares a value
- * only with baseline values of its own method. */
+ * its sources saw (NAN: the median alone), measured with method version
+ * `method` of the key's benchmark (gc_det_key_bench; 0: unknown, compared
+ * with any). A baseline judges a value only against what the same plan
+ * measured with the same method: a parameter such as hbm_bw_bps is the best
+ * of the kernels a plan runs, and another plan runs others. */
 int gc_baseline_add_method(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
                            const char *key, int method, double median, double lo, double hi);
 /* The registry index of the benchmark a judged value comes from (a point

@@ -27,13 +27,7 @@ size_t gc_baseline_count(const gc_baseline *b) { return b->n; }
 int gc_baseline_add(gc_baseline *b, const char *sku, const char *uuid, const char *key,
                     double value)
 {
-    return gc_baseline_add_plan(b, sku, uuid, NULL, key, value, value, value);
-}
-
-int gc_baseline_add_plan(gc_baseline *b, const char *sku, const char *uuid, const char *plan,
-                         const char *key, double median, double lo, double hi)
-{
-    return gc_baseline_add_method(b, sku, uuid, plan, key, 0, median, lo, hi);
+    return gc_baseline_add_method(b, sku, uuid, NULL, key, 0, value, value, value);
 }
 
 int gc_det_key_bench(const char *key)

@@ -54,22 +54,23 @@ const gc_peer_note gc_peer_notes[] = {
       "xfer:bandwidth_h2d{direction=bidir,engine=ce}" },
     { "xfer:latency_ns{mode=chase}",
       "one thread's dependent ld.global loads from mapped pinned host memory, %clock64 around 32 "
-      "less the empty window, launches moving from SM to SM (xfer method 2), a chain the GPU "
-      "wrote; the default plan: random 128-byte lines over 256 MiB, which host DRAM serves",
+      "less the empty window, launches moving from SM to SM (xfer method 2); the GPU writes the "
+      "chain, then the CPU flushes its lines from its caches (host_cache = flushed: host DRAM); "
+      "the default plan: random 128-byte lines over 256 MiB bound to each NUMA node",
       "nvbandwidth host_device_latency_sm: generic loads over consecutive lines of the first ~1 MiB "
       "of a chain the CPU wrote, event time over 7575 loads a launch, one launch per SM",
-      "not the kernels nor the timers (both loops are back-to-back dependent loads, nothing "
-      "between hops; SASS in PEERS.md). tests/gpu/peers_probe.cu measured the SM (one at a time: "
-      "1128-1241 ns on an H200, GPU-155f0064 at ff2101a, mean 1202; 1141-1255 on an H100, "
-      "GPU-be774ca7 at 4934bc9, mean 1215; block 0 of a one-block grid lands on SM 128, among the "
-      "nearest; nvbandwidth 1192.5 and 1200.4 in the same calls) and the host's cache (1 MiB the "
-      "GPU wrote 1125 ns, the CPU wrote 1168, flushed to DRAM 1224-1236 on that H200; 1140, "
-      "1135-1142, 1210 on the H100's host). Our chase over every SM still reads the 1 MiB "
-      "consecutive p50 0.90x (H200) and 0.96x (H100) of nvbandwidth, under the probe's SM mean, "
-      "though the census's placement in the probe reads 0.986x of nvbandwidth's convention (1190.7 "
-      "against 1208.1 ns, H100 GPU-dee4d916, 31f49db) and a chase with no copy before it in its "
-      "process the same (H100 GPU-876e76ee, 7701a18: 0.953-0.981x): not explained. The 256 MiB "
-      "random chase (host DRAM, the default plan's) reads 1.010-1.036x",
+      "the same quantity since 9a19dcb: 1 MiB consecutive 0.986-1.027x on an H200 (GPU-3dd2cc48) "
+      "and 1.005x on an H100 (GPU-f2118a60). Before, the census read its chain within ~20 ms of "
+      "the GPU writing it, while the host's cache still held it, and read 0.900-0.987x: lines "
+      "written by the GPU (or the CPU) are served from the host's cache for a few ms and from "
+      "DRAM after ~20 ms, loads or not (a GPU-written chain 1079-1143 ns, CPU-written 1127-1185, "
+      "flushed 1174-1217 in the census's reading; nvbandwidth's reading 1171-1202 whoever wrote, "
+      "its first launch 1088-1106; the allocation and page size made no difference at 1 MiB; "
+      "tests/gpu/peers_probe.cu hostmem and decay, PEERS.md). Neither the kernels (back-to-back "
+      "dependent loads, SASS in PEERS.md) nor the timers. Random lines over 256 MiB read "
+      "1.013-1.055x in cudaHostAlloc memory and 1.069-1.088x bound to a node in 4 KiB pages; "
+      "since a10e007 the bound buffer is in transparent huge pages (host_huge_fraction) and read "
+      "1204.2 ns as cudaHostAlloc's 1204.2 (1.029x, the footprint; H200 GPU-52988146)",
       "xfer:latency_ns{mode=chase,order=sequential,size_bytes=1048576}" },
     { "p2p:latency_ns{mode=chase}",
       "one thread's dependent loads from a peer GPU's memory through CUDA IPC, on one SM",

@@ -65,7 +65,8 @@ static int pcie_ctx(const gc_backend *b, job *j, gc_err *err)
 }
 
 /* One load from the GPU to mapped pinned host memory (xfer mode chase):
- * the host's memory behind the PCIe round trip, whatever the footprint
+ * the host's DRAM (the chain flushed from the CPU caches, host_cache) behind
+ * the PCIe round trip, whatever the footprint
  * (an H200 over PCIe gen5: 1207.3 ns at 256 MiB); a far NUMA node (fault
  * numa) slows it as it slows copies. numa = "each": one chase per node of
  * the profile's host (device.numa_nodes), memory on another node than the
@@ -90,10 +91,13 @@ static int setup_host_chase(const gc_backend *b, const gc_task *t, job *j, gc_er
     j->metrics = M_CHASE;
     j->nmetrics = 3;
     int rc = sim_ctx_num(j, "stride_bytes", 128, err);
+    if (!rc && gc_ctx_set_str(&j->ctx, "host_cache", "flushed"))   /* as gc_cuda_chase_far */
+        rc = gc_fail(err, GC_EINVAL, "sim: no room in the point context for host_cache");
     if (!rc && each) {   /* as cuda_xfer.c's host_chase_numa names them */
         rc = sim_ctx_num(j, "numa_node", j->numa_node, err);
         rc = rc ? rc : sim_ctx_num(j, "numa_nodes", b->prof.numa_nodes, err);
         rc = rc ? rc : sim_ctx_num(j, "numa_landed", j->numa_node, err);
+        rc = rc ? rc : sim_ctx_num(j, "host_huge_fraction", 1, err);   /* all in huge pages */
     }
     return rc ? rc : pcie_ctx(b, j, err);
 }

@@ -62,10 +62,12 @@ void gc_cuda_clock_seen(gc_cuda *c, double mhz, double *lo, double *hi);
 int gc_cuda_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 /* One random cycle of 128-byte lines over fp bytes of buf (a peer GPU's
  * memory, mapped pinned host memory), chased by one thread: latency,
- * latency_ns and timer_cost points as the chase benchmark's. every_sm: the
- * launches move from SM to SM (the host chase; the peer chase stays on one
- * SM). what names it in errors. */
-int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, size_t fp,
+ * latency_ns and timer_cost points as the chase benchmark's. host: the
+ * host's view of buf when it is host memory (NULL for a peer GPU's): the
+ * chain's lines are flushed from the CPU caches before the chase (context
+ * host_cache). every_sm: the launches move from SM to SM (the host chase;
+ * the peer chase stays on one SM). what names it in errors. */
+int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, void *host, size_t fp,
                       int every_sm, const char *what, gc_err *err);
 int gc_cuda_chase_loaded(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);
 int gc_cuda_departure(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err);

@@ -12,6 +12,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#endif
+
+#include "../timeutil.h"
 
 #define MiB (1024.0 * 1024.0)
 #define PAGE_STRIDE (2u << 20)
@@ -239,7 +244,36 @@ int gc_cuda_departure(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 #define FAR_PER_LAUNCH 256u
 #define FAR_MIN_PER_LAUNCH 2u
 
-int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, size_t fp,
+/* Writes back and drops the cache line of each of the chain's n elements
+ * from the CPU caches, so that the chase reads the host's DRAM. The GPU
+ * built the chain just before, and lines a device writes stay in the host's
+ * last-level cache for a few ms (DRAM after ~20 ms): on two H200 hosts and
+ * an H100 host a 1 MiB chain the GPU had just written read 1079-1143 ns in
+ * this chase, the same flushed 1174-1217, nvbandwidth's
+ * host_device_latency_sm 1176-1188, whose chain has left the caches after
+ * its first launches (tests/gpu/peers_probe.cu hostmem, decay;
+ * results/examples/PEERS.md). 0 where the CPU has no such instruction. */
+static int flush_host_lines(const void *host, uint64_t n, size_t stride)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    for (uint64_t j = 0; j < n; j++)
+        _mm_clflush((const char *)host + j * stride);
+    _mm_mfence();
+    return 1;
+#elif defined(__aarch64__)
+    for (uint64_t j = 0; j < n; j++)
+        __asm__ volatile("dc civac, %0" ::"r"((const char *)host + j * stride) : "memory");
+    __asm__ volatile("dsb sy" ::: "memory");
+    return 1;
+#else
+    (void)host;
+    (void)n;
+    (void)stride;
+    return 0;
+#endif
+}
+
+int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, void *host, size_t fp,
                       int every_sm, const char *what, gc_err *err)
 {
     char msg[256] = "";
@@ -258,6 +292,13 @@ int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, size_t
     gck_free(ch.perm);
     if (bad)
         return gc_fail(err, GC_EDEVICE, "%s: building the chain: %s", what, msg);
+    int flushed = 0;
+    if (host) {   /* chain element j lies at j * FAR_STRIDE in both views (in order or not) */
+        double t0 = gc_now_s();
+        flushed = flush_host_lines(host, n, FAR_STRIDE);
+        if (c->stop_s > 0)   /* flushing is not measuring */
+            c->stop_s += gc_now_s() - t0;
+    }
     uint32_t total = gc_cuda_samples(t, 500);
     size_t ip = g->npoints;
     if (!gc_cuda_point(c, t, g, "latency", "cycles", 100, err) ||
@@ -323,6 +364,8 @@ int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, size_t
         gc_ctx_set_num(x, "window_accesses", GCK_WINDOW);
         gc_ctx_set_num(x, "timer_cost_median_cycles", twin);
         gc_ctx_set_num(x, "sm_clock_mhz_measured", launches ? mhz_sum / launches : 0);
+        if (host)
+            gc_ctx_set_str(x, "host_cache", flushed ? "flushed" : "not_flushed");
     }
     return 0;
 }

@@ -3,6 +3,7 @@
 #include "cuda_numa.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #define F_NODE 1           /* MPOL_F_NODE */
 #define F_ADDR 2           /* MPOL_F_ADDR */
 #define MASK_WORDS (GC_NUMA_MAX / (8 * sizeof(unsigned long)))
+#define HUGE_BYTES ((size_t)2 << 20)   /* a transparent huge page on x86-64 and 4 KiB-granule Arm */
 
 int gc_numa_nodes(int *nodes, int cap)
 {
@@ -49,6 +51,12 @@ static int node_of(void *addr)
     return node;
 }
 
+/* Aligned to HUGE_BYTES and advised into transparent huge pages: the GPU
+ * then maps the buffer with few large pages, as it maps cudaHostAlloc's
+ * memory, so that a chase over hundreds of MiB reads the host's memory and
+ * not the GPU's misses on 4 KiB host pages (results/examples/PEERS.md).
+ * Where the kernel gives no huge pages the buffer is 4 KiB pages, said by
+ * gc_numa_huge_bytes. */
 void *gc_numa_alloc(size_t bytes, int node, int *landed, char *msg, size_t len)
 {
     *landed = -1;
@@ -56,11 +64,21 @@ void *gc_numa_alloc(size_t bytes, int node, int *landed, char *msg, size_t len)
         snprintf(msg, len, "NUMA node %d: 0 .. %d", node, GC_NUMA_MAX - 1);
         return NULL;
     }
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        snprintf(msg, len, "mmap %zu bytes: %s", bytes, strerror(errno));
+    size_t span = bytes + HUGE_BYTES;
+    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) {
+        snprintf(msg, len, "mmap %zu bytes: %s", span, strerror(errno));
         return NULL;
     }
+    char *p = (char *)(((uintptr_t)raw + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
+    size_t head = (size_t)(p - raw), tail = span - head - bytes;
+    if (head)
+        munmap(raw, head);
+    if (tail)
+        munmap(p + bytes, tail);
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes, MADV_HUGEPAGE);   /* refused (THP off): 4 KiB pages */
+#endif
     unsigned long mask[MASK_WORDS] = { 0 };
     mask[node / (8 * sizeof(unsigned long))] = 1ul << (node % (8 * sizeof(unsigned long)));
     if (syscall(SYS_mbind, p, bytes, POLICY_BIND, mask, (unsigned long)GC_NUMA_MAX + 1,
@@ -70,9 +88,31 @@ void *gc_numa_alloc(size_t bytes, int node, int *landed, char *msg, size_t len)
         return NULL;
     }
     memset(p, 0x3c, bytes);   /* place every page now, on the bound node */
-    int first = node_of(p), last = node_of((char *)p + bytes - 1);
+    int first = node_of(p), last = node_of(p + bytes - 1);
     *landed = first == last ? first : -1;
     return p;
+}
+
+size_t gc_numa_huge_bytes(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return 0;
+    char line[512];
+    int in = 0;
+    size_t kib = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {   /* a mapping's first line */
+            if (in)
+                break;   /* the next mapping */
+            in = lo == (uintptr_t)p;
+        } else if (in && sscanf(line, "AnonHugePages: %zu kB", &kib) == 1) {
+            break;
+        }
+    }
+    fclose(f);
+    return in ? kib * 1024 : 0;
 }
 
 void gc_numa_free(void *p, size_t bytes)

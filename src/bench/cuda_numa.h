@@ -12,10 +12,13 @@
  * returns their count, 0 when the file is absent (no NUMA: one node 0). */
 int gc_numa_nodes(int *nodes, int cap);
 
-/* bytes of anonymous memory bound to node (mbind MPOL_BIND, strict) and
- * touched; *landed: the node its first and last pages are on (-1 when
+/* bytes of anonymous memory bound to node (mbind MPOL_BIND, strict), in
+ * transparent huge pages where the kernel gives them, and touched; *landed: the node its first and last pages are on (-1 when
  * get_mempolicy cannot say or they differ). NULL with msg on failure. */
 void *gc_numa_alloc(size_t bytes, int node, int *landed, char *msg, size_t len);
 void gc_numa_free(void *p, size_t bytes);
+/* How many bytes of the mapping that starts at p are in huge pages
+ * (/proc/self/smaps AnonHugePages; 0 when it cannot say). */
+size_t gc_numa_huge_bytes(const void *p);
 
 #endif

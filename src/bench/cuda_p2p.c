@@ -195,7 +195,8 @@ int gc_cuda_p2p(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     size_t from = g->npoints;
     if (!rc && t->initiator) {
         if (chase) {
-            rc = gc_cuda_chase_far(c, t, g, c->xfer.p2p_remote, j.base.bytes, 0, "p2p chase", err);
+            rc = gc_cuda_chase_far(c, t, g, c->xfer.p2p_remote, NULL, j.base.bytes, 0, "p2p chase",
+                                   err);
         } else {
             j.base.chunk = p2p_chunk;
             j.base.moved = (double)j.base.bytes * (j.bidir ? 2 : 1);

@@ -171,8 +171,9 @@ static void link_ctx(gc_cuda *c, gc_gpu *g, size_t from)
 
 /* numa = "each": the chase once per online NUMA node of the host, over
  * memory bound to that node (cuda_numa.c) and then pinned and mapped; each
- * point says numa_node, numa_nodes and numa_landed (the node the pages
- * are on, -1 unknown). Without /sys NUMA information: node 0 of 1. */
+ * point says numa_node, numa_nodes, numa_landed (the node the pages
+ * are on, -1 unknown) and host_huge_fraction (of the buffer in huge
+ * pages). Without /sys NUMA information: node 0 of 1. */
 static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, gc_err *err)
 {
     int nodes[GC_NUMA_MAX], nn = gc_numa_nodes(nodes, GC_NUMA_MAX), done = 0;
@@ -183,6 +184,7 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
         double t0 = gc_now_s();
         int landed = -1;
         void *host = gc_numa_alloc(fp, nodes[k], &landed, msg, sizeof msg), *dev = NULL;
+        double huge = host ? (double)gc_numa_huge_bytes(host) / (double)fp : 0;
         if (host && gck_host_register(host, fp, &dev, msg, sizeof msg)) {
             gc_numa_free(host, fp);
             host = NULL;
@@ -192,7 +194,7 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
         if (!host)
             continue;   /* a node this process may not bind to (cpuset): the others still count */
         size_t from = g->npoints;
-        int rc = gc_cuda_chase_far(c, t, g, dev, fp, 1, "xfer chase", err);
+        int rc = gc_cuda_chase_far(c, t, g, dev, host, fp, 1, "xfer chase", err);
         gck_host_unregister(host);
         gc_numa_free(host, fp);
         if (rc)
@@ -202,6 +204,7 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
             gc_ctx_set_num(&g->points[i].ctx, "numa_node", nodes[k]);
             gc_ctx_set_num(&g->points[i].ctx, "numa_nodes", nn);
             gc_ctx_set_num(&g->points[i].ctx, "numa_landed", landed);
+            gc_ctx_set_num(&g->points[i].ctx, "host_huge_fraction", huge);
         }
         done++;
     }
@@ -209,7 +212,8 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
 }
 
 /* mode chase: one thread chases a cycle over mapped pinned host memory,
- * the latency of one load from the GPU to the host's memory. */
+ * the latency of one load from the GPU to the host's memory (its DRAM: the
+ * chain's lines are flushed from the CPU caches first, gc_cuda_chase_far). */
 static int host_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     size_t fp = (size_t)gc_cuda_num(t, "size_bytes");
@@ -224,7 +228,7 @@ static int host_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (c->stop_s > 0)
         c->stop_s += gc_now_s() - t0;
     size_t from = g->npoints;
-    int rc = gc_cuda_chase_far(c, t, g, c->xfer.h_pin_dev, fp, 1, "xfer chase", err);
+    int rc = gc_cuda_chase_far(c, t, g, c->xfer.h_pin_dev, c->xfer.h_pin, fp, 1, "xfer chase", err);
     if (!rc)
         link_ctx(c, g, from);
     return rc;

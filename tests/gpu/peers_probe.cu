@@ -18,6 +18,28 @@
 //    warps alternate direction (as nvbandwidth's split-warp copy), each
 //    direction's rate = its bytes / the time both take (nvbandwidth's
 //    convention: the two directions end together).
+// 3. hostmem (issue 18 item 2): the 1 MiB consecutive host chase by where
+//    the chain lies and who wrote it last, read three ways on the same GPU:
+//      allocation  cudaHostAlloc of 1 MiB, 2 MiB (nvbandwidth's), 64 MiB
+//                  (the census's xfer buffer alone), 2 GiB (after 1 GiB
+//                  copies), memset by the CPU; mmap + cudaHostRegister of
+//                  1 MiB with 4 KiB pages (the census's numa "each") and of
+//                  a 2 MiB-aligned MADV_HUGEPAGE region; the chain is the
+//                  first 1 MiB, line i -> i + 1 (and 1 GiB into the 2 GiB)
+//      written by  gpu / cpu / cpu+flush (as above), before each reading
+//      reading     census: launch l on block l % SMs of an SM-count grid,
+//                          4 windows a launch, cursor carried, 1024 warm
+//                          loads on the first, 125 launches (= the census's
+//                          500 samples), clock from the launches' cycles/ns
+//                  sm0:    block 0 of the SM-count grid, 256 warm, 200 windows
+//                  nvbw:   event time, 1-thread block t of an SM-count grid
+//                          per launch, 7575 generic loads from the head
+//    and each allocation's physical layout (/proc/self/pagemap, root only):
+//    runs of consecutive page frames over the chain and 2 MiB frames touched.
+//    Writer gpu+flush: the GPU writes, the CPU flushes the lines (the census's
+//    host chase since host_cache = flushed).
+// 4. decay: how long a chain stays fast after its write (by time alone, by
+//    reads alone, and nvbandwidth's reading launch by launch).
 // Output: one line per figure, "name value unit".
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -26,6 +48,9 @@
 #include <string.h>
 #include <algorithm>
 #include <vector>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -156,19 +181,24 @@ static double median(std::vector<double> v)
 
 static int sm_count;
 
+static void flush_lines(uint64_t *h, uint64_t lines)
+{
+#if defined(__x86_64__)
+    for (uint64_t i = 0; i < lines; i++)
+        _mm_clflush(h + i * (LINE / 8));
+    _mm_mfence();
+#else
+    (void)h;
+    (void)lines;
+#endif
+}
+
 static void write_cpu(uint64_t *h, uint64_t *hd, uint64_t lines, int flush)
 {
     for (uint64_t i = 0; i < lines; i++)
         h[i * (LINE / 8)] = (uint64_t)(hd + ((i + 1) % lines) * (LINE / 8));
-#if defined(__x86_64__)
-    if (flush) {
-        for (uint64_t i = 0; i < lines; i++)
-            _mm_clflush(h + i * (LINE / 8));
-        _mm_mfence();
-    }
-#else
-    (void)flush;
-#endif
+    if (flush)
+        flush_lines(h, lines);
 }
 
 static void host_chase(void)
@@ -323,6 +353,308 @@ static void host_chase(void)
         }
     }
     CHECK(cudaFreeHost(h));
+    CHECK(cudaFree(d_out));
+    CHECK(cudaFree(d_aux));
+}
+
+// ---- hostmem: allocation x writer x reading -------------------------------
+
+struct HostBuf {
+    const char *name;
+    uint64_t *h, *hd;        // host and device views of the chain's start
+    size_t bytes;            // the allocation
+    int registered;          // 1: mmap + cudaHostRegister
+    void *map;               // registered: the mapping to unmap
+    size_t map_bytes;
+};
+
+static int hb_alloc(HostBuf &b, const char *name, size_t bytes, int how)
+{
+    // how: 0 cudaHostAlloc, 1 mmap 4 KiB pages + register, 2 mmap THP + register
+    b = HostBuf{ name, nullptr, nullptr, bytes, how != 0, nullptr, 0 };
+    if (how == 0) {
+        if (cudaHostAlloc((void **)&b.h, bytes, cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess)
+            return 1;
+        memset(b.h, 0x3c, bytes);
+    } else {
+        size_t len = how == 2 ? bytes + (2u << 20) : bytes;
+        void *m = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return 1;
+        b.map = m;
+        b.map_bytes = len;
+        uint8_t *p = (uint8_t *)m;
+        if (how == 2) {
+            p = (uint8_t *)(((uintptr_t)m + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1));
+            madvise(p, bytes, MADV_HUGEPAGE);
+        } else {
+            madvise(p, bytes, MADV_NOHUGEPAGE);
+        }
+        memset(p, 0x3c, bytes);   // first touch: the pages (huge or not) exist before pinning
+        b.h = (uint64_t *)p;
+        if (cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable) != cudaSuccess)
+            return 1;
+    }
+    CHECK(cudaHostGetDevicePointer((void **)&b.hd, b.h, 0));
+    return 0;
+}
+
+static void hb_free(HostBuf &b)
+{
+    if (!b.h || b.registered < 0)
+        return;
+    if (b.registered) {
+        cudaHostUnregister(b.h);
+        munmap(b.map, b.map_bytes);
+    } else {
+        cudaFreeHost(b.h);
+    }
+    b.h = nullptr;
+}
+
+// Page frames of the first `bytes` of p: runs of consecutive frames and
+// distinct 2 MiB frames; -1, -1 when the frames cannot be read (not root).
+static void hb_layout(const void *p, size_t bytes, int *runs, int *frames2m)
+{
+    *runs = *frames2m = -1;
+    int fd = open("/proc/self/pagemap", O_RDONLY);
+    if (fd < 0)
+        return;
+    std::vector<uint64_t> pfn;
+    for (size_t off = 0; off < bytes; off += 4096) {
+        uint64_t e = 0;
+        if (pread(fd, &e, 8, (off_t)(((uintptr_t)p + off) / 4096 * 8)) != 8) {
+            close(fd);
+            return;
+        }
+        if (!(e >> 63) || !(e & ((1ull << 55) - 1))) {   // not present, or frames hidden
+            close(fd);
+            return;
+        }
+        pfn.push_back(e & ((1ull << 55) - 1));
+    }
+    close(fd);
+    int r = 1;
+    std::vector<uint64_t> f2;
+    for (size_t i = 0; i < pfn.size(); i++) {
+        if (i && pfn[i] != pfn[i - 1] + 1)
+            r++;
+        f2.push_back(pfn[i] >> 9);
+    }
+    std::sort(f2.begin(), f2.end());
+    *runs = r;
+    *frames2m = (int)(std::unique(f2.begin(), f2.end()) - f2.begin());
+}
+
+// who: 0 gpu, 1 cpu, 2 cpu+flush, 3 gpu+flush (the GPU writes, the CPU
+// flushes the lines from its caches: the census since host_cache = flushed)
+static void hb_write(HostBuf &b, uint64_t lines, int who)
+{
+    if (who == 0 || who == 3) {
+        link_gpu<<<64, 256>>>(b.hd, lines);
+        CHECK(cudaDeviceSynchronize());
+        if (who == 3)
+            flush_lines(b.h, lines);
+    } else {
+        write_cpu(b.h, b.hd, lines, who == 2);
+    }
+}
+
+struct ChaseFig {
+    double p50, mean;
+};
+
+// The census's reading (src/bench/cuda_mem.c gc_cuda_chase_far, xfer method 2).
+static ChaseFig read_census(HostBuf &b, uint32_t *d_out, uint64_t *d_aux)
+{
+    const uint32_t per = 4, total = 500;
+    std::vector<double> cyc;
+    uint64_t cur = (uint64_t)b.hd, csum = 0, nsum = 0;
+    for (uint32_t l = 0; l * per < total; l++) {
+        chase_clock_on<0><<<sm_count, 1>>>(cur, l % sm_count, per, d_out, d_aux, l == 0 ? 1024 : 0);
+        CHECK(cudaDeviceSynchronize());
+        uint32_t o[per];
+        uint64_t aux[4];
+        CHECK(cudaMemcpy(o, d_out, sizeof o, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(aux, d_aux, sizeof aux, cudaMemcpyDeviceToHost));
+        cur = aux[2];
+        csum += aux[0];
+        nsum += aux[1];
+        for (uint32_t i = 0; i < per; i++)
+            cyc.push_back((o[i] - 4.0) / WINDOW);   // less the empty window (4 cycles)
+    }
+    double mhz = (double)csum / nsum * 1000, mean = 0;
+    std::vector<double> ns;
+    for (double c : cyc) {
+        ns.push_back(c * 1000 / mhz);
+        mean += c * 1000 / mhz / cyc.size();
+    }
+    return { median(ns), mean };
+}
+
+static ChaseFig read_sm0(HostBuf &b, uint32_t *d_out, uint64_t *d_aux)
+{
+    const uint32_t n = 200;
+    chase_clock_on<0><<<sm_count, 1>>>((uint64_t)b.hd, 0, n, d_out, d_aux, 256);
+    CHECK(cudaDeviceSynchronize());
+    std::vector<uint32_t> o(n);
+    uint64_t aux[4];
+    CHECK(cudaMemcpy(o.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(aux, d_aux, sizeof aux, cudaMemcpyDeviceToHost));
+    double mhz = (double)aux[0] / aux[1] * 1000, mean = 0;
+    std::vector<double> ns;
+    for (uint32_t v : o) {
+        ns.push_back((v - 4.0) / WINDOW * 1000 / mhz);
+        mean += ns.back() / n;
+    }
+    return { median(ns), mean };
+}
+
+static ChaseFig read_nvbw(HostBuf &b, cudaEvent_t e0, cudaEvent_t e1)
+{
+    uint32_t acc = 1000000 / sm_count;
+    double sum = 0;
+    for (int t = 0; t < sm_count; t++) {
+        float ms;
+        CHECK(cudaEventRecord(e0));
+        chase_event<<<sm_count, 1>>>((Node *)b.hd, acc, t);
+        CHECK(cudaEventRecord(e1));
+        CHECK(cudaEventSynchronize(e1));
+        CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        sum += ms;
+    }
+    double v = sum * 1e6 / ((double)acc * sm_count);
+    return { v, v };
+}
+
+static void hostmem(int rounds)
+{
+    const uint64_t lines = (1 << 20) / LINE;
+    {
+        char thp[128] = "?";
+        FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+        if (f) {
+            if (!fgets(thp, sizeof thp, f))
+                strcpy(thp, "?");
+            fclose(f);
+        }
+        thp[strcspn(thp, "\n")] = 0;
+        printf("hostmem thp_enabled \"%s\" uid %d\n", thp, (int)getuid());
+    }
+    HostBuf bufs[7];
+    struct { const char *name; size_t bytes; int how; } spec[6] = {
+        { "hostalloc_1M", 1u << 20, 0 },
+        { "hostalloc_2M", 2u << 20, 0 },
+        { "hostalloc_64M", 64u << 20, 0 },
+        { "hostalloc_2G", (size_t)2 << 30, 0 },
+        { "register_4k_1M", 1u << 20, 1 },
+        { "register_thp_2M", 2u << 20, 2 },
+    };
+    int nb = 0;
+    for (auto &sp : spec) {
+        if (hb_alloc(bufs[nb], sp.name, sp.bytes, sp.how)) {
+            printf("hostmem %s: allocation failed\n", sp.name);
+            cudaGetLastError();
+            continue;
+        }
+        int runs, f2;
+        hb_layout(bufs[nb].h, 1 << 20, &runs, &f2);
+        printf("hostmem layout %-16s chain 1 MiB = 256 pages: frame_runs %d frames_2m %d\n", sp.name, runs, f2);
+        nb++;
+        if (sp.bytes == ((size_t)2 << 30)) {   // the same allocation, 1 GiB in
+            HostBuf v = bufs[nb - 1];
+            v.name = "hostalloc_2G@1G";
+            v.h += (1u << 30) / 8;
+            v.hd += (1u << 30) / 8;
+            v.registered = -1;   // a view: not freed
+            hb_layout(v.h, 1 << 20, &runs, &f2);
+            printf("hostmem layout %-16s chain 1 MiB = 256 pages: frame_runs %d frames_2m %d\n", v.name, runs, f2);
+            bufs[nb++] = v;
+        }
+    }
+    uint32_t *d_out;
+    uint64_t *d_aux;
+    CHECK(cudaMalloc(&d_out, 4096 * 4));
+    CHECK(cudaMalloc(&d_aux, 64));
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    const char *who[4] = { "gpu", "cpu", "cpu+flush", "gpu+flush" };
+    printf("hostmem %-16s %-9s %5s | %-17s | %-17s | %s\n", "allocation", "written", "round",
+           "census p50 / mean", "sm0 p50 / mean", "nvbw ns/access");
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < nb; i++)
+            for (int w = 0; w < 4; w++) {
+                hb_write(bufs[i], lines, w);
+                ChaseFig c = read_census(bufs[i], d_out, d_aux);
+                hb_write(bufs[i], lines, w);
+                ChaseFig s = read_sm0(bufs[i], d_out, d_aux);
+                hb_write(bufs[i], lines, w);
+                ChaseFig n = read_nvbw(bufs[i], e0, e1);
+                printf("hostmem %-16s %-9s %5d | %7.1f / %7.1f | %7.1f / %7.1f | %7.1f\n", bufs[i].name,
+                       who[w], r, c.p50, c.mean, s.p50, s.mean, n.p50);
+                fflush(stdout);
+            }
+    for (int i = 0; i < nb; i++)
+        hb_free(bufs[i]);
+    CHECK(cudaFree(d_out));
+    CHECK(cudaFree(d_aux));
+}
+
+// ---- decay: how long a chain stays fast after its write ----------------
+// A 2 MiB cudaHostAlloc buffer (nvbandwidth's), the chain its first 1 MiB.
+// (1) time alone: write, sleep D ms without a load, then the census's
+//     reading (125 launches, ~20 ms); (2) reads alone: write, then the
+//     census's reading 8 times back to back; (3) nvbandwidth's reading launch
+//     by launch (each ~9 ms): launches 0, 1, 2, 4, ..., 131 and their mean.
+static void decay(void)
+{
+    const uint64_t lines = (1 << 20) / LINE;
+    HostBuf b;
+    if (hb_alloc(b, "hostalloc_2M", 2u << 20, 0)) {
+        printf("decay: allocation failed\n");
+        return;
+    }
+    uint32_t *d_out;
+    uint64_t *d_aux;
+    CHECK(cudaMalloc(&d_out, 4096 * 4));
+    CHECK(cudaMalloc(&d_aux, 64));
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    const char *who[4] = { "gpu", "cpu", "cpu+flush", "gpu+flush" };
+    const int delays_ms[] = { 0, 2, 20, 200, 1000 };
+    for (int w = 0; w < 4; w++) {
+        printf("decay written=%-9s census p50 after a pause of", who[w]);
+        for (int d : delays_ms) {
+            hb_write(b, lines, w);
+            usleep(d * 1000);
+            ChaseFig c = read_census(b, d_out, d_aux);
+            printf(" %d ms: %.1f", d, c.p50);
+        }
+        printf("\ndecay written=%-9s census p50 of 8 readings back to back (~20 ms each):", who[w]);
+        hb_write(b, lines, w);
+        for (int k = 0; k < 8; k++)
+            printf(" %.1f", read_census(b, d_out, d_aux).p50);
+        printf("\ndecay written=%-9s nvbandwidth's reading by launch (~9 ms each):", who[w]);
+        hb_write(b, lines, w);
+        uint32_t acc = 1000000 / sm_count;
+        double sum = 0;
+        for (int t = 0; t < sm_count; t++) {
+            float ms;
+            CHECK(cudaEventRecord(e0));
+            chase_event<<<sm_count, 1>>>((Node *)b.hd, acc, t);
+            CHECK(cudaEventRecord(e1));
+            CHECK(cudaEventSynchronize(e1));
+            CHECK(cudaEventElapsedTime(&ms, e0, e1));
+            sum += ms;
+            if (t < 3 || !(t & (t - 1)) || t == sm_count - 1)
+                printf(" [%d] %.1f", t, ms * 1e6 / acc);
+        }
+        printf(" mean %.1f\n", sum * 1e6 / ((double)acc * sm_count));
+        fflush(stdout);
+    }
+    hb_free(b);
     CHECK(cudaFree(d_out));
     CHECK(cudaFree(d_aux));
 }
@@ -560,5 +892,9 @@ int main(int argc, char **argv)
         host_chase();
     if (!strcmp(what, "all") || !strcmp(what, "both"))
         both_ways();
+    if (!strcmp(what, "all") || !strcmp(what, "decay"))
+        decay();
+    if (!strcmp(what, "all") || !strcmp(what, "hostmem"))
+        hostmem(argc > 2 ? atoi(argv[2]) : 2);
     return 0;
 }

@@ -14,7 +14,8 @@
 # latency tests at -b 2 (they walk the first ~1 MiB whatever the size and
 # set each 8-byte node with its own cuMemcpyHtoD: 1 GiB would take
 # minutes); the SASS of both pointer chases and both both-ways copies.
-# GPU_BENCHES=0 leaves gpu-benches out, PROBE=0 the probe, TESTS=0 the
+# GPU_BENCHES=0 leaves gpu-benches out, PROBE=0 the probe (PROBE_WHAT: its
+# arguments, default all: chase, both, hostmem), TESTS=0 the
 # tests, NVBW_TESTS="" nvbandwidth's copies. Changes no clock, power or
 # other setting. Back under $OUT: results.tgz (catalogues), logs.tgz,
 # peers.txt (tests/gpu/peers_best.py over every plan, then the probe).
@@ -66,7 +67,7 @@ tar czf "$OUT/results.tgz" -C "$OUT" res   # kept should a time limit cut the pe
 nvidia-smi --query-gpu=index,name,uuid,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
 if [ "${PROBE:-1}" = 1 ]; then
     nvcc -O3 -std=c++17 -arch=sm_90 -o build/peers_probe tests/gpu/peers_probe.cu > "$OUT/log/probe-build.log" 2>&1 &&
-        timeout 120 build/peers_probe all > "$OUT/log/peer-probe.txt" 2>&1
+        timeout 300 build/peers_probe ${PROBE_WHAT:-all} > "$OUT/log/peer-probe.txt" 2>&1
     stamp "probe: exit $?"
 fi
 if [ -n "$nvbw_pids" ]; then

@@ -1,6 +1,9 @@
 /* Host memory bound to a NUMA node without libnuma (src/bench/cuda_numa.c,
  * the per-node host chase): the online nodes are read, memory bound to the
- * first lands there, a node that does not exist is refused by name. */
+ * first lands there, 2 MiB-aligned (so that it can be in huge pages, and
+ * the smaps reading finds its mapping), a node that does not exist is
+ * refused by name. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +24,11 @@ int main(void)
     if (p) {
         CHECK(landed == node || (n == 0 && landed == -1), "landed on %d", landed);
         CHECK(((unsigned char *)p)[bytes - 1] == 0x3c, "touched");
+        CHECK((uintptr_t)p % (2u << 20) == 0, "2 MiB-aligned: %p", p);
+        size_t huge = gc_numa_huge_bytes(p);
+        CHECK(huge <= bytes && huge % (2u << 20) == 0, "%zu bytes in huge pages", huge);
+        int local = 7;
+        CHECK(gc_numa_huge_bytes(&local) == 0, "a stack address starts no mapping");
         gc_numa_free(p, bytes);
     }
     p = gc_numa_alloc(bytes, GC_NUMA_MAX - 1, &landed, msg, sizeof msg);
