@@ -180,7 +180,7 @@ FUZZ_BUILD   ?= $(BUILD)/fuzz
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Isrc -Ikernels $(DEP_CFLAGS)
-FUZZ_LIBSRC  := $(filter-out src/cluster.c src/run.c src/run_out.c src/tree.c src/confirm.c src/watch.c src/backend_cuda.c src/bench/cuda_%.c,$(HOST_SRC))
+FUZZ_LIBSRC  := $(filter-out src/cluster.c src/run.c src/run_out.c src/tree.c src/confirm.c src/watch.c src/watch_gather.c src/backend_cuda.c src/bench/cuda_%.c,$(HOST_SRC))
 FUZZ_LIBOBJ  := $(FUZZ_LIBSRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/$(BUILD)/gen/valid_desc.o
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 

@@ -178,7 +178,7 @@ static int leader(tmpl *t, const char *work, double *leader_s)
     snprintf(path, sizeof path, "%s/leader", work);
     double t0 = now_s();
     if (gc_catalogue_write_node(path, &t->run, t->roster, NODE_GPUS, t->roster[0].node, shard_fetch,
-                                t, &e)) {
+                                t, NULL, &e)) {
         fprintf(stderr, "bench_tree: leader: %s\n", e.msg);
         return -1;
     }

@@ -44,10 +44,14 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
                              void *ctx, gc_catalogue_stats *stats, gc_err *err);
 
 
+/* Asked just before a file written replaces the one in its place (ctx:
+ * the fetch's): 0 leaves it unwritten (GC_EINVAL, "left to rank 0"). */
+typedef int (*gc_keep_fn)(void *ctx);
+
 /* A node leader: out_dir/nodes/<node>.json from the node's shards (fetch is
- * asked for the roster entries of that node only). */
+ * asked for the roster entries of that node only); keep: NULL or as above. */
 int gc_catalogue_write_node(const char *out_dir, const gc_run_meta *run,
                             const gc_roster_entry *roster, size_t nranks, const char *node,
-                            gc_blob_fetch fetch, void *ctx, gc_err *err);
+                            gc_blob_fetch fetch, void *ctx, gc_keep_fn keep, gc_err *err);
 
 #endif

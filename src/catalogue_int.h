@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "analyze.h"
+#include "catalogue.h"
 #include "err.h"
 #include "jsonw.h"
 #include "links.h"
@@ -40,10 +41,12 @@ void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_ve
                      gc_links *links, const gc_models_pool *pool);
 
 /* out_dir/nodes/<node>.json from n analysed GPUs (their points, and the
- * links they measured with their size tables); buf: GC_JW_BUF bytes. */
+ * links they measured with their size tables); buf: GC_JW_BUF bytes;
+ * keep (NULL: always) is asked with kctx before the file is put in place. */
 int gc_cat_write_node_file(const char *out_dir, const gc_run_meta *run,
                            const gc_roster_entry *roster, size_t nranks, const char *node,
-                           const gc_analysed *gpus, size_t n, char *buf, gc_err *err);
+                           const gc_analysed *gpus, size_t n, char *buf, gc_keep_fn keep,
+                           void *kctx, gc_err *err);
 /* Node names in order of first appearance in the roster (*names: free()
  * the array, the names are the roster's). */
 size_t gc_cat_node_list(const gc_roster_entry *roster, size_t nranks, const char ***names);

@@ -303,7 +303,8 @@ static int node_file(gc_collect *c, size_t k, gc_blob_fetch shard_fetch, void *c
             rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
     }
     if (!rc)
-        rc = gc_cat_write_node_file(c->out, c->run, c->roster, c->n, c->nodes[k], g, cnt, c->buf, err);
+        rc = gc_cat_write_node_file(c->out, c->run, c->roster, c->n, c->nodes[k], g, cnt, c->buf,
+                                    NULL, NULL, err);
     if (!rc)
         fprintf(stderr, "gpucensus: node %s: its leader wrote no node file (lost or failed); "
                         "rank 0 wrote nodes/%s.json%s\n", c->nodes[k], c->nodes[k],

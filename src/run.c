@@ -545,8 +545,13 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     int *lost = NULL;
     gc_err e = { 0 };
     gc_crash_stage("node files");
+    /* From the last item to the record's length, this rank works alone
+     * (shard, node file, analysis): it says so between steps, else rank
+     * 0 judged a live rank lost after lost_after seconds of it. */
+    gc_watch_busy(r->watch);
     gc_record_note note;
     gc_tree_node_file(r->out, &r->meta, &r->cl, r->watch, &r->abandoned, &note);
+    gc_watch_busy(r->watch);
     /* What travels is the record (summaries); the shard only if the
      * record cannot be made. */
     gc_wbuf rec = { 0 };
@@ -563,6 +568,8 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
         sink.failed = 1;
     int nlost = gc_watch_gather(r->watch, rec.data, rec.len, on_record, &sink, &lost, &e);
     gc_wbuf_free(&rec);
+    if (gc_watch_abandoned(r->watch))   /* told while it ended (lost, released): leave as such */
+        r->abandoned = 1;
     *lost_ranks = nlost > 0 ? nlost : 0;
     if (r->cl.rank != 0 || nlost < 0) {
         if (nlost < 0)
@@ -726,6 +733,7 @@ int gc_run_main(const gc_run_opts *o)
     /* Also a plan with no items for this rank; not a run abandoned. */
     r.gpu.complete = r.gpu.items_done == r.gpu.items_total;
     gc_wbuf mine = { 0 };
+    gc_watch_busy(r.watch);
     write_shard(&r, &mine);
     int lost = 0;
     exit_code = finish(&r, &mine, t0, &lost);

@@ -33,23 +33,38 @@ void gc_tree_read_shard(const char *out, const gc_roster_entry *e, gc_blob *b, v
 typedef struct leader_ctx {
     const char *out;
     const gc_roster_entry *roster;
+    gc_watch *w;
 } leader_ctx;
 
 static void leader_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
 {
     const leader_ctx *c = ctx;
+    gc_watch_busy(c->w);   /* a GPU at a time: rank 0 hears from this rank meanwhile */
     gc_tree_read_shard(c->out, &c->roster[r], b, owned);
 }
 
+/* The node file is put in place only while rank 0 has not judged this
+ * leader lost: from then on rank 0 writes it, and this one would replace
+ * rank 0's. */
+static int leader_keep(void *ctx)
+{
+    const leader_ctx *c = ctx;
+    gc_watch_busy(c->w);
+    return !gc_watch_lost_self(c->w);
+}
+
 /* After the run was abandoned the node's ranks may still be finishing an
- * item: wait a little for their last shards, never for a hung one. */
-static void wait_bounded(MPI_Request *rq, double limit_s)
+ * item: wait a little for their last shards, never for a hung one, telling
+ * rank 0 meanwhile that this rank is alive (silent here, a leader was
+ * judged lost with --gather-timeout under 5 s: tests/slurm/t_slurm.sh). */
+static void wait_bounded(gc_watch *w, MPI_Request *rq, double limit_s)
 {
     double until = gc_now_s() + limit_s;
     int flag = 0;
-    while (!flag && gc_now_s() < until) {
+    while (!flag && gc_now_s() < until && !gc_watch_lost_self(w)) {
         if (MPI_Test(rq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return;
+        gc_watch_busy(w);
         if (!flag) {
             struct timespec ts = { 0, 10 * 1000 * 1000 };
             nanosleep(&ts, NULL);
@@ -74,15 +89,22 @@ void gc_tree_node_file(const char *out, const gc_run_meta *run, const gc_cluster
     }
     /* A failed barrier (an MPI error, told to rank 0 by the watch): the
      * node file is written from the shards as they are. */
-    if (rc == MPI_SUCCESS && (*abandoned || gc_watch_wait(w, rc, &rq, "the node's barrier"))) {
+    if (rc == MPI_SUCCESS && !gc_watch_lost_self(w) &&
+        (*abandoned || gc_watch_wait(w, rc, &rq, "the node's barrier"))) {
         *abandoned = 1;
-        wait_bounded(&rq, GC_TREE_ABANDON_WAIT_S);
+        wait_bounded(w, &rq, GC_TREE_ABANDON_WAIT_S);
     }
-    leader_ctx c = { out, cl->roster };
+    leader_ctx c = { out, cl->roster, w };
     gc_err e = { 0 };
-    if (gc_catalogue_write_node(out, run, cl->roster, (size_t)cl->size, cl->node_name,
-                                leader_fetch, &c, &e) == 0) {
+    if (!gc_watch_lost_self(w) &&
+        gc_catalogue_write_node(out, run, cl->roster, (size_t)cl->size, cl->node_name,
+                                leader_fetch, &c, leader_keep, &e) == 0) {
         note->node_file = GC_NODE_FILE_WRITTEN;
+    } else if (gc_watch_lost_self(w)) {
+        /* rank 0 writes this node's file itself (its leader is lost to it) */
+        *abandoned = 1;
+        fprintf(stderr, "gpucensus: rank %d: rank 0 judged it lost: the node file of %s is left "
+                        "to rank 0\n", cl->rank, cl->node_name);
     } else {
         note->node_file = GC_NODE_FILE_FAILED;
         snprintf(note->msg, sizeof note->msg, "%.190s", e.msg);

@@ -1,5 +1,6 @@
-/* Progress, liveness and the gather with a deadline. See watch.h. */
-#include "watch.h"
+/* Progress, liveness and the end of the job. See watch.h; the gather is
+ * in watch_gather.c. */
+#include "watch_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,53 +13,7 @@
 #include "stop.h"
 #include "timeutil.h"
 
-enum { TAG_PROGRESS = 80, TAG_ABANDON = 81, TAG_RELEASE = 82, TAG_STOP = 83, TAG_LEN = 76,
-       TAG_DATA = 77, NSLOTS = 8 };
-
-/* Why a run is abandoned (the word rank 0 sends with TAG_ABANDON). */
-enum { WHY_NONE, WHY_LOST, WHY_STOP, WHY_MPI };
-/* A rank's TAG_STOP word: the signal that stopped it, or this. */
-#define STOP_MPI_ERROR (-1)
-/* Stopped by a signal (Slurm's SIGTERM, then SIGKILL after KillWait,
- * default 30 s): a rank silent this long past its item's budget is lost,
- * so the partial catalogue is written in time. */
-#define STOP_LOST_AFTER_S 10.0
-
-struct gc_watch {
-    MPI_Comm comm;
-    int rank, size;
-    gc_progress_mode mode;
-    double lost_after_s, t0;
-    int abandon, why;
-    char reason[96];         /* why the run is abandoned, for messages */
-    int stop_seen;           /* gc_stop_signal() acted upon */
-    int32_t stop_msg;        /* non-root: what this rank tells rank 0 */
-    MPI_Request stop_req;    /* non-root: that send; rank 0: its receive */
-    /* every rank: its own counters, sends in flight */
-    uint32_t done, total;
-    double budget_s, last_sent, sent_budget_s, window_start;
-    int window_sent;
-    int32_t slot_buf[NSLOTS][3];
-    MPI_Request slot_req[NSLOTS];
-    MPI_Request abandon_req;       /* non-root: the word from rank 0 */
-    int32_t abandon_buf;
-    MPI_Request release_req;       /* non-root: rank 0's release (gc_watch_release) */
-    int32_t release_buf;
-    int released;
-    /* rank 0 */
-    MPI_Request prog_req;
-    int32_t prog_buf[3];
-    uint32_t *done_of, *total_of;
-    double *budget_of, *heard;
-    int *lost, *delivered;
-    uint64_t all_total;
-    double last_print;
-    int printed_end;
-    MPI_Request *abandon_out;
-    int32_t abandon_msg;
-};
-
-static void nap(unsigned *spins)
+void wt_nap(unsigned *spins)
 {
     /* Spin briefly (barriers that are about to complete), then sleep so
      * waiting ranks leave the CPU to the ones measuring. */
@@ -92,7 +47,7 @@ int gc_watch_open(gc_watch **out, MPI_Comm world, gc_progress_mode mode, double 
     w->budget_s = first_budget_s;
     for (int i = 0; i < NSLOTS; i++)
         w->slot_req[i] = MPI_REQUEST_NULL;
-    w->abandon_req = w->prog_req = w->stop_req = w->release_req = MPI_REQUEST_NULL;
+    w->abandon_req = w->prog_req = w->stop_req = w->release_req = w->lost_req = MPI_REQUEST_NULL;
     if (w->rank == 0) {
         size_t n = (size_t)w->size;
         w->done_of = calloc(n, sizeof *w->done_of);
@@ -102,8 +57,9 @@ int gc_watch_open(gc_watch **out, MPI_Comm world, gc_progress_mode mode, double 
         w->lost = calloc(n, sizeof *w->lost);
         w->delivered = calloc(n, sizeof *w->delivered);
         w->abandon_out = calloc(n, sizeof *w->abandon_out);
+        w->lost_out = calloc(n, sizeof *w->lost_out);
         if (!w->done_of || !w->total_of || !w->budget_of || !w->heard || !w->lost || !w->delivered ||
-            !w->abandon_out) {
+            !w->abandon_out || !w->lost_out) {
             gc_watch_close(w);
             return gc_fail(err, GC_ENOMEM, "out of memory");
         }
@@ -111,13 +67,14 @@ int gc_watch_open(gc_watch **out, MPI_Comm world, gc_progress_mode mode, double 
             w->total_of[r] = GC_WATCH_UNKNOWN;
             w->heard[r] = w->t0;
             w->budget_of[r] = first_budget_s;
-            w->abandon_out[r] = MPI_REQUEST_NULL;
+            w->abandon_out[r] = w->lost_out[r] = MPI_REQUEST_NULL;
         }
         w->last_print = w->t0;
         MPI_Irecv(w->prog_buf, 3, MPI_INT32_T, MPI_ANY_SOURCE, TAG_PROGRESS, w->comm, &w->prog_req);
         MPI_Irecv(&w->stop_msg, 1, MPI_INT32_T, MPI_ANY_SOURCE, TAG_STOP, w->comm, &w->stop_req);
     } else {
         MPI_Irecv(&w->abandon_buf, 1, MPI_INT32_T, 0, TAG_ABANDON, w->comm, &w->abandon_req);
+        MPI_Irecv(&w->lost_buf, 1, MPI_INT32_T, 0, TAG_LOST, w->comm, &w->lost_req);
     }
     *out = w;
     return 0;
@@ -142,7 +99,7 @@ static void send_progress(gc_watch *w)
     /* All slots busy: rank 0 is behind; this report can be skipped. */
 }
 
-static void print_progress(gc_watch *w, double now)
+void wt_print_progress(gc_watch *w, double now)
 {
     uint64_t done = 0;
     int ranks_done = 0, lost = 0;
@@ -187,7 +144,7 @@ static void print_progress(gc_watch *w, double now)
         w->printed_end = 1;
 }
 
-static double lost_after(const gc_watch *w)
+double wt_lost_after(const gc_watch *w)
 {
     return w->why == WHY_STOP ? fmin(w->lost_after_s, STOP_LOST_AFTER_S) : w->lost_after_s;
 }
@@ -206,7 +163,24 @@ static void start_abandon(gc_watch *w, int why, const char *reason)
             MPI_Isend(&w->abandon_msg, 1, MPI_INT32_T, r, TAG_ABANDON, w->comm, &w->abandon_out[r]);
 }
 
-static void root_poll(gc_watch *w)
+void wt_judge_lost(gc_watch *w, int r, const char *why)
+{
+    w->lost[r] = 1;
+    w->delivered[r] = 0;
+    fprintf(stderr, "gpucensus: rank %d: %s: lost, hung or dead; it is told to stop, the others "
+                    "stop and send what they have\n", r, why);
+    /* A rank only slow (a loaded machine) reads this at its next word and
+     * stops: it saves its shard, writes no node file (rank 0 writes that),
+     * sends its record (taken if rank 0 still gathers) and leaves when
+     * rank 0 releases it. A hung or dead one never reads it. */
+    if (w->lost_out[r] == MPI_REQUEST_NULL) {
+        w->lost_msg = WHY_SELF;
+        MPI_Isend(&w->lost_msg, 1, MPI_INT32_T, r, TAG_LOST, w->comm, &w->lost_out[r]);
+    }
+    start_abandon(w, WHY_LOST, "another rank was lost");
+}
+
+void wt_root_poll(gc_watch *w)
 {
     double now = gc_now_s();
     for (;;) {
@@ -245,16 +219,15 @@ static void root_poll(gc_watch *w)
     w->total_of[0] = w->total;
     w->heard[0] = now;
     for (int r = 1; r < w->size; r++) {
-        if (w->lost[r] || w->delivered[r] || now - w->heard[r] <= lost_after(w) + w->budget_of[r])
+        if (w->lost[r] || w->delivered[r] || now - w->heard[r] <= wt_lost_after(w) + w->budget_of[r])
             continue;
-        w->lost[r] = 1;
-        fprintf(stderr, "gpucensus: rank %d: no word for %.0f s (more than %.0f s past its "
-                        "item's budget): lost, hung or dead; the others stop and send what "
-                        "they have\n", r, now - w->heard[r], lost_after(w));
-        start_abandon(w, WHY_LOST, "another rank was lost");
+        char why[96];
+        snprintf(why, sizeof why, "no word for %.0f s (more than %.0f s past its item's budget)",
+                 now - w->heard[r], wt_lost_after(w));
+        wt_judge_lost(w, r, why);
     }
     if (w->mode != GC_PROGRESS_OFF && !w->printed_end && now - w->last_print >= 1.0)
-        print_progress(w, now);
+        wt_print_progress(w, now);
 }
 
 /* This rank ends the run: rank 0 abandons it for everyone; another rank
@@ -299,7 +272,7 @@ int gc_watch_poll(gc_watch *w)
         request_stop(w, sig, why);
     }
     if (w->rank == 0) {
-        root_poll(w);
+        wt_root_poll(w);
         return w->abandon;
     }
     if (w->abandon_req != MPI_REQUEST_NULL) {
@@ -315,9 +288,36 @@ int gc_watch_poll(gc_watch *w)
                                          : "another rank was lost");
         }
     }
-    if (gc_now_s() - w->last_sent >= 1.0)
+    int flag = 0;
+    if (w->lost_req != MPI_REQUEST_NULL &&
+        MPI_Test(&w->lost_req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag) {
+        /* more to the point than any word before it */
+        w->abandon = w->lost_self = 1;
+        w->why = WHY_SELF;
+        snprintf(w->reason, sizeof w->reason, "rank 0 judged this rank lost (silent past its "
+                 "budget)");
+    }
+    if (!w->abandon && wt_release_seen(w)) {   /* rank 0 ends the job: nothing more is taken */
+        w->abandon = 1;
+        w->why = WHY_ENDED;
+        snprintf(w->reason, sizeof w->reason, "rank 0 ended the run");
+    }
+    /* Once a second, as rank 0 prints; more often only where lost_after
+     * is under 4 s (tests), so that a word always comes in time. */
+    if (gc_now_s() - w->last_sent >= fmin(1.0, wt_lost_after(w) / 4))
         send_progress(w);
     return w->abandon;
+}
+
+void gc_watch_busy(gc_watch *w)
+{
+    w->budget_s = 0;   /* between steps: silence is judged by lost_after alone */
+    gc_watch_poll(w);
+}
+
+int gc_watch_lost_self(const gc_watch *w)
+{
+    return w->lost_self;
 }
 
 int gc_watch_abandoned(const gc_watch *w)
@@ -378,7 +378,7 @@ int gc_watch_wait(gc_watch *w, int start_rc, MPI_Request *req, const char *what)
             return 0;
         if (gc_watch_poll(w))
             return 1;
-        nap(&spins);
+        wt_nap(&spins);
     }
 }
 
@@ -389,7 +389,7 @@ double gc_watch_silent_s(const gc_watch *w, int r)
 
 /* Non-root: rank 0 has released this rank (its catalogue is written, the
  * job about to end). */
-static int release_seen(gc_watch *w)
+int wt_release_seen(gc_watch *w)
 {
     if (w->released)
         return 1;
@@ -404,188 +404,7 @@ static int release_seen(gc_watch *w)
 
 int gc_watch_released(gc_watch *w)
 {
-    return w->rank != 0 && release_seen(w);
-}
-
-static int send_blob(gc_watch *w, const void *data, size_t len, gc_err *err)
-{
-    long long n = (long long)len;
-    MPI_Request rq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-    int rc = MPI_Isend(&n, 1, MPI_LONG_LONG, 0, TAG_LEN, w->comm, &rq[0]);
-    if (!rc && len)
-        rc = MPI_Isend(data, (int)len, MPI_BYTE, 0, TAG_DATA, w->comm, &rq[1]);
-    /* Rank 0 may have given up on this rank (judged lost while it was
-     * slow, not dead) and never take the bytes: its release ends the wait
-     * (a blocking wait here outlived rank 0's MPI_Abort in recovery mode). */
-    unsigned spins = 0;
-    for (int done = 0; !rc && !done;) {
-        rc = MPI_Testall(2, rq, &done, MPI_STATUSES_IGNORE);
-        if (!rc && !done && release_seen(w))
-            return gc_fail(err, GC_EIO, "gather: rank 0 ended the run before it took this rank's "
-                           "%zu bytes (it judged this rank lost)", len);
-        if (!rc && !done)
-            nap(&spins);
-    }
-    if (rc) {
-        char s[MPI_MAX_ERROR_STRING] = "";
-        int sl = 0;
-        MPI_Error_string(rc, s, &sl);
-        return gc_fail(err, GC_EIO, "gather: sending %zu bytes to rank 0: MPI error: %s", len, s);
-    }
-    return 0;
-}
-
-#define GATHER_WINDOW 16   /* records being received at once */
-
-int gc_watch_gather(gc_watch *w, const void *data, size_t len, gc_gather_fn on_blob, void *ctx,
-                    int **lost, gc_err *err)
-{
-    if (len > (size_t)0x7fffffff)
-        return gc_fail(err, GC_EINVAL, "gather: %zu bytes is over 2 GiB", len), -1;
-    if (w->rank != 0)
-        return send_blob(w, data, len, err) ? -1 : 0;
-    size_t n = (size_t)w->size;
-    /* a rank's bytes while they arrive; handed to on_blob once they have */
-    uint8_t **blobs = calloc(n, sizeof *blobs);
-    size_t *lens = calloc(n, sizeof *lens);
-    *lost = calloc(n, sizeof **lost);
-    MPI_Request *dreq = calloc(n, sizeof *dreq);
-    /* ranks whose length came, in order, waiting for their receive to be
-     * posted: at most GATHER_WINDOW at once, so that rank 0 holds a bounded
-     * number of records while it analyses one (collect.c) */
-    int *queue = calloc(n, sizeof *queue);
-    size_t qh = 0, qt = 0, inflight = 0;
-    if (!blobs || !lens || !*lost || !dreq || !queue) {
-        free(dreq), free(blobs), free(lens), free(queue);
-        return gc_fail(err, GC_ENOMEM, "gather: out of memory"), -1;
-    }
-    for (size_t r = 0; r < n; r++)
-        dreq[r] = MPI_REQUEST_NULL;
-    uint8_t *own = NULL;
-    if (len) {
-        own = malloc(len);
-        if (!own) {
-            free(dreq), free(blobs), free(lens), free(queue);
-            return gc_fail(err, GC_ENOMEM, "gather: out of memory"), -1;
-        }
-        memcpy(own, data, len);
-    }
-    w->delivered[0] = 1;
-    on_blob(ctx, 0, own, len);
-    long long hdr = 0;
-    MPI_Request hreq = MPI_REQUEST_NULL;
-    unsigned spins = 0;
-    for (;;) {
-        /* Ranks still to hear from: neither lost nor fully received. */
-        int waiting = 0, headers = 0;
-        for (int r = 1; r < w->size; r++) {
-            waiting += !w->lost[r] && (!w->delivered[r] || dreq[r] != MPI_REQUEST_NULL);
-            headers += !w->lost[r] && !w->delivered[r];
-        }
-        waiting += qh < qt;
-        if (!headers && hreq != MPI_REQUEST_NULL) {
-            /* Nobody else will send a header: drop the open receive. */
-            MPI_Cancel(&hreq);
-            MPI_Wait(&hreq, MPI_STATUS_IGNORE);
-            hreq = MPI_REQUEST_NULL;
-        }
-        if (!waiting)
-            break;
-        int busy = 0;
-        /* Every length that has come, at once: a rank whose length came is
-         * delivered and never judged lost, however long its record then
-         * waits while rank 0 analyses the ones before it. */
-        while (headers > 0) {
-            if (hreq == MPI_REQUEST_NULL)
-                MPI_Irecv(&hdr, 1, MPI_LONG_LONG, MPI_ANY_SOURCE, TAG_LEN, w->comm, &hreq);
-            int flag = 0;
-            MPI_Status st;
-            if (MPI_Test(&hreq, &flag, &st) != MPI_SUCCESS) {
-                /* posted again next round; silent ranks are judged lost meanwhile */
-                MPI_Request_free(&hreq);
-                hreq = MPI_REQUEST_NULL;
-                break;
-            }
-            if (!flag)
-                break;
-            int r = st.MPI_SOURCE;
-            hreq = MPI_REQUEST_NULL;
-            busy = 1;
-            if (r > 0 && r < w->size && !w->delivered[r]) {
-                size_t bl = hdr > 0 ? (size_t)hdr : 0;
-                lens[r] = bl;
-                w->heard[r] = gc_now_s();
-                w->budget_of[r] = 0;
-                if (w->lost[r])
-                    headers++;   /* not counted above: it spoke after all */
-                w->lost[r] = 0;   /* take what it sends */
-                w->delivered[r] = 1;
-                headers--;
-                if (bl)
-                    queue[qt++] = r;
-                else
-                    on_blob(ctx, r, NULL, 0);
-            }
-        }
-        /* Judged now, right after every length that has come was taken:
-         * judged after the records below (rank 0 analyses them, seconds
-         * at times), a rank whose length came meanwhile read as silent
-         * since its last word, was judged lost and the run abandoned for
-         * everyone (tests/mpi/t_watch.sh) */
-        root_poll(w);
-        while (qh < qt && inflight < GATHER_WINDOW) {
-            int r = queue[qh++];
-            blobs[r] = malloc(lens[r]);
-            if (!blobs[r]) {
-                /* The sender waits for us: nothing sane is left. */
-                fprintf(stderr, "gpucensus: gather: no memory for rank %d's %zu bytes\n", r, lens[r]);
-                MPI_Abort(MPI_COMM_WORLD, 1);
-            }
-            MPI_Irecv(blobs[r], (int)lens[r], MPI_BYTE, r, TAG_DATA, w->comm, &dreq[r]);
-            inflight++;
-        }
-        for (int r = 1; r < w->size; r++) {
-            if (dreq[r] == MPI_REQUEST_NULL)
-                continue;
-            int f = 0, rc = MPI_Test(&dreq[r], &f, MPI_STATUS_IGNORE);
-            if (rc != MPI_SUCCESS) {
-                char s[MPI_MAX_ERROR_STRING] = "";
-                int sl = 0;
-                MPI_Error_string(rc, s, &sl);
-                fprintf(stderr, "gpucensus: gather: MPI error receiving rank %d's results: %s; "
-                                "it is taken as lost\n", r, s);
-                free(blobs[r]);
-                blobs[r] = NULL;
-                lens[r] = 0;
-                w->lost[r] = 1;
-                dreq[r] = MPI_REQUEST_NULL;
-                inflight--;
-                f = 1;
-            } else if (f) {
-                inflight--;
-                /* arrived: analysed now, while others still send */
-                on_blob(ctx, r, blobs[r], lens[r]);
-                blobs[r] = NULL;
-            }
-            busy |= f;
-        }
-        if (!busy)
-            nap(&spins);
-        else
-            spins = 0;
-    }
-    int nlost = 0;
-    for (int r = 1; r < w->size; r++) {
-        (*lost)[r] = w->lost[r];
-        nlost += w->lost[r];
-    }
-    if (w->mode != GC_PROGRESS_OFF && !w->printed_end)
-        print_progress(w, gc_now_s());
-    free(dreq);
-    free(blobs);
-    free(lens);
-    free(queue);
-    return nlost;
+    return w->rank != 0 && wt_release_seen(w);
 }
 
 void gc_watch_release(gc_watch *w)
@@ -604,7 +423,7 @@ void gc_watch_release(gc_watch *w)
      * rank that died since. */
     double end = gc_now_s() + 2.0;
     unsigned spins = 0;
-    for (int all = 0; rq && !all && gc_now_s() < end; nap(&spins))
+    for (int all = 0; rq && !all && gc_now_s() < end; wt_nap(&spins))
         MPI_Testall(n, rq, &all, MPI_STATUSES_IGNORE);
     free(rq);
 }
@@ -615,8 +434,8 @@ int gc_watch_await_release(gc_watch *w, double timeout_s)
         return 0;
     double end = gc_now_s() + timeout_s;
     unsigned spins = 0;
-    while (!release_seen(w) && gc_now_s() < end)
-        nap(&spins);
+    while (!wt_release_seen(w) && gc_now_s() < end)
+        wt_nap(&spins);
     if (!w->released && w->release_req != MPI_REQUEST_NULL) {
         MPI_Cancel(&w->release_req);
         MPI_Request_free(&w->release_req);
@@ -661,6 +480,10 @@ void gc_watch_close(gc_watch *w)
         MPI_Cancel(&w->abandon_req);
         MPI_Wait(&w->abandon_req, MPI_STATUS_IGNORE);
     }
+    if (w->lost_req != MPI_REQUEST_NULL) {
+        MPI_Cancel(&w->lost_req);
+        MPI_Wait(&w->lost_req, MPI_STATUS_IGNORE);
+    }
     if (w->release_req != MPI_REQUEST_NULL) {
         MPI_Cancel(&w->release_req);
         MPI_Wait(&w->release_req, MPI_STATUS_IGNORE);
@@ -673,10 +496,12 @@ void gc_watch_close(gc_watch *w)
     for (int i = 0; i < NSLOTS; i++)
         if (w->slot_req[i] != MPI_REQUEST_NULL)
             MPI_Wait(&w->slot_req[i], MPI_STATUS_IGNORE);
-    if (w->abandon_out)
-        for (int r = 0; r < w->size; r++)
-            if (w->abandon_out[r] != MPI_REQUEST_NULL)
-                MPI_Request_free(&w->abandon_out[r]);
+    for (int r = 0; w->abandon_out && w->lost_out && r < w->size; r++) {
+        if (w->abandon_out[r] != MPI_REQUEST_NULL)
+            MPI_Request_free(&w->abandon_out[r]);
+        if (w->lost_out[r] != MPI_REQUEST_NULL)
+            MPI_Request_free(&w->lost_out[r]);
+    }
     free(w->done_of);
     free(w->total_of);
     free(w->budget_of);
@@ -684,6 +509,7 @@ void gc_watch_close(gc_watch *w)
     free(w->lost);
     free(w->delivered);
     free(w->abandon_out);
+    free(w->lost_out);
     if (w->comm != MPI_COMM_NULL)
         MPI_Comm_free(&w->comm);
     free(w);

@@ -4,13 +4,19 @@
  * Every rank tells rank 0, with a small non-blocking send, how many of its
  * work items are done and the time budget of the next one: after each
  * item, and once a second while it waits for others (barriers, a pair's
- * peer). Nothing is sent while an item is measured. Rank 0 prints the
+ * peer) or works on its own after measuring (its shard, its node's file,
+ * its analysis: gc_watch_busy between steps). Nothing is sent while an
+ * item is measured. Rank 0 prints the
  * cluster's progress at most once a second and judges: a rank silent for
  * longer than lost_after_s plus the budget of the item it said it was
- * starting is lost (hung or dead). Rank 0 then tells every other rank to
- * abandon what is left of its plan and send its results; it waits for
- * those under the same rule, and the run ends with the lost ranks marked
- * failed (the caller aborts the job, which also stops the hung ranks).
+ * starting is lost (hung or dead); so is one whose record's length came
+ * and then not its bytes within lost_after_s of rank 0's waiting. Rank 0
+ * tells the lost rank so (should it be only slow, it stops, saves its
+ * shard, writes no node file and sends its record, taken while rank 0
+ * still gathers), and every other rank to abandon what is left of its
+ * plan and send its results; it waits for those under the same rule, and
+ * the run ends with the lost ranks marked failed (the caller aborts the
+ * job, which also stops the hung ranks).
  * A SIGINT/SIGTERM (stop.h) or an MPI error on any rank ends the run the
  * same way: that rank tells rank 0, rank 0 tells the others; while a
  * signal stops the run, a rank silent for 10 s past its item's budget is
@@ -44,8 +50,18 @@ int gc_watch_open(gc_watch **w, MPI_Comm world, gc_progress_mode mode, double lo
 void gc_watch_plan(gc_watch *w, uint32_t total, uint32_t done, double first_budget_s);
 /* After an item: done items so far, the budget of the next one. */
 void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s);
-/* Read messages, report, judge; 1 once the run is being abandoned. */
+/* Read messages, report, judge; 1 once the run is being abandoned (also
+ * on a rank rank 0 judged lost, or released). */
 int gc_watch_poll(gc_watch *w);
+/* Between steps of work that is not measuring (saving the shard, the
+ * node's file, the analysis of the rank's results): tells rank 0 this
+ * rank is alive (at most once a second, as while waiting) with no budget,
+ * so a step may last lost_after_s at most. */
+void gc_watch_busy(gc_watch *w);
+/* Non-root: rank 0 judged this rank lost (it was silent, not dead): it
+ * must stop, keep its results in its shard, and leave the files rank 0
+ * writes (its node's file) to rank 0. */
+int gc_watch_lost_self(const gc_watch *w);
 /* Complete req (a barrier, a peer transfer) while polling: 0 done, 1 the
  * run was abandoned first (req is then left pending). start_rc: what the
  * call that made req returned; an MPI error there or while waiting goes

@@ -7,10 +7,11 @@
 # recorded failed.
 #
 # Margins under load: a rank is judged lost when silent for --gather-timeout
-# past its item's budget, and a rank says nothing while it analyses its
-# results and writes its node file; on 2 cores under a load of ~40 that took
+# past its item's budget. A rank used to say nothing while it analysed its
+# results and wrote its node file; on 2 cores under a load of ~40 that took
 # more than the 2 s this test gave it (a live rank judged lost while
-# ending), so the test gives 10 s. Such a rank, and every other, is released
+# ending), so the test gives 10 s. It now speaks between those steps
+# (gc_watch_busy); 10 s stays as the margin for one step under load. Such a rank, and every other, is released
 # by rank 0 before it aborts, and rank 0 leaves by itself if MPI_Abort has
 # not ended it within GC_WATCH_ABORT_GRACE_S (20 s): the job ends well
 # inside the 300 s each run is given here.

@@ -1,18 +1,45 @@
 #!/bin/sh
-# watch.c's gather judges a rank lost only on what has come: a rank whose
-# record came while rank 0 was busy with another's (analysing it) is taken,
-# not judged lost, and the run is not abandoned (tests/mpi/watch_probe.c
-# orders the events by messages: rank 2 silent past the lost judgment, its
-# record sent, while rank 0 is inside the handler of rank 1's). Judged
-# after the handler, before taking the lengths that had come, rank 2 read
-# as lost and the whole run was abandoned.
+# watch.c's judgments of lost ranks, each ordered by messages, not timing
+# (tests/mpi/watch_probe.c says how):
+#  record    a rank whose record came while rank 0 was busy with another's
+#            (analysing it) is taken, not judged lost, the run goes on.
+#            Judged after the handler, before taking the lengths that had
+#            come, it read as lost and the whole run was abandoned.
+#  analysis  a rank that works on alone after its items (its analysis) and
+#            says so between steps (gc_watch_busy) is not judged lost;
+#            silent there it was ("lost 1 abandoned 1 taken 1,0").
+#  lost      a rank judged lost that comes back is told so: it leaves the
+#            wait it is in (a barrier whose peers stopped) and says why.
+#            Untold it waited for ever and the job hung.
+#  body      a rank whose record's length came but not its bytes is judged
+#            lost within the lost-after time and the gather ends; rank 0
+#            waited for the bytes for ever.
 . "$(dirname "$0")/../lib.sh"
 P=$BUILD/tests/mpi/watch_probe
 [ -x "$P" ] || die "no $P (make tests first)"
-timeout 120 $MPIRUN -np 3 "$P" > "$TMP/probe.out" 2> "$TMP/probe.err"
-rc=$?
-cat "$TMP/probe.out" "$TMP/probe.err"
-[ $rc = 0 ] || die "probe: exit $rc"
-grep -q "lost, hung or dead" "$TMP/probe.err" && die "rank 2 judged lost after its record came"
-[ "$(cat "$TMP/probe.out")" = "probe: lost 0 abandoned 0 taken 1,1,1" ] || die "probe: $(cat "$TMP/probe.out")"
+
+probe() {   # probe MODE RANKS EXPECTED
+    timeout 120 $MPIRUN -np "$2" "$P" "$1" > "$TMP/$1.out" 2> "$TMP/$1.err"
+    rc=$?
+    cat "$TMP/$1.out" "$TMP/$1.err"
+    [ $rc = 124 ] && die "$1: the probe hung (killed by timeout)"
+    [ $rc = 0 ] || die "$1: exit $rc"
+    [ "$(cat "$TMP/$1.out")" = "$3" ] || die "$1: $(cat "$TMP/$1.out"), expected $3"
+}
+
+probe record 3 "probe record: lost 0 abandoned 0 taken 1,1,1"
+grep -q "lost, hung or dead" "$TMP/record.err" && die "record: rank 2 judged lost after its record came"
 echo "ok: a rank whose record came while rank 0 analysed another's is taken, the run goes on"
+
+probe analysis 2 "probe analysis: lost 0 abandoned 0 taken 1,1"
+echo "ok: a rank analysing alone past the lost-after time, saying so between steps, is not lost"
+
+probe lost 2 "probe lost: lost 1 abandoned 1 taken 1,0 told: rank 0 judged this rank lost (silent past its budget)"
+grep -q "^gpucensus: rank 1: no word for .*: lost, hung or dead; it is told to stop" "$TMP/lost.err" ||
+    die "lost: no message that rank 1 was lost and told"
+echo "ok: a rank judged lost that comes back is told to stop and leaves its wait"
+
+probe body 2 "probe body: lost 1 abandoned 1 taken 1,0"
+grep -q "^gpucensus: rank 1: its length came, then not its 2 bytes in [0-9]* s: lost" "$TMP/body.err" ||
+    die "body: no message that rank 1's bytes did not come"
+echo "ok: a rank whose length came but not its bytes is judged lost, the gather ends"

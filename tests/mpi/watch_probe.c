@@ -1,31 +1,65 @@
-/* A probe of watch.c's gather for tests/mpi/t_watch.sh, on 3 ranks
- * (mpirun -np 3): rank 0 judges a rank lost when nothing came from it for
- * more than LOST_S. Rank 2 says its last word, which rank 0 takes in, and
- * goes silent; rank 0 then takes rank 1's record, and inside the handler
- * (on_blob, where the run analyses a record: seconds at times) waits while
- * rank 2 stays silent past LOST_S, sends its record, and tells rank 0 (on
- * another communicator) that it did: rank 2's length is then with rank 0
- * (one connection between them, in order). Rank 2 delivered: it must be
- * taken, not judged lost, and the run not abandoned. The order of events
- * is made by messages, not by timing: rank 2 is silent past LOST_S
- * whenever the handler returns.
- * Prints "probe: lost N abandoned A taken R0,R1,R2" on rank 0; exit 0. */
+/* Probes of watch.c for tests/mpi/t_watch.sh: `watch_probe MODE` under
+ * mpirun (record: 3 ranks, the others 2). Rank 0 judges a rank lost when
+ * nothing came from it for more than LOST_S (lost_s: 1 s, 2 s in
+ * analysis). The order of events is made by messages on MPI_COMM_WORLD,
+ * not by timing: a rank meant to be silent past LOST_S is so whenever rank
+ * 0 next judges, and a rank that gets no answer from the watch waits for
+ * ever (the test's timeout fails it).
+ *
+ * record   Rank 2 says its last word, which rank 0 takes in, and goes
+ *          silent; rank 0 takes rank 1's record and, inside the handler
+ *          (on_blob, where the run analyses a record: seconds at times),
+ *          waits while rank 2 stays silent past LOST_S, sends its record
+ *          and tells rank 0 (on world) that it did: rank 2's length is then
+ *          with rank 0 (one connection between them, in order). Rank 2
+ *          delivered: taken, not judged lost, the run not abandoned.
+ * analysis Rank 1 ends its items and works on alone (its analysis) while
+ *          rank 0 watches for LOST_S + 2 s of its own clock, calling
+ *          gc_watch_busy between steps: not judged lost.
+ * lost     Rank 1 goes silent (hung) until rank 0 has judged it lost, then
+ *          comes back and waits on a transfer no one will complete (a
+ *          barrier whose peers stopped): rank 0's word must end that wait,
+ *          saying that rank 0 judged it lost.
+ * body     Rank 1's length goes to rank 0 but its bytes never leave (the
+ *          profiling interface swallows them: a rank dead or hung between
+ *          the two sends): rank 0 must judge it lost and end the gather.
+ * Prints one line on rank 0: "probe MODE: lost N abandoned A taken
+ * R0,R1[,R2]" (lost: the gather's count), for lost also "told: REASON";
+ * exit 0. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "timeutil.h"
 #include "watch.h"
 
-#define LOST_S 1.0
-#define TAG_QUIET 900  /* rank 2 to 0: its last word is sent; silent from now */
-#define TAG_GO 903     /* rank 0 to 1: send your record */
+#define TAG_QUIET 900  /* to rank 0: my last word is sent; silent from now */
 #define TAG_HOLD 901   /* rank 0 to 2: it is taking rank 1's record */
 #define TAG_SENT 902   /* rank 2 to 0: its record is sent */
+#define TAG_GO 903     /* rank 0 to 1: go on (send your record, come back) */
+#define TAG_LEFT 904   /* rank 1 to 0: it left its wait; the reason follows */
+#define TAG_NEVER 905  /* never sent */
+
+static double lost_s = 1.0;
+static int swallow_body;   /* body: this rank's record bytes never leave */
+
+/* The profiling interface: the watch's record bytes are the only MPI_BYTE
+ * send on its own communicator. Swallowed, they become a request that
+ * never completes, as for a rank that died or hung after its length. */
+int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    static char none;
+    if (swallow_body && dt == MPI_BYTE && comm != MPI_COMM_WORLD)
+        return PMPI_Irecv(&none, 0, MPI_BYTE, 0, TAG_NEVER, MPI_COMM_SELF, req);
+    return PMPI_Isend(buf, count, dt, dest, tag, comm, req);
+}
 
 typedef struct taken {
     int got[3];
+    int hold;   /* record: hold rank 2 inside rank 1's record */
 } taken;
 
 static void nap_s(double s)
@@ -40,11 +74,42 @@ static void on_blob(void *ctx, int rank, uint8_t *data, size_t len)
     if (rank >= 0 && rank < 3 && data && len == 2 && data[0] == 'r' && data[1] == '0' + rank)
         t->got[rank] = 1;
     free(data);
-    if (rank == 1) {   /* rank 2 stays silent past LOST_S and sends meanwhile */
+    if (rank == 1 && t->hold) {   /* rank 2 stays silent past lost_s and sends meanwhile */
         int x = 1;
         MPI_Send(&x, 1, MPI_INT, 2, TAG_HOLD, MPI_COMM_WORLD);
         MPI_Recv(&x, 1, MPI_INT, 2, TAG_SENT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
+}
+
+/* Rank r's last word is with rank 0 (it came before TAG_QUIET): from here
+ * rank 0's clock of r's silence runs. */
+static void quiet(gc_watch *w, int rank, int r)
+{
+    int x = 1;
+    if (rank == r) {
+        MPI_Send(&x, 1, MPI_INT, 0, TAG_QUIET, MPI_COMM_WORLD);
+        return;
+    }
+    MPI_Request rq;
+    int flag = 0;
+    MPI_Irecv(&x, 1, MPI_INT, r, TAG_QUIET, MPI_COMM_WORLD, &rq);
+    while (!flag) {
+        MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+        gc_watch_poll(w);
+        nap_s(0.001);
+    }
+    gc_watch_poll(w);
+}
+
+static int go_seen(void)
+{
+    int flag = 0;
+    MPI_Iprobe(0, TAG_GO, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    if (flag) {
+        int x;
+        MPI_Recv(&x, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    return flag;
 }
 
 int main(int argc, char **argv)
@@ -53,52 +118,99 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 3) {
+    const char *mode = argc > 1 ? argv[1] : "record";
+    int want = !strcmp(mode, "record") ? 3 : 2;
+    if (strcmp(mode, "record") && strcmp(mode, "analysis") && strcmp(mode, "lost") &&
+        strcmp(mode, "body")) {
         if (!rank)
-            fprintf(stderr, "watch_probe: run it on 3 ranks\n");
+            fprintf(stderr, "watch_probe: unknown mode '%s'\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    if (size != want) {
+        if (!rank)
+            fprintf(stderr, "watch_probe: run %s on %d ranks\n", mode, want);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (!strcmp(mode, "analysis"))
+        lost_s = 2.0;   /* beats every lost_s / 4: a margin of 1.5 s against a loaded machine */
+    swallow_body = !strcmp(mode, "body") && rank == 1;
     gc_watch *w;
     gc_err err = { 0 };
-    if (gc_watch_open(&w, MPI_COMM_WORLD, GC_PROGRESS_OFF, LOST_S, 1, 0, &err)) {
+    if (gc_watch_open(&w, MPI_COMM_WORLD, GC_PROGRESS_OFF, lost_s, 1, 0, &err)) {
         fprintf(stderr, "watch_probe: %s\n", err.msg);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     gc_watch_plan(w, 1, 0, 0);   /* a word to rank 0 */
     char mine[2] = { 'r', (char)('0' + rank) };
+    char told[128] = "";
     int x = 1;
-    if (rank == 2) {   /* silent from here: no watch call until the gather */
-        MPI_Send(&x, 1, MPI_INT, 0, TAG_QUIET, MPI_COMM_WORLD);
-        MPI_Recv(&x, 1, MPI_INT, 0, TAG_HOLD, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        nap_s(LOST_S + 1.0);
-    } else if (rank == 1) {
-        MPI_Recv(&x, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else {
-        /* rank 2's last word taken in (it came before TAG_QUIET), then rank 1 sends */
-        MPI_Request rq;
-        int flag = 0;
-        MPI_Irecv(&x, 1, MPI_INT, 2, TAG_QUIET, MPI_COMM_WORLD, &rq);
-        while (!flag) {
-            MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
-            gc_watch_poll(w);
-            nap_s(0.001);
+    if (!strcmp(mode, "record")) {
+        if (rank == 2) {   /* silent from here: no watch call until the gather */
+            quiet(w, rank, 2);
+            MPI_Recv(&x, 1, MPI_INT, 0, TAG_HOLD, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            nap_s(lost_s + 1.0);
+        } else if (rank == 1) {
+            MPI_Recv(&x, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            quiet(w, rank, 2);
+            MPI_Send(&x, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD);
         }
-        gc_watch_poll(w);
-        MPI_Send(&x, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD);
+    } else if (!strcmp(mode, "analysis")) {
+        gc_watch_item(w, 1, 0);   /* its items are done */
+        quiet(w, rank, 1);
+        if (rank == 1) {
+            while (!go_seen()) {   /* a step of its analysis, then the watch */
+                nap_s(0.01);
+                gc_watch_busy(w);
+            }
+        } else {
+            double t = gc_now_s();
+            while (gc_now_s() - t <= lost_s + 2.0) {
+                gc_watch_poll(w);
+                nap_s(0.001);
+            }
+            MPI_Send(&x, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD);
+        }
+    } else if (!strcmp(mode, "lost")) {
+        quiet(w, rank, 1);
+        if (rank == 1) {
+            MPI_Recv(&x, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Request rq;   /* a barrier whose peers stopped */
+            MPI_Irecv(&x, 1, MPI_INT, 0, TAG_NEVER, MPI_COMM_WORLD, &rq);
+            int left = gc_watch_wait(w, MPI_SUCCESS, &rq, "a barrier");
+            MPI_Cancel(&rq);
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            snprintf(told, sizeof told, "%s", left ? gc_watch_reason(w) : "(wait completed?)");
+            MPI_Send(told, sizeof told, MPI_CHAR, 0, TAG_LEFT, MPI_COMM_WORLD);
+        } else {
+            while (!gc_watch_abandoned(w)) {   /* until rank 1 is judged lost */
+                gc_watch_poll(w);
+                nap_s(0.001);
+            }
+            MPI_Send(&x, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD);
+            MPI_Recv(told, sizeof told, MPI_CHAR, 1, TAG_LEFT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
     }
     int *lost = NULL;
-    taken t = { { 0 } };
+    taken t = { { 0 }, !strcmp(mode, "record") };
     int nlost = gc_watch_gather(w, mine, sizeof mine, on_blob, &t, &lost, &err);
-    if (nlost < 0)
+    if (nlost < 0 && strcmp(mode, "body") && strcmp(mode, "lost"))
         fprintf(stderr, "watch_probe: rank %d: %s\n", rank, err.msg);
-    if (rank == 2)
+    if (rank == 2 && !strcmp(mode, "record"))
         MPI_Send(&x, 1, MPI_INT, 0, TAG_SENT, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("probe: lost %d abandoned %d taken %d,%d,%d\n", nlost, gc_watch_abandoned(w), t.got[0],
-               t.got[1], t.got[2]);
+    if (rank == 0) {
+        gc_watch_release(w);   /* as before MPI_Abort: a lost rank still sending leaves */
+        printf("probe %s: lost %d abandoned %d taken %d,%d", mode, nlost, gc_watch_abandoned(w),
+               t.got[0], t.got[1]);
+        if (size == 3)
+            printf(",%d", t.got[2]);
+        if (told[0])
+            printf(" told: %s", told);
+        printf("\n");
+    }
     fflush(stdout);
     free(lost);
     gc_watch_close(w);
     MPI_Finalize();
-    return nlost < 0;
+    return nlost < 0 && strcmp(mode, "body") && strcmp(mode, "lost");
 }

@@ -64,6 +64,10 @@ t4=$(date +%s.%N)
 cat "$TMP"/hang-"$job".out
 [ "$SC_STATE" = FAILED ] && [ "$SC_EXIT" = 1:0 ] || die "hung rank: $SC_STATE, exit $SC_EXIT (expected FAILED, 1:0)"
 grep -q 'gpucensus: rank 3 (node n2, gpu 1) lost' "$TMP"/hang-"$job".out || die "the lost rank is not named"
+# Its node's leader (rank 2) waits up to 5 s for rank 3's last shard, then
+# writes the node file: alive all along, it says so, and is not lost too
+# (silent in that wait it was judged lost with --gather-timeout 2).
+grep -q '^gpucensus: 1 rank lost' "$TMP"/hang-"$job".out || die "a live rank was judged lost as well"
 $VALIDATE "$TMP/hang" > /dev/null || { $VALIDATE "$TMP/hang"; die "schema of the partial catalogue"; }
 /usr/bin/python3 - "$TMP/hang/catalogue.json" <<'PY' || die "partial catalogue"
 import json, sys

@@ -2,13 +2,17 @@
  * finite number (a NaN would become null in the catalogue, which check and
  * report then refuse) is refused, naming the shard; the same shard with
  * finite values merges. (A NaN scale does not decode at all: the catalogue
- * records that GPU failed, test_shard's business.) Real files in a temporary directory. */
+ * records that GPU failed, test_shard's business.) A node leader's file
+ * (gc_catalogue_write_node) is put in place only while its keep callback
+ * says so: a leader rank 0 judged lost leaves rank 0's file as it was.
+ * Real files in a temporary directory. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../../src/catalogue.h"
 #include "../../src/fsutil.h"
 #include "../../src/merge.h"
 #include "../../src/shard.h"
@@ -66,6 +70,72 @@ static int write_census(const char *shards, double ctxv, double param, gc_err *e
     return rc;
 }
 
+typedef struct leader {
+    const char *shards;
+    int keep;
+} leader;
+
+static void fetch(void *ctx, size_t r, gc_blob *b, void **owned)
+{
+    const leader *l = ctx;
+    char path[512];
+    size_t len = 0;
+    uint8_t *data = NULL;
+    gc_err err = { 0 };
+    memset(b, 0, sizeof *b);
+    *owned = NULL;
+    gc_shard_path(path, sizeof path, l->shards, "n1", (int)r);
+    if (gc_read_file(path, GC_SHARD_MAX_BYTES, &data, &len, &err) == 0) {
+        b->data = data;
+        b->len = len;
+        *owned = data;
+    }
+}
+
+static int keep(void *ctx)
+{
+    return ((const leader *)ctx)->keep;
+}
+
+/* nodes/n1.json by a leader that may put it in place (keep) or not, over
+ * a file rank 0 wrote before */
+static void node_keep(const char *dir)
+{
+    char shards[300], out[256], path[320];
+    snprintf(out, sizeof out, "%s/leader", dir);
+    snprintf(shards, sizeof shards, "%s/shards", out);
+    gc_err err = { 0 };
+    CHECK(write_census(shards, 4096, 5.0, &err) == 0, "leader: write: %s", err.msg);
+    snprintf(path, sizeof path, "%s/nodes", out);
+    CHECK(gc_mkdir_p(path, &err) == 0, "leader: %s", err.msg);
+    snprintf(path, sizeof path, "%s/nodes/n1.json", out);
+    const char rank0[] = "rank 0's file\n";
+    CHECK(gc_write_atomic(path, rank0, sizeof rank0 - 1, &err) == 0, "leader: %s", err.msg);
+    gc_run_meta run;
+    make_run(&run);
+    gc_roster_entry e = { .rank = 0, .node = "n1", .local_index = 0 };
+    leader l = { shards, 0 };
+    int rc = gc_catalogue_write_node(out, &run, &e, 1, "n1", fetch, &l, keep, &err);
+    CHECK(rc == GC_EINVAL && strstr(err.msg, "n1.json: left to rank 0"), "kept out: rc %d: %s", rc,
+          err.msg);
+    uint8_t *got = NULL;
+    size_t len = 0;
+    CHECK(gc_read_file(path, 1 << 20, &got, &len, &err) == 0 && len == sizeof rank0 - 1 &&
+          memcmp(got, rank0, len) == 0, "rank 0's node file replaced (%zu bytes)", len);
+    free(got);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls '%s/nodes' | grep -qv '^n1.json$'", out);
+    CHECK(system(cmd) != 0, "a temporary file is left in %s/nodes", out);
+    l.keep = 1;
+    err = (gc_err){ 0 };
+    rc = gc_catalogue_write_node(out, &run, &e, 1, "n1", fetch, &l, keep, &err);
+    CHECK(rc == 0, "kept: %s", err.msg);
+    got = NULL;
+    CHECK(gc_read_file(path, 1 << 24, &got, &len, &err) == 0 && len > 0 && got[0] == '{' &&
+          memmem(got, len, "\"GPU-test\"", 10), "the leader's node file is not in place");
+    free(got);
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/gctest-merge.XXXXXX";
@@ -99,6 +169,7 @@ int main(void)
         }
         free(st.briefs);
     }
+    node_keep(dir);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
