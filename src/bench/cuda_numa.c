@@ -51,6 +51,12 @@ static int node_of(void *addr)
     return node;
 }
 
+/* The mapping in whole huge pages (a chase over 1 MiB lies in one). */
+static size_t whole_pages(size_t bytes)
+{
+    return (bytes + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
+}
+
 /* Aligned to HUGE_BYTES and advised into transparent huge pages: the GPU
  * then maps the buffer with few large pages, as it maps cudaHostAlloc's
  * memory, so that a chase over hundreds of MiB reads the host's memory and
@@ -64,30 +70,30 @@ void *gc_numa_alloc(size_t bytes, int node, int *landed, char *msg, size_t len)
         snprintf(msg, len, "NUMA node %d: 0 .. %d", node, GC_NUMA_MAX - 1);
         return NULL;
     }
-    size_t span = bytes + HUGE_BYTES;
+    size_t mapped = whole_pages(bytes), span = mapped + HUGE_BYTES;
     char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) {
         snprintf(msg, len, "mmap %zu bytes: %s", span, strerror(errno));
         return NULL;
     }
     char *p = (char *)(((uintptr_t)raw + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
-    size_t head = (size_t)(p - raw), tail = span - head - bytes;
+    size_t head = (size_t)(p - raw), tail = span - head - mapped;
     if (head)
         munmap(raw, head);
     if (tail)
-        munmap(p + bytes, tail);
+        munmap(p + mapped, tail);
 #ifdef MADV_HUGEPAGE
-    (void)madvise(p, bytes, MADV_HUGEPAGE);   /* refused (THP off): 4 KiB pages */
+    (void)madvise(p, mapped, MADV_HUGEPAGE);   /* refused (THP off): 4 KiB pages */
 #endif
     unsigned long mask[MASK_WORDS] = { 0 };
     mask[node / (8 * sizeof(unsigned long))] = 1ul << (node % (8 * sizeof(unsigned long)));
-    if (syscall(SYS_mbind, p, bytes, POLICY_BIND, mask, (unsigned long)GC_NUMA_MAX + 1,
+    if (syscall(SYS_mbind, p, mapped, POLICY_BIND, mask, (unsigned long)GC_NUMA_MAX + 1,
                 MF_STRICT | MF_MOVE)) {
         snprintf(msg, len, "mbind to NUMA node %d: %s", node, strerror(errno));
-        munmap(p, bytes);
+        munmap(p, mapped);
         return NULL;
     }
-    memset(p, 0x3c, bytes);   /* place every page now, on the bound node */
+    memset(p, 0x3c, mapped);   /* place every page now, on the bound node */
     int first = node_of(p), last = node_of(p + bytes - 1);
     *landed = first == last ? first : -1;
     return p;
@@ -118,5 +124,5 @@ size_t gc_numa_huge_bytes(const void *p)
 void gc_numa_free(void *p, size_t bytes)
 {
     if (p)
-        munmap(p, bytes);
+        munmap(p, whole_pages(bytes));
 }

@@ -13,7 +13,8 @@
 int gc_numa_nodes(int *nodes, int cap);
 
 /* bytes of anonymous memory bound to node (mbind MPOL_BIND, strict), in
- * transparent huge pages where the kernel gives them, and touched; *landed: the node its first and last pages are on (-1 when
+ * whole transparent huge pages where the kernel gives them (a buffer of
+ * 1 MiB lies in one), and touched; *landed: the node its first and last pages are on (-1 when
  * get_mempolicy cannot say or they differ). NULL with msg on failure. */
 void *gc_numa_alloc(size_t bytes, int node, int *landed, char *msg, size_t len);
 void gc_numa_free(void *p, size_t bytes);

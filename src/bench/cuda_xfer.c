@@ -184,7 +184,8 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
         double t0 = gc_now_s();
         int landed = -1;
         void *host = gc_numa_alloc(fp, nodes[k], &landed, msg, sizeof msg), *dev = NULL;
-        double huge = host ? (double)gc_numa_huge_bytes(host) / (double)fp : 0;
+        size_t huge_b = host ? gc_numa_huge_bytes(host) : 0;   /* of whole pages, >= fp */
+        double huge = (double)(huge_b < fp ? huge_b : fp) / (double)fp;
         if (host && gck_host_register(host, fp, &dev, msg, sizeof msg)) {
             gc_numa_free(host, fp);
             host = NULL;

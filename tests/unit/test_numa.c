@@ -31,6 +31,13 @@ int main(void)
         CHECK(gc_numa_huge_bytes(&local) == 0, "a stack address starts no mapping");
         gc_numa_free(p, bytes);
     }
+    p = gc_numa_alloc(1u << 20, node, &landed, msg, sizeof msg);   /* in one whole 2 MiB page */
+    CHECK(p != NULL && (uintptr_t)p % (2u << 20) == 0, "1 MiB, 2 MiB-aligned: %s", msg);
+    if (p) {
+        size_t huge = gc_numa_huge_bytes(p);
+        CHECK(huge == 0 || huge == (2u << 20), "1 MiB: %zu bytes in huge pages", huge);
+        gc_numa_free(p, 1u << 20);
+    }
     p = gc_numa_alloc(bytes, GC_NUMA_MAX - 1, &landed, msg, sizeof msg);
     CHECK(p == NULL && strstr(msg, "node 63"), "a node not online is refused: %s", msg);
     p = gc_numa_alloc(bytes, -1, &landed, msg, sizeof msg);
