@@ -70,7 +70,9 @@ const gc_peer_note gc_peer_notes[] = {
       "dependent loads, SASS in PEERS.md) nor the timers. Random lines over 256 MiB read "
       "1.013-1.055x in cudaHostAlloc memory and 1.069-1.088x bound to a node in 4 KiB pages; "
       "since a10e007 the bound buffer is in transparent huge pages (host_huge_fraction) and read "
-      "1204.2 ns as cudaHostAlloc's 1204.2 (1.029x, the footprint; H200 GPU-52988146)",
+      "1204.2 ns as cudaHostAlloc's 1204.2 (1.029x, the footprint; H200 GPU-52988146); on two H100 "
+      "hosts node-bound memory read 1.02-1.12x, cudaHostAlloc's 1.01-1.04x (the host's "
+      "translation of registered memory; nvbandwidth's like is numa = any)",
       "xfer:latency_ns{mode=chase,order=sequential,size_bytes=1048576}" },
     { "p2p:latency_ns{mode=chase}",
       "one thread's dependent loads from a peer GPU's memory through CUDA IPC, on one SM",
