@@ -465,6 +465,30 @@ struct ChaseFig {
 };
 
 // The census's reading (src/bench/cuda_mem.c gc_cuda_chase_far, xfer method 2).
+/* The device buffers and events the hostmem readings share (freed with it). */
+struct Reader {
+    uint32_t *d_out;
+    uint64_t *d_aux;
+    cudaEvent_t e0, e1;
+    Reader()
+    {
+        CHECK(cudaMalloc(&d_out, 4096 * 4));
+        CHECK(cudaMalloc(&d_aux, 64));
+        CHECK(cudaEventCreate(&e0));
+        CHECK(cudaEventCreate(&e1));
+    }
+    ~Reader()
+    {
+        CHECK(cudaFree(d_out));
+        CHECK(cudaFree(d_aux));
+        CHECK(cudaEventDestroy(e0));
+        CHECK(cudaEventDestroy(e1));
+    }
+};
+
+/* Who wrote the chain last (hb_write's w). */
+static const char *const WRITERS[4] = { "gpu", "cpu", "cpu+flush", "gpu+flush" };
+
 static ChaseFig read_census(HostBuf &b, uint32_t *d_out, uint64_t *d_aux)
 {
     const uint32_t per = 4, total = 500;
@@ -510,7 +534,9 @@ static ChaseFig read_sm0(HostBuf &b, uint32_t *d_out, uint64_t *d_aux)
     return { median(ns), mean };
 }
 
-static ChaseFig read_nvbw(HostBuf &b, cudaEvent_t e0, cudaEvent_t e1)
+/* nvbandwidth's reading: one launch per SM, event time over its loads;
+ * by_launch prints a few launches' own figures as they come (decay). */
+static ChaseFig read_nvbw(HostBuf &b, cudaEvent_t e0, cudaEvent_t e1, bool by_launch = false)
 {
     uint32_t acc = 1000000 / sm_count;
     double sum = 0;
@@ -522,6 +548,8 @@ static ChaseFig read_nvbw(HostBuf &b, cudaEvent_t e0, cudaEvent_t e1)
         CHECK(cudaEventSynchronize(e1));
         CHECK(cudaEventElapsedTime(&ms, e0, e1));
         sum += ms;
+        if (by_launch && (t < 3 || !(t & (t - 1)) || t == sm_count - 1))
+            printf(" [%d] %.1f", t, ms * 1e6 / acc);
     }
     double v = sum * 1e6 / ((double)acc * sm_count);
     return { v, v };
@@ -572,33 +600,24 @@ static void hostmem(int rounds)
             bufs[nb++] = v;
         }
     }
-    uint32_t *d_out;
-    uint64_t *d_aux;
-    CHECK(cudaMalloc(&d_out, 4096 * 4));
-    CHECK(cudaMalloc(&d_aux, 64));
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    const char *who[4] = { "gpu", "cpu", "cpu+flush", "gpu+flush" };
+    Reader rd;
     printf("hostmem %-16s %-9s %5s | %-17s | %-17s | %s\n", "allocation", "written", "round",
            "census p50 / mean", "sm0 p50 / mean", "nvbw ns/access");
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < nb; i++)
             for (int w = 0; w < 4; w++) {
                 hb_write(bufs[i], lines, w);
-                ChaseFig c = read_census(bufs[i], d_out, d_aux);
+                ChaseFig c = read_census(bufs[i], rd.d_out, rd.d_aux);
                 hb_write(bufs[i], lines, w);
-                ChaseFig s = read_sm0(bufs[i], d_out, d_aux);
+                ChaseFig s = read_sm0(bufs[i], rd.d_out, rd.d_aux);
                 hb_write(bufs[i], lines, w);
-                ChaseFig n = read_nvbw(bufs[i], e0, e1);
+                ChaseFig n = read_nvbw(bufs[i], rd.e0, rd.e1);
                 printf("hostmem %-16s %-9s %5d | %7.1f / %7.1f | %7.1f / %7.1f | %7.1f\n", bufs[i].name,
-                       who[w], r, c.p50, c.mean, s.p50, s.mean, n.p50);
+                       WRITERS[w], r, c.p50, c.mean, s.p50, s.mean, n.p50);
                 fflush(stdout);
             }
     for (int i = 0; i < nb; i++)
         hb_free(bufs[i]);
-    CHECK(cudaFree(d_out));
-    CHECK(cudaFree(d_aux));
 }
 
 // ---- decay: how long a chain stays fast after its write ----------------
@@ -615,48 +634,26 @@ static void decay(void)
         printf("decay: allocation failed\n");
         return;
     }
-    uint32_t *d_out;
-    uint64_t *d_aux;
-    CHECK(cudaMalloc(&d_out, 4096 * 4));
-    CHECK(cudaMalloc(&d_aux, 64));
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    const char *who[4] = { "gpu", "cpu", "cpu+flush", "gpu+flush" };
+    Reader rd;
     const int delays_ms[] = { 0, 2, 20, 200, 1000 };
     for (int w = 0; w < 4; w++) {
-        printf("decay written=%-9s census p50 after a pause of", who[w]);
+        printf("decay written=%-9s census p50 after a pause of", WRITERS[w]);
         for (int d : delays_ms) {
             hb_write(b, lines, w);
             usleep(d * 1000);
-            ChaseFig c = read_census(b, d_out, d_aux);
+            ChaseFig c = read_census(b, rd.d_out, rd.d_aux);
             printf(" %d ms: %.1f", d, c.p50);
         }
-        printf("\ndecay written=%-9s census p50 of 8 readings back to back (~20 ms each):", who[w]);
+        printf("\ndecay written=%-9s census p50 of 8 readings back to back (~20 ms each):", WRITERS[w]);
         hb_write(b, lines, w);
         for (int k = 0; k < 8; k++)
-            printf(" %.1f", read_census(b, d_out, d_aux).p50);
-        printf("\ndecay written=%-9s nvbandwidth's reading by launch (~9 ms each):", who[w]);
+            printf(" %.1f", read_census(b, rd.d_out, rd.d_aux).p50);
+        printf("\ndecay written=%-9s nvbandwidth's reading by launch (~9 ms each):", WRITERS[w]);
         hb_write(b, lines, w);
-        uint32_t acc = 1000000 / sm_count;
-        double sum = 0;
-        for (int t = 0; t < sm_count; t++) {
-            float ms;
-            CHECK(cudaEventRecord(e0));
-            chase_event<<<sm_count, 1>>>((Node *)b.hd, acc, t);
-            CHECK(cudaEventRecord(e1));
-            CHECK(cudaEventSynchronize(e1));
-            CHECK(cudaEventElapsedTime(&ms, e0, e1));
-            sum += ms;
-            if (t < 3 || !(t & (t - 1)) || t == sm_count - 1)
-                printf(" [%d] %.1f", t, ms * 1e6 / acc);
-        }
-        printf(" mean %.1f\n", sum * 1e6 / ((double)acc * sm_count));
+        printf(" mean %.1f\n", read_nvbw(b, rd.e0, rd.e1, true).p50);
         fflush(stdout);
     }
     hb_free(b);
-    CHECK(cudaFree(d_out));
-    CHECK(cudaFree(d_aux));
 }
 
 // ---- both ways -----------------------------------------------------------
