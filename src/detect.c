@@ -540,6 +540,19 @@ static long gpu_of(strtab *ids, const gc_det_end *e)
     return gc_strtab_id(ids, k, 0);
 }
 
+/* A node's id in d->nodes, added at first sight (DET_NO_NODE: none). */
+static int node_id(gc_detect *d, const char *node, uint32_t *id)
+{
+    *id = DET_NO_NODE;
+    if (!node || !node[0])
+        return 0;
+    long k = gc_strtab_id(&d->nodes, node, 1);
+    if (k < 0)
+        return GC_ENOMEM;
+    *id = (uint32_t)k;
+    return 0;
+}
+
 int gc_detect_finish(gc_detect *d, gc_err *err)
 {
     if (d->finished)
@@ -577,7 +590,9 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
     uint32_t *order = malloc((d->ng ? d->ng : 1) * sizeof *order);
     long *lsrc = malloc((d->nl ? d->nl : 1) * sizeof *lsrc);
     long *ldst = malloc((d->nl ? d->nl : 1) * sizeof *ldst);
-    int rc = order && lsrc && ldst ? 0 : GC_ENOMEM;
+    d->gnode = malloc((d->ng ? d->ng : 1) * sizeof *d->gnode);
+    d->ls = malloc((d->nl ? d->nl : 1) * sizeof *d->ls);
+    int rc = order && lsrc && ldst && d->gnode && d->ls ? 0 : GC_ENOMEM;
     char key[400];
     for (size_t i = 0; i < d->ng && !rc; i++) {
         grec *g = &d->g[i];
@@ -590,6 +605,8 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
             rc = id < 0 ? GC_ENOMEM : GC_EINVAL;
         g->group = (uint32_t)id;
         order[i] = (uint32_t)i;
+        if (!rc && (rc = node_id(d, g->node, &d->gnode[i])))
+            break;
         gc_verdict *v = det_new_verdict(d, GC_SUBJ_GPU);
         if (!v || det_set_subject(d, v, "%s/gpu%d", g->node, g->index) ||
             (id >= 0 && det_set_group(d, v, d->groups.s[id]))) {
@@ -606,9 +623,16 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         goto out;
     }
     for (size_t i = 0; i < d->nl && !rc; i++) {
-        lsrc[i] = gpu_of(&ids, &d->l[i].l.src);
-        ldst[i] = gpu_of(&ids, &d->l[i].l.dst);
-        if (!det_new_verdict(d, GC_SUBJ_LINK))
+        const gc_det_link *l = &d->l[i].l;
+        det_lside *x = &d->ls[i];
+        lsrc[i] = gpu_of(&ids, &l->src);
+        ldst[i] = gpu_of(&ids, &l->dst);
+        x->fam = (int8_t)det_link_family(l);
+        x->host_dir = (int8_t)det_link_host_dir(l);
+        x->network = !strcmp(l->kind, "network");
+        x->level = GC_V_OK;
+        if (!det_new_verdict(d, GC_SUBJ_LINK) || node_id(d, l->src.node, &x->src_node) ||
+            node_id(d, l->dst.node, &x->dst_node))
             rc = GC_ENOMEM;
     }
     if (rc)
@@ -658,9 +682,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         s = e;
     }
     if (!rc)
-        rc = det_judge_links(d, d->v + d->ng, lsrc, ldst);
-    if (!rc)
-        rc = det_temper_links(d);
+        rc = det_judge_links(d, d->v + d->ng, lsrc, ldst);   /* and tempers them */
     det_hostgroups hg = { 0 };
     if (!rc)
         rc = det_host_groups(d, lsrc, ldst, &hg);
@@ -674,6 +696,11 @@ nomem:
         rc = gc_fail(err, GC_ENOMEM, "detect: out of memory");
 out:
     gc_strtab_free(&ids);
+    gc_strtab_free(&d->nodes);
+    free(d->gnode);
+    free(d->ls);
+    d->gnode = NULL;
+    d->ls = NULL;
     free(order);
     free(lsrc);
     free(ldst);

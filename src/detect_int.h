@@ -97,6 +97,19 @@ typedef struct lrec {
     uint32_t group;
 } lrec;
 
+/* Per link, what the passes after judging read: 12 bytes, not the link's
+ * ~216-byte record and ~208-byte verdict (at 16,384 GPUs 106 MB each,
+ * which the last-level cache does not hold from one pass to the next:
+ * each pass over them missed on every line). Made by gc_detect_finish. */
+typedef struct det_lside {
+    uint32_t src_node, dst_node;   /* id in gc_detect.nodes, DET_NO_NODE: none */
+    int8_t fam;                    /* det_link_family */
+    int8_t host_dir;               /* det_link_host_dir */
+    uint8_t network;               /* kind "network" */
+    uint8_t level;                 /* its verdict's level, once judged and tempered */
+} det_lside;
+#define DET_NO_NODE UINT32_MAX
+
 struct gc_detect {
     const gc_rules *r;
     gc_baseline *base;
@@ -124,6 +137,12 @@ struct gc_detect {
     strtab sigs;
     uint32_t *sig_key;
     size_t nsig_key;
+    /* while gc_detect_finish runs: the nodes (ids in order of first
+     * appearance: the GPUs', then the links' ends), each GPU's node and
+     * each link's side */
+    strtab nodes;
+    uint32_t *gnode;
+    det_lside *ls;
 };
 
 #define CPY(dst, src) snprintf(dst, sizeof dst, "%s", (src) ? (src) : "")
@@ -161,6 +180,10 @@ int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v);
 /* covered: per GPU, 1 when a named host group (det_host_groups) holds it:
  * its host links' common end is the group, not the GPU. May be NULL. */
 int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsigned char *covered);
+/* A link's family for the common end: P2P, host copies (one way or both,
+ * pinned), or -1 (neither). */
+enum { DET_FAM_P2P, DET_FAM_HOST, DET_FAM_N };
+int det_link_family(const gc_det_link *l);
 
 /* ---- the common end above the GPUs (detect_topo.c) -------------------- */
 
@@ -179,12 +202,16 @@ typedef struct det_hostgroups {
     unsigned char *covered;   /* per GPU: in a named group */
 } det_hostgroups;
 int det_host_groups(gc_detect *d, const long *lsrc, const long *ldst, det_hostgroups *hg);
+/* The direction (0 h2d, 1 d2h) of a one-way pinned copy-engine host copy
+ * that det_host_groups compares; -1: not one. */
+int det_link_host_dir(const gc_det_link *l);
 /* The group's reason on its node's verdict. */
 int det_host_group_reason(const det_hostgroup *g, gc_verdict *v);
 void det_host_groups_free(det_hostgroups *hg);
 void det_relevel(gc_verdict *v);
-/* A link's degraded bandwidth findings against its second measurement. */
-int det_temper_links(gc_detect *d);
+/* A link's degraded bandwidth findings against its second measurement
+ * (det_judge_links calls it once the link is judged). */
+int det_temper_link(gc_detect *d, const lrec *l, gc_verdict *v);
 
 /* ---- the rules (detect_peers.c: a GPU's peers; detect_rules.c: the rest) */
 

@@ -147,8 +147,13 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
  * member's values read in order; else (cells) each key's values are found
  * through a (member, value) index: a read of another GPU's array each, a
  * cache miss each at 16,384 GPUs, and 8 bytes of index a value. Both give
- * a key's values in member order: the same verdicts. */
+ * a key's values in member order: the same verdicts.
+ * A chunk holds at most KEY_CHUNK keys and CHUNK_BYTES of values, so that
+ * it stays in the last-level cache from its fill to judge_key's passes at
+ * any census size (32 keys of 16,384 GPUs were 18.9 MB: judge_key re-read
+ * them from memory, and the fill's writes missed). */
 enum { KEY_CHUNK = 32 };
+#define CHUNK_BYTES (4u << 20)
 
 int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd)
 {
@@ -175,24 +180,26 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
         /* a key's slice a few vals more than nm apart: slices of every key
          * written at once do not share cache sets */
         size_t stride = nm + 7;
-        val *cb = malloc(KEY_CHUNK * stride * sizeof *cb);
-        uint32_t *cm = malloc(KEY_CHUNK * stride * sizeof *cm);
+        size_t kc = CHUNK_BYTES / (stride * (sizeof(val) + sizeof(uint32_t)));
+        kc = kc < 1 ? 1 : kc > KEY_CHUNK ? KEY_CHUNK : kc;
+        val *cb = malloc(kc * stride * sizeof *cb);
+        uint32_t *cm = malloc(kc * stride * sizeof *cm);
         size_t *cur = calloc(nm ? nm : 1, sizeof *cur), cn[KEY_CHUNK];
         if (!cb || !cm || !cur)
             rc = GC_ENOMEM;
-        for (size_t k0 = 0; k0 < nk && !rc; k0 += KEY_CHUNK) {
+        for (size_t k0 = 0; k0 < nk && !rc; k0 += kc) {
             memset(cn, 0, sizeof cn);
             for (size_t m = 0; m < nm; m++) {
                 const val *v = vp0[m];
                 size_t i = cur[m], n = vn[m];
-                for (; i < n && v[i].key < k0 + KEY_CHUNK; i++) {
+                for (; i < n && v[i].key < k0 + kc; i++) {
                     size_t kk = v[i].key - k0;   /* keys below k0 were read by earlier chunks */
                     cb[kk * stride + cn[kk]] = v[i];
                     cm[kk * stride + cn[kk]++] = (uint32_t)m;
                 }
                 cur[m] = i;
             }
-            for (size_t kk = 0; kk < KEY_CHUNK && k0 + kk < nk && !rc; kk++)
+            for (size_t kk = 0; kk < kc && k0 + kk < nk && !rc; kk++)
                 if (cn[kk] >= (size_t)R->min_peers)
                     rc = judge_key(d, k0 + kk, cb + kk * stride, cm + kk * stride, cn[kk], members, verd, tmp, dist);
         }

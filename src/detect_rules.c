@@ -473,10 +473,8 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
                          : d->base ? "limits alone (the baseline has nothing for this SKU)"
                                    : "limits alone (no baseline given)");
         }
-        if (n < (size_t)R->min_peers)
-            continue;
         const char *what[2] = { "beta_bps", "top_bandwidth_bps" };
-        for (int w = 0; w < 2 && !rc; w++) {
+        for (int w = 0; w < 2 && !rc && n >= (size_t)R->min_peers; w++) {
             for (size_t j = 0; j < n; j++)
                 vals[j] = w ? d->l[m[j]].l.top_bps : d->l[m[j]].l.beta_bps;
             double med, sigma;
@@ -499,6 +497,12 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
                                         med / 1e9, -100 * rel, (x - med) / sigma, used);
             }
         }
+        /* the group's links judged: tempered and their level noted while
+         * the group's verdicts are in cache (not a pass over every link) */
+        for (size_t j = 0; j < n && !rc; j++) {
+            rc = det_temper_link(d, &d->l[m[j]], &lv[m[j]]);
+            d->ls[m[j]].level = (uint8_t)lv[m[j]].level;
+        }
     }
     free(cnt), free(byg), free(vals), free(gvstr);
     return rc;
@@ -510,15 +514,14 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
  * with no ok network link to anyone (its NIC, port or cable), or the pair
  * (the path between them) when both ends are good with other nodes; both
  * ends when neither is good with anyone (nothing tells them apart). */
-static int blame_net(gc_detect *d, strtab *nodes, size_t first, const uint8_t *net_ok,
-                     const gc_verdict *s, const char *names[2])
+static int blame_net(gc_detect *d, size_t first, const uint8_t *net_ok, const gc_verdict *s,
+                     const uint32_t id[2], const char *names[2])
 {
-    long id[2] = { gc_strtab_id(nodes, names[0], 0), gc_strtab_id(nodes, names[1], 0) };
-    int good[2] = { id[0] >= 0 && net_ok[id[0]], id[1] >= 0 && net_ok[id[1]] };
+    int good[2] = { id[0] != DET_NO_NODE && net_ok[id[0]], id[1] != DET_NO_NODE && net_ok[id[1]] };
     const gc_reason *w = gc_verdict_worst_reason(s);
     int rc = 0;
     for (int k = 0; k < 2 && !rc; k++) {
-        if (id[k] < 0)
+        if (id[k] == DET_NO_NODE)
             continue;
         gc_verdict *v = &d->v[first + id[k]];
         if (good[0] && good[1])
@@ -539,36 +542,19 @@ static int blame_net(gc_detect *d, strtab *nodes, size_t first, const uint8_t *n
 
 int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
 {
-    strtab nodes = { 0 };
+    /* node verdicts in order of first appearance (d->nodes: the GPUs',
+     * then the links' ends) */
+    const strtab *nodes = &d->nodes;
+    const det_lside *ls = d->ls;
     size_t first = d->nv;
     int rc = 0;
-    /* node verdicts in order of first appearance */
-    for (size_t i = 0; i < d->ng + d->nl && !rc; i++) {
-        const char *names[2] = { NULL, NULL };
-        if (i < d->ng)
-            names[0] = d->g[i].node;
-        else {
-            names[0] = d->l[i - d->ng].l.src.node;
-            names[1] = d->l[i - d->ng].l.dst.node;
+    for (size_t k = 0; k < nodes->n && !rc; k++) {
+        gc_verdict *v = det_new_verdict(d, GC_SUBJ_NODE);
+        if (!v || det_set_subject(d, v, "%s", nodes->s[k]) || det_set_group(d, v, "node")) {
+            rc = GC_ENOMEM;
+            break;
         }
-        for (int k = 0; k < 2 && !rc; k++) {
-            if (!names[k] || !names[k][0] || gc_strtab_id(&nodes, names[k], 0) >= 0)
-                continue;
-            if (gc_strtab_id(&nodes, names[k], 1) < 0) {
-                rc = GC_ENOMEM;
-                break;
-            }
-            gc_verdict *v = det_new_verdict(d, GC_SUBJ_NODE);
-            if (!v) {
-                rc = GC_ENOMEM;
-                break;
-            }
-            if (det_set_subject(d, v, "%s", names[k]) || det_set_group(d, v, "node")) {
-                rc = GC_ENOMEM;
-                break;
-            }
-            CPY(v->node, names[k]);
-        }
+        CPY(v->node, nodes->s[k]);
     }
     /* network links: a node is good with others when one of its network
      * links is ok (the net phase re-measures both sides of a slow pair
@@ -578,46 +564,52 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
     if (!net_ok)
         rc = GC_ENOMEM;
     for (size_t i = 0; !rc && i < d->nl; i++) {
-        const lrec *l = &d->l[i];
-        if (strcmp(l->l.kind, "network") || d->v[d->ng + i].level != GC_V_OK)
+        if (!ls[i].network || ls[i].level != GC_V_OK)
             continue;
-        long a = gc_strtab_id(&nodes, l->l.src.node, 0), b = gc_strtab_id(&nodes, l->l.dst.node, 0);
-        if (a >= 0)
-            net_ok[a] = 1;
-        if (b >= 0)
-            net_ok[b] = 1;
+        if (ls[i].src_node != DET_NO_NODE)
+            net_ok[ls[i].src_node] = 1;
+        if (ls[i].dst_node != DET_NO_NODE)
+            net_ok[ls[i].dst_node] = 1;
     }
-    for (size_t i = 0; i < d->ng + d->nl && !rc; i++) {
+    for (size_t i = 0; i < d->ng && !rc; i++) {
+        if (d->gnode[i] == DET_NO_NODE)
+            continue;
+        d->v[first + d->gnode[i]].peers++;
         const gc_verdict *s = &d->v[i];
-        const char *names[2] = { s->node, NULL };
-        if (i >= d->ng) {
-            names[0] = d->l[i - d->ng].l.src.node;
-            names[1] = strcmp(d->l[i - d->ng].l.dst.node, names[0]) ? d->l[i - d->ng].l.dst.node : NULL;
-        } else {
-            d->v[first + gc_strtab_id(&nodes, names[0], 0)].peers++;
-        }
         if (s->level == GC_V_OK)
             continue;
-        if (i >= d->ng && names[1] && !strcmp(d->l[i - d->ng].l.kind, "network")) {
-            rc = blame_net(d, &nodes, first, net_ok, s, names);
+        const gc_reason *w = gc_verdict_worst_reason(s);
+        rc = det_add_reason(&d->v[first + d->gnode[i]], "gpu", s->subject, NAN, NAN, NAN, "", s->level,
+                            "%.60s: %.130s", w ? w->metric : "", w ? w->detail : "");
+    }
+    for (size_t i = 0; i < d->nl && !rc; i++) {
+        if (ls[i].level == GC_V_OK)
+            continue;
+        const gc_verdict *s = &d->v[d->ng + i];
+        /* interned: equal names, equal ids ("" none) */
+        uint32_t id[2] = { ls[i].src_node, ls[i].dst_node };
+        if (id[1] != id[0] && ls[i].network) {
+            const char *names[2] = { id[0] != DET_NO_NODE ? nodes->s[id[0]] : "",
+                                     id[1] != DET_NO_NODE ? nodes->s[id[1]] : "" };
+            rc = blame_net(d, first, net_ok, s, id, names);
             continue;
         }
+        if (id[1] == id[0])
+            id[1] = DET_NO_NODE;
         for (int k = 0; k < 2 && !rc; k++) {
-            if (!names[k] || !names[k][0])
+            if (id[k] == DET_NO_NODE)
                 continue;
-            gc_verdict *v = &d->v[first + gc_strtab_id(&nodes, names[k], 0)];
             const gc_reason *w = gc_verdict_worst_reason(s);
-            rc = det_add_reason(v, i < d->ng ? "gpu" : "link", s->subject, NAN, NAN, NAN, "", s->level,
+            rc = det_add_reason(&d->v[first + id[k]], "link", s->subject, NAN, NAN, NAN, "", s->level,
                                 "%.60s: %.130s", w ? w->metric : "", w ? w->detail : "");
         }
     }
     /* a slow host NUMA node or PCIe switch (detect_topo.c) */
     for (size_t i = 0; hg && i < hg->n && !rc; i++) {
-        long k = gc_strtab_id(&nodes, hg->v[i].node, 0);
+        long k = gc_strtab_id(&d->nodes, hg->v[i].node, 0);
         if (k >= 0)
             rc = det_host_group_reason(&hg->v[i], &d->v[first + (size_t)k]);
     }
     free(net_ok);
-    gc_strtab_free(&nodes);
     return rc;
 }

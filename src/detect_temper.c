@@ -184,51 +184,47 @@ int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v)
 
 /* ---- the common end of slow links ------------------------------------- */
 
-enum { FAM_P2P, FAM_HOST, FAM_N };
-
-static int family(const lrec *l)
+int det_link_family(const gc_det_link *l)
 {
-    if (!strcmp(l->l.benchmark, "p2p"))
-        return FAM_P2P;
-    if (!strcmp(l->l.benchmark, "xfer") && !l->l.concurrent && strcmp(l->l.memory, "pageable"))
-        return FAM_HOST;
+    if (!strcmp(l->benchmark, "p2p"))
+        return DET_FAM_P2P;
+    if (!strcmp(l->benchmark, "xfer") && !l->concurrent && strcmp(l->memory, "pageable"))
+        return DET_FAM_HOST;
     return -1;
 }
 
 int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsigned char *covered)
 {
-    static const char *const fam_name[FAM_N] = { "P2P", "host" };
+    static const char *const fam_name[DET_FAM_N] = { "P2P", "host" };
     size_t ng = d->ng, nl = d->nl;
     if (!ng || !nl)
         return 0;
     /* per GPU and family: its links, the slow ones; per GPU: any ok link of the family */
-    int *all = calloc(ng * FAM_N, sizeof *all), *slow = calloc(ng * FAM_N, sizeof *slow);
-    int *worst = calloc(ng * FAM_N, sizeof *worst);
+    int *all = calloc(ng * DET_FAM_N, sizeof *all), *slow = calloc(ng * DET_FAM_N, sizeof *slow);
+    int *worst = calloc(ng * DET_FAM_N, sizeof *worst);
     /* per GPU its links of either family, in link order (a GPU's links
      * found without a scan of every link: that made this quadratic) */
     size_t *first = calloc(ng + 1, sizeof *first), *at = NULL;
-    signed char *fam = malloc(nl);
-    if (!all || !slow || !worst || !first || !fam) {
-        free(all), free(slow), free(worst), free(first), free(fam);
+    const det_lside *ls = d->ls;
+    if (!all || !slow || !worst || !first) {
+        free(all), free(slow), free(worst), free(first);
         return GC_ENOMEM;
     }
     for (size_t i = 0; i < nl; i++) {
-        int f = family(&d->l[i]);
-        fam[i] = (signed char)f;
+        int f = ls[i].fam, level = ls[i].level;
         if (f < 0)
             continue;
-        const gc_verdict *lv = &d->v[ng + i];
         long ends[2] = { lsrc[i], ldst[i] };
         for (int e = 0; e < 2; e++) {
             if (ends[e] < 0 || (e == 1 && ends[1] == ends[0]))
                 continue;
-            size_t k = (size_t)ends[e] * FAM_N + (size_t)f;
+            size_t k = (size_t)ends[e] * DET_FAM_N + (size_t)f;
             first[ends[e] + 1]++;
             all[k]++;
-            if (lv->level >= GC_V_SUSPECT && lv->level < GC_V_FAILED) {
+            if (level >= GC_V_SUSPECT && level < GC_V_FAILED) {
                 slow[k]++;
-                if (!worst[k] || lv->level < worst[k])
-                    worst[k] = lv->level;   /* the level every one of them has at least */
+                if (!worst[k] || level < worst[k])
+                    worst[k] = level;   /* the level every one of them has at least */
             }
         }
     }
@@ -236,21 +232,21 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
         first[gi + 1] += first[gi];
     size_t *adj = malloc((first[ng] ? first[ng] : 1) * sizeof *adj);
     if (!adj || !(at = malloc((ng ? ng : 1) * sizeof *at))) {
-        free(all), free(slow), free(worst), free(first), free(fam), free(adj);
+        free(all), free(slow), free(worst), free(first), free(adj);
         return GC_ENOMEM;
     }
     memcpy(at, first, ng * sizeof *at);
     for (size_t i = 0; i < nl; i++)
-        for (int e = 0; fam[i] >= 0 && e < 2; e++) {
+        for (int e = 0; ls[i].fam >= 0 && e < 2; e++) {
             long g = e ? ldst[i] : lsrc[i];
             if (g >= 0 && !(e == 1 && ldst[i] == lsrc[i]))
                 adj[at[g]++] = i;
         }
     int rc = 0;
     for (size_t gi = 0; gi < ng && !rc; gi++)
-        for (int f = 0; f < FAM_N && !rc; f++) {
-            size_t k = gi * FAM_N + (size_t)f;
-            if (all[k] < 2 || slow[k] != all[k] || (f == FAM_HOST && covered && covered[gi]))
+        for (int f = 0; f < DET_FAM_N && !rc; f++) {
+            size_t k = gi * DET_FAM_N + (size_t)f;
+            if (all[k] < 2 || slow[k] != all[k] || (f == DET_FAM_HOST && covered && covered[gi]))
                 continue;   /* covered: its NUMA node or switch is the common end (detect_topo.c) */
             /* P2P: most other ends (at least 2) must be good with someone
              * else, or nothing tells this GPU from its partners; a partner
@@ -261,11 +257,11 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
             names[0] = '\0';
             for (size_t a = first[gi]; a < first[gi + 1]; a++) {
                 size_t i = adj[a];
-                if (fam[i] != f)
+                if (ls[i].fam != f)
                     continue;
                 long o = lsrc[i] == (long)gi ? ldst[i] : lsrc[i];
-                if (f == FAM_P2P && o >= 0 && o != (long)gi) {
-                    size_t ko = (size_t)o * FAM_N + FAM_P2P;
+                if (f == DET_FAM_P2P && o >= 0 && o != (long)gi) {
+                    size_t ko = (size_t)o * DET_FAM_N + DET_FAM_P2P;
                     other_bad += slow[ko] == all[ko];
                     other_good += slow[ko] < all[ko];
                 }
@@ -276,17 +272,17 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
                     shown++;
                 }
             }
-            if (f == FAM_P2P && (other_good < 2 || other_good <= other_bad))
+            if (f == DET_FAM_P2P && (other_good < 2 || other_good <= other_bad))
                 continue;
-            rc = det_add_reason(&d->v[gi], "common_end", f == FAM_P2P ? "p2p_links" : "host_links", slow[k],
+            rc = det_add_reason(&d->v[gi], "common_end", f == DET_FAM_P2P ? "p2p_links" : "host_links", slow[k],
                                 all[k], 1.0, "count", worst[k],
                                 "all %d %s links of this GPU are slow while %s other ends are good "
                                 "elsewhere: the GPU (or its slot) is the common end: %.150s%s",
-                                all[k], fam_name[f], f == FAM_P2P && other_bad ? "most of their" : "their",
+                                all[k], fam_name[f], f == DET_FAM_P2P && other_bad ? "most of their" : "their",
                                 names, all[k] > 3 ? "; ..." : "");
             det_relevel(&d->v[gi]);
         }
-    free(all), free(slow), free(worst), free(first), free(fam), free(adj), free(at);
+    free(all), free(slow), free(worst), free(first), free(adj), free(at);
     return rc;
 }
 
@@ -297,45 +293,41 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
  * when the new median is still off by the degraded floor from the same
  * reference, else suspect "not confirmed"; the note counts them, and the
  * degraded findings of links not measured again (unconfirmed). */
-int det_temper_links(gc_detect *d)
+int det_temper_link(gc_detect *d, const lrec *l, gc_verdict *v)
 {
     const gc_rules *R = d->r;
-    for (size_t i = 0; i < d->nl; i++) {
-        const lrec *l = &d->l[i];
-        gc_verdict *v = &d->v[d->ng + i];
-        if (v->level < GC_V_DEGRADED || v->level >= GC_V_FAILED)
+    if (v->level < GC_V_DEGRADED || v->level >= GC_V_FAILED)
+        return 0;
+    double again = l->l.again_bps;
+    int confirmed = 0, not_held = 0, unconfirmed = 0;
+    for (size_t k = 0; k < v->nreasons; k++) {
+        gc_reason *r = &v->reasons[k];
+        if (r->severity < GC_V_DEGRADED || (strcmp(r->rule, "peers") && strcmp(r->rule, "baseline")) ||
+            (strcmp(r->metric, "beta_bps") && strcmp(r->metric, "top_bandwidth_bps")))
             continue;
-        double again = l->l.again_bps;
-        int confirmed = 0, not_held = 0, unconfirmed = 0;
-        for (size_t k = 0; k < v->nreasons; k++) {
-            gc_reason *r = &v->reasons[k];
-            if (r->severity < GC_V_DEGRADED || (strcmp(r->rule, "peers") && strcmp(r->rule, "baseline")) ||
-                (strcmp(r->metric, "beta_bps") && strcmp(r->metric, "top_bandwidth_bps")))
-                continue;
-            if (!isfinite(again) || !isfinite(r->reference) || r->reference <= 0) {
-                unconfirmed++;
-                continue;
-            }
-            double bad = (r->reference - again) / r->reference;
-            char t[96];
-            if (bad >= (!strcmp(r->rule, "baseline") ? R->base_rel_degraded : R->rel_degraded)) {
-                snprintf(t, sizeof t, " [confirmed: measured again: %.4g GB/s]", again / 1e9);
-                suffix(r, t);
-                confirmed++;
-            } else {
-                snprintf(t, sizeof t, "not confirmed (measured again: %.4g GB/s): ", again / 1e9);
-                r->severity = GC_V_SUSPECT;
-                prefix(r, t);
-                not_held++;
-            }
+        if (!isfinite(again) || !isfinite(r->reference) || r->reference <= 0) {
+            unconfirmed++;
+            continue;
         }
-        if ((confirmed || not_held || unconfirmed) &&
-            det_add_note(d, v,
-                     "measured again before blaming: %d degraded finding(s) confirmed, %d not "
-                     "(suspect), %d not measured again (unconfirmed)", confirmed,
-                     not_held, unconfirmed))
-            return GC_ENOMEM;
-        det_relevel(v);
+        double bad = (r->reference - again) / r->reference;
+        char t[96];
+        if (bad >= (!strcmp(r->rule, "baseline") ? R->base_rel_degraded : R->rel_degraded)) {
+            snprintf(t, sizeof t, " [confirmed: measured again: %.4g GB/s]", again / 1e9);
+            suffix(r, t);
+            confirmed++;
+        } else {
+            snprintf(t, sizeof t, "not confirmed (measured again: %.4g GB/s): ", again / 1e9);
+            r->severity = GC_V_SUSPECT;
+            prefix(r, t);
+            not_held++;
+        }
     }
+    if ((confirmed || not_held || unconfirmed) &&
+        det_add_note(d, v,
+                 "measured again before blaming: %d degraded finding(s) confirmed, %d not "
+                 "(suspect), %d not measured again (unconfirmed)", confirmed,
+                 not_held, unconfirmed))
+        return GC_ENOMEM;
+    det_relevel(v);
     return 0;
 }

@@ -26,17 +26,28 @@
 
 enum { DIR_H2D, DIR_D2H, NDIR };
 
-/* A GPU's best one-way pinned copy-engine host copy per direction (NAN: none). */
+int det_link_host_dir(const gc_det_link *l)
+{
+    int dir = !strcmp(l->direction, "h2d") ? DIR_H2D : !strcmp(l->direction, "d2h") ? DIR_D2H : -1;
+    if (strcmp(l->benchmark, "xfer") || l->concurrent || strcmp(l->memory, "pinned") ||
+        (l->engine[0] && strcmp(l->engine, "ce")))
+        return -1;
+    return dir;
+}
+
+/* A GPU's best one-way pinned copy-engine host copy per direction (NAN:
+ * none); a link's record read only when it is one (det_lside). */
 static void host_bw(const gc_detect *d, const long *lsrc, const long *ldst, double *bw)
 {
     for (size_t i = 0; i < d->ng * NDIR; i++)
         bw[i] = NAN;
     for (size_t i = 0; i < d->nl; i++) {
+        int dir = d->ls[i].host_dir;
+        if (dir < 0)
+            continue;
         const lrec *l = &d->l[i];
         long gi = l->l.src.is_gpu ? lsrc[i] : ldst[i];
-        int dir = !strcmp(l->l.direction, "h2d") ? DIR_H2D : !strcmp(l->l.direction, "d2h") ? DIR_D2H : -1;
-        if (strcmp(l->l.benchmark, "xfer") || l->l.concurrent || dir < 0 || strcmp(l->l.memory, "pinned") ||
-            (l->l.engine[0] && strcmp(l->l.engine, "ce")) || gi < 0 || !isfinite(l->l.beta_bps))
+        if (gi < 0 || !isfinite(l->l.beta_bps))
             continue;
         double *o = &bw[(size_t)gi * NDIR + (size_t)dir];
         if (!isfinite(*o) || l->l.beta_bps > *o)
