@@ -63,9 +63,16 @@ static int int_or_null(json_t *o, const char *k, long *out)
     return json_is_integer(v) || json_is_null(v) ? 0 : -1;
 }
 
-static int verdict_of(rd *r, json_t *o, gc_verdict *v, gc_reason **rs, size_t *cap)
+/* node and uuid: a verdict's, cut as the detector keeps them */
+typedef struct vstrs {
+    char node[GC_NODE_MAX], uuid[48];
+} vstrs;
+
+static int verdict_of(rd *r, json_t *o, gc_verdict *v, vstrs *vs, gc_reason **rs, size_t *cap)
 {
     memset(v, 0, sizeof *v);
+    v->node = vs->node;
+    v->uuid = vs->uuid;
     const char *bad = NULL;
     json_t *type = json_object_get(o, "type");
     const char *t = json_is_string(type) ? json_string_value(type) : "";
@@ -79,8 +86,8 @@ static int verdict_of(rd *r, json_t *o, gc_verdict *v, gc_reason **rs, size_t *c
     else if (v->type < 0)
         bad = "'type' must be gpu, link or node";
     else if (str_ref(o, "subject", &v->subject, 0) ||
-             str_into(o, "node", v->node, sizeof v->node, 0) ||
-             str_into(o, "uuid", v->uuid, sizeof v->uuid, 1) ||
+             str_into(o, "node", vs->node, sizeof vs->node, 0) ||
+             str_into(o, "uuid", vs->uuid, sizeof vs->uuid, 1) ||
              str_ref(o, "peer_group", &v->group, 0) ||
              str_ref(o, "note", &v->note, 1))
         bad = "'subject', 'node', 'peer_group' must be strings, 'uuid' and 'note' strings or null";
@@ -153,8 +160,9 @@ static int add_verdicts(sink *s, rd *r, json_t *arr)
     int rc = 0;
     json_array_foreach(arr, i, o) {
         gc_verdict v;
+        vstrs vs;
         snprintf(r->where, sizeof r->where, "verdicts[%zu]", i % 100000000u);
-        rc = verdict_of(r, o, &v, &rs, &cap);
+        rc = verdict_of(r, o, &v, &vs, &rs, &cap);
         r->where[0] = '\0';
         if (!rc)
             rc = gc_detect_add_verdict(s->d, &v, r->err);
@@ -195,8 +203,9 @@ static int w_verdict(sink *s, rd *r, json_t *o, size_t i)
     gc_reason *rs = NULL;
     size_t cap = 0;
     gc_verdict v;
+    vstrs vs;
     snprintf(r->where, sizeof r->where, "verdicts[%zu]", i % 100000000u);
-    int rc = verdict_of(r, o, &v, &rs, &cap);
+    int rc = verdict_of(r, o, &v, &vs, &rs, &cap);
     r->where[0] = '\0';
     if (!rc)
         rc = gc_detect_add_verdict(s->d, &v, r->err);

@@ -613,9 +613,11 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
             rc = GC_ENOMEM;
             break;
         }
-        CPY(v->node, g->node);
         v->gpu_index = g->index;
-        CPY(v->uuid, g->uuid);
+        if (!(v->node = det_vstr(d, g->node, GC_NODE_MAX)) || !(v->uuid = det_vstr(d, g->uuid, 48))) {
+            rc = GC_ENOMEM;
+            break;
+        }
         v->used_baseline = d->base && det_baseline_knows_plan(d->base, g->name, g->uuid, d->plan);
     }
     if (rc == GC_EINVAL) {

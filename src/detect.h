@@ -211,19 +211,21 @@ typedef struct gc_reason {
     double dev_lo, dev_hi;
 } gc_reason;
 
-/* subject, group and note: kept by the detector that made the verdict (a
- * census of 16,384 GPUs has ~500,000 verdicts: as fixed arrays they took
- * 912 of its ~1.1 KB), valid while it lives; never NULL (note "": none). */
+/* subject, node, uuid, group and note: kept by the detector that made the
+ * verdict (a census of 16,384 GPUs has ~500,000 verdicts: as fixed arrays
+ * they took 912 of its ~1.1 KB; node and uuid inline, 112 of 208 bytes,
+ * made the detector's passes over them miss in the L3 at 16,384 GPUs),
+ * valid while it lives; never NULL ("": none). 88 bytes. */
 typedef struct gc_verdict {
     int type;
-    const char *subject;
-    char node[GC_NODE_MAX];
     int gpu_index;        /* -1 */
-    char uuid[48];
+    const char *subject;
+    const char *node;     /* at most GC_NODE_MAX - 1 bytes */
+    const char *uuid;     /* at most 47 bytes */
     long link_index;      /* -1 */
     int level;
-    const char *group;    /* peer group */
     int peers;            /* size of the peer group (the subject included) */
+    const char *group;    /* peer group */
     int used_peers, used_baseline;
     const char *note;
     size_t nreasons;

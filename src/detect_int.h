@@ -94,7 +94,6 @@ typedef struct grec {
 typedef struct lrec {
     gc_det_link l;
     long src_gpu, dst_gpu;     /* grec index, -1 */
-    uint32_t group;
 } lrec;
 
 /* Per link, what the passes after judging read: 12 bytes, not the link's

@@ -359,9 +359,13 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
     size_t nl = d->nl;
     if (!nl)
         return 0;
-    double *vals = malloc(nl * sizeof *vals);
-    if (!vals)
+    /* per link its peer group; a group's two bandwidths, read once */
+    double *vals = malloc(nl * sizeof *vals), *tops = malloc(nl * sizeof *tops);
+    uint32_t *lgroup = malloc(nl * sizeof *lgroup);
+    if (!vals || !tops || !lgroup) {
+        free(vals), free(tops), free(lgroup);
         return GC_ENOMEM;
+    }
     int rc = 0;
     char key[600], cls[160];
     const char **gvstr = NULL;   /* per group id: its interned name */
@@ -380,7 +384,7 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
         long id = gc_strtab_id(&d->groups, key, 1);
         if (id < 0)
             rc = GC_ENOMEM;
-        l->group = (uint32_t)id;
+        lgroup[i] = (uint32_t)id;
         gc_verdict *v = &lv[i];
         char subject[256];
         const char *node;
@@ -389,7 +393,7 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
          * interned as det_set_group would, each group once */
         if (!rc && !(v->subject = det_vstr_own(d, subject)))
             rc = GC_ENOMEM;
-        CPY(v->node, node);
+        v->node = node;   /* the link's end's, kept (det_vstr, cut as a verdict's) */
         v->link_index = (long)l->l.index;
         if (!rc && (size_t)id >= ngvstr) {
             size_t nc = ngvstr ? 2 * ngvstr : 64;
@@ -451,11 +455,11 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
     if (!cnt || !byg)
         rc = rc ? rc : GC_ENOMEM;
     for (size_t i = 0; !rc && i < nl; i++)
-        cnt[d->l[i].group + 1]++;
+        cnt[lgroup[i] + 1]++;
     for (size_t k = 0; !rc && k < ngroups; k++)
         cnt[k + 1] += cnt[k];
     for (size_t i = 0; !rc && i < nl; i++)
-        byg[cnt[d->l[i].group]++] = (uint32_t)i;   /* cnt[k] is now the end of group k */
+        byg[cnt[lgroup[i]]++] = (uint32_t)i;   /* cnt[k] is now the end of group k */
     size_t start = 0;
     for (size_t k = 0; !rc && k < ngroups; k++) {
         size_t end = cnt[k], n = end - start;
@@ -474,17 +478,20 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
                                    : "limits alone (no baseline given)");
         }
         const char *what[2] = { "beta_bps", "top_bandwidth_bps" };
+        for (size_t j = 0; j < n && n >= (size_t)R->min_peers; j++) {
+            vals[j] = d->l[m[j]].l.beta_bps;
+            tops[j] = d->l[m[j]].l.top_bps;
+        }
         for (int w = 0; w < 2 && !rc && n >= (size_t)R->min_peers; w++) {
-            for (size_t j = 0; j < n; j++)
-                vals[j] = w ? d->l[m[j]].l.top_bps : d->l[m[j]].l.beta_bps;
+            const double *xs = w ? tops : vals;
             double med, sigma;
             size_t used;
-            if ((rc = robust(vals, n, R->sigma_floor_rel, &med, &sigma, &used)))
+            if ((rc = robust(xs, n, R->sigma_floor_rel, &med, &sigma, &used)))
                 break;
             if (used < (size_t)R->min_peers || !(med > 0))
                 continue;
             for (size_t j = 0; j < n && !rc; j++) {
-                double x = vals[j];
+                double x = xs[j];
                 if (!isfinite(x))
                     continue;
                 double z = (med - x) / sigma, rel = (med - x) / med;
@@ -504,7 +511,7 @@ int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const lo
             d->ls[m[j]].level = (uint8_t)lv[m[j]].level;
         }
     }
-    free(cnt), free(byg), free(vals), free(gvstr);
+    free(cnt), free(byg), free(vals), free(tops), free(lgroup), free(gvstr);
     return rc;
 }
 
@@ -554,7 +561,8 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
             rc = GC_ENOMEM;
             break;
         }
-        CPY(v->node, nodes->s[k]);
+        if (!(v->node = det_vstr(d, nodes->s[k], GC_NODE_MAX)))
+            rc = GC_ENOMEM;
     }
     /* network links: a node is good with others when one of its network
      * links is ok (the net phase re-measures both sides of a slow pair

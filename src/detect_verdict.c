@@ -64,7 +64,7 @@ gc_verdict *det_new_verdict(gc_detect *d, int type)
     gc_verdict *v = &d->v[d->nv++];
     memset(v, 0, sizeof *v);
     v->type = type;
-    v->subject = v->group = v->note = "";
+    v->subject = v->node = v->uuid = v->group = v->note = "";
     v->gpu_index = -1;
     v->link_index = -1;
     return v;
@@ -171,7 +171,9 @@ int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err)
     n->subject = det_vstr(d, v->subject, 256);
     n->group = det_vstr(d, v->group, 256);
     n->note = det_vstr(d, v->note, GC_NOTE_CAP);
-    if (!n->subject || !n->group || !n->note) {
+    n->node = det_vstr(d, v->node, GC_NODE_MAX);
+    n->uuid = det_vstr(d, v->uuid, 48);
+    if (!n->subject || !n->group || !n->note || !n->node || !n->uuid) {
         free(rs);
         d->nv--;
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");

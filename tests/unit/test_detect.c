@@ -533,7 +533,8 @@ int main(void)
      * then |deviation|), how many moved and their range; parameters,
      * limits and other rules as they were */
     {
-        gc_verdict v = { .subject = "n1/gpu0", .group = "g", .note = "", .gpu_index = 0, .link_index = -1 };
+        gc_verdict v = { .subject = "n1/gpu0", .node = "n1", .uuid = "", .group = "g", .note = "",
+                         .gpu_index = 0, .link_index = -1 };
         int rc = 0;
         rc |= det_add_reason(&v, "limit_pcie", "pcie_width", 8, 16, 0.5, "ratio", GC_V_DEGRADED, "x8");
         double z[5] = { 12, -30, 25, 9, 40 };
