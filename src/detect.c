@@ -531,7 +531,7 @@ static void gpu_key(char *k, size_t cap, const char *node, int index)
     k[n + (size_t)(t + sizeof t - p)] = '\0';
 }
 
-static long gpu_of(strtab *ids, const gc_det_end *e)
+long det_gpu_of(strtab *ids, const gc_det_end *e)
 {
     if (!e->is_gpu)
         return -1;
@@ -540,8 +540,7 @@ static long gpu_of(strtab *ids, const gc_det_end *e)
     return gc_strtab_id(ids, k, 0);
 }
 
-/* A node's id in d->nodes, added at first sight (DET_NO_NODE: none). */
-static int node_id(gc_detect *d, const char *node, uint32_t *id)
+int det_node_id(gc_detect *d, const char *node, uint32_t *id)
 {
     *id = DET_NO_NODE;
     if (!node || !node[0])
@@ -605,7 +604,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
             rc = id < 0 ? GC_ENOMEM : GC_EINVAL;
         g->group = (uint32_t)id;
         order[i] = (uint32_t)i;
-        if (!rc && (rc = node_id(d, g->node, &d->gnode[i])))
+        if (!rc && (rc = det_node_id(d, g->node, &d->gnode[i])))
             break;
         gc_verdict *v = det_new_verdict(d, GC_SUBJ_GPU);
         if (!v || det_set_subject(d, v, "%s/gpu%d", g->node, g->index) ||
@@ -624,19 +623,10 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         rc = gc_fail(err, GC_EINVAL, "detect: two GPUs named %s", key);
         goto out;
     }
-    for (size_t i = 0; i < d->nl && !rc; i++) {
-        const gc_det_link *l = &d->l[i].l;
-        det_lside *x = &d->ls[i];
-        lsrc[i] = gpu_of(&ids, &l->src);
-        ldst[i] = gpu_of(&ids, &l->dst);
-        x->fam = (int8_t)det_link_family(l);
-        x->host_dir = (int8_t)det_link_host_dir(l);
-        x->network = !strcmp(l->kind, "network");
-        x->level = GC_V_OK;
-        if (!det_new_verdict(d, GC_SUBJ_LINK) || node_id(d, l->src.node, &x->src_node) ||
-            node_id(d, l->dst.node, &x->dst_node))
-            rc = GC_ENOMEM;
-    }
+    /* the links judged (their verdicts follow the GPUs'), before the GPUs:
+     * one pass over their records while they are in hand */
+    if (!rc)
+        rc = det_judge_links(d, &ids, lsrc, ldst);
     if (rc)
         goto nomem;
     /* every value of every GPU is one comparison with its peers (and one
@@ -683,8 +673,6 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         }
         s = e;
     }
-    if (!rc)
-        rc = det_judge_links(d, d->v + d->ng, lsrc, ldst);   /* and tempers them */
     det_hostgroups hg = { 0 };
     if (!rc)
         rc = det_host_groups(d, lsrc, ldst, &hg);

@@ -89,17 +89,16 @@ typedef struct grec {
     size_t order;      /* 1 + position given by gc_detect_order_next, 0: as added */
 } grec;
 
-/* l's strings are the detector's (vstr), never NULL: ~216 bytes a link,
+/* l's strings are the detector's (vstr), never NULL: 192 bytes a link,
  * 491,520 links at 16,384 GPUs */
 typedef struct lrec {
     gc_det_link l;
-    long src_gpu, dst_gpu;     /* grec index, -1 */
 } lrec;
 
 /* Per link, what the passes after judging read: 12 bytes, not the link's
- * ~216-byte record and ~208-byte verdict (at 16,384 GPUs 106 MB each,
+ * 192-byte record and 88-byte verdict (at 16,384 GPUs 94 and 43 MB,
  * which the last-level cache does not hold from one pass to the next:
- * each pass over them missed on every line). Made by gc_detect_finish. */
+ * each pass over them misses on every line). Made by det_judge_links. */
 typedef struct det_lside {
     uint32_t src_node, dst_node;   /* id in gc_detect.nodes, DET_NO_NODE: none */
     int8_t fam;                    /* det_link_family */
@@ -209,7 +208,7 @@ int det_host_group_reason(const det_hostgroup *g, gc_verdict *v);
 void det_host_groups_free(det_hostgroups *hg);
 void det_relevel(gc_verdict *v);
 /* A link's degraded bandwidth findings against its second measurement
- * (det_judge_links calls it once the link is judged). */
+ * (det_judge_links calls it once the link's peers are judged). */
 int det_temper_link(gc_detect *d, const lrec *l, gc_verdict *v);
 
 /* ---- the rules (detect_peers.c: a GPU's peers; detect_rules.c: the rest) */
@@ -220,7 +219,14 @@ const char *det_unit_of(const gc_detect *d, uint32_t key);
 int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd);
 int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v);
 int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v);
-int det_judge_links(gc_detect *d, gc_verdict *lv, const long *lgpu_src, const long *lgpu_dst);
+/* (detect_links.c) Makes the links' verdicts (after the GPUs') and judges
+ * them; fills d->ls and, per link, the grec index of its ends (lsrc,
+ * ldst: -1 none; ids: the GPUs' "node\x1fINDEX" keys). */
+int det_judge_links(gc_detect *d, strtab *ids, long *lsrc, long *ldst);
+/* (detect.c) The grec index of a link's GPU end, -1: none. */
+long det_gpu_of(strtab *ids, const gc_det_end *e);
+/* (detect.c) A node's id in d->nodes, added at first sight (DET_NO_NODE: none). */
+int det_node_id(gc_detect *d, const char *node, uint32_t *id);
 int det_judge_nodes(gc_detect *d, const det_hostgroups *hg);
 
 #endif
