@@ -111,6 +111,8 @@ struct gc_links {
     size_t ncls, capcls;
     lk_end *ends;            /* one per GPU added */
     size_t nends, capends;
+    size_t *end_first;       /* per end: its first link in c (a GPU's links are added together) */
+    size_t capfirst;
     size_t *by_end;          /* ranks sorted by (node, local index), for p2p peers */
     unsigned char *known;    /* per rank: its GPU was added (its end is final) */
     int32_t *pend;           /* per rank: first link waiting for it, -1 none */
