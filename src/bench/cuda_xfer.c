@@ -190,8 +190,7 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
             gc_numa_free(host, fp);
             host = NULL;
         }
-        if (c->stop_s > 0)   /* binding and pinning are not measuring */
-            c->stop_s += gc_now_s() - t0;
+        gc_cuda_unmeasured(c, t0);   /* binding and pinning */
         if (!host)
             continue;   /* a node this process may not bind to (cpuset): the others still count */
         size_t from = g->npoints;
@@ -226,8 +225,7 @@ static int host_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     double t0 = gc_now_s();
     if (gck_xfer_reserve(&c->xfer, fp, 0, msg, sizeof msg))
         return gc_fail(err, GC_EDEVICE, "xfer chase: %s", msg);
-    if (c->stop_s > 0)
-        c->stop_s += gc_now_s() - t0;
+    gc_cuda_unmeasured(c, t0);
     size_t from = g->npoints;
     int rc = gc_cuda_chase_far(c, t, g, c->xfer.h_pin_dev, c->xfer.h_pin, fp, 1, "xfer chase", err);
     if (!rc)
@@ -267,8 +265,7 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     double t0 = gc_now_s();
     if (gck_xfer_reserve(&c->xfer, j.base.bytes, j.pageable, msg, sizeof msg))
         return gc_fail(err, GC_EDEVICE, "xfer: %s", msg);
-    if (c->stop_s > 0)
-        c->stop_s += gc_now_s() - t0;
+    gc_cuda_unmeasured(c, t0);
     size_t from = g->npoints;
     int rc = gc_xfer_sample(c, t, g, &j.base, err);
     if (!rc)
