@@ -79,7 +79,7 @@ int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_e
 {
     uint32_t total = gc_cuda_samples(t, 20);
     uint32_t batch = batch_for(j->bytes);
-    uint32_t max_chunk = MAX_QUEUED_OPS / (batch + 4);
+    uint32_t max_chunk = MAX_QUEUED_OPS / (batch * (j->copies_per_batch ? j->copies_per_batch : 1) + 4);
     if (max_chunk > GCK_XFER_MAX_CHUNK)
         max_chunk = GCK_XFER_MAX_CHUNK;
     if (max_chunk < 1)
@@ -244,13 +244,16 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     j.pageable = !strcmp(gc_cuda_str(t, "memory"), "pageable");
     j.sm = !strcmp(gc_cuda_str(t, "engine"), "sm");
     if (j.dir == 2 && !(j.pageable && !j.sm)) {
-        /* each direction's own rate from the common start: the one that
-         * ends first ran wholly beside the other, as nvbandwidth's
-         * *_bidirectional_memcpy_* tests time it (PEERS.md) */
+        /* each direction's own rate from the common start, while the other
+         * direction copies: as nvbandwidth's *_bidirectional_memcpy_* tests
+         * time it (PEERS.md). SM: one kernel, both end together; copy
+         * engines: each direction copies on past its timed batch (the tail,
+         * kernels/xfer.cu) so that the later one ends under load too. */
         j.base.ns_out = j.out;
         j.base.ns_in = j.in;
         j.base.out_metric = "bandwidth_h2d";
         j.base.in_metric = "bandwidth_d2h";
+        j.base.copies_per_batch = j.sm ? 1 : 2;
     }
     j.base.bytes = (size_t)gc_cuda_num(t, "size_bytes");
     j.base.chunk = hx_chunk;
@@ -272,6 +275,8 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
         link_ctx(c, g, from);
     for (size_t k = from; !rc && t->item->phase == GC_PHASE_CONCURRENT && k < g->npoints; k++)
         gc_ctx_set_str(&g->points[k].ctx, "phase", "concurrent");
+    for (size_t k = from; !rc && j.base.copies_per_batch == 2 && k < g->npoints; k++)
+        gc_ctx_set_str(&g->points[k].ctx, "both_ways", "each_loaded");
     return rc;
 }
 
