@@ -550,7 +550,7 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
      * 0 judged a live rank lost after lost_after seconds of it. */
     gc_watch_busy(r->watch);
     gc_record_note note;
-    gc_tree_node_file(r->out, &r->meta, &r->cl, r->watch, &r->abandoned, &note);
+    gc_tree_node_file(r->out, &r->meta, &r->cl, r->watch, &r->node_prior, &r->abandoned, &note);
     gc_watch_busy(r->watch);
     /* What travels is the record (summaries); the shard only if the
      * record cannot be made. */
