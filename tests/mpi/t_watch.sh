@@ -14,6 +14,10 @@
 #  body      a rank whose record's length came but not its bytes is judged
 #            lost within the lost-after time and the gather ends; rank 0
 #            waited for the bytes for ever.
+#  late      a rank judged lost whose record came when the gather would
+#            end (nobody else awaited) is taken: its GPU has its own
+#            record. Before, the gather ended without it ("lost 1 abandoned
+#            1 taken 1,0") and only its shard stood for it.
 . "$(dirname "$0")/../lib.sh"
 P=$BUILD/tests/mpi/watch_probe
 [ -x "$P" ] || die "no $P (make tests first)"
@@ -43,3 +47,8 @@ probe body 2 "probe body: lost 1 abandoned 1 taken 1,0"
 grep -q "^gpucensus: rank 1: its length came, then not its 2 bytes in [0-9]* s: lost" "$TMP/body.err" ||
     die "body: no message that rank 1's bytes did not come"
 echo "ok: a rank whose length came but not its bytes is judged lost, the gather ends"
+
+probe late 2 "probe late: lost 0 abandoned 1 taken 1,1"
+grep -q "^gpucensus: rank 1: its record came after all (judged lost, it was only slow): taken" \
+    "$TMP/late.err" || die "late: no message that rank 1's record was taken"
+echo "ok: a lost rank's record that came as the gather would end is taken"

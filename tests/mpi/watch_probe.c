@@ -19,7 +19,14 @@
  * lost     Rank 1 goes silent (hung) until rank 0 has judged it lost, then
  *          comes back and waits on a transfer no one will complete (a
  *          barrier whose peers stopped): rank 0's word must end that wait,
- *          saying that rank 0 judged it lost.
+ *          saying that rank 0 judged it lost. It sends its record only
+ *          once rank 0's gather has ended: not taken (its shard is what
+ *          rank 0 has), and rank 0's release ends its send.
+ * late     Rank 1 goes silent until rank 0 has judged it lost, then sends
+ *          its record; rank 0 starts its gather once rank 1's length is
+ *          with it (probed on the watch's communicator, which the
+ *          profiling interface shows): nobody else is awaited, so the
+ *          gather would end at once; the record that came is taken.
  * body     Rank 1's length goes to rank 0 but its bytes never leave (the
  *          profiling interface swallows them: a rank dead or hung between
  *          the two sends): rank 0 must judge it lost and end the gather.
@@ -33,7 +40,7 @@
 #include <time.h>
 
 #include "timeutil.h"
-#include "watch.h"
+#include "watch_int.h"   /* TAG_LEN: a record's length */
 
 #define TAG_QUIET 900  /* to rank 0: my last word is sent; silent from now */
 #define TAG_HOLD 901   /* rank 0 to 2: it is taking rank 1's record */
@@ -55,6 +62,17 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     if (swallow_body && dt == MPI_BYTE && comm != MPI_COMM_WORLD)
         return PMPI_Irecv(&none, 0, MPI_BYTE, 0, TAG_NEVER, MPI_COMM_SELF, req);
     return PMPI_Isend(buf, count, dt, dest, tag, comm, req);
+}
+
+/* The watch's communicator: the first one duplicated (gc_watch_open). */
+static MPI_Comm watch_comm = MPI_COMM_NULL;
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out)
+{
+    int rc = PMPI_Comm_dup(comm, out);
+    if (rc == MPI_SUCCESS && watch_comm == MPI_COMM_NULL)
+        watch_comm = *out;
+    return rc;
 }
 
 typedef struct taken {
@@ -120,8 +138,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *mode = argc > 1 ? argv[1] : "record";
     int want = !strcmp(mode, "record") ? 3 : 2;
+    int late = !strcmp(mode, "late");
     if (strcmp(mode, "record") && strcmp(mode, "analysis") && strcmp(mode, "lost") &&
-        strcmp(mode, "body")) {
+        strcmp(mode, "body") && !late) {
         if (!rank)
             fprintf(stderr, "watch_probe: unknown mode '%s'\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -182,6 +201,7 @@ int main(int argc, char **argv)
             MPI_Wait(&rq, MPI_STATUS_IGNORE);
             snprintf(told, sizeof told, "%s", left ? gc_watch_reason(w) : "(wait completed?)");
             MPI_Send(told, sizeof told, MPI_CHAR, 0, TAG_LEFT, MPI_COMM_WORLD);
+            MPI_Recv(&x, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
             while (!gc_watch_abandoned(w)) {   /* until rank 1 is judged lost */
                 gc_watch_poll(w);
@@ -189,6 +209,19 @@ int main(int argc, char **argv)
             }
             MPI_Send(&x, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD);
             MPI_Recv(told, sizeof told, MPI_CHAR, 1, TAG_LEFT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    } else if (late) {
+        quiet(w, rank, 1);
+        if (rank == 1) {
+            MPI_Recv(&x, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            while (!gc_watch_abandoned(w)) {   /* until rank 1 is judged lost */
+                gc_watch_poll(w);
+                nap_s(0.001);
+            }
+            MPI_Send(&x, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD);
+            for (int flag = 0; !flag; nap_s(0.001))   /* its length is here, not taken */
+                MPI_Iprobe(1, TAG_LEN, watch_comm, &flag, MPI_STATUS_IGNORE);
         }
     }
     int *lost = NULL;
@@ -198,6 +231,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "watch_probe: rank %d: %s\n", rank, err.msg);
     if (rank == 2 && !strcmp(mode, "record"))
         MPI_Send(&x, 1, MPI_INT, 0, TAG_SENT, MPI_COMM_WORLD);
+    if (rank == 0 && !strcmp(mode, "lost"))   /* its record now: after the gather */
+        MPI_Send(&x, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD);
     if (rank == 0) {
         gc_watch_release(w);   /* as before MPI_Abort: a lost rank still sending leaves */
         printf("probe %s: lost %d abandoned %d taken %d,%d", mode, nlost, gc_watch_abandoned(w),
