@@ -37,6 +37,7 @@ typedef struct runner {
     int ok_in, ok_out;       /* all_ok_watched's buffers: an abandoned
                                 reduction may still write them */
     uint8_t *skip;           /* per task: 1 = done in the run being resumed */
+    gc_sim_end sim_end;      /* the sim's slow_end fault, if any (backend.h) */
 } runner;
 
 /* Every rank prints its own failure; rank 0 adds nothing. */

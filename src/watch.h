@@ -58,6 +58,9 @@ int gc_watch_poll(gc_watch *w);
  * rank is alive (at most once a second, as while waiting) with no budget,
  * so a step may last lost_after_s at most. */
 void gc_watch_busy(gc_watch *w);
+/* fn(ctx) is called by every gc_watch_busy before it tells rank 0: the sim's
+ * slow_end fault (a step of the end made longer: tests/mpi/t_alive.sh). */
+void gc_watch_on_busy(gc_watch *w, void (*fn)(void *ctx), void *ctx);
 /* Non-root: rank 0 judged this rank lost (it was silent, not dead): it
  * must stop, keep its results in its shard, and leave the files rank 0
  * writes (its node's file) to rank 0. */
