@@ -12,9 +12,9 @@
  * starting is lost (hung or dead); so is one whose record's length came
  * and then not its bytes within lost_after_s of rank 0's waiting. Rank 0
  * tells the lost rank so (should it be only slow, it stops, saves its
- * shard, writes no node file and sends its record, taken while rank 0
- * still gathers), and every other rank to abandon what is left of its
- * plan and send its results; it waits for those under the same rule, and
+ * shard, writes no node file and sends its record, taken if it came by
+ * the time the gather ends), and every other rank to abandon what is
+ * left of its plan and send its results; it waits for those under the same rule, and
  * the run ends with the lost ranks marked failed (the caller aborts the
  * job, which also stops the hung ranks).
  * A SIGINT/SIGTERM (stop.h) or an MPI error on any rank ends the run the
