@@ -245,12 +245,15 @@ int gck_host_register(void *p, size_t bytes, void **dev, char *err, size_t errle
 void gck_host_unregister(void *p);
 /* dir 0 h2d, 1 d2h, 2 both at once on two streams; sm: a kernel copies
  * through mapped pinned memory instead of the copy engine. ns[i] = time of
- * one copy (both: of one pair of copies), averaged over `batch` copies
- * queued back to back behind a spin kernel (pageable copy-engine copies:
- * host clock around synchronous copies). nsamples <= GCK_XFER_MAX_CHUNK.
+ * one copy (both: of one pair of copies, to the later one's end), averaged
+ * over `batch` copies queued back to back behind a spin kernel (pageable
+ * copy-engine copies: host clock around synchronous copies). nsamples <=
+ * GCK_XFER_MAX_CHUNK. Both ways on pinned memory by the copy engines, each
+ * direction copies a second batch after its timed one (the tail, untimed:
+ * 2 x batch copies a stream), so each timed batch ran wholly beside the
+ * other direction's copies (nvbandwidth's both-ways figure).
  * ns_dir (both ways, events timing; NULL: not wanted): 2 x nsamples, the
- * h2d and the d2h copies' own times from their common start (the one that
- * ends first ran wholly beside the other: nvbandwidth's both-ways figure).
+ * h2d and the d2h copies' own times from their common start.
  * *spin_timeouts counts chunks whose spin kernel gave up waiting. */
 int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t bytes, uint32_t nsamples,
                  uint32_t batch, double *ns, double *ns_dir, int *spin_timeouts, char *err,

@@ -26,6 +26,7 @@ struct gck_xfer_rt {
     cudaEvent_t ev[MAX_EVENTS];
     cudaEvent_t ev2[MAX_EVENTS];        // second stream's end of batch
     cudaEvent_t ev3[MAX_EVENTS];        // both ways: the first stream's own end
+    cudaEvent_t ev4[MAX_EVENTS];        // both ways: the second stream's end after its tail
 };
 
 __global__ void k_spin(volatile int *flag, int *timed_out)
@@ -120,6 +121,7 @@ static int rt_init(gck_xfer *x, char *err, size_t errlen)
         CK(cudaEventCreate(&rt->ev[i]));
         CK(cudaEventCreate(&rt->ev2[i]));
         CK(cudaEventCreate(&rt->ev3[i]));
+        CK(cudaEventCreate(&rt->ev4[i]));
     }
     int *f;
     CK(cudaHostAlloc((void **)&f, 64, cudaHostAllocMapped | cudaHostAllocPortable));
@@ -286,12 +288,23 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
             if (both && e == cudaSuccess)
                 e = one_op(x, 1, sm, pageable, bytes, rt->s[1]);
         }
-        if (both && e == cudaSuccess)   // the h2d stream's own end, before it waits
+        if (both && e == cudaSuccess)   // each direction's own end
             e = cudaEventRecord(rt->ev3[i], rt->s[0]);
         if (both && e == cudaSuccess)
             e = cudaEventRecord(rt->ev2[i], rt->s[1]);
+        // The tail: each direction copies one more batch, untimed, so the one
+        // that ends first still loads the link while the other ends (without
+        // it the later one ran its last part alone and read faster than
+        // under load; nvbandwidth gives its other direction twice the bytes).
+        for (uint32_t b = 0; both && e == cudaSuccess && b < batch; b++) {
+            e = one_op(x, 0, sm, pageable, bytes, rt->s[0]);
+            if (e == cudaSuccess)
+                e = one_op(x, 1, sm, pageable, bytes, rt->s[1]);
+        }
         if (both && e == cudaSuccess)
-            e = cudaStreamWaitEvent(rt->s[0], rt->ev2[i], 0);
+            e = cudaEventRecord(rt->ev4[i], rt->s[1]);
+        if (both && e == cudaSuccess)
+            e = cudaStreamWaitEvent(rt->s[0], rt->ev4[i], 0);
         if (e == cudaSuccess)
             e = cudaEventRecord(rt->ev[2 * i + 1], rt->s[0]);
     }
@@ -307,14 +320,19 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
         CK(cudaEventElapsedTime(&ms, rt->ev[2 * i], rt->ev[2 * i + 1]));
         ns_dir[2 * i] = ns_dir[2 * i + 1] = ms * 1e6 / batch;
     }
-    for (uint32_t i = 0; both && ns_dir && i < nsamples; i++) {   // each direction's own time
+    if (batch_times(rt, nsamples, batch, ns, err, errlen))
+        return 1;
+    for (uint32_t i = 0; both && i < nsamples; i++) {   // each direction's own time
         float h2d = 0, d2h = 0;
         CK(cudaEventElapsedTime(&h2d, rt->ev[2 * i], rt->ev3[i]));
         CK(cudaEventElapsedTime(&d2h, rt->ev[2 * i], rt->ev2[i]));
-        ns_dir[2 * i] = h2d * 1e6 / batch;
-        ns_dir[2 * i + 1] = d2h * 1e6 / batch;
+        if (ns_dir) {
+            ns_dir[2 * i] = h2d * 1e6 / batch;
+            ns_dir[2 * i + 1] = d2h * 1e6 / batch;
+        }
+        ns[i] = (h2d > d2h ? h2d : d2h) * 1e6 / batch;   // the pair, not the tails
     }
-    return batch_times(rt, nsamples, batch, ns, err, errlen);
+    return 0;
 }
 
 extern "C" int gck_xfer_busy_begin(gck_xfer *x, size_t bytes, uint32_t copies, char *err,

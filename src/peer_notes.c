@@ -35,11 +35,35 @@ const gc_peer_note gc_peer_notes[] = {
       "ff2101a)",
       "" },
     { "xfer:bandwidth{direction=bidir}",
-      "both directions' bytes summed over the time from the common start to the later end",
+      "both directions' bytes summed over the time from the common start to the later direction's "
+      "own end",
       "nvbandwidth *_bidirectional_memcpy_{ce,sm}: one direction's rate while the other runs",
-      "two quantities: the faster direction ends first and the slower runs its tail alone, so the "
-      "sum / 2 is neither direction's rate under load (0.946x at a6b4ab1 on an H200)",
+      "two quantities: the faster direction ends first, so the sum / 2 is the slower direction's "
+      "rate, neither direction's own (0.946x at a6b4ab1 on an H200)",
       "xfer:bandwidth_h2d{direction=bidir}" },
+    { "xfer:bandwidth{memory=pinned,size_bytes=1073741824}",
+      "the p50 of single 1 GiB copies, 20 a point, measured again in rounds where they spread "
+      "(spread, remeasures)",
+      "nvbandwidth *_memcpy_{ce,sm}: the median of 3 samples, each the mean rate of 16 copies "
+      "back to back",
+      "the host's slow moments: a slow copy is one sample of ours (in the point's spread and mean, "
+      "not its p50) but part of a 16-copy sample of nvbandwidth's. On an H100 host (GPU-3b4a7e79, "
+      "8bbd760, 4 rounds in turn, tests/gpu/host_ab_run.sh) nvbandwidth's rounds spread 9.4% one "
+      "way h2d CE (50.07-55.11 GB/s), 1.0-4.1% the other one-way copies, ours 0.1-0.8% (h2d CE "
+      "55.26-55.33, the first pass's p95 / p50 up to 1.60); medians one way 1.003-1.025x",
+      "" },
+    { "xfer:bandwidth_h2d{direction=bidir,engine=ce}",
+      "both ways on the copy engines, 1 GiB each way from a common start, each direction's bytes "
+      "over its own end, each copying one more 1 GiB after it, untimed (both_ways = each_loaded "
+      "since 8bbd760: the later direction no longer ends alone); the p50 of single copies",
+      "nvbandwidth *_bidirectional_memcpy_ce: 16 copies back to back under the other direction's "
+      "2 GiB copies, started earlier; the median of 3 such samples",
+      "not explained: on an H100 host (GPU-3b4a7e79, 8bbd760, 4 rounds in turn) ours 46.41-47.21 / "
+      "51.10-51.30 GB/s h2d / d2h, nvbandwidth's 43.18-45.75 / 48.45-51.22 (medians 1.081x / "
+      "1.031x; its rounds spread 5.9% / 5.6%, ours 1.7% / 0.4%); the tail moved ours by 0.7% "
+      "(tests/gpu/peers_probe.cu ce_both, same rounds: h2d 47.03 without, 46.70 with). Earlier "
+      "H100 calls read 0.964-1.075x, an H200 1.012 / 0.998x",
+      "" },
     { "xfer:bandwidth_h2d{direction=bidir,engine=sm}",
       "both ways by SM kernels: one kernel whose even warps copy host -> device and odd warps device "
       "-> host, each byte once, each direction's bytes over the kernel's time (xfer method 2; "
@@ -49,8 +73,8 @@ const gc_peer_note gc_peer_notes[] = {
       "re-copying the same bytes: 0.991 / 0.992x on an H200 (GPU-155f0064, ff2101a: 42.14 against "
       "42.51 / 42.48 GB/s); in the same call tests/gpu/peers_probe.cu's copy in nvbandwidth's "
       "convention read 42.20 GB/s copying each word once and 42.46 copying it 16 times in a row. "
-      "Two kernels on two streams read 0.904 / 0.954 (fbb3f58). The copy engines, which a host "
-      "copy takes, move both ways at 0.998-1.012x",
+      "Two kernels on two streams read 0.904 / 0.954 (fbb3f58); 0.996 / 0.997x on an H100 "
+      "(GPU-3b4a7e79, 8bbd760, medians of 4 rounds in turn)",
       "xfer:bandwidth_h2d{direction=bidir,engine=ce}" },
     { "xfer:latency_ns{mode=chase}",
       "one thread's dependent ld.global loads from mapped pinned host memory, %clock64 around 32 "
@@ -72,7 +96,12 @@ const gc_peer_note gc_peer_notes[] = {
       "since a10e007 the bound buffer is in transparent huge pages (host_huge_fraction) and read "
       "1204.2 ns as cudaHostAlloc's 1204.2 (1.029x, the footprint; H200 GPU-52988146); on two H100 "
       "hosts node-bound memory read 1.02-1.12x, cudaHostAlloc's 1.01-1.04x (the host's "
-      "translation of registered memory; nvbandwidth's like is numa = any)",
+      "translation of registered memory; nvbandwidth's like is numa = any). On a third H100 "
+      "(GPU-3b4a7e79, 8bbd760, rounds in turn with nvbandwidth, tests/gpu/host_ab_run.sh) the two "
+      "read alike (1 MiB medians 1193.0 / 1195.0 ns, 0.999-1.000x; 256 MiB mostly 1213.4-1246.2, "
+      "in the default plan, after its copies and alone) and a 256 MiB chase alone in its process "
+      "read 1369.1 node-bound and 1375.2 in cudaHostAlloc's memory in two rounds (p95 1592-1639 "
+      "against 1238-1322): the host's slow moments, not the plan's other items nor the memory",
       "xfer:latency_ns{mode=chase,order=sequential,size_bytes=1048576}" },
     { "p2p:latency_ns{mode=chase}",
       "one thread's dependent loads from a peer GPU's memory through CUDA IPC, on one SM",

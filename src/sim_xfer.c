@@ -129,6 +129,9 @@ int sim_setup_xfer(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     j->u.x.slow[1] = f->bimodal[F_D2H_BW];
     if (t->item->phase == GC_PHASE_CONCURRENT && gc_ctx_set_str(&j->ctx, "phase", "concurrent"))
         return gc_fail(err, GC_EINVAL, "sim: no room in the point context for phase");
+    if (bidir && !pageable && strcmp(sim_pstr(t->item, "engine"), "sm") &&   /* as cuda_xfer.c */
+        gc_ctx_set_str(&j->ctx, "both_ways", "each_loaded"))
+        return gc_fail(err, GC_EINVAL, "sim: no room in the point context for both_ways");
     return pcie_ctx(b, j, err);
 }
 

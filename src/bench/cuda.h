@@ -41,6 +41,10 @@ typedef struct gc_cuda {
 /* Per item: budget, flags. */
 void gc_cuda_begin(gc_cuda *c, const gc_task *task);
 int gc_cuda_over(gc_cuda *c);          /* 1: budget or deadline reached (sets BUDGET_HIT) */
+/* Work since t0 (gc_now_s()) was not measuring (allocating, pinning,
+ * binding, flushing): the item's stop time moves on by it, so it costs the
+ * item no samples. */
+void gc_cuda_unmeasured(gc_cuda *c, double t0);
 /* Device buffer of at least bytes (grown, never shrunk below; invalidates
  * the chain when moved). */
 int gc_cuda_big(gc_cuda *c, size_t bytes, gc_err *err);

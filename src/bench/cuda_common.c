@@ -26,6 +26,12 @@ int gc_cuda_over(gc_cuda *c)
     return 0;
 }
 
+void gc_cuda_unmeasured(gc_cuda *c, double t0)
+{
+    if (c->stop_s > 0)
+        c->stop_s += gc_now_s() - t0;
+}
+
 int gc_cuda_big(gc_cuda *c, size_t bytes, gc_err *err)
 {
     if (c->big && c->big_bytes >= bytes)

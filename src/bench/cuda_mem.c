@@ -296,8 +296,7 @@ int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, void *
     if (host) {   /* chain element j lies at j * FAR_STRIDE in both views (in order or not) */
         double t0 = gc_now_s();
         flushed = flush_host_lines(host, n, FAR_STRIDE);
-        if (c->stop_s > 0)   /* flushing is not measuring */
-            c->stop_s += gc_now_s() - t0;
+        gc_cuda_unmeasured(c, t0);
     }
     uint32_t total = gc_cuda_samples(t, 500);
     size_t ip = g->npoints;

@@ -190,8 +190,7 @@ int gc_cuda_p2p(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!rc && !peer_ok)
         rc = gc_fail(err, GC_EDEVICE, "p2p: the peer rank %d could not prepare its direction",
                      t->peer_rank);
-    if (c->stop_s > 0)   /* allocation, export and opening are not measuring */
-        c->stop_s += gc_now_s() - t0;
+    gc_cuda_unmeasured(c, t0);   /* allocation, export and opening */
     size_t from = g->npoints;
     if (!rc && t->initiator) {
         if (chase) {

@@ -79,7 +79,7 @@ int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_e
 {
     uint32_t total = gc_cuda_samples(t, 20);
     uint32_t batch = batch_for(j->bytes);
-    uint32_t max_chunk = MAX_QUEUED_OPS / (batch + 4);
+    uint32_t max_chunk = MAX_QUEUED_OPS / (batch * (j->copies_per_batch ? j->copies_per_batch : 1) + 4);
     if (max_chunk > GCK_XFER_MAX_CHUNK)
         max_chunk = GCK_XFER_MAX_CHUNK;
     if (max_chunk < 1)
@@ -190,8 +190,7 @@ static int host_chase_numa(gc_cuda *c, const gc_task *t, gc_gpu *g, size_t fp, g
             gc_numa_free(host, fp);
             host = NULL;
         }
-        if (c->stop_s > 0)   /* binding and pinning are not measuring */
-            c->stop_s += gc_now_s() - t0;
+        gc_cuda_unmeasured(c, t0);   /* binding and pinning */
         if (!host)
             continue;   /* a node this process may not bind to (cpuset): the others still count */
         size_t from = g->npoints;
@@ -226,8 +225,7 @@ static int host_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     double t0 = gc_now_s();
     if (gck_xfer_reserve(&c->xfer, fp, 0, msg, sizeof msg))
         return gc_fail(err, GC_EDEVICE, "xfer chase: %s", msg);
-    if (c->stop_s > 0)
-        c->stop_s += gc_now_s() - t0;
+    gc_cuda_unmeasured(c, t0);
     size_t from = g->npoints;
     int rc = gc_cuda_chase_far(c, t, g, c->xfer.h_pin_dev, c->xfer.h_pin, fp, 1, "xfer chase", err);
     if (!rc)
@@ -246,13 +244,16 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     j.pageable = !strcmp(gc_cuda_str(t, "memory"), "pageable");
     j.sm = !strcmp(gc_cuda_str(t, "engine"), "sm");
     if (j.dir == 2 && !(j.pageable && !j.sm)) {
-        /* each direction's own rate from the common start: the one that
-         * ends first ran wholly beside the other, as nvbandwidth's
-         * *_bidirectional_memcpy_* tests time it (PEERS.md) */
+        /* each direction's own rate from the common start, while the other
+         * direction copies: as nvbandwidth's *_bidirectional_memcpy_* tests
+         * time it (PEERS.md). SM: one kernel, both end together; copy
+         * engines: each direction copies on past its timed batch (the tail,
+         * kernels/xfer.cu) so that the later one ends under load too. */
         j.base.ns_out = j.out;
         j.base.ns_in = j.in;
         j.base.out_metric = "bandwidth_h2d";
         j.base.in_metric = "bandwidth_d2h";
+        j.base.copies_per_batch = j.sm ? 1 : 2;
     }
     j.base.bytes = (size_t)gc_cuda_num(t, "size_bytes");
     j.base.chunk = hx_chunk;
@@ -267,14 +268,15 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     double t0 = gc_now_s();
     if (gck_xfer_reserve(&c->xfer, j.base.bytes, j.pageable, msg, sizeof msg))
         return gc_fail(err, GC_EDEVICE, "xfer: %s", msg);
-    if (c->stop_s > 0)
-        c->stop_s += gc_now_s() - t0;
+    gc_cuda_unmeasured(c, t0);
     size_t from = g->npoints;
     int rc = gc_xfer_sample(c, t, g, &j.base, err);
     if (!rc)
         link_ctx(c, g, from);
     for (size_t k = from; !rc && t->item->phase == GC_PHASE_CONCURRENT && k < g->npoints; k++)
         gc_ctx_set_str(&g->points[k].ctx, "phase", "concurrent");
+    for (size_t k = from; !rc && j.base.copies_per_batch == 2 && k < g->npoints; k++)
+        gc_ctx_set_str(&g->points[k].ctx, "both_ways", "each_loaded");
     return rc;
 }
 

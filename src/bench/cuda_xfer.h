@@ -21,6 +21,7 @@ struct gc_xfer_job {
     double *ns_out, *ns_in;
     const char *out_metric, *in_metric;
     int spin_timeouts, dropped_chunks;
+    uint32_t copies_per_batch;   /* copies queued per stream per copy timed (0: 1; 2 with a tail) */
 };
 
 /* Adds the points time, bandwidth (and the two directions' bandwidths)

@@ -40,6 +40,13 @@
 //    host chase since host_cache = flushed).
 // 4. decay: how long a chain stays fast after its write (by time alone, by
 //    reads alone, and nvbandwidth's reading launch by launch).
+// 5. ce_both: both ways by the copy engines, pinned, 1 GiB each way, two
+//    streams from a common start, each direction's bytes over its own end,
+//    with and without a tail (each direction copying 1 GiB more, untimed,
+//    so that the one ending first still loads the link while the other
+//    ends: the census since xfer's both_ways = each_loaded; nvbandwidth
+//    gives its other direction 2 GiB), rounds alternating the two, then
+//    one way alone.
 // Output: one line per figure, "name value unit".
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -878,6 +885,80 @@ static void both_ways(void)
     CHECK(cudaFree(dv));
 }
 
+// ---- ce_both ---------------------------------------------------------------
+
+static void ce_both(int rounds)
+{
+    const size_t bytes = (size_t)1 << 30;
+    uint8_t *h, *dv;
+    CHECK(cudaHostAlloc((void **)&h, 2 * bytes, cudaHostAllocPortable));
+    memset(h, 0x3c, 2 * bytes);
+    CHECK(cudaMalloc(&dv, 2 * bytes));
+    CHECK(cudaMemset(dv, 0x5a, 2 * bytes));
+    cudaStream_t s0, s1;
+    CHECK(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    cudaEvent_t e0, eh, ed;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&eh));
+    CHECK(cudaEventCreate(&ed));
+    // h2d: h[0, 1G) -> dv[1G, 2G); d2h: dv[0, 1G) -> h[1G, 2G)
+    std::vector<double> v[2][2];   // [tail][h2d, d2h] in GB/s
+    for (int r = 0; r <= rounds; r++)
+        for (int tail = 0; tail < 2; tail++) {
+            CHECK(cudaEventRecord(e0, s0));
+            CHECK(cudaStreamWaitEvent(s1, e0, 0));
+            CHECK(cudaMemcpyAsync(dv + bytes, h, bytes, cudaMemcpyHostToDevice, s0));
+            CHECK(cudaMemcpyAsync(h + bytes, dv, bytes, cudaMemcpyDeviceToHost, s1));
+            CHECK(cudaEventRecord(eh, s0));
+            CHECK(cudaEventRecord(ed, s1));
+            if (tail) {
+                CHECK(cudaMemcpyAsync(dv + bytes, h, bytes, cudaMemcpyHostToDevice, s0));
+                CHECK(cudaMemcpyAsync(h + bytes, dv, bytes, cudaMemcpyDeviceToHost, s1));
+            }
+            CHECK(cudaDeviceSynchronize());
+            float a, b;
+            CHECK(cudaEventElapsedTime(&a, e0, eh));
+            CHECK(cudaEventElapsedTime(&b, e0, ed));
+            if (r == 0)
+                continue;   // warm
+            v[tail][0].push_back(bytes / (a * 1e6));
+            v[tail][1].push_back(bytes / (b * 1e6));
+        }
+    for (int tail = 0; tail < 2; tail++) {
+        printf("ce_both %-26s h2d %.2f d2h %.2f GBps (median of %d; h2d", tail ? "tail (each loaded)" :
+               "equal, own end (no tail)", median(v[tail][0]), median(v[tail][1]), rounds);
+        for (double x : v[tail][0])
+            printf(" %.2f", x);
+        printf("; d2h");
+        for (double x : v[tail][1])
+            printf(" %.2f", x);
+        printf(")\n");
+    }
+    for (int d = 0; d < 2; d++) {
+        std::vector<double> one;
+        for (int r = 0; r <= rounds; r++) {
+            CHECK(cudaEventRecord(e0, s0));
+            if (d == 0)
+                CHECK(cudaMemcpyAsync(dv + bytes, h, bytes, cudaMemcpyHostToDevice, s0));
+            else
+                CHECK(cudaMemcpyAsync(h + bytes, dv, bytes, cudaMemcpyDeviceToHost, s0));
+            CHECK(cudaEventRecord(eh, s0));
+            CHECK(cudaEventSynchronize(eh));
+            float a;
+            CHECK(cudaEventElapsedTime(&a, e0, eh));
+            if (r)
+                one.push_back(bytes / (a * 1e6));
+        }
+        printf("ce_both one way alone %s %.2f GBps (median of %d)\n", d ? "d2h" : "h2d", median(one), rounds);
+    }
+    fflush(stdout);
+    CHECK(cudaFreeHost(h));
+    CHECK(cudaFree(dv));
+    CHECK(cudaStreamDestroy(s0));
+    CHECK(cudaStreamDestroy(s1));
+}
+
 int main(int argc, char **argv)
 {
     cudaDeviceProp p;
@@ -893,5 +974,7 @@ int main(int argc, char **argv)
         decay();
     if (!strcmp(what, "all") || !strcmp(what, "hostmem"))
         hostmem(argc > 2 ? atoi(argv[2]) : 2);
+    if (!strcmp(what, "all") || !strcmp(what, "ce_both"))
+        ce_both(argc > 2 ? atoi(argv[2]) : 8);
     return 0;
 }

@@ -32,18 +32,8 @@ T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
 P=${PEERS:-}
 NVBW_TESTS=${NVBW_TESTS-host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirectional_memcpy_ce device_to_host_bidirectional_memcpy_ce host_to_device_memcpy_sm device_to_host_memcpy_sm host_to_device_bidirectional_memcpy_sm device_to_host_bidirectional_memcpy_sm device_local_copy device_to_device_memcpy_read_ce device_to_device_memcpy_write_ce device_to_device_bidirectional_memcpy_read_ce device_to_device_memcpy_read_sm device_to_device_memcpy_write_sm device_to_device_bidirectional_memcpy_read_sm}
-nvbw_pids=""
-if [ -n "$P" ] && [ -d "$P/nvbandwidth" ]; then   # built beside the census, one nvcc per source
-    mkdir -p /opt/boost && for f in "$P"/boostdeb/*.deb; do dpkg -x "$f" /opt/boost; done
-    B=/opt/boost/usr
-    mkdir -p "$P/nvbandwidth/obj"
-    for f in testcase.cpp testcases_ce.cpp testcases_sm.cpp kernels.cu memcpy.cpp nvbandwidth.cpp \
-             multinode_memcpy.cpp multinode_testcases.cpp output.cpp json_output.cpp json/jsoncpp.cpp; do
-        ( cd "$P/nvbandwidth" && nvcc -O3 -std=c++17 -arch=sm_90 -DGIT_VERSION='"v0.8"' -I. -I$B/include \
-            -c "$f" -o "obj/$(basename "$f").o" ) >> "$OUT/log/peer-nvbandwidth-build.log" 2>&1 &
-        nvbw_pids="$nvbw_pids $!"   # wait on these only: a bare wait also waits for tee above
-    done
-fi
+. tests/gpu/nvbw_build.sh
+nvbw_start "$P"
 . tests/gpu/device_lib.sh
 if [ "${TESTS:-1}" = 1 ]; then
     make -j16 ${GIT_COMMIT:+GIT_COMMIT=$GIT_COMMIT} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFIX=/opt/deps/usr \
@@ -70,12 +60,7 @@ if [ "${PROBE:-1}" = 1 ]; then
         timeout 300 build/peers_probe ${PROBE_WHAT:-all} > "$OUT/log/peer-probe.txt" 2>&1
     stamp "probe: exit $?"
 fi
-if [ -n "$nvbw_pids" ]; then
-    wait $nvbw_pids
-    ( cd "$P/nvbandwidth" && nvcc -arch=sm_90 obj/*.o $B/lib/x86_64-linux-gnu/libboost_program_options.a \
-        -lnvidia-ml -lcuda -o nvbandwidth ) >> "$OUT/log/peer-nvbandwidth-build.log" 2>&1
-    echo "nvbandwidth build: exit $?"
-fi
+nvbw_finish
 if [ -n "$P" ] && [ -d "$P/gpu-benches" ] && [ "${GPU_BENCHES:-1}" = 1 ]; then
     # their Makefiles ask for sm_70, which nvcc 13 no longer builds: sm_90
     ( cd "$P/gpu-benches/gpu-stream" && nvcc -std=c++17 -O3 -arch=sm_90 -o cuda-stream main.cu \
