@@ -63,6 +63,16 @@ extern const gc_backend_ops gc_backend_sim;
 /* The plan's sim profile loads (at plan time: a missing or bad profile is a
  * bad plan, exit 2, not a failure of every rank at open). */
 int gc_sim_plan_check(const gc_plan *plan, gc_err *err);
+/* The sim's slow_end fault for GPU `gpu` of `node`: seconds each step of
+ * the rank's end (after its items) takes more; 0 none. */
+double gc_sim_end_step_s(const gc_plan *plan, const char *node, int gpu);
+/* One such step (a gc_watch_on_busy hook, end: a gc_sim_end): sleeps
+ * step_s and says so on stderr, with the seconds added so far. */
+typedef struct gc_sim_end {
+    double step_s, added_s;
+    int rank;
+} gc_sim_end;
+void gc_sim_end_step(void *end);
 extern const gc_backend_ops gc_backend_cuda;
 
 

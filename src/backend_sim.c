@@ -21,6 +21,11 @@
  *            null pointer there (SIGSEGV, as a bug would); hang: sleep
  *            forever; slow: item at_item takes `factor` seconds more,
  *            deadline or not.
+ *   slow_end each step of the rank's end, after its items (its shard, each
+ *            GPU of its node file, its record's analysis: every
+ *            gc_watch_busy), takes `factor` seconds more; the rank says it
+ *            is alive between steps as ever, and says on stderr that the
+ *            sim slowed it (gc_sim_end_step_s; run.c).
  *   throttle, unstable (metric sustain): under sustained load, thermal
  *            throttling after `factor` seconds, or a clock that dips by up
  *            to `factor` (sim_sustain.c).

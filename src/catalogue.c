@@ -22,8 +22,8 @@ static int links_add(gc_links *l, const gc_analysed *a, size_t n);
  * with their per-size tables. */
 int gc_cat_write_node_file(const char *out_dir, const gc_run_meta *run,
                            const gc_roster_entry *roster, size_t nranks, const char *node,
-                           const gc_analysed *gpus, size_t n, char *buf, gc_keep_fn keep,
-                           void *kctx, gc_err *err)
+                           const gc_analysed *gpus, size_t n, char *buf,
+                           const gc_node_place *place, void *kctx, gc_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/nodes/%s.json", out_dir, node);
@@ -52,10 +52,12 @@ int gc_cat_write_node_file(const char *out_dir, const gc_run_meta *run,
         rc = gc_jw_finish(&w, path, err);
     }
     gc_links_free(links);
-    if (!rc && keep && !keep(kctx))
+    if (!rc && place && place->keep && !place->keep(kctx))
         rc = gc_fail(err, GC_EINVAL, "%s: left to rank 0", path);
     if (rc)
         gc_afile_abort(&a);
+    else if (place)   /* never over rank 0's, should it have come meanwhile */
+        rc = gc_afile_commit_excl(&a, &place->prior, err);
     else
         rc = gc_afile_commit(&a, err);
     return rc;
@@ -139,7 +141,7 @@ typedef struct pipeline {
     gc_blob_fetch fetch;
     void *fctx;
     int node_only;               /* gc_catalogue_write_node: no catalogue text */
-    gc_keep_fn keep;             /* gc_catalogue_write_node's */
+    const gc_node_place *place;  /* gc_catalogue_write_node's */
     node_job *jobs;
     size_t next, consumed, window;
     int stop;
@@ -200,7 +202,7 @@ static void run_job(pipeline *pl, size_t k, node_job *j, char *bufs)
             j->ranks[b - 1] = q;
         }
     j->rc = gc_cat_write_node_file(pl->out_dir, pl->run, pl->roster, pl->nranks, pl->nodes[k],
-                                   j->gpus, j->n, bufs, pl->keep, pl->fctx, &j->err);
+                                   j->gpus, j->n, bufs, pl->place, pl->fctx, &j->err);
     if (j->rc || pl->node_only)
         return;
     FILE *mf = open_memstream(&j->text, &j->text_len);
@@ -259,7 +261,8 @@ static int usable_cpus(void)
 
 int gc_catalogue_write_node(const char *out_dir, const gc_run_meta *run,
                             const gc_roster_entry *roster, size_t nranks, const char *node,
-                            gc_blob_fetch fetch, void *ctx, gc_keep_fn keep, gc_err *err)
+                            gc_blob_fetch fetch, void *ctx, const gc_node_place *place,
+                            gc_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/nodes", out_dir);
@@ -271,7 +274,7 @@ int gc_catalogue_write_node(const char *out_dir, const gc_run_meta *run,
     const char *nodes[1] = { node };
     pipeline pl = { .out_dir = out_dir, .run = run, .roster = roster, .nranks = nranks,
                     .nodes = nodes, .nnodes = 1, .descs = &descs, .fetch = fetch, .fctx = ctx,
-                    .node_only = 1, .keep = keep };
+                    .node_only = 1, .place = place };
     node_job j = { 0 };
     char *bufs = malloc(2 * (size_t)GC_JW_BUF);
     if (bufs)

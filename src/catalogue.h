@@ -14,6 +14,7 @@
 
 #include "analyze.h"
 #include "err.h"
+#include "fsutil.h"
 #include "results.h"
 #include "shard.h"
 
@@ -48,10 +49,24 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
  * the fetch's): 0 leaves it unwritten (GC_EINVAL, "left to rank 0"). */
 typedef int (*gc_keep_fn)(void *ctx);
 
+/* How a node leader puts its file in place: keep (NULL: always) is asked
+ * first; then the file is placed only where the path holds nothing or
+ * prior, the file that was there before the run could write it (an
+ * earlier run's in the same OUT), by gc_afile_commit_excl. Rank 0 writes
+ * the node file of a leader lost to it by rename, after its gather: that
+ * file is never replaced by the leader, whenever the leader comes to
+ * place its own (GC_EEXIST, "another file is in place"). */
+typedef struct gc_node_place {
+    gc_keep_fn keep;
+    gc_file_id prior;
+} gc_node_place;
+
 /* A node leader: out_dir/nodes/<node>.json from the node's shards (fetch is
- * asked for the roster entries of that node only); keep: NULL or as above. */
+ * asked for the roster entries of that node only); place: NULL replaces
+ * whatever is there (as merge does), else as above. */
 int gc_catalogue_write_node(const char *out_dir, const gc_run_meta *run,
                             const gc_roster_entry *roster, size_t nranks, const char *node,
-                            gc_blob_fetch fetch, void *ctx, gc_keep_fn keep, gc_err *err);
+                            gc_blob_fetch fetch, void *ctx, const gc_node_place *place,
+                            gc_err *err);
 
 #endif

@@ -42,11 +42,12 @@ void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_ve
 
 /* out_dir/nodes/<node>.json from n analysed GPUs (their points, and the
  * links they measured with their size tables); buf: GC_JW_BUF bytes;
- * keep (NULL: always) is asked with kctx before the file is put in place. */
+ * place: NULL replaces whatever is there, else a leader's (catalogue.h;
+ * its keep asked with kctx). */
 int gc_cat_write_node_file(const char *out_dir, const gc_run_meta *run,
                            const gc_roster_entry *roster, size_t nranks, const char *node,
-                           const gc_analysed *gpus, size_t n, char *buf, gc_keep_fn keep,
-                           void *kctx, gc_err *err);
+                           const gc_analysed *gpus, size_t n, char *buf,
+                           const gc_node_place *place, void *kctx, gc_err *err);
 /* Node names in order of first appearance in the roster (*names: free()
  * the array, the names are the roster's). */
 size_t gc_cat_node_list(const gc_roster_entry *roster, size_t nranks, const char ***names);

@@ -121,7 +121,8 @@ void gc_afile_abort(gc_afile *a)
     }
 }
 
-int gc_afile_commit(gc_afile *a, gc_err *err)
+/* The temporary's bytes on disk, its stream closed: 0 or an errno. */
+static int afile_finish(gc_afile *a)
 {
     int e = 0;
     if (fflush(a->f) != 0 || ferror(a->f) || fsync(fileno(a->f)) != 0)
@@ -129,6 +130,23 @@ int gc_afile_commit(gc_afile *a, gc_err *err)
     if (fclose(a->f) != 0 && !e)
         e = errno;
     a->f = NULL;
+    return e;
+}
+
+static void sync_dir_of(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+}
+
+int gc_afile_commit(gc_afile *a, gc_err *err)
+{
+    int e = afile_finish(a);
     if (!e && rename(a->tmp, a->path) != 0)
         e = errno;
     if (e)
@@ -137,13 +155,95 @@ int gc_afile_commit(gc_afile *a, gc_err *err)
     if (e)
         return gc_fail(err, GC_EIO, "%s: could not be saved: %s (the previous file, if any, is intact)",
                        a->path, strerror(e));
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", a->path);
-    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
+    sync_dir_of(a->path);
+    return 0;
+}
+
+void gc_file_id_of(const char *path, gc_file_id *id)
+{
+    struct stat st;
+    memset(id, 0, sizeof *id);
+    if (lstat(path, &st) != 0)
+        return;
+    id->present = 1;
+    id->dev = (unsigned long long)st.st_dev;
+    id->ino = (unsigned long long)st.st_ino;
+    id->size = (long long)st.st_size;
+    id->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+static int same_file(const gc_file_id *a, const gc_file_id *b)
+{
+    return a->present && b->present && a->dev == b->dev && a->ino == b->ino &&
+           a->size == b->size && a->mtime_ns == b->mtime_ns;
+}
+
+/* Hard links unsupported where the file system says so (FAT, some FUSE). */
+static int no_links(int e)
+{
+    return e == EPERM || e == EOPNOTSUPP || e == ENOSYS;
+}
+
+/* link(2) of the temporary to the path: 0 placed, else an errno (EEXIST:
+ * a file is there). NFS may answer EEXIST for its own retried link: the
+ * path then is the temporary's inode. */
+static int link_tmp(const gc_afile *a)
+{
+    if (link(a->tmp, a->path) == 0)
+        return 0;
+    int e = errno;
+    gc_file_id t, p;
+    gc_file_id_of(a->tmp, &t);
+    gc_file_id_of(a->path, &p);
+    return e == EEXIST && same_file(&t, &p) ? 0 : e;
+}
+
+/* The path holds `prior` (checked again once it is moved aside, as another
+ * writer may have renamed its file there meanwhile): replaced by the
+ * temporary, else whatever came is left in place. 0 placed, else an errno. */
+static int replace_prior(const gc_afile *a, const gc_file_id *prior)
+{
+    char aside[4200];
+    gc_file_id now;
+    gc_file_id_of(a->path, &now);
+    if (!same_file(&now, prior))
+        return EEXIST;
+    snprintf(aside, sizeof aside, "%s.prior", a->tmp);   /* unique as the temporary is */
+    if (rename(a->path, aside) != 0)
+        return errno == ENOENT ? link_tmp(a) : errno;
+    gc_file_id_of(aside, &now);
+    if (!same_file(&now, prior)) {
+        /* another writer's file, renamed there between the check and the
+         * move: back in place (it writes once; nothing else came since) */
+        rename(aside, a->path);
+        return EEXIST;
     }
+    int e = link_tmp(a);
+    if (e && e != EEXIST)
+        rename(aside, a->path);   /* not placed: the earlier file stays */
+    else
+        unlink(aside);
+    return e;
+}
+
+int gc_afile_commit_excl(gc_afile *a, const gc_file_id *prior, gc_err *err)
+{
+    int e = afile_finish(a);
+    if (!e) {
+        e = link_tmp(a);
+        if (e == EEXIST && prior && prior->present)
+            e = replace_prior(a, prior);
+        if (no_links(e))   /* no hard links here: replaced, as gc_afile_commit does */
+            e = rename(a->tmp, a->path) == 0 ? 0 : errno;
+    }
+    unlink(a->tmp);   /* placed by a link, the temporary is a second name */
+    gc_tmp_drop(a->tmp_slot);
+    if (e == EEXIST)
+        return gc_fail(err, GC_EEXIST, "%s: another file is in place (left as it is)", a->path);
+    if (e)
+        return gc_fail(err, GC_EIO, "%s: could not be saved: %s (the previous file, if any, is intact)",
+                       a->path, strerror(e));
+    sync_dir_of(a->path);
     return 0;
 }
 

@@ -32,6 +32,23 @@ int gc_afile_open(gc_afile *a, const char *path, gc_err *err);
 int gc_afile_commit(gc_afile *a, gc_err *err);
 void gc_afile_abort(gc_afile *a);
 
+/* A regular file's identity at a moment (present 0: nothing there), to
+ * tell later whether a path still holds that very file. */
+typedef struct gc_file_id {
+    int present;
+    unsigned long long dev, ino;
+    long long size, mtime_ns;
+} gc_file_id;
+void gc_file_id_of(const char *path, gc_file_id *id);
+/* Commit without replacing another writer's file: placed by link(2),
+ * which is exclusive on local and network file systems alike, where the
+ * path holds nothing or `prior` (NULL: nothing), the file known to be
+ * there before any other writer could write the path (an earlier run's).
+ * GC_EEXIST when another file is in place: it is left, the temporary
+ * removed. Where the file system has no hard links it replaces as
+ * gc_afile_commit does. */
+int gc_afile_commit_excl(gc_afile *a, const gc_file_id *prior, gc_err *err);
+
 /* mkdir -p with mode 0777 & ~umask; an existing symlink component is
  * followed only if it points to a directory. */
 int gc_mkdir_p(const char *path, gc_err *err);

@@ -14,7 +14,7 @@ static const char *const fault_keys[] = {
     "node", "gpu", "metric", "kind", "factor", "at_item", NULL };
 static const char *const fault_kinds[] = {
     "scale", "bimodal", "crash", "segv", "hang", "slow", "throttle", "unstable", "foreign_load",
-    "flap", "transient", NULL };
+    "flap", "transient", "slow_end", NULL };
 static const char *const fault_metrics[] = {
     "hbm_bw", "l2_bw", "smem_bw", "l1_latency", "l2_latency", "dram_latency",
     "inst_latency", "launch", "h2d_bw", "d2h_bw", "pcie_width", "nvlink",
@@ -92,9 +92,10 @@ static int load_fault(const gc_cfg *L, const config_setting_t *g, unsigned idx, 
     if ((rc = gc_cfg_check_keys(L, g, path, fault_keys)) || (rc = fault_kind(L, g, path, f)))
         return rc;
     int slow = strcmp(f->kind, "slow") == 0;
+    int end = strcmp(f->kind, "slow_end") == 0;   /* the rank's end, not an item */
     int timed = strcmp(f->kind, "crash") == 0 || strcmp(f->kind, "segv") == 0 ||
                 strcmp(f->kind, "hang") == 0 || slow;
-    if ((rc = fault_needs(L, g, path, "metric", !timed, f->kind)) ||
+    if ((rc = fault_needs(L, g, path, "metric", !timed && !end, f->kind)) ||
         (rc = fault_needs(L, g, path, "factor", !timed || slow, f->kind)) ||
         (rc = fault_needs(L, g, path, "at_item", timed, f->kind)) ||
         (rc = fault_metric(L, g, path, f)))
@@ -114,8 +115,9 @@ static int load_fault(const gc_cfg *L, const config_setting_t *g, unsigned idx, 
     f->factor = 0.0;
     if (strcmp(f->kind, "scale") == 0 || strcmp(f->kind, "transient") == 0)
         rc = gc_cfg_opt_num(L, g, path, "factor", 0.0, 10.0, 1, &f->factor);
-    else if (slow || strcmp(f->kind, "throttle") == 0)   /* seconds: the item's extra time,
-                                                            the load's time to throttle */
+    else if (slow || end || strcmp(f->kind, "throttle") == 0)   /* seconds: the item's (a step
+                                                                   of the end's) extra time,
+                                                                   the load's time to throttle */
         rc = gc_cfg_opt_num(L, g, path, "factor", 0.0, 3600.0, 1, &f->factor);
     else if (strcmp(f->kind, "unstable") == 0 || strcmp(f->kind, "foreign_load") == 0 ||
              strcmp(f->kind, "flap") == 0)   /* the clock's dips, a fraction of it; the items

@@ -5,7 +5,8 @@
  * H2D median of 43.3 GB/s at 1 GiB, 55 right after). After a step of the
  * gpu or isolated phase, every host-bound item of the step (xfer copies,
  * launch back_to_back / launch_sync) whose time samples spread widely
- * (p95 / p50 above spread_max) is measured again, in rounds: each round
+ * (p95 / p50 or p50 / p5 above spread_max: a few slow samples, or a
+ * slow moment that held most of the point) is measured again, in rounds: each round
  * re-measures every item still unstable once, in plan order, so that the
  * passes over one size are interleaved with the other sizes rather than
  * back to back. A round's samples are merged into the point; an item is
@@ -15,8 +16,8 @@
  *
  * Each point of a re-measured item says so in its context:
  *   remeasures      rounds run after the first pass
- *   spread_first    p95 / p50 of the first pass's times
- *   spread          p95 / p50 of all rounds together
+ *   spread_first    the larger of p95 / p50 and p50 / p5 of the first pass's times
+ *   spread          the same of all rounds together
  *   median_moved    |relative change| of the median in the last round
  *   median_stable   1: below stable_rel, 0: a bound was hit first
  * Points not re-measured carry `spread` alone (host-bound items only). */
@@ -27,7 +28,7 @@
 #include "results.h"
 
 typedef struct gc_remeasure_cfg {
-    double spread_max;   /* p95 / p50 of the time samples above which a point is re-measured */
+    double spread_max;   /* p95 / p50 or p50 / p5 of the time samples above which a point is re-measured */
     double stable_rel;   /* median moved less than this in a round: stable */
     int max_rounds;      /* re-measures of one item at most */
     double budget_s;     /* all rounds together at most (<= 0: no bound but the deadline) */

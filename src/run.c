@@ -550,7 +550,7 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
      * 0 judged a live rank lost after lost_after seconds of it. */
     gc_watch_busy(r->watch);
     gc_record_note note;
-    gc_tree_node_file(r->out, &r->meta, &r->cl, r->watch, &r->abandoned, &note);
+    gc_tree_node_file(r->out, &r->meta, &r->cl, r->watch, &r->node_prior, &r->abandoned, &note);
     gc_watch_busy(r->watch);
     /* What travels is the record (summaries); the shard only if the
      * record cannot be made. */
@@ -697,6 +697,11 @@ int gc_run_main(const gc_run_opts *o)
     ok = all_ok_watched(&r, rc == 0);   /* (ok: reused from the plan check) */
     if (!ok)
         goto out;
+    if (r.ops == &gc_backend_sim &&
+        (r.sim_end.step_s = gc_sim_end_step_s(&r.plan, r.cl.node_name, r.cl.local_rank)) > 0) {
+        r.sim_end.rank = r.cl.rank;
+        gc_watch_on_busy(r.watch, gc_sim_end_step, &r.sim_end);
+    }
     gc_geom geom = { r.cl.rank, r.cl.size, r.cl.local_rank, r.cl.local_size,
                      r.cl.node_index, r.cl.nodes, r.cl.roster };
     /* Abandoned already: still learn the plan, so the GPU is reported

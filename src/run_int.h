@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "cluster.h"
 #include "err.h"
+#include "fsutil.h"
 #include "plan.h"
 #include "resume.h"
 #include "results.h"
@@ -26,6 +27,7 @@ typedef struct runner {
     gc_gpu gpu;
     char out[4096];
     char shard_path[4096];
+    gc_file_id node_prior;   /* a leader: its node file before the run (tree.h) */
     double last_shard_s;
     uint32_t sub_bits;
     gc_peer_io pio;
@@ -35,6 +37,7 @@ typedef struct runner {
     int ok_in, ok_out;       /* all_ok_watched's buffers: an abandoned
                                 reduction may still write them */
     uint8_t *skip;           /* per task: 1 = done in the run being resumed */
+    gc_sim_end sim_end;      /* the sim's slow_end fault, if any (backend.h) */
 } runner;
 
 /* Every rank prints its own failure; rank 0 adds nothing. */

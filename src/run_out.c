@@ -10,6 +10,7 @@
 #include "fsutil.h"
 #include "outlock.h"
 #include "quote.h"
+#include "tree.h"
 #include "version.h"
 
 void gc_run_rank_error(const runner *r, const gc_err *e)
@@ -92,6 +93,11 @@ int gc_run_make_out_dir(runner *r, const char *stamp, gc_err *e)
         rc = gc_mpi_fail(e, brc, "MPI_Bcast of the output directory");
         gc_run_rank_error(r, e);
     }
+    /* Before the reduction: rank 0 passes it only once every leader has
+     * looked, so a node file rank 0 writes later is never taken for an
+     * earlier run's (the leader may replace only that one). */
+    if (!rc && !brc)
+        gc_tree_node_prior(r->out, &r->cl, &r->node_prior);
     if (!gc_cluster_all_ok(&r->cl, rc == 0))
         return rc ? rc : GC_EIO;
     char dir[4200];

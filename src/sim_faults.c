@@ -27,7 +27,7 @@ int sim_check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err)
 {
     int m = fault_index(f->metric);
     int is_ev = !strcmp(f->kind, "crash") || !strcmp(f->kind, "segv") || !strcmp(f->kind, "hang") ||
-                !strcmp(f->kind, "slow");
+                !strcmp(f->kind, "slow") || !strcmp(f->kind, "slow_end");
     int is_sus = !strcmp(f->kind, "throttle") || !strcmp(f->kind, "unstable");
     if (!strcmp(f->kind, "foreign_load")) {
         /* another process on the GPU (as results/fleet *-quick-shared): factor = the
@@ -150,6 +150,27 @@ void sim_fault_events(const gc_plan *plan, const char *node, int gpu, uint32_t i
             while (nanosleep(&ts, &ts) != 0) {}
         }
     }
+}
+
+double gc_sim_end_step_s(const gc_plan *plan, const char *node, int gpu)
+{
+    double s = 0;
+    for (size_t i = 0; i < plan->sim.nfaults; i++) {
+        const gc_fault *f = &plan->sim.faults[i];
+        if (!strcmp(f->kind, "slow_end") && fault_matches(f, node, gpu))
+            s += f->factor;
+    }
+    return s;
+}
+
+void gc_sim_end_step(void *end)
+{
+    gc_sim_end *e = end;
+    struct timespec ts = { (time_t)e->step_s, (long)((e->step_s - (double)(time_t)e->step_s) * 1e9) };
+    while (nanosleep(&ts, &ts) != 0) {}
+    e->added_s += e->step_s;
+    fprintf(stderr, "gpucensus: rank %d: sim fault slow_end: a step of its end %.1f s longer "
+                    "(%.1f s so far)\n", e->rank, e->step_s, e->added_s);
 }
 
 static uint64_t mix(uint64_t x)

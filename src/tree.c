@@ -44,8 +44,9 @@ static void leader_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
 }
 
 /* The node file is put in place only while rank 0 has not judged this
- * leader lost: from then on rank 0 writes it, and this one would replace
- * rank 0's. */
+ * leader lost: from then on rank 0 writes it. Told in the instant after
+ * this, the leader still never replaces rank 0's file: it is placed by
+ * link(2), never over another file of this run (gc_node_place). */
 static int leader_keep(void *ctx)
 {
     const leader_ctx *c = ctx;
@@ -74,8 +75,17 @@ static void wait_bounded(gc_watch *w, MPI_Request *rq, double limit_s)
      * pending until the job ends. */
 }
 
+void gc_tree_node_prior(const char *out, const gc_cluster *cl, gc_file_id *prior)
+{
+    char path[4400];
+    memset(prior, 0, sizeof *prior);
+    if (cl->local_rank == 0 &&
+        snprintf(path, sizeof path, "%s/nodes/%s.json", out, cl->node_name) < (int)sizeof path)
+        gc_file_id_of(path, prior);
+}
+
 void gc_tree_node_file(const char *out, const gc_run_meta *run, const gc_cluster *cl,
-                       gc_watch *w, int *abandoned, gc_record_note *note)
+                       gc_watch *w, const gc_file_id *prior, int *abandoned, gc_record_note *note)
 {
     memset(note, 0, sizeof *note);
     MPI_Request rq = MPI_REQUEST_NULL;
@@ -95,11 +105,23 @@ void gc_tree_node_file(const char *out, const gc_run_meta *run, const gc_cluster
         wait_bounded(w, &rq, GC_TREE_ABANDON_WAIT_S);
     }
     leader_ctx c = { out, cl->roster, w };
+    gc_node_place place = { leader_keep, *prior };
     gc_err e = { 0 };
-    if (!gc_watch_lost_self(w) &&
-        gc_catalogue_write_node(out, run, cl->roster, (size_t)cl->size, cl->node_name,
-                                leader_fetch, &c, leader_keep, &e) == 0) {
+    int wrc = gc_watch_lost_self(w) ? GC_EINVAL
+                                    : gc_catalogue_write_node(out, run, cl->roster, (size_t)cl->size,
+                                                              cl->node_name, leader_fetch, &c,
+                                                              &place, &e);
+    if (wrc == 0) {
         note->node_file = GC_NODE_FILE_WRITTEN;
+    } else if (wrc == GC_EEXIST) {
+        /* Rank 0's, written once it judged this leader lost and ended its
+         * gather (told too late to be seen before the placement): this
+         * record is not taken. Should it be (a file of someone else's),
+         * rank 0 writes the node's file as for a failed leader. */
+        note->node_file = GC_NODE_FILE_FAILED;
+        snprintf(note->msg, sizeof note->msg, "%.190s", e.msg);
+        fprintf(stderr, "gpucensus: rank %d: node file of %s not placed: %s (rank 0's, written "
+                        "once it judged this rank lost)\n", cl->rank, cl->node_name, e.msg);
     } else if (gc_watch_lost_self(w)) {
         /* rank 0 writes this node's file itself (its leader is lost to it) */
         *abandoned = 1;

@@ -36,9 +36,17 @@
 
 /* Collective over cl->node. The leader writes out/nodes/<node>.json;
  * note tells rank 0 how that went (GC_NODE_FILE_NONE on other ranks).
- * *abandoned is set when the watch abandoned the run while waiting. */
+ * *abandoned is set when the watch abandoned the run while waiting.
+ * prior: what the leader found at that path before rank 0 could write it
+ * (gc_tree_node_prior), the only file its own may replace. */
 void gc_tree_node_file(const char *out, const gc_run_meta *run, const gc_cluster *cl,
-                       gc_watch *w, int *abandoned, gc_record_note *note);
+                       gc_watch *w, const gc_file_id *prior, int *abandoned,
+                       gc_record_note *note);
+/* A leader, before the collective that precedes any judgment of lost
+ * ranks: what out/nodes/<node>.json holds now (an earlier run's file, or
+ * nothing). Rank 0 writes a node file only after its gather, so whatever
+ * the leader later finds there that is not this is rank 0's. */
+void gc_tree_node_prior(const char *out, const gc_cluster *cl, gc_file_id *prior);
 
 /* Roster entry e's shard from out/shards on this machine's disk into b
  * (*owned: what to free), or b->data NULL and the reason. */

@@ -311,8 +311,16 @@ int gc_watch_poll(gc_watch *w)
 
 void gc_watch_busy(gc_watch *w)
 {
+    if (w->on_busy)
+        w->on_busy(w->on_busy_ctx);
     w->budget_s = 0;   /* between steps: silence is judged by lost_after alone */
     gc_watch_poll(w);
+}
+
+void gc_watch_on_busy(gc_watch *w, void (*fn)(void *ctx), void *ctx)
+{
+    w->on_busy = fn;
+    w->on_busy_ctx = ctx;
 }
 
 int gc_watch_lost_self(const gc_watch *w)

@@ -12,9 +12,9 @@
  * starting is lost (hung or dead); so is one whose record's length came
  * and then not its bytes within lost_after_s of rank 0's waiting. Rank 0
  * tells the lost rank so (should it be only slow, it stops, saves its
- * shard, writes no node file and sends its record, taken while rank 0
- * still gathers), and every other rank to abandon what is left of its
- * plan and send its results; it waits for those under the same rule, and
+ * shard, writes no node file and sends its record, taken if it came by
+ * the time the gather ends), and every other rank to abandon what is
+ * left of its plan and send its results; it waits for those under the same rule, and
  * the run ends with the lost ranks marked failed (the caller aborts the
  * job, which also stops the hung ranks).
  * A SIGINT/SIGTERM (stop.h) or an MPI error on any rank ends the run the
@@ -58,6 +58,9 @@ int gc_watch_poll(gc_watch *w);
  * rank is alive (at most once a second, as while waiting) with no budget,
  * so a step may last lost_after_s at most. */
 void gc_watch_busy(gc_watch *w);
+/* fn(ctx) is called by every gc_watch_busy before it tells rank 0: the sim's
+ * slow_end fault (a step of the end made longer: tests/mpi/t_alive.sh). */
+void gc_watch_on_busy(gc_watch *w, void (*fn)(void *ctx), void *ctx);
 /* Non-root: rank 0 judged this rank lost (it was silent, not dead): it
  * must stop, keep its results in its shard, and leave the files rank 0
  * writes (its node's file) to rank 0. */

@@ -43,6 +43,8 @@ struct gc_watch {
     MPI_Request release_req;       /* non-root: rank 0's release (gc_watch_release) */
     int32_t release_buf;
     int released;
+    void (*on_busy)(void *);       /* gc_watch_on_busy */
+    void *on_busy_ctx;
     /* rank 0 */
     MPI_Request prog_req;
     int32_t prog_buf[3];

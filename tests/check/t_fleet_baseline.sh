@@ -18,7 +18,7 @@ command -v python3 >/dev/null || skip "no python3"
 
 n=0
 noisy=
-for d in results/fleet/*-quick* results/fleet/*-default; do   # not *-default-failed: items failed by a bug of that commit (results/fleet/README.md), suspect as it should be
+for d in results/fleet/*-quick* results/fleet/*-default results/fleet/*-default-noisy; do   # not *-default-failed: items failed by a bug of that commit (results/fleet/README.md), suspect as it should be
     [ -f "$d/catalogue.json" ] || continue
     case "$d" in
     *-shared) continue ;;   # another process on the GPU: t_shared
@@ -82,14 +82,24 @@ mkdir -p "$TMP/xfer1"
 # shellcheck disable=SC2086
 python3 tools/make-baseline.py $before --sku "NVIDIA H200" -o "$TMP/xfer1/h200.json" --source "xfer method 1" \
     >/dev/null 2>&1 || die "make-baseline of the catalogues before xfer method 2"
+# (a later one, of xfer method 2: the h200 default of d9f77b1, pinned H2D at
+# 1 GiB 39.4 GB/s in a slow moment of its host, p50 / p5 of its times 1.39,
+# not measured again by that commit's spread rule: against configs/baselines
+# its host link is suspect or degraded, no GPU is)
+nnoisy=0
 for d in $noisy; do
-    "$GC" check "$d" --baseline "$TMP/xfer1" >"$TMP/out" 2>&1
+    base=configs/baselines
+    python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["run"]["start_time"] >= "2026-11-26T04:32:50Z")' \
+        "$d/catalogue.json" && base="$TMP/xfer1"   # xfer method 1: the baseline made from its time's catalogues
+    "$GC" check "$d" --baseline "$base" >"$TMP/out" 2>&1
     rc=$?
-    [ $rc -eq 2 ] || { cat "$TMP/out"; die "$d: exit $rc, expected 2 (a degraded link)"; }
-    grep -q "^degraded  pcie xfer " "$TMP/out" || { cat "$TMP/out"; die "$d: no degraded host link"; }
-    grep -q "^GPUs .* 0 degraded, 0 failed" "$TMP/out" || { cat "$TMP/out"; die "$d: a GPU degraded"; }
-    echo "ok: $d: its slow host link degraded, no GPU"
+    case $rc in 1|2) ;; *) cat "$TMP/out"; die "$d: exit $rc, expected 1 or 2 (a slow link)" ;; esac
+    grep -Eq "^(suspect|degraded) +pcie xfer " "$TMP/out" || { cat "$TMP/out"; die "$d: no slow host link"; }
+    grep -q "^GPUs .* ok, 0 suspect, 0 degraded, 0 failed" "$TMP/out" || { cat "$TMP/out"; die "$d: a GPU not ok"; }
+    echo "ok: $d (baseline $base): its slow host link $(sed -n 's/^\(suspect\|degraded\) *pcie xfer.*/\1/p' "$TMP/out" | head -1), no GPU"
+    nnoisy=$((nnoisy + 1))
 done
+[ $nnoisy -ge 2 ] || die "only $nnoisy noisy catalogues"
 
 # a doctored copy (tools/gccat.py: points where the layout keeps them, written
 # back in it): every HBM point and parameter 15% lower, no verdicts written

@@ -40,10 +40,21 @@ _sc_poll() {   # _sc_poll SECONDS CMD...: until CMD succeeds
 }
 
 # A free TCP port block: base + 0 for slurmctld, base + 1..N for slurmd.
+# Below the kernel's ephemeral ports (ip_local_port_range, 32768 up by
+# default): one of those can be the local end of any connection (the MPI
+# ranks of other tests on loopback), which the check below (a connect)
+# does not see, and slurmd's bind then fails: "Unable to bind listen port
+# (46502): Address already in use", the test skipped (seen at load ~30).
 _sc_ports() {
-    local base try p used
+    local base try p used eph=32768 blocks
+    read -r eph _ < /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || eph=32768
+    blocks=$(( (eph - 10000 - SC_NODES - 1) / 100 ))
     for try in $(seq 1 50); do
-        base=$(( 20000 + (RANDOM % 400) * 100 ))
+        if [ "$blocks" -ge 10 ]; then
+            base=$(( 10000 + (RANDOM % blocks) * 100 ))
+        else   # an ephemeral range that starts low: anywhere, as before
+            base=$(( 20000 + (RANDOM % 400) * 100 ))
+        fi
         used=0
         for p in $(seq "$base" $((base + SC_NODES))); do
             if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then used=1; break; fi

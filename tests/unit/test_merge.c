@@ -4,8 +4,9 @@
  * finite values merges. (A NaN scale does not decode at all: the catalogue
  * records that GPU failed, test_shard's business.) A node leader's file
  * (gc_catalogue_write_node) is put in place only while its keep callback
- * says so: a leader rank 0 judged lost leaves rank 0's file as it was.
- * Real files in a temporary directory. */
+ * says so, and never over rank 0's file, even one written in the instant
+ * between the leader's last check and its placement; an earlier run's
+ * file it replaces. Real files in a temporary directory. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,10 @@ static int write_census(const char *shards, double ctxv, double param, gc_err *e
 typedef struct leader {
     const char *shards;
     int keep;
+    const char *rank0_path;   /* set: "rank 0" writes its file when the leader last checks */
 } leader;
+
+static const char rank0_bytes[] = "rank 0's file\n";
 
 static void fetch(void *ctx, size_t r, gc_blob *b, void **owned)
 {
@@ -92,48 +96,95 @@ static void fetch(void *ctx, size_t r, gc_blob *b, void **owned)
     }
 }
 
+/* The leader's last check (not told it is lost); with rank0_path, rank 0
+ * judges it lost right after and writes the node's file (by rename, as
+ * collect.c does) before the leader places its own: the race of a leader
+ * told in the instant between its check and its placement. */
 static int keep(void *ctx)
 {
-    return ((const leader *)ctx)->keep;
+    const leader *l = ctx;
+    gc_err err = { 0 };
+    if (l->rank0_path)
+        CHECK(gc_write_atomic(l->rank0_path, rank0_bytes, sizeof rank0_bytes - 1, &err) == 0,
+              "rank 0's write: %s", err.msg);
+    return l->keep;
 }
 
-/* nodes/n1.json by a leader that may put it in place (keep) or not, over
- * a file rank 0 wrote before */
-static void node_keep(const char *dir)
+/* What nodes/n1.json holds: 0 rank 0's bytes, 1 a leader's node file
+ * (names GPU-test), 2 the earlier run's, -1 something else */
+static int node_holds(const char *path)
 {
-    char shards[300], out[256], path[320];
-    snprintf(out, sizeof out, "%s/leader", dir);
-    snprintf(shards, sizeof shards, "%s/shards", out);
-    gc_err err = { 0 };
-    CHECK(write_census(shards, 4096, 5.0, &err) == 0, "leader: write: %s", err.msg);
-    snprintf(path, sizeof path, "%s/nodes", out);
-    CHECK(gc_mkdir_p(path, &err) == 0, "leader: %s", err.msg);
-    snprintf(path, sizeof path, "%s/nodes/n1.json", out);
-    const char rank0[] = "rank 0's file\n";
-    CHECK(gc_write_atomic(path, rank0, sizeof rank0 - 1, &err) == 0, "leader: %s", err.msg);
-    gc_run_meta run;
-    make_run(&run);
-    gc_roster_entry e = { .rank = 0, .node = "n1", .local_index = 0 };
-    leader l = { shards, 0 };
-    int rc = gc_catalogue_write_node(out, &run, &e, 1, "n1", fetch, &l, keep, &err);
-    CHECK(rc == GC_EINVAL && strstr(err.msg, "n1.json: left to rank 0"), "kept out: rc %d: %s", rc,
-          err.msg);
     uint8_t *got = NULL;
     size_t len = 0;
-    CHECK(gc_read_file(path, 1 << 20, &got, &len, &err) == 0 && len == sizeof rank0 - 1 &&
-          memcmp(got, rank0, len) == 0, "rank 0's node file replaced (%zu bytes)", len);
+    gc_err err = { 0 };
+    int who = -1;
+    if (gc_read_file(path, 1 << 24, &got, &len, &err) == 0) {
+        if (len == sizeof rank0_bytes - 1 && memcmp(got, rank0_bytes, len) == 0)
+            who = 0;
+        else if (len > 0 && got[0] == '{' && memmem(got, len, "\"GPU-test\"", 10))
+            who = 1;
+        else if (len == 12 && memcmp(got, "earlier run\n", 12) == 0)
+            who = 2;
+    }
     free(got);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "ls '%s/nodes' | grep -qv '^n1.json$'", out);
-    CHECK(system(cmd) != 0, "a temporary file is left in %s/nodes", out);
-    l.keep = 1;
-    err = (gc_err){ 0 };
-    rc = gc_catalogue_write_node(out, &run, &e, 1, "n1", fetch, &l, keep, &err);
-    CHECK(rc == 0, "kept: %s", err.msg);
-    got = NULL;
-    CHECK(gc_read_file(path, 1 << 24, &got, &len, &err) == 0 && len > 0 && got[0] == '{' &&
-          memmem(got, len, "\"GPU-test\"", 10), "the leader's node file is not in place");
-    free(got);
+    return who;
+}
+
+/* nodes/n1.json by a leader (gc_catalogue_write_node with a gc_node_place):
+ * told or not (keep), an earlier run's file there or not (what the leader
+ * saw before the run could write it: prior), rank 0's file written in the
+ * window between the leader's last check and its placement or not. */
+static void node_place(const char *dir)
+{
+    static const struct {
+        const char *name;
+        int earlier, keep, rank0_before, rank0_in_window;
+        int rc, holds;   /* rc: 0, GC_EINVAL (told), GC_EEXIST (left to rank 0) */
+    } cases[] = {
+        { "placed", 0, 1, 0, 0, 0, 1 },
+        { "told", 0, 0, 1, 0, GC_EINVAL, 0 },
+        { "told-earlier", 1, 0, 0, 0, GC_EINVAL, 2 },
+        { "earlier-replaced", 1, 1, 0, 0, 0, 1 },
+        { "window", 0, 1, 0, 1, GC_EEXIST, 0 },
+        { "window-earlier", 1, 1, 0, 1, GC_EEXIST, 0 },
+        { "rank0-first", 1, 1, 1, 0, GC_EEXIST, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char shards[400], out[300], path[420];
+        snprintf(out, sizeof out, "%s/place-%s", dir, cases[i].name);
+        snprintf(shards, sizeof shards, "%s/shards", out);
+        gc_err err = { 0 };
+        CHECK(write_census(shards, 4096, 5.0, &err) == 0, "%s: write: %s", cases[i].name, err.msg);
+        snprintf(path, sizeof path, "%s/nodes", out);
+        CHECK(gc_mkdir_p(path, &err) == 0, "%s: %s", cases[i].name, err.msg);
+        snprintf(path, sizeof path, "%s/nodes/n1.json", out);
+        if (cases[i].earlier)
+            CHECK(gc_write_atomic(path, "earlier run\n", 12, &err) == 0, "%s: %s", cases[i].name,
+                  err.msg);
+        gc_node_place place = { keep, { 0 } };
+        gc_file_id_of(path, &place.prior);   /* as the leader does before the run's reduction */
+        if (cases[i].rank0_before)   /* rank 0 judged the leader lost and wrote it first */
+            CHECK(gc_write_atomic(path, rank0_bytes, sizeof rank0_bytes - 1, &err) == 0, "%s: %s",
+                  cases[i].name, err.msg);
+        gc_run_meta run;
+        make_run(&run);
+        gc_roster_entry e = { .rank = 0, .node = "n1", .local_index = 0 };
+        leader l = { shards, cases[i].keep, cases[i].rank0_in_window ? path : NULL };
+        int rc = gc_catalogue_write_node(out, &run, &e, 1, "n1", fetch, &l, &place, &err);
+        CHECK(rc == cases[i].rc, "%s: rc %d, expected %d: %s", cases[i].name, rc, cases[i].rc,
+              err.msg);
+        if (rc == GC_EINVAL)
+            CHECK(strstr(err.msg, "n1.json: left to rank 0") != NULL, "%s: %s", cases[i].name, err.msg);
+        if (rc == GC_EEXIST)
+            CHECK(strstr(err.msg, "n1.json: another file is in place") != NULL, "%s: %s",
+                  cases[i].name, err.msg);
+        int holds = node_holds(path);
+        CHECK(holds == cases[i].holds, "%s: nodes/n1.json holds %d, expected %d", cases[i].name,
+              holds, cases[i].holds);
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "ls '%s/nodes' | grep -qv '^n1.json$'", out);
+        CHECK(system(cmd) != 0, "%s: a temporary file is left in %s/nodes", cases[i].name, out);
+    }
 }
 
 int main(void)
@@ -169,7 +220,7 @@ int main(void)
         }
         free(st.briefs);
     }
-    node_keep(dir);
+    node_place(dir);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
