@@ -12,6 +12,7 @@ void gc_remeasure_defaults(gc_remeasure_cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->spread_max = GC_REMEASURE_SPREAD_MAX;
+    c->spread_low_max = GC_REMEASURE_SPREAD_LOW_MAX;
     c->stable_rel = GC_REMEASURE_STABLE_REL;
     c->max_rounds = GC_REMEASURE_MAX_ROUNDS;
 }
@@ -34,22 +35,24 @@ typedef struct rm_item {
     double budget_s;
     size_t first, npts;     /* the item's points in g */
     gc_point *time;         /* its "time" point, NULL: none (failed) */
-    double spread_first, median, moved;
+    double spread_first, spread_low_first, median, moved;
     int rounds, active, stable;
 } rm_item;
 
-/* The wider side of the median: p95 / p50 (a few slow samples) or p50 / p5
- * (a slow moment that held most of the point, a few samples at the link's
- * rate: H200 GPU-2e995c50 at d9f77b1, pinned h2d 1 GiB 38.9-54.5 GB/s, p50
- * 39.4, p95 / p50 of its times 1.01). */
+/* p95 / p50 of the times: a few slow samples. */
 static double spread_of(const gc_point *p)
 {
-    uint64_t lo = gc_hist_quantile(&p->hist, 0.05), m = gc_hist_quantile(&p->hist, 0.5),
-             hi = gc_hist_quantile(&p->hist, 0.95);
-    if (m == 0 || lo == 0)
-        return 0;
-    double up = (double)hi / (double)m, down = (double)m / (double)lo;
-    return up > down ? up : down;
+    uint64_t m = gc_hist_quantile(&p->hist, 0.5), hi = gc_hist_quantile(&p->hist, 0.95);
+    return m > 0 ? (double)hi / (double)m : 0;
+}
+
+/* p50 / p5 of the times: a slow moment that held most of the point, a few
+ * samples at the link's rate (H200 GPU-2e995c50 at d9f77b1: pinned h2d 1 GiB
+ * 38.9-54.5 GB/s, p50 39.4; p95 / p50 of its times 1.01, p50 / p5 1.39). */
+static double spread_low_of(const gc_point *p)
+{
+    uint64_t lo = gc_hist_quantile(&p->hist, 0.05), m = gc_hist_quantile(&p->hist, 0.5);
+    return lo > 0 ? (double)m / (double)lo : 0;
 }
 
 static double median_of(const gc_point *p)
@@ -98,17 +101,19 @@ static void annotate(const rm_item *r, gc_gpu *g)
 {
     if (!r->time)
         return;
-    double spread = spread_of(r->time);
+    double spread = spread_of(r->time), low = spread_low_of(r->time);
     for (size_t k = r->first; k < r->first + r->npts; k++) {
         gc_point *p = &g->points[k];
         if (p->item_id != r->task->item->id)
             continue;
         gc_ctx *x = &p->ctx;
         gc_ctx_set_num(x, "spread", round(spread * 1e4) / 1e4);
+        gc_ctx_set_num(x, "spread_low", round(low * 1e4) / 1e4);
         if (!r->rounds)
             continue;
         gc_ctx_set_num(x, "remeasures", r->rounds);
         gc_ctx_set_num(x, "spread_first", round(r->spread_first * 1e4) / 1e4);
+        gc_ctx_set_num(x, "spread_low_first", round(r->spread_low_first * 1e4) / 1e4);
         gc_ctx_set_num(x, "median_moved", round(r->moved * 1e5) / 1e5);
         gc_ctx_set_num(x, "median_stable", r->stable);
     }
@@ -131,8 +136,9 @@ int gc_remeasure(const gc_backend_ops *ops, gc_backend *be, gc_task *const *task
         if (!r->time || r->time->hist.total == 0)
             continue;
         r->spread_first = spread_of(r->time);
+        r->spread_low_first = spread_low_of(r->time);
         r->median = median_of(r->time);
-        r->active = r->spread_first > cfg->spread_max;
+        r->active = r->spread_first > cfg->spread_max || r->spread_low_first > cfg->spread_low_max;
         nit++;
     }
     double charged_s = 0, bound_s = cfg->budget_s;
