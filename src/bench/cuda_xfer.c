@@ -31,6 +31,7 @@
 #define MAX_QUEUED_OPS 480   /* stay well below the driver's launch queue */
 #define WARM_NS 1e6          /* warm-up traffic before the first timed chunk */
 #define WARM_MAX_CHUNKS 16
+#define XFER_MIN_SAMPLES 3   /* timed samples a point keeps past its budget (a 1 GiB pair both ways with its tail: ~55 ms each) */
 #define OVER_NOMINAL 1.02
 
 typedef struct hx_job {
@@ -94,7 +95,7 @@ int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_e
         if ((rc = chunk_once(c, j, 1, batch, ns, err)))
             return rc;
         warm += ns[0] * batch;
-        est_s = ns[0] * 1e-9 * batch;
+        est_s = ns[0] * 1e-9 * batch * (j->copies_per_batch ? j->copies_per_batch : 1);   /* with its tail */
         if (k > 0 && gc_cuda_over(c))
             break;
     }
@@ -136,7 +137,10 @@ int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_e
             over += fast;
         }
         done += n;
-        if (done < total && gc_cuda_over(c))
+        /* the budget stops a point only once it has a median to speak of;
+         * the plan's deadline at once */
+        if (done < total && gc_cuda_over(c) &&
+            (done >= XFER_MIN_SAMPLES || (t->deadline_s > 0 && gc_now_s() > t->deadline_s)))
             break;
     }
     for (int k = 0; k < npts; k++) {
