@@ -31,7 +31,7 @@
 #define MAX_QUEUED_OPS 480   /* stay well below the driver's launch queue */
 #define WARM_NS 1e6          /* warm-up traffic before the first timed chunk */
 #define WARM_MAX_CHUNKS 16
-#define XFER_MIN_SAMPLES 3   /* timed samples a point keeps past its budget (a 1 GiB pair both ways with its tail: ~55 ms each) */
+#define XFER_MIN_SAMPLES 3   /* timed samples a point takes past its budget, up to twice it (a 1 GiB pair both ways with its tail: ~55 ms each) */
 #define OVER_NOMINAL 1.02
 
 typedef struct hx_job {
@@ -137,10 +137,13 @@ int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_e
             over += fast;
         }
         done += n;
-        /* the budget stops a point only once it has a median to speak of;
-         * the plan's deadline at once */
-        if (done < total && gc_cuda_over(c) &&
-            (done >= XFER_MIN_SAMPLES || (t->deadline_s > 0 && gc_now_s() > t->deadline_s)))
+        /* the budget stops a point once it has a median to speak of, or
+         * at twice the budget (inside the runner's grace: a slow link's
+         * sample may take longer than the whole budget) */
+        double budget_s = t->item->spec ? t->item->spec->budget_s : 0;
+        int short_of_min = done < XFER_MIN_SAMPLES && budget_s > 0 && c->stop_s > 0 &&
+                           gc_now_s() < c->stop_s + budget_s;
+        if (done < total && gc_cuda_over(c) && !short_of_min)
             break;
     }
     for (int k = 0; k < npts; k++) {
