@@ -31,6 +31,7 @@ typedef struct gc_cuda {
     size_t host_cap;
     uint32_t flags;            /* GC_FLAG_* seen while measuring the item */
     double stop_s;             /* gc_now_s() after which sampling stops */
+    double budget_s;           /* the item's budget (0: none) */
     gck_xfer xfer;             /* transfer buffers, streams, IPC state */
     const gc_peer_io *peer;    /* pair and net items talk to the peer rank */
     int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;   /* 0: unknown */
@@ -41,6 +42,11 @@ typedef struct gc_cuda {
 /* Per item: budget, flags. */
 void gc_cuda_begin(gc_cuda *c, const gc_task *task);
 int gc_cuda_over(gc_cuda *c);          /* 1: budget or deadline reached (sets BUDGET_HIT) */
+/* gc_cuda_over for a sampler that has `done` samples: it goes on past the
+ * budget until it has `min_samples` (a median to speak of), up to twice
+ * the budget (inside the runner's grace: a slow link's sample may take
+ * longer than the whole budget). */
+int gc_cuda_over_min(gc_cuda *c, uint32_t done, uint32_t min_samples);
 /* Work since t0 (gc_now_s()) was not measuring (allocating, pinning,
  * binding, flushing): the item's stop time moves on by it, so it costs the
  * item no samples. */

@@ -11,6 +11,7 @@ void gc_cuda_begin(gc_cuda *c, const gc_task *t)
     c->stop_s = 0;
     double now = gc_now_s();
     double b = t->item->spec ? t->item->spec->budget_s : 0;
+    c->budget_s = b > 0 ? b : 0;
     if (b > 0)
         c->stop_s = now + b;
     if (t->deadline_s > 0 && (c->stop_s == 0 || t->deadline_s < c->stop_s))
@@ -24,6 +25,13 @@ int gc_cuda_over(gc_cuda *c)
         return 1;
     }
     return 0;
+}
+
+int gc_cuda_over_min(gc_cuda *c, uint32_t done, uint32_t min_samples)
+{
+    if (!gc_cuda_over(c))
+        return 0;
+    return done >= min_samples || c->budget_s <= 0 || gc_now_s() >= c->stop_s + c->budget_s;
 }
 
 void gc_cuda_unmeasured(gc_cuda *c, double t0)

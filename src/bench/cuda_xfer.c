@@ -137,13 +137,7 @@ int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_e
             over += fast;
         }
         done += n;
-        /* the budget stops a point once it has a median to speak of, or
-         * at twice the budget (inside the runner's grace: a slow link's
-         * sample may take longer than the whole budget) */
-        double budget_s = t->item->spec ? t->item->spec->budget_s : 0;
-        int short_of_min = done < XFER_MIN_SAMPLES && budget_s > 0 && c->stop_s > 0 &&
-                           gc_now_s() < c->stop_s + budget_s;
-        if (done < total && gc_cuda_over(c) && !short_of_min)
+        if (done < total && gc_cuda_over_min(c, done, XFER_MIN_SAMPLES))
             break;
     }
     for (int k = 0; k < npts; k++) {

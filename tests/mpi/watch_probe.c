@@ -136,6 +136,15 @@ static void on_blob(void *ctx, int rank, uint8_t *data, size_t len)
 
 /* Rank r's last word is with rank 0 (it came before TAG_QUIET): from here
  * rank 0's clock of r's silence runs. */
+/* Rank 0: polls until rank 1 is judged lost. */
+static void until_abandoned(gc_watch *w)
+{
+    while (!gc_watch_abandoned(w)) {
+        gc_watch_poll(w);
+        nap_s(0.001);
+    }
+}
+
 static void quiet(gc_watch *w, int rank, int r)
 {
     int x = 1;
@@ -238,10 +247,7 @@ int main(int argc, char **argv)
             MPI_Send(told, 128, MPI_CHAR, 0, TAG_LEFT, MPI_COMM_WORLD);
             MPI_Recv(&x, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
-            while (!gc_watch_abandoned(w)) {   /* until rank 1 is judged lost */
-                gc_watch_poll(w);
-                nap_s(0.001);
-            }
+            until_abandoned(w);
             MPI_Send(&x, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD);
             MPI_Recv(told, 128, MPI_CHAR, 1, TAG_LEFT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
@@ -269,10 +275,7 @@ int main(int argc, char **argv)
             gc_tree_node_file(out, &run, &cl, w, &prior, &abandoned, &note);
             MPI_Send(&note.node_file, 1, MPI_INT, 0, TAG_LEFT, MPI_COMM_WORLD);
         } else {
-            while (!gc_watch_abandoned(w)) {   /* until rank 1 is judged lost */
-                gc_watch_poll(w);
-                nap_s(0.001);
-            }
+            until_abandoned(w);
             int *gl = NULL;   /* rank 0's gather ends, then it writes the lost leader's file */
             taken tg = { { 0 }, 0 };
             placed_lost = gc_watch_gather(w, mine, sizeof mine, on_blob, &tg, &gl, &err);
@@ -299,10 +302,7 @@ int main(int argc, char **argv)
         if (rank == 1) {
             MPI_Recv(&x, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
-            while (!gc_watch_abandoned(w)) {   /* until rank 1 is judged lost */
-                gc_watch_poll(w);
-                nap_s(0.001);
-            }
+            until_abandoned(w);
             MPI_Send(&x, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD);
             for (int flag = 0; !flag; nap_s(0.001))   /* its length is here, not taken */
                 MPI_Iprobe(1, TAG_LEN, watch_comm, &flag, MPI_STATUS_IGNORE);
