@@ -94,10 +94,11 @@ void gc_detect_free(gc_detect *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->ng; i++) {
-        free(d->g[i].v);
+    for (size_t i = 0; i < d->ng; i++)
         free(d->g[i].rv);
-    }
+    for (size_t i = 0; i < d->nvblk; i++)
+        free(d->vblk[i]);
+    free(d->vblk);
     for (size_t i = 0; i < d->nv; i++)
         free(d->v[i].reasons);
     free(d->g);
@@ -121,12 +122,16 @@ void gc_detect_free(gc_detect *d)
 void gc_detect_release(gc_detect *d)
 {
     for (size_t i = 0; d && d->finished && i < d->ng; i++) {
-        free(d->g[i].v);
         free(d->g[i].rv);
         d->g[i].v = d->g[i].rv = NULL;
         d->g[i].nv = d->g[i].nrv = 0;
     }
     if (d && d->finished) {
+        for (size_t i = 0; i < d->nvblk; i++)
+            free(d->vblk[i]);
+        free(d->vblk);
+        d->vblk = NULL;
+        d->nvblk = d->vblk_used = d->vblk_cap = 0;
         free(d->l);
         d->l = NULL;
         d->nl = d->capl = 0;
@@ -138,6 +143,37 @@ void gc_detect_order_next(gc_detect *d, size_t pos)
     d->next_order = pos + 1;
 }
 
+/* n vals for one GPU's values out of the blocks: a GPU's values lie next
+ * to those of the GPU added before it, and a census's values on huge
+ * pages (grow.h), not in 16,384 heap blocks of their own. */
+enum { VBLK_VALS = (16u << 20) / sizeof(val) };
+
+static val *vals_take(gc_detect *d, size_t n)
+{
+    if (!d->nvblk || d->vblk_used + n > d->vblk_cap) {
+        size_t cap = n > VBLK_VALS ? n : VBLK_VALS;
+        val **nb = realloc(d->vblk, (d->nvblk + 1) * sizeof *nb);
+        if (!nb)
+            return NULL;
+        d->vblk = nb;
+        if (!(nb[d->nvblk] = malloc(cap * sizeof(val))))
+            return NULL;
+        gc_huge_advise(nb[d->nvblk], cap * sizeof(val));
+        d->nvblk++;
+        d->vblk_used = 0;
+        d->vblk_cap = cap;
+    }
+    val *p = d->vblk[d->nvblk - 1] + d->vblk_used;
+    d->vblk_used += n;
+    return p;
+}
+
+/* The last vals_take of n left used of them: the rest is for the next GPU. */
+static void vals_keep(gc_detect *d, const val *p, size_t n, size_t used)
+{
+    if (d->nvblk && p + n == d->vblk[d->nvblk - 1] + d->vblk_used)
+        d->vblk_used -= n - used;
+}
 int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
 {
     if (gc_grow((void **)&d->g, &d->capg, d->ng + 1, sizeof *d->g))
@@ -175,7 +211,7 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
     d->ordered |= d->next_order != 0;
     d->next_order = 0;
     g->keys_rising = 1;
-    g->v = malloc((in->nvalues ? in->nvalues : 1) * sizeof *g->v);
+    g->v = vals_take(d, in->nvalues ? in->nvalues : 1);
     if (!g->v)
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     for (size_t i = 0; i < in->nvalues; i++) {
@@ -226,6 +262,7 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
             }
         }
     }
+    vals_keep(d, g->v, in->nvalues ? in->nvalues : 1, g->nv);
     d->ng++;
     return 0;
 }
@@ -585,6 +622,7 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     d->v = nv;
     d->capv = want;
+    gc_huge_advise(nv, want * sizeof *nv);
     strtab ids = { 0 };
     uint32_t *order = malloc((d->ng ? d->ng : 1) * sizeof *order);
     long *lsrc = malloc((d->nl ? d->nl : 1) * sizeof *lsrc);

@@ -117,6 +117,8 @@ struct gc_detect {
     size_t nunit;
     size_t ng, capg, nl, capl;
     grec *g;
+    val **vblk;        /* the GPUs' values (grec.v): 16 MiB blocks on huge pages */
+    size_t nvblk, vblk_used, vblk_cap;   /* in vals, of the last block */
     lrec *l;
     size_t nv, capv;
     gc_verdict *v;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "detect_int.h"
+#include "grow.h"
 
 /* One-sided W1 between two quantile functions given at the knots
  * 0.01 0.05 0.5 0.95 0.99 (piecewise linear), over [0.05, 0.95]: the mass
@@ -44,45 +45,86 @@ typedef struct cell {
     uint32_t vi;
 } cell;
 
+/* A key's columns (scratch of judge_key, n floats each): the fields its
+ * medians and reasons read, copied out of the staged values in one pass,
+ * so that the ten or so passes below read 4 bytes a value from cache, not
+ * a 36-byte val from wherever the chunk's slice lies. */
+typedef struct cols {
+    float *v, *count, *q[GC_DET_NQ];
+    double *tmp, *dist;
+} cols;
+
+static void cols_free(cols *c)
+{
+    free(c->v);   /* one block: v, count, q[*] */
+    free(c->tmp);
+    free(c->dist);
+}
+
+static int cols_new(cols *c, size_t n)
+{
+    size_t m = n ? n : 1;
+    memset(c, 0, sizeof *c);
+    float *b = malloc((2 + GC_DET_NQ) * m * sizeof *b);
+    c->tmp = malloc(m * sizeof *c->tmp);
+    c->dist = malloc(m * sizeof *c->dist);
+    if (!b || !c->tmp || !c->dist) {
+        free(b);
+        cols_free(c);
+        return GC_ENOMEM;
+    }
+    c->v = b;
+    c->count = b + m;
+    for (int q = 0; q < GC_DET_NQ; q++)
+        c->q[q] = b + (2 + q) * m;
+    return 0;
+}
+
+static double median_of_floats(double *tmp, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = x[i];
+    return det_median_of(tmp, n);
+}
+
 /* One key's peers (n values xs of members xm, in member order): its median
- * and MAD, its distribution's reference, each member's reasons. tmp and
- * dist: n doubles of scratch. */
+ * and MAD, its distribution's reference, each member's reasons. */
 static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, size_t n,
-                     const uint32_t *members, gc_verdict *verd, double *tmp, double *dist)
+                     const uint32_t *members, gc_verdict *verd, cols *c)
 {
     const gc_rules *R = d->r;
     int rc = 0;
+    int with_q = R->dist_enabled;
+    for (size_t i = 0; i < n; i++) {
+        const val *x = &xs[i];
+        c->v[i] = x->v;
+        c->count[i] = x->count;
+        for (int q = 1; q < GC_DET_NQ; q++)   /* p1 is not read */
+            c->q[q][i] = x->q[q];
+        with_q &= x->has_q != 0;
+    }
+    double *tmp = c->tmp, *dist = c->dist;
+    double med = median_of_floats(tmp, c->v, n);
     for (size_t i = 0; i < n; i++)
-        tmp[i] = xs[i].v;
-    double med = det_median_of(tmp, n);
-    for (size_t i = 0; i < n; i++)
-        tmp[i] = fabs(xs[i].v - med);
+        tmp[i] = fabs(c->v[i] - med);
     double mad = det_median_of(tmp, n);
     double sigma = fmax(1.4826 * mad, R->sigma_floor_rel * fabs(med));
     /* distribution: the peers' median quantile function */
     double ref[GC_DET_NQ];
-    int nq = 0, with_q = R->dist_enabled;
-    for (size_t i = 0; i < n && with_q; i++)
-        with_q = xs[i].has_q;
+    int nq = 0;
     double dmed = 0, dsig = 0, cmin = 0;
     if (with_q && fabs(med) > 0) {
         /* a point with far fewer samples than its peers' (a time
          * budget hit) has tails that are not comparable */
-        for (size_t i = 0; i < n; i++)
-            tmp[i] = xs[i].count;
-        cmin = fmax(R->dist_min_samples_rel * det_median_of(tmp, n), R->dist_min_samples);
+        cmin = fmax(R->dist_min_samples_rel * median_of_floats(tmp, c->count, n), R->dist_min_samples);
         nq = 1;
         /* p5, p50, p95 judge (w1_bad); p99 is only shown, when a
          * distribution reason fires (below); p1 is not read */
         ref[0] = ref[4] = NAN;
-        for (int q = 1; q < GC_DET_NQ - 1; q++) {
-            for (size_t i = 0; i < n; i++)
-                tmp[i] = xs[i].q[q];
-            ref[q] = det_median_of(tmp, n);
-        }
+        for (int q = 1; q < GC_DET_NQ - 1; q++)
+            ref[q] = median_of_floats(tmp, c->q[q], n);
         for (size_t i = 0; i < n; i++) {
-            const val *x = &xs[i];
-            dist[i] = w1_bad(x->q, ref, x->better) / fabs(ref[2] ? ref[2] : med);
+            dist[i] = w1_bad(xs[i].q, ref, xs[i].better) / fabs(ref[2] ? ref[2] : med);
             tmp[i] = dist[i];
         }
         dmed = det_median_of(tmp, n);
@@ -125,9 +167,7 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
             int ds = dz >= dzt && dist[i] >= R->dist_rel_degraded ? GC_V_DEGRADED
                    : dz >= dzt && dist[i] >= R->dist_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
             if (ds && isnan(ref[4])) {   /* tmp's distances are used up: dsig is known */
-                for (size_t k4 = 0; k4 < n; k4++)
-                    tmp[k4] = xs[k4].q[4];
-                ref[4] = det_median_of(tmp, n);
+                ref[4] = median_of_floats(tmp, c->q[4], n);
             }
             if (ds)
                 rc = det_add_reason(v, "distribution", name, dist[i], dmed, dz, "wasserstein_rel", ds,
@@ -148,12 +188,13 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
  * through a (member, value) index: a read of another GPU's array each, a
  * cache miss each at 16,384 GPUs, and 8 bytes of index a value. Both give
  * a key's values in member order: the same verdicts.
- * A chunk holds at most KEY_CHUNK keys and CHUNK_BYTES of values, so that
- * it stays in the last-level cache from its fill to judge_key's passes at
- * any census size (32 keys of 16,384 GPUs were 18.9 MB: judge_key re-read
- * them from memory, and the fill's writes missed). */
-enum { KEY_CHUNK = 32 };
-#define CHUNK_BYTES (4u << 20)
+ * A chunk holds KEY_CHUNK keys whatever the group's size, so that each
+ * member is visited (a cache miss: its values lie anywhere) once per
+ * KEY_CHUNK keys and the visits grow with the members, not with their
+ * square (chunks capped at 4 MB held 9 keys at 16,384 GPUs and visited
+ * each member 3.6x as often as at 4096); judge_key reads a key's slice
+ * three times (columns, distances, reasons), not once per median. */
+enum { KEY_CHUNK = 32, VISIT_AHEAD = 8 };
 
 int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd)
 {
@@ -174,22 +215,23 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
         vn[m] = failed ? 0 : g->nv;
         sorted &= failed || g->keys_rising;
     }
-    double *tmp = malloc((nm ? nm : 1) * sizeof *tmp), *dist = malloc((nm ? nm : 1) * sizeof *dist);
-    int rc = tmp && dist && vp0 && vn ? 0 : GC_ENOMEM;
+    cols c;
+    int rc = vp0 && vn ? cols_new(&c, nm) : GC_ENOMEM;
     if (!rc && sorted) {
         /* a key's slice a few vals more than nm apart: slices of every key
          * written at once do not share cache sets */
-        size_t stride = nm + 7;
-        size_t kc = CHUNK_BYTES / (stride * (sizeof(val) + sizeof(uint32_t)));
-        kc = kc < 1 ? 1 : kc > KEY_CHUNK ? KEY_CHUNK : kc;
+        size_t stride = nm + 7, kc = KEY_CHUNK;
         val *cb = malloc(kc * stride * sizeof *cb);
         uint32_t *cm = malloc(kc * stride * sizeof *cm);
         size_t *cur = calloc(nm ? nm : 1, sizeof *cur), cn[KEY_CHUNK];
         if (!cb || !cm || !cur)
             rc = GC_ENOMEM;
+        gc_huge_advise(cb, kc * stride * sizeof *cb);
         for (size_t k0 = 0; k0 < nk && !rc; k0 += kc) {
             memset(cn, 0, sizeof cn);
             for (size_t m = 0; m < nm; m++) {
+                if (m + VISIT_AHEAD < nm && vp0[m + VISIT_AHEAD])
+                    __builtin_prefetch(vp0[m + VISIT_AHEAD] + cur[m + VISIT_AHEAD]);
                 const val *v = vp0[m];
                 size_t i = cur[m], n = vn[m];
                 for (; i < n && v[i].key < k0 + kc; i++) {
@@ -201,16 +243,18 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
             }
             for (size_t kk = 0; kk < kc && k0 + kk < nk && !rc; kk++)
                 if (cn[kk] >= (size_t)R->min_peers)
-                    rc = judge_key(d, k0 + kk, cb + kk * stride, cm + kk * stride, cn[kk], members, verd, tmp, dist);
+                    rc = judge_key(d, k0 + kk, cb + kk * stride, cm + kk * stride, cn[kk], members, verd, &c);
         }
-        free(cb), free(cm), free(cur), free(tmp), free(dist), free(vp0), free(vn);
+        free(cb), free(cm), free(cur), free(vp0), free(vn);
+        cols_free(&c);
         return rc;
     }
     free(vp0), free(vn);
     size_t *cnt = rc ? NULL : calloc(nk + 1, sizeof *cnt);
     size_t total = 0;
     if (!cnt) {
-        free(tmp), free(dist);
+        if (!rc)
+            cols_free(&c);
         return GC_ENOMEM;
     }
     for (size_t m = 0; m < nm; m++) {
@@ -229,7 +273,8 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
     uint32_t *xm = malloc((nm ? nm : 1) * sizeof *xm);
     const val **vp = malloc((nm ? nm : 1) * sizeof *vp);   /* per member its values (no grec per read) */
     if (!cells || !fill || !xs || !xm || !vp) {
-        free(cnt), free(cells), free(fill), free(tmp), free(dist), free(xs), free(xm), free(vp);
+        free(cnt), free(cells), free(fill), free(xs), free(xm), free(vp);
+        cols_free(&c);
         return GC_ENOMEM;
     }
     for (size_t m = 0; m < nm; m++)
@@ -244,18 +289,19 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
     }
     for (size_t k = 0; k < nk && !rc; k++) {
         size_t n = cnt[k + 1] - cnt[k];
-        const cell *c = cells + cnt[k];
+        const cell *ce = cells + cnt[k];
         if (n < (size_t)R->min_peers)
             continue;
         /* each read another GPU's array: fetched a few ahead */
         for (size_t i = 0; i < n; i++) {
             if (i + 16 < n)
-                __builtin_prefetch(vp[c[i + 16].gi] + c[i + 16].vi);
-            xs[i] = vp[c[i].gi][c[i].vi];
-            xm[i] = c[i].gi;
+                __builtin_prefetch(vp[ce[i + 16].gi] + ce[i + 16].vi);
+            xs[i] = vp[ce[i].gi][ce[i].vi];
+            xm[i] = ce[i].gi;
         }
-        rc = judge_key(d, k, xs, xm, n, members, verd, tmp, dist);
+        rc = judge_key(d, k, xs, xm, n, members, verd, &c);
     }
-    free(cnt), free(cells), free(fill), free(tmp), free(dist), free(xs), free(xm), free(vp);
+    free(cnt), free(cells), free(fill), free(xs), free(xm), free(vp);
+    cols_free(&c);
     return rc;
 }

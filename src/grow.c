@@ -1,9 +1,25 @@
 /* Growing arrays. See grow.h. */
 #include "grow.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "err.h"
+
+void gc_huge_advise(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (!p || bytes < GC_HUGE_MIN)
+        return;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);   /* refused: 4 KiB pages, as before */
+#else
+    (void)p, (void)bytes;
+#endif
+}
 
 int gc_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
@@ -15,6 +31,8 @@ int gc_grow(void **arr, size_t *cap, size_t need, size_t elem)
     void *p = realloc(*arr, ncap * elem);
     if (!p)
         return GC_ENOMEM;
+    if (ncap * elem >= GC_HUGE_MIN)
+        gc_huge_advise(p, ncap * elem);
     *arr = p;
     *cap = ncap;
     return 0;
