@@ -91,11 +91,12 @@ done
 # shards, rank 0's part from N records, check and report -o on its catalogue.
 TREE_SIZES=${BENCH_TREE_SIZES:-1024,4096,16384}
 TREE_PLAN=${BENCH_TREE_PLAN:-configs/default.cfg}
-echo "== tree, plan $TREE_PLAN ($BUILD/bench/bench_tree -n $TREE_SIZES)"
+TREE_REPS=${BENCH_TREE_REPS:-3}   # rank 0's part per size: the median of these runs
+echo "== tree, plan $TREE_PLAN ($BUILD/bench/bench_tree -n $TREE_SIZES -p $TREE_REPS)"
 tree_out="$work/tree.txt"
 if "$BUILD/bench/bench_merge" -n 8 -r 1 -d "$work/tree-node" -x "$BUILD/gpucensus" -k "$TREE_PLAN" \
         > "$work/tree-node.txt" &&
-   "$BUILD/bench/bench_tree" -f -n "$TREE_SIZES" -d "$work/tree" -x "$BUILD/gpucensus" \
+   "$BUILD/bench/bench_tree" -f -p "$TREE_REPS" -n "$TREE_SIZES" -d "$work/tree" -x "$BUILD/gpucensus" \
         "$work/tree-node/n8/shards" | tee "$tree_out"; then
     tv() { sed -n "s/^$1=\([0-9.-]*\).*/\1/p" "$tree_out" | head -1; }
     summary+=("$(awk -v s="$(tv leader_s)" 'BEGIN { printf "tree     leader part, 8 GPUs: %.3f s = %.2f x target 2 s", s, s / 2 }')")
@@ -111,7 +112,7 @@ if "$BUILD/bench/bench_merge" -n 8 -r 1 -d "$work/tree-node" -x "$BUILD/gpucensu
                    n, r0, r0 / 10, pk, pk / 1024, cm, cm / 256, ck, ck / 10, rp, rp / 60, pg, pg / 30 }')")
         summary+=("$(awk -v n="$n" -v s="$in" -v ic="$ic" -v c="$rc" 'BEGIN { printf "tree     %d GPUs: rank 0 taking the records in as they arrive: %.2f s, %.2f s CPU (%.2f ms CPU a record; no target: it overlaps the senders); its last part on CPU: %.2f s", n, s, ic, 1000 * ic / n, c }')")
         # growth of the last part, measured / target (linear: n / prev)
-        [ -n "$prev" ] && summary+=("tree     rank 0 growth $prev->$n: $(awk -v a="$(tv "rank0_${prev}_s")" -v b="$r0" -v ac="$(tv "rank0_cpu_${prev}_s")" -v bc="$rc" -v p="$prev" -v n="$n" 'BEGIN { printf "CPU %.2fx = %.2f x target %.2fx (linear); wall %.2fx = %.2f x target", bc / ac, bc / ac / (n / p), n / p, b / a, b / a / (n / p) }')")
+        [ -n "$prev" ] && summary+=("tree     rank 0 growth $prev->$n (medians of $TREE_REPS runs; CPU s per run: $(sed -n "s/^rank0_cpu_${prev}_runs=//p" "$tree_out") -> $(sed -n "s/^rank0_cpu_${n}_runs=//p" "$tree_out")): $(awk -v a="$(tv "rank0_${prev}_s")" -v b="$r0" -v ac="$(tv "rank0_cpu_${prev}_s")" -v bc="$rc" -v p="$prev" -v n="$n" 'BEGIN { printf "CPU %.2fx = %.2f x target %.2fx (linear); wall %.2fx = %.2f x target", bc / ac, bc / ac / (n / p), n / p, b / a, b / a / (n / p) }')")
         # the page in headless Chromium: to the load event, and the slowest of a few
         # interactions (filter, sort, open a GPU, turn a page, open a node); -1: skipped
         pl=$(tv "page_load_${n}_ms"); pa=$(tv "page_action_${n}_ms"); rcpu=$(tv "report_cpu_${n}_s")

@@ -397,7 +397,6 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     stats->nodes = (int)nnodes;
     if (!rc) {
         gc_cat_doc_tail(&w, rows, nnodes, verdicts, links, &pool);
-        verdicts = NULL;   /* freed by the tail */
         rc = gc_jw_finish(&w, path, err);
         if (!rc)
             rc = gc_afile_commit(&cat, err);
@@ -407,7 +406,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         gc_afile_abort(&cat);
     }
 out:
-    gc_verdicts_free(verdicts);   /* NULL once judged */
+    gc_verdicts_free(verdicts);
     gc_kdesc_set_free(&descs);
     gc_links_free(links);
     free(rows);

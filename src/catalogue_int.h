@@ -35,8 +35,9 @@ typedef struct gc_cat_node_row {
 } gc_cat_node_row;
 /* The end of catalogue.json after its GPUs (merge's catalogue.c and rank
  * 0's collect.c): the nodes with their files, the links as the verdicts
- * write them (gc_verdicts_finish: v is freed), the models pool, the
- * verdicts. */
+ * write them, the models pool, the verdicts. v stays the caller's, freed
+ * once the catalogue is on disk (freeing a census's verdicts and links is
+ * not writing it). */
 void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_verdicts *v,
                      gc_links *links, const gc_models_pool *pool);
 

@@ -402,7 +402,6 @@ void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_ve
     if (t.oom && v)
         fprintf(stderr, "gpucensus: verdicts left out of the catalogue: out of memory\n");
     verdicts_json(&t, d);
-    gc_verdicts_free(v);
     gc_jw_puts(w, "\n}\n");
     free(t.ranks);
     free(t.subj);

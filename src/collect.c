@@ -394,7 +394,6 @@ int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
          * measured them, as merge adds them node by node */
         gc_links_order(c->links, c->pos);
         gc_cat_doc_tail(&w, rows, c->nnodes, c->verdicts, c->links, &pool);
-        c->verdicts = NULL;   /* freed by the tail */
         rc = gc_jw_finish(&w, path, err);
     } else {
         gc_err ignored = { 0 };
