@@ -191,8 +191,8 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
  * A chunk holds KEY_CHUNK keys whatever the group's size, so that each
  * member is visited (a cache miss: its values lie anywhere) once per
  * KEY_CHUNK keys and the visits grow with the members, not with their
- * square (chunks capped at 4 MB held 9 keys at 16,384 GPUs and visited
- * each member 3.6x as often as at 4096); judge_key reads a key's slice
+ * square (chunks capped at 4 MB held 6 keys at 16,384 GPUs, 25 at 4096:
+ * each member was visited 4x as often); judge_key reads a key's slice
  * three times (columns, distances, reasons), not once per median. */
 enum { KEY_CHUNK = 32, VISIT_AHEAD = 8 };
 
