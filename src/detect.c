@@ -174,6 +174,7 @@ static void vals_keep(gc_detect *d, const val *p, size_t n, size_t used)
     if (d->nvblk && p + n == d->vblk[d->nvblk - 1] + d->vblk_used)
         d->vblk_used -= n - used;
 }
+
 int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
 {
     if (gc_grow((void **)&d->g, &d->capg, d->ng + 1, sizeof *d->g))
