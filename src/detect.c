@@ -96,9 +96,7 @@ void gc_detect_free(gc_detect *d)
         return;
     for (size_t i = 0; i < d->ng; i++)
         free(d->g[i].rv);
-    for (size_t i = 0; i < d->nvblk; i++)
-        free(d->vblk[i]);
-    free(d->vblk);
+    gc_blocks_free(&d->vals);
     for (size_t i = 0; i < d->nv; i++)
         free(d->v[i].reasons);
     free(d->g);
@@ -111,9 +109,7 @@ void gc_detect_free(gc_detect *d)
     free(d->seen);
     gc_strtab_free(&d->groups);
     gc_strtab_free(&d->vstr);
-    for (size_t i = 0; i < d->nchunk; i++)
-        free(d->chunk[i]);
-    free(d->chunk);
+    gc_blocks_free(&d->strs);
     gc_strtab_free(&d->sigs);
     free(d->sig_key);
     free(d);
@@ -127,11 +123,7 @@ void gc_detect_release(gc_detect *d)
         d->g[i].nv = d->g[i].nrv = 0;
     }
     if (d && d->finished) {
-        for (size_t i = 0; i < d->nvblk; i++)
-            free(d->vblk[i]);
-        free(d->vblk);
-        d->vblk = NULL;
-        d->nvblk = d->vblk_used = d->vblk_cap = 0;
+        gc_blocks_free(&d->vals);
         free(d->l);
         d->l = NULL;
         d->nl = d->capl = 0;
@@ -143,37 +135,9 @@ void gc_detect_order_next(gc_detect *d, size_t pos)
     d->next_order = pos + 1;
 }
 
-/* n vals for one GPU's values out of the blocks: a GPU's values lie next
- * to those of the GPU added before it, and a census's values on huge
- * pages (grow.h), not in 16,384 heap blocks of their own. */
-enum { VBLK_VALS = (16u << 20) / sizeof(val) };
-
-static val *vals_take(gc_detect *d, size_t n)
-{
-    if (!d->nvblk || d->vblk_used + n > d->vblk_cap) {
-        size_t cap = n > VBLK_VALS ? n : VBLK_VALS;
-        val **nb = realloc(d->vblk, (d->nvblk + 1) * sizeof *nb);
-        if (!nb)
-            return NULL;
-        d->vblk = nb;
-        if (!(nb[d->nvblk] = malloc(cap * sizeof(val))))
-            return NULL;
-        gc_huge_advise(nb[d->nvblk], cap * sizeof(val));
-        d->nvblk++;
-        d->vblk_used = 0;
-        d->vblk_cap = cap;
-    }
-    val *p = d->vblk[d->nvblk - 1] + d->vblk_used;
-    d->vblk_used += n;
-    return p;
-}
-
-/* The last vals_take of n left used of them: the rest is for the next GPU. */
-static void vals_keep(gc_detect *d, const val *p, size_t n, size_t used)
-{
-    if (d->nvblk && p + n == d->vblk[d->nvblk - 1] + d->vblk_used)
-        d->vblk_used -= n - used;
-}
+/* A GPU's values lie next to those of the GPU added before it, on huge
+ * pages, not in 16,384 heap blocks of their own. */
+#define VALS_BLOCK_BYTES (16u << 20)
 
 int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
 {
@@ -212,7 +176,8 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
     d->ordered |= d->next_order != 0;
     d->next_order = 0;
     g->keys_rising = 1;
-    g->v = vals_take(d, in->nvalues ? in->nvalues : 1);
+    size_t nv_max = in->nvalues ? in->nvalues : 1;
+    g->v = gc_blocks_take(&d->vals, nv_max * sizeof *g->v, VALS_BLOCK_BYTES);
     if (!g->v)
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     for (size_t i = 0; i < in->nvalues; i++) {
@@ -263,7 +228,7 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
             }
         }
     }
-    vals_keep(d, g->v, in->nvalues ? in->nvalues : 1, g->nv);
+    gc_blocks_keep(&d->vals, g->v, nv_max * sizeof *g->v, g->nv * sizeof *g->v);
     d->ng++;
     return 0;
 }

@@ -5,6 +5,7 @@
 #define GC_DETECT_INT_H
 
 #include "detect.h"
+#include "grow.h"
 #include "strtab.h"
 
 #include <stddef.h>
@@ -117,8 +118,7 @@ struct gc_detect {
     size_t nunit;
     size_t ng, capg, nl, capl;
     grec *g;
-    val **vblk;        /* the GPUs' values (grec.v): 16 MiB blocks on huge pages */
-    size_t nvblk, vblk_used, vblk_cap;   /* in vals, of the last block */
+    gc_blocks vals;    /* the GPUs' values (grec.v): 16 MiB blocks on huge pages */
     lrec *l;
     size_t nv, capv;
     gc_verdict *v;
@@ -129,8 +129,7 @@ struct gc_detect {
     double z_fleet;    /* the z that a per-run false-positive rate allows over all comparisons */
     strtab vstr;       /* the verdicts' subjects, groups and notes; the links' strings */
     const char *link_last[10];   /* gc_detect_add_link: each field's last string (interned) */
-    char **chunk;      /* det_vstr_own's strings: 1 MiB chunks */
-    size_t nchunk, chunk_used, chunk_cap;
+    gc_blocks strs;    /* det_vstr_own's strings: 1 MiB blocks */
     /* A point's key by what it depends on (bench, metric, the context it
      * names), so a census formats each plan point's key once, not once per
      * GPU: sig id -> the key's id in vstr. */

@@ -56,7 +56,7 @@ typedef struct cols {
 
 static void cols_free(cols *c)
 {
-    free(c->v);   /* one block: v, count, q[*] */
+    free(c->v);   /* one block: v, count, q[1..] */
     free(c->tmp);
     free(c->dist);
 }
@@ -65,7 +65,7 @@ static int cols_new(cols *c, size_t n)
 {
     size_t m = n ? n : 1;
     memset(c, 0, sizeof *c);
-    float *b = malloc((2 + GC_DET_NQ) * m * sizeof *b);
+    float *b = malloc((1 + GC_DET_NQ) * m * sizeof *b);   /* v, count, q[1..]: p1 is not read */
     c->tmp = malloc(m * sizeof *c->tmp);
     c->dist = malloc(m * sizeof *c->dist);
     if (!b || !c->tmp || !c->dist) {
@@ -75,8 +75,8 @@ static int cols_new(cols *c, size_t n)
     }
     c->v = b;
     c->count = b + m;
-    for (int q = 0; q < GC_DET_NQ; q++)
-        c->q[q] = b + (2 + q) * m;
+    for (int q = 1; q < GC_DET_NQ; q++)
+        c->q[q] = b + (1 + q) * m;
     return 0;
 }
 

@@ -85,23 +85,10 @@ const char *det_vstr(gc_detect *d, const char *s, size_t cap)
 
 const char *det_vstr_own(gc_detect *d, const char *s)
 {
-    enum { CHUNK = 1 << 20 };
     size_t n = strlen(s) + 1;
-    if (!d->nchunk || d->chunk_used + n > d->chunk_cap) {
-        size_t cap = n > CHUNK ? n : CHUNK;
-        char **nc = realloc(d->chunk, (d->nchunk + 1) * sizeof *nc);
-        if (!nc)
-            return NULL;
-        d->chunk = nc;
-        if (!(d->chunk[d->nchunk] = malloc(cap)))
-            return NULL;
-        d->nchunk++;
-        d->chunk_used = 0;
-        d->chunk_cap = cap;
-    }
-    char *o = d->chunk[d->nchunk - 1] + d->chunk_used;
-    memcpy(o, s, n);
-    d->chunk_used += n;
+    char *o = gc_blocks_take(&d->strs, n, 1u << 20);
+    if (o)
+        memcpy(o, s, n);
     return o;
 }
 

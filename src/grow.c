@@ -37,3 +37,37 @@ int gc_grow(void **arr, size_t *cap, size_t need, size_t elem)
     *cap = ncap;
     return 0;
 }
+
+void *gc_blocks_take(gc_blocks *a, size_t bytes, size_t block_bytes)
+{
+    size_t at = (a->used + 7) & ~(size_t)7;
+    if (!a->n || at + bytes > a->cap) {
+        size_t cap = bytes > block_bytes ? bytes : block_bytes;
+        char **nb = realloc(a->b, (a->n + 1) * sizeof *nb);
+        if (!nb)
+            return NULL;
+        a->b = nb;
+        if (!(nb[a->n] = malloc(cap ? cap : 1)))
+            return NULL;
+        gc_huge_advise(nb[a->n], cap);
+        a->n++;
+        a->cap = cap;
+        at = 0;
+    }
+    a->used = at + bytes;
+    return a->b[a->n - 1] + at;
+}
+
+void gc_blocks_keep(gc_blocks *a, const void *p, size_t bytes, size_t keep)
+{
+    if (a->n && (const char *)p + bytes == a->b[a->n - 1] + a->used)
+        a->used -= bytes - keep;
+}
+
+void gc_blocks_free(gc_blocks *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        free(a->b[i]);
+    free(a->b);
+    *a = (gc_blocks){ 0 };
+}

@@ -1,5 +1,6 @@
 /* Growing arrays: the one doubling realloc every module with a vector of
- * records uses, and huge pages for the large ones. */
+ * records uses, huge pages for the large ones, and blocks of records freed
+ * together. */
 #ifndef GC_GROW_H
 #define GC_GROW_H
 
@@ -19,5 +20,20 @@ int gc_grow(void **arr, size_t *cap, size_t need, size_t elem);
  * no-op where THP is off ("never") or unknown; the memory is the same. */
 #define GC_HUGE_MIN (4u << 20)
 void gc_huge_advise(void *p, size_t bytes);
+
+/* Blocks of bytes handed out in order and freed together: many records
+ * that live as long as their owner (a detector's strings, its GPUs'
+ * values) without a heap block each. Zeroed: empty. */
+typedef struct gc_blocks {
+    char **b;
+    size_t n, used, cap;   /* blocks; bytes used and held by the last one */
+} gc_blocks;
+/* bytes, 8-aligned, out of a block of at least block_bytes (huge pages
+ * from GC_HUGE_MIN up). NULL: out of memory. */
+void *gc_blocks_take(gc_blocks *a, size_t bytes, size_t block_bytes);
+/* p, the last take of `bytes`, keeps its first `keep`: the rest goes to
+ * the next take. */
+void gc_blocks_keep(gc_blocks *a, const void *p, size_t bytes, size_t keep);
+void gc_blocks_free(gc_blocks *a);   /* empty again */
 
 #endif
