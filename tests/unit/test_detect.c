@@ -188,6 +188,25 @@ int main(void)
     judged j;
     char *js;
 
+    /* gc_blocks (the detector's values and strings): 8-aligned takes in
+     * order, a take larger than a block gets its own, keep gives the tail
+     * of the last take to the next one and nothing of an earlier one */
+    {
+        gc_blocks a = { 0 };
+        char *p = gc_blocks_take(&a, 5, 64), *q = gc_blocks_take(&a, 16, 64);
+        CHECK(p && q && q == p + 8 && a.n == 1 && a.used == 24, "blocks: %p %p used %zu", (void *)p, (void *)q, a.used);
+        gc_blocks_keep(&a, p, 5, 1);   /* not the last take: no change */
+        CHECK(a.used == 24, "blocks: keep of an earlier take left used at %zu", a.used);
+        gc_blocks_keep(&a, q, 16, 4);
+        char *r = gc_blocks_take(&a, 40, 64);
+        CHECK(a.used == 56 && r == q + 8 && a.n == 1, "blocks: after keep, used %zu, r at +%td", a.used, r - q);
+        char *big = gc_blocks_take(&a, 200, 64), *next = gc_blocks_take(&a, 8, 64);
+        CHECK(big && a.n == 3 && next != big + 200 && a.used == 8, "blocks: %zu blocks, used %zu", a.n, a.used);
+        memset(big, 1, 200);
+        gc_blocks_free(&a);
+        CHECK(!a.b && !a.n && !a.used, "blocks: freed");
+    }
+
     /* healthy: all ok, exit 0 */
     fleet(g);
     for (int i = 0; i < N; i++)
