@@ -38,8 +38,9 @@
  *
  * Usage: bench_tree [-n 1024,4096,16384] [-d DIR] [-x GPUCENSUS] [-k] [-r] [-f] [-p REPS] SHARDS
  *   -r  rank 0's part only (no check, no report)
- *   -p  rank 0's part REPS times per size (at most 9): its wall and CPU
- *       time are the medians, its system time the median CPU run's, and
+ *   -p  rank 0's part REPS times per size (at most 9), the sizes in turn
+ *       (all sizes once, then again): its wall and CPU time are the
+ *       medians, its system time the median CPU run's, and
  *       rank0_cpu_N_runs lists each run's CPU
  *   -f  faults: one GPU in 97 (k % 97 == 50) 20% off its peers (every
  *       summary scaled by 1.2), so the verdicts and the report have GPUs
@@ -622,57 +623,65 @@ int main(int argc, char **argv)
     char keys[8192] = "";
     size_t klen = 0;
     int status = 0;
-    for (int i = 0; i < nsizes; i++) {
-        size_t n = sizes[i];
-        char out[4300], log[4400], cat[4400], page[4400];
-        snprintf(out, sizeof out, "%s/n%zu", work, n);
-        mkdir(out, 0755);
-        snprintf(log, sizeof log, "%s/rank0.txt", out);
-        /* rank 0 in a process of its own (exec: none of this one's memory) */
-        char nb[32];
-        snprintf(nb, sizeof nb, "%zu", n);
-        char *r0a[] = { "/proc/self/exe", "-R", nb, "-d", out, faults ? "-f" : (char *)argv[optind],
-                        faults ? (char *)argv[optind] : NULL, NULL };
-        double r0 = -1, ingest_s = -1, make_s = -1, r0_cpu = -1, ingest_cpu = -1, r0_sys = -1;
-        long peak_kb = -1;
-        int ok = -1;
-        /* -p: rank 0's part run reps times (a shared 2-core VM moves one
-         * run by 20-40%); its wall and CPU time are the medians, the rest
-         * the last run's, every run's CPU time listed */
-        double walls[MAX_REPS], cpus[MAX_REPS], syss[MAX_REPS];
-        char runs[MAX_REPS * 16] = "";
-        size_t rl = 0;
-        int bad = 0;
-        for (int p = 0; p < reps && !bad; p++) {
+    /* -p: rank 0's part run reps times per size (a shared 2-core VM moves
+     * one run by 20-40%, and its slow spells last minutes), the sizes in
+     * turn (1024, 4096, 16384, 1024, ...) so that each size's runs meet
+     * the same spells; its wall and CPU time are the medians, the rest the
+     * last run's, every run's CPU time listed */
+    static double walls[MAX_SIZES][MAX_REPS], cpus[MAX_SIZES][MAX_REPS], syss[MAX_SIZES][MAX_REPS];
+    static char runs[MAX_SIZES][MAX_REPS * 16];
+    double ingest_v[MAX_SIZES], make_v[MAX_SIZES], ingest_cpu_v[MAX_SIZES];
+    long peak_v[MAX_SIZES];
+    int ok_v[MAX_SIZES];
+    size_t rl[MAX_SIZES] = { 0 };
+    int timed = 1;
+    for (int p = 0; p < reps && timed; p++)
+        for (int i = 0; i < nsizes && timed; i++) {
+            size_t n = sizes[i];
+            char out[4300], log[4400], nb[32];
+            snprintf(out, sizeof out, "%s/n%zu", work, n);
+            mkdir(out, 0755);
+            snprintf(log, sizeof log, "%s/rank0.txt", out);
+            snprintf(nb, sizeof nb, "%zu", n);
+            /* rank 0 in a process of its own (exec: none of this one's memory) */
+            char *r0a[] = { "/proc/self/exe", "-R", nb, "-d", out, faults ? "-f" : (char *)argv[optind],
+                            faults ? (char *)argv[optind] : NULL, NULL };
             double ignored_s;
             if (run_cmd(r0a, log, &ignored_s) != 0) {
                 fprintf(stderr, "bench_tree: rank 0 part for %zu GPUs failed\n", n);
-                bad = 1;
+                timed = 0;
                 break;
             }
             FILE *f = fopen(log, "r");
-            if (!f || fscanf(f, "%lf %d %lf %lf %lf %ld %lf %lf", &walls[p], &ok, &ingest_s, &make_s, &cpus[p],
-                             &peak_kb, &ingest_cpu, &syss[p]) != 8)
-                bad = 1;
+            if (!f || fscanf(f, "%lf %d %lf %lf %lf %ld %lf %lf", &walls[i][p], &ok_v[i], &ingest_v[i], &make_v[i],
+                             &cpus[i][p], &peak_v[i], &ingest_cpu_v[i], &syss[i][p]) != 8)
+                timed = 0;
             if (f)
                 fclose(f);
-            rl += (size_t)snprintf(runs + rl, sizeof runs - rl, "%s%.3f", p ? "," : "", cpus[p]);
+            rl[i] += (size_t)snprintf(runs[i] + rl[i], sizeof runs[i] - rl[i], "%s%.3f", p ? "," : "",
+                                      cpus[i][p]);
         }
-        if (bad) {
-            status = 1;
-            break;
-        }
+    if (!timed)
+        status = 1;
+    for (int i = 0; i < nsizes && timed; i++) {
+        size_t n = sizes[i];
+        char out[4300], log[4400], cat[4400], page[4400];
+        snprintf(out, sizeof out, "%s/n%zu", work, n);
+        double r0 = -1, ingest_s = ingest_v[i], make_s = make_v[i], r0_cpu = -1, ingest_cpu = ingest_cpu_v[i];
+        double r0_sys = -1;
+        long peak_kb = peak_v[i];
+        int ok = ok_v[i];
         /* the system time of the run whose CPU time is the median (the
          * upper middle one of an even count) */
         for (int p = 0; p < reps; p++) {
             int below = 0;
             for (int q = 0; q < reps; q++)
-                below += cpus[q] < cpus[p] || (cpus[q] == cpus[p] && q < p);
+                below += cpus[i][q] < cpus[i][p] || (cpus[i][q] == cpus[i][p] && q < p);
             if (below == reps / 2)
-                r0_sys = syss[p];
+                r0_sys = syss[i][p];
         }
-        r0 = median_of(walls, reps);
-        r0_cpu = median_of(cpus, reps);
+        r0 = median_of(walls[i], reps);
+        r0_cpu = median_of(cpus[i], reps);
         double peak_mb = peak_kb / 1024.0;
         snprintf(cat, sizeof cat, "%s/catalogue.json", out);
         double cat_mb = file_bytes(cat) / 1e6;
@@ -691,7 +700,7 @@ int main(int argc, char **argv)
         double report_cpu = -1;
         if (!rank0_only && run_cmd(ra, log, &report_s) != 0)
             status = 1, report_s = -1;
-        else
+        else if (!rank0_only)
             report_cpu = last_cpu_s;
         double page_mb = file_bytes(page) / 1e6;
         /* the page in headless Chromium */
@@ -720,7 +729,7 @@ int main(int argc, char **argv)
         printf("%7zu %9.2f %9.2f %9.2f %9.2f %9.2f %9.1f %10.1f %10.0f %9.2f %10.2f %9.2f %9.2f %9.0f %9.1f\n", n,
                make_s, ingest_s, ingest_cpu, r0, r0_cpu, peak_mb, cat_mb, cat_mb * 1e6 / (double)n, check_s, report_s, report_cpu,
                page_mb, load_ms, act_ms);
-        klen += (size_t)snprintf(keys + klen, sizeof keys - klen, "rank0_cpu_%zu_runs=%s\n", n, runs);
+        klen += (size_t)snprintf(keys + klen, sizeof keys - klen, "rank0_cpu_%zu_runs=%s\n", n, runs[i]);
         klen += (size_t)snprintf(keys + klen, sizeof keys - klen,
                                  "rank0_sys_%zu_s=%.3f\ningest_cpu_%zu_s=%.3f\ningest_%zu_s=%.3f\nrank0_%zu_s=%.3f\nrank0_cpu_%zu_s=%.3f\npeak_%zu_mb=%.1f\ncatalogue_%zu_mb=%.1f\n"
                                  "check_%zu_s=%.3f\nreport_%zu_s=%.3f\nreport_cpu_%zu_s=%.3f\npage_%zu_mb=%.2f\n"

@@ -252,6 +252,7 @@ static void links_json(tail *t)
         gc_jw_next(w), gc_jw_string(w, link_columns[i]);
     gc_jw_close(w, "]");
     gc_jw_key(w, "rows");
+    gc_verdicts_expect_links(t->v, gc_links_count(t->links));
     gc_links_observe(t->links, on_link, t);
     gc_links_views_only(t->links);
     gc_links_write(t->links, w);   /* the array; each row by on_link */
