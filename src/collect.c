@@ -1,6 +1,7 @@
 /* Rank 0's collector. See collect.h. */
 #include "collect.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "jsonw.h"
 #include "links.h"
 #include "model_json.h"
+#include "timeutil.h"
 #include "verdicts.h"
 
 /* What is kept of one GPU once its record has been analysed. */
@@ -20,7 +22,7 @@ typedef struct slot {
     int added;
     int status;
     int node_file;                 /* its record's note: GC_NODE_FILE_* */
-    long long text_off, rec_off;   /* in the spill file; rec_off -1: none */
+    long long text_off, rec_off;   /* in the spill file; -1: not there (text: written at once) */
     size_t text_len, rec_len;
     size_t npoints;
     char missing[160];             /* why nothing came, for its node file */
@@ -47,7 +49,17 @@ struct gc_collect {
     long long spill_len;
     char *buf;                     /* GC_JW_BUF */
     char *text;                    /* one GPU's catalogue object */
-    size_t text_cap;
+    char *rd;                      /* one read back from the spill file */
+    size_t rd_cap;
+    /* catalogue.json's temporary, written from the start: the head, then
+     * each GPU's object as soon as every GPU before it in the catalogue's
+     * order has come (the others wait in the spill file) */
+    gc_afile cat;
+    int cat_open;
+    gc_jw w;
+    char *catbuf;                  /* GC_JW_BUF, w's */
+    long long head_len;            /* the head's bytes, up to the GPUs' "[" */
+    size_t next;                   /* position of the next GPU object to write */
 };
 
 static FILE *open_spill(const char *dir, gc_err *err)
@@ -70,6 +82,35 @@ static FILE *open_spill(const char *dir, gc_err *err)
         gc_fail(err, GC_EIO, "%s: cannot make a temporary file for the catalogue", dir);
     }
     return f;
+}
+
+/* The head of catalogue.json (schema, kind, run) up to the GPUs' "[". */
+static void doc_head(gc_jw *w, FILE *f, char *buf, const gc_run_meta *run)
+{
+    gc_cat_doc_head(w, f, buf, "catalogue", run);
+    gc_jw_puts(w, ",\n \"gpus\": [");
+    w->depth = 0;
+}
+
+/* catalogue.json's temporary, its head written with the run's end time
+ * as it will likely read (the run's, else now: the same length), to be
+ * written again in place at the end (head_again). */
+static int open_catalogue(gc_collect *c, gc_err *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/catalogue.json", c->out);
+    if (!(c->catbuf = malloc(GC_JW_BUF)))
+        return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    if (gc_afile_open(&c->cat, path, err))
+        return err->code;
+    c->cat_open = 1;
+    gc_run_meta m = *c->run;
+    if (!m.end_time[0])
+        gc_iso_time(m.end_time, sizeof m.end_time, 0);
+    doc_head(&c->w, c->cat.f, c->catbuf, &m);
+    gc_jw_flush(&c->w);
+    c->head_len = ftello(c->cat.f);
+    return 0;
 }
 
 static int cmp_pos(const void *a, const void *b, void *ctx)
@@ -132,7 +173,7 @@ gc_collect *gc_collect_new(const char *out_dir, const gc_run_meta *run,
     qsort_r(c->at, n, sizeof *c->at, cmp_pos, c);
     for (size_t p = 0; p < n; p++)
         c->pos[c->at[p]] = p;
-    if (!(c->spill = open_spill(out_dir, err))) {
+    if (!(c->spill = open_spill(out_dir, err)) || open_catalogue(c, err)) {
         gc_collect_free(c);
         return NULL;
     }
@@ -145,6 +186,10 @@ void gc_collect_free(gc_collect *c)
         return;
     if (c->spill)
         fclose(c->spill);
+    if (c->cat_open)
+        gc_afile_abort(&c->cat);
+    free(c->catbuf);
+    free(c->rd);
     gc_verdicts_free(c->verdicts);
     gc_links_free(c->links);
     gc_kdesc_set_free(&c->descs);
@@ -197,6 +242,36 @@ static int gpu_text(gc_collect *c, const gc_analysed *a, size_t *len, gc_err *er
     return rc;
 }
 
+/* The next GPU object of catalogue.json. */
+static void put_gpu(gc_collect *c, const char *text, size_t len)
+{
+    gc_jw_puts(&c->w, c->next ? ",\n" : "\n");
+    gc_jw_put(&c->w, text, len);
+    c->next++;
+}
+
+/* The GPU objects whose turn has come, from the spill file. */
+static int write_ready(gc_collect *c, gc_err *err)
+{
+    while (c->next < c->n) {
+        const slot *s = &c->s[c->at[c->next]];
+        if (!s->added)
+            return 0;
+        if (s->text_len > c->rd_cap) {
+            char *t = realloc(c->rd, s->text_len);
+            if (!t)
+                return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+            c->rd = t;
+            c->rd_cap = s->text_len;
+        }
+        int rc = spill_read(c, s->text_off, s->text_len, c->rd, err);
+        if (rc)
+            return rc;
+        put_gpu(c, c->rd, s->text_len);
+    }
+    return 0;
+}
+
 /* Everything the end needs of one analysed GPU; a->gpu may borrow from the blob. */
 static int keep(gc_collect *c, size_t r, const gc_analysed *a, const gc_blob *b, gc_err *err)
 {
@@ -204,7 +279,10 @@ static int keep(gc_collect *c, size_t r, const gc_analysed *a, const gc_blob *b,
     size_t p = c->pos[r];
     size_t tl = 0;
     int rc = gpu_text(c, a, &tl, err);
-    if (!rc)
+    s->text_off = -1;
+    if (!rc && p == c->next)
+        put_gpu(c, c->text, tl);
+    else if (!rc)
         rc = spill_write(c, c->text, tl, &s->text_off, err);
     s->text_len = tl;
     s->rec_off = -1;
@@ -231,7 +309,7 @@ static int keep(gc_collect *c, size_t r, const gc_analysed *a, const gc_blob *b,
         memcpy(s->cal, a->models.cal, sizeof s->cal);
     }
     s->added = 1;
-    return 0;
+    return write_ready(c, err);
 }
 
 int gc_collect_add(gc_collect *c, size_t r, const gc_blob *b, gc_err *err)
@@ -319,6 +397,53 @@ static int node_file(gc_collect *c, size_t k, gc_blob_fetch shard_fetch, void *c
     return rc;
 }
 
+/* The head as the run ends (its end time), in place of the one written
+ * first; a head of another length (a field changed its length since)
+ * means a new temporary: the head, then the rest copied. */
+static int head_again(gc_collect *c, const char *path, gc_err *err)
+{
+    char *h = NULL;
+    size_t hl = 0;
+    FILE *mf = open_memstream(&h, &hl);
+    if (!mf)
+        return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    gc_jw w;
+    doc_head(&w, mf, c->buf, c->run);
+    int rc = gc_jw_finish(&w, path, err);
+    if (fclose(mf) != 0 && !rc)
+        rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    int fd = fileno(c->cat.f);
+    if (!rc && fflush(c->cat.f) != 0)
+        rc = gc_fail(err, GC_EIO, "%s: could not be saved: %s", path, strerror(errno));
+    if (!rc && (long long)hl == c->head_len) {
+        if (pwrite(fd, h, hl, 0) != (ssize_t)hl)
+            rc = gc_fail(err, GC_EIO, "%s: could not be saved: %s", path, strerror(errno));
+        free(h);
+        return rc;
+    }
+    gc_afile b;
+    if (!rc && !(rc = gc_afile_open(&b, path, err))) {
+        if (fwrite(h, 1, hl, b.f) != hl)
+            rc = gc_fail(err, GC_EIO, "%s: could not be saved: %s", path, strerror(errno));
+        for (off_t at = (off_t)c->head_len; !rc;) {
+            ssize_t k = pread(fd, c->buf, GC_JW_BUF, at);
+            if (k < 0 || (k > 0 && fwrite(c->buf, 1, (size_t)k, b.f) != (size_t)k))
+                rc = gc_fail(err, GC_EIO, "%s: could not be saved: %s", path, strerror(errno));
+            if (k <= 0)
+                break;
+            at += k;
+        }
+        if (rc) {
+            gc_afile_abort(&b);
+        } else {
+            gc_afile_abort(&c->cat);
+            c->cat = b;
+        }
+    }
+    free(h);
+    return rc;
+}
+
 int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
                       gc_catalogue_stats *stats, gc_err *err)
 {
@@ -349,32 +474,12 @@ int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
             rc = node_file(c, k, shard_fetch, ctx, err);
     char path[4200];
     snprintf(path, sizeof path, "%s/catalogue.json", c->out);
-    gc_afile cat;
     if (!rc)
-        rc = gc_afile_open(&cat, path, err);
-    if (rc)
-        goto out;
-    gc_jw w;
-    gc_cat_doc_head(&w, cat.f, c->buf, "catalogue", c->run);
-    gc_jw_puts(&w, ",\n \"gpus\": [");
-    w.depth = 0;
+        rc = write_ready(c, err);   /* every GPU is in now */
     gc_models_pool pool;
     gc_models_pool_init(&pool, &c->descs);
-    size_t cap = 0;
     for (size_t p = 0; p < c->n && !rc; p++) {
         const slot *s = &c->s[c->at[p]];
-        if (s->text_len > cap) {
-            char *t = realloc(c->text, s->text_len);
-            if (!t) {
-                rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
-                break;
-            }
-            c->text = t;
-            cap = s->text_len;
-        }
-        rc = spill_read(c, s->text_off, s->text_len, c->text, err);
-        gc_jw_puts(&w, p ? ",\n" : "\n");
-        gc_jw_put(&w, c->text, s->text_len);
         if (s->models) {
             gc_models m;
             memset(&m, 0, sizeof m);
@@ -393,21 +498,20 @@ int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
         /* links in the catalogue's order: by the position of the GPU that
          * measured them, as merge adds them node by node */
         gc_links_order(c->links, c->pos);
-        gc_cat_doc_tail(&w, rows, c->nnodes, c->verdicts, c->links, &pool);
-        rc = gc_jw_finish(&w, path, err);
-    } else {
-        gc_err ignored = { 0 };
-        gc_jw_finish(&w, path, &ignored);
+        gc_cat_doc_tail(&c->w, rows, c->nnodes, c->verdicts, c->links, &pool);
+        rc = gc_jw_finish(&c->w, path, err);
     }
     if (!rc)
-        rc = gc_afile_commit(&cat, err);
+        rc = head_again(c, path, err);
+    if (!rc)
+        rc = gc_afile_commit(&c->cat, err);
     else
-        gc_afile_abort(&cat);
+        gc_afile_abort(&c->cat);
+    c->cat_open = 0;
     if (!rc) {
         stats->briefs = c->briefs;   /* by position, the catalogue's order */
         c->briefs = NULL;
     }
-out:
     free(wrote);
     free(rows);
     return rc;
