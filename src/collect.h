@@ -6,12 +6,14 @@
  * verdicts need; its bytes are then freed by the caller. What stays in
  * memory per GPU: the detector's judged values (detect.c, floats), the
  * links it measured (links.c), the pooled model errors, a terminal brief
- * and a few offsets. The GPU's catalogue object is formatted at once and
- * appended to a spill file (unlinked, in OUT), with its record bytes
- * beside it for a node whose leader wrote no node file; at the end the
- * objects are copied into catalogue.json in the catalogue's order (nodes
- * as the roster first names them, GPUs by local index), so the file does
- * not depend on the order records arrived in and equals merge's.
+ * and a few offsets. catalogue.json's temporary is written from the
+ * start: its head, then each GPU's object, formatted at once, as soon as
+ * every GPU before it in the catalogue's order (nodes as the roster first
+ * names them, GPUs by local index) has come; until then the object waits
+ * in a spill file (unlinked, in OUT), beside the record's bytes kept for a
+ * node whose leader wrote no node file. The file does not depend on the
+ * order records arrived in and equals merge's; what is left for the end
+ * is the GPUs whose turn had not come, the links and the verdicts.
  *
  * Peak memory is then bounded by the judged values and the links, not by
  * the records (62 KB per GPU on the default plan). */
