@@ -109,7 +109,13 @@ static char *slurp(const char *path, size_t *len)
     *len = 0;
     if (gc_read_file(path, (size_t)1 << 28, &d, len, &e))
         return NULL;
-    return (char *)d;
+    char *s = malloc(*len + 1);   /* NUL-ended, for strstr */
+    if (s) {
+        memcpy(s, d, *len);
+        s[*len] = '\0';
+    }
+    free(d);
+    return s;
 }
 
 /* Names in dir other than catalogue.json and nodes. */
