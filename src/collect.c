@@ -101,8 +101,9 @@ static int open_catalogue(gc_collect *c, gc_err *err)
     snprintf(path, sizeof path, "%s/catalogue.json", c->out);
     if (!(c->catbuf = malloc(GC_JW_BUF)))
         return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
-    if (gc_afile_open(&c->cat, path, err))
-        return err->code;
+    int rc = gc_afile_open(&c->cat, path, err);
+    if (rc)
+        return rc;
     c->cat_open = 1;
     gc_run_meta m = *c->run;
     if (!m.end_time[0])
@@ -221,21 +222,38 @@ static int spill_read(gc_collect *c, long long off, size_t len, void *p, gc_err 
     return 0;
 }
 
+/* A writer into memory (*t, *tl once closed) through c->buf. */
+static FILE *mem_open(gc_collect *c, gc_jw *w, char **t, size_t *tl, gc_err *err)
+{
+    *t = NULL;
+    *tl = 0;
+    FILE *mf = open_memstream(t, tl);
+    if (!mf)
+        gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    else
+        gc_jw_init(w, mf, c->buf, 0);
+    return mf;
+}
+
+static int mem_close(gc_jw *w, FILE *mf, int rc, gc_err *err)
+{
+    if (!rc)
+        rc = gc_jw_finish(w, "catalogue.json", err);
+    if (fclose(mf) != 0 && !rc)
+        rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    return rc;
+}
+
 /* The GPU's object of catalogue.json, as the writer's pipeline formats it. */
 static int gpu_text(gc_collect *c, const gc_analysed *a, size_t *len, gc_err *err)
 {
-    char *t = NULL;
-    size_t tl = 0;
-    FILE *mf = open_memstream(&t, &tl);
-    if (!mf)
-        return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    char *t;
+    size_t tl;
     gc_jw w;
-    gc_jw_init(&w, mf, c->buf, 0);
-    int rc = gc_cat_gpu_json(&w, a, 0, err);
-    if (!rc)
-        rc = gc_jw_finish(&w, "catalogue.json", err);
-    if (fclose(mf) != 0 && !rc)
-        rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    FILE *mf = mem_open(c, &w, &t, &tl, err);
+    if (!mf)
+        return GC_ENOMEM;
+    int rc = mem_close(&w, mf, gc_cat_gpu_json(&w, a, 0, err), err);
     free(c->text);
     c->text = t;
     *len = tl;
@@ -402,16 +420,14 @@ static int node_file(gc_collect *c, size_t k, gc_blob_fetch shard_fetch, void *c
  * means a new temporary: the head, then the rest copied. */
 static int head_again(gc_collect *c, const char *path, gc_err *err)
 {
-    char *h = NULL;
-    size_t hl = 0;
-    FILE *mf = open_memstream(&h, &hl);
-    if (!mf)
-        return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    char *h;
+    size_t hl;
     gc_jw w;
+    FILE *mf = mem_open(c, &w, &h, &hl, err);
+    if (!mf)
+        return GC_ENOMEM;
     doc_head(&w, mf, c->buf, c->run);
-    int rc = gc_jw_finish(&w, path, err);
-    if (fclose(mf) != 0 && !rc)
-        rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+    int rc = mem_close(&w, mf, 0, err);
     int fd = fileno(c->cat.f);
     if (!rc && fflush(c->cat.f) != 0)
         rc = gc_fail(err, GC_EIO, "%s: could not be saved: %s", path, strerror(errno));
