@@ -246,16 +246,7 @@ static const char *link_str(gc_detect *d, int k, const char *s, size_t cap)
 
 int gc_detect_reserve_links(gc_detect *d, size_t n)
 {
-    if (n <= d->capl)
-        return 0;
-    lrec *l = realloc(d->l, n * sizeof *l);
-    if (!l)
-        return GC_ENOMEM;
-    if (n * sizeof *l >= GC_HUGE_MIN)
-        gc_huge_advise(l, n * sizeof *l);
-    d->l = l;
-    d->capl = n;
-    return 0;
+    return gc_grow((void **)&d->l, &d->capl, n, sizeof *d->l);
 }
 
 int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)

@@ -31,8 +31,7 @@ int gc_grow(void **arr, size_t *cap, size_t need, size_t elem)
     void *p = realloc(*arr, ncap * elem);
     if (!p)
         return GC_ENOMEM;
-    if (ncap * elem >= GC_HUGE_MIN)
-        gc_huge_advise(p, ncap * elem);
+    gc_huge_advise(p, ncap * elem);   /* from GC_HUGE_MIN up */
     *arr = p;
     *cap = ncap;
     return 0;
