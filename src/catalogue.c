@@ -307,12 +307,18 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     if (links)
         gc_links_no_sizes(links);   /* the node files have them */
     gc_verdicts *verdicts = gc_verdicts_new();   /* detect.c, fed as GPUs stream */
+    gc_cat_links *lrows = NULL;
     gc_kdesc_set descs;
     gc_kdesc_set_embedded(&descs);
     gc_models_pool pool;
     gc_models_pool_init(&pool, &descs);
     if (!nodes || !rows || !bufs || !stats->briefs || !links) {
         rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+        goto out;
+    }
+    /* the links' rows made as each node's links come (in the order added) */
+    if (!(lrows = gc_cat_links_new(out_dir, links, verdicts, NULL, 0, err))) {
+        rc = err->code ? err->code : GC_ENOMEM;
         goto out;
     }
     snprintf(path, sizeof path, "%s/catalogue.json", out_dir);
@@ -377,6 +383,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         rows[k].name = nodes[k];
         rows[k].gpus = j->n;
         rows[k].worst = worst;
+        gc_cat_links_ready(lrows);
         job_free(j);
         pthread_mutex_lock(&pl.mu);
         pl.consumed = k + 1;
@@ -396,7 +403,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     pthread_mutex_destroy(&pl.mu);
     stats->nodes = (int)nnodes;
     if (!rc) {
-        gc_cat_doc_tail(&w, rows, nnodes, verdicts, links, &pool);
+        gc_cat_doc_tail(&w, rows, nnodes, lrows, &pool);
         rc = gc_jw_finish(&w, path, err);
         if (!rc)
             rc = gc_afile_commit(&cat, err);
@@ -406,6 +413,7 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
         gc_afile_abort(&cat);
     }
 out:
+    gc_cat_links_free(lrows);
     gc_verdicts_free(verdicts);
     gc_kdesc_set_free(&descs);
     gc_links_free(links);

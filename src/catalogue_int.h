@@ -33,13 +33,26 @@ typedef struct gc_cat_node_row {
     size_t gpus;
     int worst;   /* gc_gpu_status */
 } gc_cat_node_row;
+/* catalogue.json's table of links (schema 3) as the links come: the
+ * observer of links (gc_links_observe), it formats each link's row when
+ * gc_links_emit tells it (in the catalogue's order: at[0..n), roster
+ * indices of the GPUs in that order, NULL: as added) into a file of its
+ * own in dir (unlinked), and tells v's detector of the link. links and v
+ * stay the caller's and must outlive it. NULL: err says why. */
+typedef struct gc_cat_links gc_cat_links;
+gc_cat_links *gc_cat_links_new(const char *dir, gc_links *links, gc_verdicts *v, const size_t *at,
+                               size_t n, gc_err *err);
+/* The rows of the links whose turn has come (gc_links_emit, not final). */
+void gc_cat_links_ready(gc_cat_links *t);
+void gc_cat_links_free(gc_cat_links *t);
 /* The end of catalogue.json after its GPUs (merge's catalogue.c and rank
- * 0's collect.c): the nodes with their files, the links as the verdicts
- * write them, the models pool, the verdicts. v stays the caller's, freed
- * once the catalogue is on disk (freeing a census's verdicts and links is
- * not writing it). */
-void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_verdicts *v,
-                     gc_links *links, const gc_models_pool *pool);
+ * 0's collect.c): the nodes with their files, the links (every link told
+ * now, the rows copied in), the models pool, the verdicts (judged now).
+ * t's verdicts stay the caller's, freed once the catalogue is on disk
+ * (freeing a census's verdicts and links is not writing it). A failure
+ * to read t's rows back is w's error. */
+void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_cat_links *t,
+                     const gc_models_pool *pool);
 
 /* out_dir/nodes/<node>.json from n analysed GPUs (their points, and the
  * links they measured with their size tables); buf: GC_JW_BUF bytes;

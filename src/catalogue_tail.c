@@ -13,40 +13,56 @@
 #include "catalogue.h"
 #include "peer_notes.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "detect.h"
+#include "fsutil.h"
 #include "strtab.h"
 
-typedef struct tail {
-    gc_jw *w;
+struct gc_cat_links {
     gc_links *links;
     gc_verdicts *v;
-    gc_link_view_end *ranks;
-    size_t nranks;
-    gc_strtab classes;      /* "kind\x1fbench\x1f..." */
+    const size_t *at;       /* the catalogue's order of the GPUs (roster indices), NULL: as added */
+    size_t n;
+    FILE *f;                /* the rows, unlinked */
+    gc_jw w;                /* into f, compact, inside the rows' "[" */
+    char *buf;              /* GC_JW_BUF, w's */
+    gc_strtab classes;      /* "kind\x1fbench\x1f...", met as the rows are made */
     uint64_t *subj;         /* per link: hash of its derived subject and node */
     size_t nsubj, capsubj;
     int oom;
-} tail;
+};
+typedef gc_cat_links tail;
 
 static int str_eq(const char *a, const char *b)
 {
     return (!a || !*a) ? (!b || !*b) : (b && !strcmp(a, b));
 }
 
+/* Rank r's GPU end as the table of ranks will say it: final once a link
+ * that names r is told (gc_links_emit waits for its GPU). 0: no such rank. */
+static int rank_end(const tail *t, int r, gc_link_view_end *g)
+{
+    if (r < 0 || (size_t)r >= gc_links_nranks(t->links))
+        return 0;
+    gc_links_rank_end(t->links, (size_t)r, g);
+    return 1;
+}
+
 /* rank r's GPU end is e: e as r */
 static int is_rank_gpu(const tail *t, const gc_link_view_end *e)
 {
-    if (!e->is_gpu || e->rank < 0 || (size_t)e->rank >= t->nranks)
+    gc_link_view_end g;
+    if (!e->is_gpu || !rank_end(t, e->rank, &g))
         return 0;
-    const gc_link_view_end *g = &t->ranks[e->rank];
-    return !strcmp(g->node, e->node) && g->gpu_index == e->gpu_index && str_eq(g->uuid, e->uuid) &&
-           g->numa_node == e->numa_node;
+    return !strcmp(g.node, e->node) && g.gpu_index == e->gpu_index && str_eq(g.uuid, e->uuid) &&
+           g.numa_node == e->numa_node;
 }
 
 static void end_full(gc_jw *w, const gc_link_view_end *e)
@@ -71,14 +87,15 @@ static void end_full(gc_jw *w, const gc_link_view_end *e)
 
 static void end_row(tail *t, const gc_link_view_end *e)
 {
-    gc_jw *w = t->w;
+    gc_jw *w = &t->w;
+    gc_link_view_end g;
     gc_jw_next(w);
     if (is_rank_gpu(t, e)) {
         gc_jw_int(w, e->rank);
         return;
     }
-    if (!e->is_gpu && e->rank >= 0 && (size_t)e->rank < t->nranks &&
-        !strcmp(t->ranks[e->rank].node, e->node) && t->ranks[e->rank].numa_node == e->numa_node) {
+    if (!e->is_gpu && rank_end(t, e->rank, &g) && !strcmp(g.node, e->node) &&
+        g.numa_node == e->numa_node) {
         gc_jw_int(w, -(long long)e->rank - 1);
         return;
     }
@@ -94,7 +111,7 @@ static void real(gc_jw *w, double v)
 static void on_link(void *ctx, const gc_link_view *x)
 {
     tail *t = ctx;
-    gc_jw *w = t->w;
+    gc_jw *w = &t->w;
     gc_verdicts_link(t->v, x);
     /* "kind\x1fbench\x1fdir\x1fmemory\x1fengine\x1fpeer_access\x1fconcurrent" ("\x1e": null), cut at 199 */
     char cls[200];
@@ -122,8 +139,8 @@ static void on_link(void *ctx, const gc_link_view *x)
     end_row(t, &x->dst);
     gc_jw_next(w);
     const gc_link_view_end *b = &x->by;
-    if (b->rank >= 0 && (size_t)b->rank < t->nranks && !strcmp(t->ranks[b->rank].node, b->node) &&
-        t->ranks[b->rank].gpu_index == b->gpu_index) {
+    gc_link_view_end g;
+    if (rank_end(t, b->rank, &g) && !strcmp(g.node, b->node) && g.gpu_index == b->gpu_index) {
         gc_jw_int(w, b->rank);
     } else {
         gc_jw_open(w, "{");
@@ -220,14 +237,82 @@ static const char *const link_columns[] = {
     "class", "src", "dst", "measured_on", "bandwidth_top_p50_bps", "model", "latency_chase",
     "nominal_bps", "nominal_basis", "lambda", "share", "remeasured_bandwidth_bps", NULL };
 
-static void links_json(tail *t)
+gc_cat_links *gc_cat_links_new(const char *dir, gc_links *links, gc_verdicts *v, const size_t *at,
+                               size_t n, gc_err *err)
 {
-    gc_jw *w = t->w;
+    tail *t = calloc(1, sizeof *t);
+    if (!t || !(t->buf = malloc(GC_JW_BUF))) {
+        free(t);
+        gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
+        return NULL;
+    }
+    if (!(t->f = gc_tmpfile_in(dir, err))) {
+        free(t->buf);
+        free(t);
+        return NULL;
+    }
+    t->links = links;
+    t->v = v;
+    t->at = at;
+    t->n = n;
+    gc_jw_init(&t->w, t->f, t->buf, 0);
+    t->w.compact = 1;
+    gc_jw_open(&t->w, "[");
+    gc_links_observe(links, on_link, t);
+    return t;
+}
+
+void gc_cat_links_free(gc_cat_links *t)
+{
+    if (!t)
+        return;
+    gc_links_observe(t->links, NULL, NULL);
+    if (t->f)
+        fclose(t->f);
+    free(t->buf);
+    free(t->subj);
+    gc_strtab_free(&t->classes);
+    free(t);
+}
+
+void gc_cat_links_ready(gc_cat_links *t)
+{
+    if (t)
+        gc_links_emit(t->links, t->at, t->n, 0);
+}
+
+/* The rows, every link told now, from their file into w. A failed read
+ * or write is w's error (gc_jw_finish reports it). */
+static void rows_copy(tail *t, gc_jw *w)
+{
+    gc_links_emit(t->links, t->at, t->n, 1);
+    gc_links_observe(t->links, NULL, NULL);
+    gc_jw_close(&t->w, "]");
+    gc_jw_flush(&t->w);
+    int e = t->w.err;
+    if (!e && fflush(t->f) != 0)
+        e = errno ? errno : EIO;
+    for (off_t at = 0; !e;) {
+        ssize_t k = pread(fileno(t->f), t->buf, GC_JW_BUF, at);
+        if (k < 0)
+            e = errno ? errno : EIO;
+        if (k <= 0)
+            break;
+        gc_jw_put(w, t->buf, (size_t)k);
+        at += k;
+    }
+    if (e && !w->err)
+        w->err = e;
+}
+
+static void links_json(tail *t, gc_jw *w)
+{
     gc_jw_open(w, "{");
     gc_jw_key(w, "gpus");
     gc_jw_open(w, "[");
-    for (size_t r = 0; r < t->nranks; r++) {
-        const gc_link_view_end *e = &t->ranks[r];
+    for (size_t r = 0; r < gc_links_nranks(t->links); r++) {
+        gc_link_view_end x, *e = &x;
+        gc_links_rank_end(t->links, r, e);
         gc_jw_next(w);
         gc_jw_open(w, "[");
         gc_jw_next(w), gc_jw_string(w, e->node);
@@ -252,11 +337,7 @@ static void links_json(tail *t)
         gc_jw_next(w), gc_jw_string(w, link_columns[i]);
     gc_jw_close(w, "]");
     gc_jw_key(w, "rows");
-    gc_verdicts_expect_links(t->v, gc_links_count(t->links));
-    gc_links_observe(t->links, on_link, t);
-    gc_links_views_only(t->links);
-    gc_links_write(t->links, w);   /* the array; each row by on_link */
-    gc_links_observe(t->links, NULL, NULL);
+    rows_copy(t, w);
     /* after the rows: the classes are met as the links are written */
     gc_jw_key(w, "classes");
     gc_jw_open(w, "[");
@@ -288,9 +369,8 @@ static void links_json(tail *t)
 
 /* ---- verdicts ---------------------------------------------------------- */
 
-static void verdicts_json(tail *t, const gc_detect *d)
+static void verdicts_json(tail *t, gc_jw *w, const gc_detect *d)
 {
-    gc_jw *w = t->w;
     gc_strtab groups = { 0 };
     gc_jw_open(w, "{");
     gc_jw_key(w, "columns");
@@ -365,8 +445,8 @@ static void verdicts_json(tail *t, const gc_detect *d)
     gc_strtab_free(&groups);
 }
 
-void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_verdicts *v,
-                     gc_links *links, const gc_models_pool *pool)
+void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_cat_links *t,
+                     const gc_models_pool *pool)
 {
     w->compact = 1;
     w->depth0 = 0;
@@ -389,22 +469,13 @@ void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_ve
     }
     gc_jw_close(w, "]");
     gc_jw_puts(w, ",\n\"links\":");
-    tail t = { .w = w, .links = links, .v = v, .nranks = gc_links_nranks(links) };
-    t.ranks = calloc(t.nranks ? t.nranks : 1, sizeof *t.ranks);
-    if (!t.ranks)
-        t.nranks = 0, t.oom = 1;
-    for (size_t r = 0; r < t.nranks; r++)
-        gc_links_rank_end(links, r, &t.ranks[r]);
-    links_json(&t);
+    links_json(t, w);
     gc_jw_puts(w, ",\n\"models\":");
     gc_models_pool_json(w, pool);
     gc_jw_puts(w, ",\n\"verdicts\":");
-    const gc_detect *d = t.oom ? NULL : gc_verdicts_judge(v);
-    if (t.oom && v)
+    const gc_detect *d = t->oom ? NULL : gc_verdicts_judge(t->v);
+    if (t->oom && t->v)
         fprintf(stderr, "gpucensus: verdicts left out of the catalogue: out of memory\n");
-    verdicts_json(&t, d);
+    verdicts_json(t, w, d);
     gc_jw_puts(w, "\n}\n");
-    free(t.ranks);
-    free(t.subj);
-    gc_strtab_free(&t.classes);
 }

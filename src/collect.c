@@ -45,6 +45,7 @@ struct gc_collect {
     gc_kdesc_set descs;
     gc_links *links;
     gc_verdicts *verdicts;
+    gc_cat_links *rows;            /* catalogue.json's link rows, made as the links come */
     FILE *spill;                   /* unlinked */
     long long spill_len;
     char *buf;                     /* GC_JW_BUF */
@@ -61,28 +62,6 @@ struct gc_collect {
     long long head_len;            /* the head's bytes, up to the GPUs' "[" */
     size_t next;                   /* position of the next GPU object to write */
 };
-
-static FILE *open_spill(const char *dir, gc_err *err)
-{
-    int fd = -1;
-#ifdef O_TMPFILE
-    fd = open(dir, O_TMPFILE | O_RDWR, 0600);
-#endif
-    if (fd < 0) {
-        char p[4200];
-        snprintf(p, sizeof p, "%s/.collect.XXXXXX", dir);
-        fd = mkstemp(p);
-        if (fd >= 0)
-            unlink(p);
-    }
-    FILE *f = fd >= 0 ? fdopen(fd, "w+b") : NULL;
-    if (!f) {
-        if (fd >= 0)
-            close(fd);
-        gc_fail(err, GC_EIO, "%s: cannot make a temporary file for the catalogue", dir);
-    }
-    return f;
-}
 
 /* The head of catalogue.json (schema, kind, run) up to the GPUs' "[". */
 static void doc_head(gc_jw *w, FILE *f, char *buf, const gc_run_meta *run)
@@ -174,7 +153,9 @@ gc_collect *gc_collect_new(const char *out_dir, const gc_run_meta *run,
     qsort_r(c->at, n, sizeof *c->at, cmp_pos, c);
     for (size_t p = 0; p < n; p++)
         c->pos[c->at[p]] = p;
-    if (!(c->spill = open_spill(out_dir, err)) || open_catalogue(c, err)) {
+    if (!(c->spill = gc_tmpfile_in(out_dir, err)) ||
+        !(c->rows = gc_cat_links_new(out_dir, c->links, c->verdicts, c->at, n, err)) ||
+        open_catalogue(c, err)) {
         gc_collect_free(c);
         return NULL;
     }
@@ -191,6 +172,7 @@ void gc_collect_free(gc_collect *c)
         gc_afile_abort(&c->cat);
     free(c->catbuf);
     free(c->rd);
+    gc_cat_links_free(c->rows);
     gc_verdicts_free(c->verdicts);
     gc_links_free(c->links);
     gc_kdesc_set_free(&c->descs);
@@ -314,6 +296,7 @@ static int keep(gc_collect *c, size_t r, const gc_analysed *a, const gc_blob *b,
     if (gc_links_add_node(c->links, &a->gpu, 1))
         return gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
     gc_verdicts_gpu_at(c->verdicts, &a->gpu, a->sums, p);
+    gc_cat_links_ready(c->rows);   /* the rows of links whose ends have both come */
     gc_analysed_brief(&a->gpu, &c->briefs[p]);
     s->status = a->gpu.status;
     s->npoints = a->gpu.npoints;
@@ -511,10 +494,7 @@ int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
     stats->gpus = (int)c->n;
     stats->nodes = (int)c->nnodes;
     if (!rc) {
-        /* links in the catalogue's order: by the position of the GPU that
-         * measured them, as merge adds them node by node */
-        gc_links_order(c->links, c->pos);
-        gc_cat_doc_tail(&c->w, rows, c->nnodes, c->verdicts, c->links, &pool);
+        gc_cat_doc_tail(&c->w, rows, c->nnodes, c->rows, &pool);
         rc = gc_jw_finish(&c->w, path, err);
     }
     if (!rc)

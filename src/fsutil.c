@@ -292,3 +292,25 @@ void gc_catalogue_path(const char *arg, char *out, size_t cap)
     else
         snprintf(out, cap, "%s", arg);
 }
+
+FILE *gc_tmpfile_in(const char *dir, gc_err *err)
+{
+    int fd = -1;
+#ifdef O_TMPFILE
+    fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+#endif
+    if (fd < 0) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/.collect.XXXXXX", dir);
+        fd = mkstemp(p);
+        if (fd >= 0)
+            unlink(p);
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        gc_fail(err, GC_EIO, "%s: cannot make a temporary file for the catalogue", dir);
+    }
+    return f;
+}

@@ -32,6 +32,12 @@ int gc_afile_open(gc_afile *a, const char *path, gc_err *err);
 int gc_afile_commit(gc_afile *a, gc_err *err);
 void gc_afile_abort(gc_afile *a);
 
+/* A scratch file in dir (a working file of rank 0, the size of its
+ * catalogue's parts): unlinked at once (O_TMPFILE where the file system
+ * has it), gone when closed, whatever ends the process. NULL: err says
+ * why. */
+FILE *gc_tmpfile_in(const char *dir, gc_err *err);
+
 /* A regular file's identity at a moment (present 0: nothing there), to
  * tell later whether a path still holds that very file. */
 typedef struct gc_file_id {

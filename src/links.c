@@ -9,11 +9,6 @@
 
 #include "grow.h"
 
-void gc_links_views_only(gc_links *l)
-{
-    l->views_only = 1;
-}
-
 size_t gc_links_nranks(const gc_links *l)
 {
     return l ? l->nranks : 0;
@@ -59,7 +54,8 @@ gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks)
     l->by_end = malloc(m * sizeof *l->by_end);
     l->known = calloc(m, 1);
     l->pend = malloc(m * sizeof *l->pend);
-    if (!l->by_end || !l->known || !l->pend) {
+    l->end_of_rank = malloc(m * sizeof *l->end_of_rank);
+    if (!l->by_end || !l->known || !l->pend || !l->end_of_rank) {
         gc_links_free(l);
         return NULL;
     }
@@ -70,6 +66,7 @@ gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks)
         l->ranks[r].numa_node = -1;
         l->by_end[r] = r;
         l->pend[r] = -1;
+        l->end_of_rank[r] = -1;
     }
     /* p2p peers by (node, local index), as the roster names them */
     qsort_r(l->by_end, nranks, sizeof *l->by_end, lk_by_end, l->ranks);
@@ -93,11 +90,11 @@ void gc_links_free(gc_links *l)
     free(l->by_end);
     free(l->known);
     free(l->pend);
+    free(l->end_of_rank);
     for (size_t i = 0; i < l->n; i++)
         free(l->v[i].sizes);
     free(l->ranks);
     free(l->v);
-    free(l->order);
     free(l);
 }
 
@@ -561,6 +558,7 @@ void lk_finalize(gc_links *l, lkc *c)
     free(c->fit);
     c->fit = NULL;
     c->nfit = 0;
+    c->final = 1;
 }
 
 /* The rank of the GPU (node, index) of the roster, -1: none. */
@@ -597,8 +595,10 @@ static int compact_gpu(gc_links *l, const gc_gpu *g)
     }
     int r = g->info.rank;
     int in_roster = r >= 0 && (size_t)r < l->nranks;
-    if (in_roster)
+    if (in_roster && !rc) {
         l->known[r] = 1;
+        l->end_of_rank[r] = (int32_t)by;
+    }
     for (size_t i = 0; i < l->n && !rc; i++) {
         lk *x = &l->v[i];
         lk_size s[LK_MAX_SIZES];
@@ -674,69 +674,61 @@ int lk_by_end(const void *a, const void *b, void *ctx)
     return c ? c : (x->gpu_index > y->gpu_index) - (x->gpu_index < y->gpu_index);
 }
 
-static int by_pos(const void *a, const void *b, void *ctx)
+/* The links of end e: a GPU's links lie together in c, in the order they came. */
+static size_t end_last(const gc_links *l, size_t e)
 {
-    const size_t *key = ctx;
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    if (key[i] != key[j])
-        return key[i] < key[j] ? -1 : 1;
-    return (i > j) - (i < j);
+    return e + 1 < l->nends ? l->end_first[e + 1] : l->nc;
 }
 
-/* Compact links: a GPU's links lie together in c, in the order they are
- * written, so its ends are ordered and their runs of links laid out in
- * that order: the same order as the links sorted (stable) by their GPU's
- * position, without reading the links (at 16,384 GPUs 491,520 of ~128
- * bytes, read again by the writer: the L3 holds them at 4096, not then). */
-static int order_by_end(gc_links *l, const size_t *pos)
+/* Every link of end e final, and a network link's peer added (its end is
+ * then the peer's GPU as it came, not as the roster names it). */
+static int end_ready(const gc_links *l, size_t e)
 {
-    size_t ne = l->nends, n = l->nc;
-    size_t *key = malloc((ne ? ne : 1) * sizeof *key), *eo = malloc((ne ? ne : 1) * sizeof *eo);
-    size_t *o = malloc(n * sizeof *o);
-    if (!key || !eo || !o) {
-        free(key), free(eo), free(o);
-        return -1;
+    for (size_t i = l->end_first[e]; i < end_last(l, e); i++) {
+        const lkc *c = &l->c[i];
+        if (!c->final || (c->dst_kind == DST_NET && !c->net_node && c->peer >= 0 &&
+                          (size_t)c->peer < l->nranks && !l->known[c->peer]))
+            return 0;
     }
-    for (size_t e = 0; e < ne; e++) {
-        int r = l->ends[e].rank;
-        key[e] = r >= 0 && (size_t)r < l->nranks ? pos[r] : (size_t)-1;
-        eo[e] = e;
-    }
-    qsort_r(eo, ne, sizeof *eo, by_pos, key);
-    size_t k = 0;
-    for (size_t j = 0; j < ne; j++) {
-        size_t e = eo[j], end = e + 1 < ne ? l->end_first[e + 1] : n;
-        for (size_t i = l->end_first[e]; i < end; i++)
-            o[k++] = i;
-    }
-    free(key), free(eo);
-    free(l->order);
-    l->order = o;
-    return 0;
+    return 1;
 }
 
-int gc_links_order(gc_links *l, const size_t *pos)
+static void tell_end(gc_links *l, size_t e)
 {
-    size_t n = gc_links_count(l);
-    if (!n)
-        return 0;
-    if (l->no_sizes)
-        return order_by_end(l, pos);
-    size_t *key = malloc(n * sizeof *key);
-    size_t *o = malloc(n * sizeof *o);
-    if (!key || !o) {
-        free(key), free(o);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        int r = l->no_sizes ? l->ends[l->c[i].by].rank : l->v[i].by.rank;
-        key[i] = r >= 0 && (size_t)r < l->nranks ? pos[r] : (size_t)-1;
-        o[i] = i;
-    }
-    qsort_r(o, n, sizeof *o, by_pos, key);
-    free(key);
-    free(l->order);
-    l->order = o;
-    return 0;
+    for (size_t i = l->end_first[e]; i < end_last(l, e); i++)
+        lk_tell_c(l, &l->c[i], l->emitted++);
 }
 
+size_t gc_links_emit(gc_links *l, const size_t *at, size_t n, int final)
+{
+    if (!l || l->emit_final)
+        return l ? l->emitted : 0;
+    if (final) {
+        /* links whose peer never came: its end as the roster names it */
+        for (size_t r = 0; r < l->nranks; r++) {
+            for (int32_t k = l->pend[r]; k >= 0; k = l->c[k].pend_next)
+                lk_finalize(l, &l->c[k]);
+            l->pend[r] = -1;
+        }
+    }
+    size_t stop = at ? n : l->nends;
+    for (; l->emit_next < stop; l->emit_next++) {
+        long e = at ? (at[l->emit_next] < l->nranks ? l->end_of_rank[at[l->emit_next]] : -1)
+                    : (long)l->emit_next;
+        if (e < 0 && final)
+            continue;   /* a rank never added: no links */
+        if (e < 0 || (!final && !end_ready(l, (size_t)e)))
+            break;
+        tell_end(l, (size_t)e);
+    }
+    if (final) {
+        /* GPUs outside the roster (no position), in the order they came */
+        for (size_t e = 0; at && e < l->nends; e++) {
+            int r = l->ends[e].rank;
+            if (r < 0 || (size_t)r >= l->nranks || l->end_of_rank[r] != (int32_t)e)
+                tell_end(l, e);
+        }
+        l->emit_final = 1;
+    }
+    return l->emitted;
+}

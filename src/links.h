@@ -22,11 +22,8 @@ typedef struct gc_links gc_links;
 gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks);
 /* GPUs (a node's, or one at a time: pairs resolve when written). */
 int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n);
-/* Links in the order of the GPU that measured them: pos[rank] is its
- * position (rank 0 adds GPUs as their records arrive); without it, the
- * order they were added in. 0, or -1 out of memory. */
-int gc_links_order(gc_links *l, const size_t *pos);
-/* Writes the "links" array (the value, after its key). */
+/* Writes the "links" array (the value, after its key) of full links
+ * (a node file's, with their size tables). */
 void gc_links_write(gc_links *l, gc_jw *w);
 /* Links written without their per-size tables (catalogue.json: a node
  * file holds each link's sizes, among the links its GPUs measured);
@@ -62,9 +59,18 @@ typedef struct gc_link_view {
 } gc_link_view;
 typedef void (*gc_link_observer)(void *ctx, const gc_link_view *v);
 void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx);
-/* gc_links_write writes nothing, only tells the observer (catalogue.json
- * writes its own compact table from the views). */
-void gc_links_views_only(gc_links *l);
+/* Compact links (gc_links_no_sizes): tells the observer of each link
+ * (catalogue.json writes its own compact table from the views), in the
+ * catalogue's order: by the GPU that measured
+ * it, GPUs in the order at[0..n) names them (roster indices; at NULL: the
+ * order they were added in), a GPU's links in the order they came. Each
+ * call goes on from where the last stopped, up to the first GPU not yet
+ * added or with a link not yet final (a peer whose GPU has not been
+ * added), so that rank 0 formats links as their records arrive. final:
+ * every link (a peer that never came: as the roster names it), then the
+ * links of GPUs outside the roster; later calls tell nothing. Returns
+ * the number of links told so far. */
+size_t gc_links_emit(gc_links *l, const size_t *at, size_t n, int final);
 /* Every rank's GPU end as the links resolve them (node, index, UUID, NUMA
  * node; a rank whose GPU never came: its roster's node and index). */
 size_t gc_links_nranks(const gc_links *l);

@@ -80,6 +80,7 @@ typedef struct lkc {
     uint8_t dst_kind;            /* DST_*: host of by, rank peer, unresolved p2p peer, net peer */
     uint8_t ok;                  /* the model fitted */
     uint8_t nseg;
+    uint8_t final;               /* fitted: both ends known (lk_finalize) */
     int16_t pcie_gen, pcie_width;   /* by's PCIe as the points saw it (xfer), for the nominal */
     uint32_t by;                 /* index into ends: the GPU that measured it */
     int32_t peer;                /* peer rank (DST_RANK, DST_NET), peer GPU index (unresolved) */
@@ -99,7 +100,6 @@ struct gc_links {
     lk_end *ranks;           /* every rank's GPU, filled as nodes come */
     lk *v;
     size_t n, cap;
-    size_t *order;           /* gc_links_order: the written order, NULL: as added */
     size_t gpu_first;        /* links of the GPU being added start here */
     gc_link_observer obs;    /* told of each link as it is written */
     void *obs_ctx;
@@ -116,7 +116,10 @@ struct gc_links {
     size_t *by_end;          /* ranks sorted by (node, local index), for p2p peers */
     unsigned char *known;    /* per rank: its GPU was added (its end is final) */
     int32_t *pend;           /* per rank: first link waiting for it, -1 none */
-    int views_only;          /* no JSON: the observer writes (catalogue.json) */
+    int32_t *end_of_rank;    /* per rank: its end (index into ends), -1: not added */
+    size_t emit_next;        /* gc_links_emit: the next position (or end) to tell */
+    size_t emitted;          /* links told so far: the next one's index */
+    int emit_final;          /* gc_links_emit(final) has run */
 };
 
 /* Shared by links.c (where each is said) and links_json.c. */
@@ -127,5 +130,7 @@ double lk_concurrent_share(const gc_links *l, const lk *x, const lk_size *s, siz
 size_t lk_fit_sizes_of(const lk *x, lk_size *s);          /* s: LK_MAX_SIZES, ascending */
 void lk_view_of(const gc_links *l, const lkc *c, lk *x);
 void lk_finalize(gc_links *l, lkc *c);
+/* c told to the observer with its index in the written order (links_json.c). */
+void lk_tell_c(const gc_links *l, const lkc *c, size_t index);
 
 #endif

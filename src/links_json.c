@@ -96,16 +96,17 @@ static void chase_json(gc_jw *w, const lk_chase *c)
     gc_jw_close(w, "}");
 }
 
-/* A link's JSON and its observer's view. m NULL: no model. s/ns/over: its
- * size table (node files), NULL in catalogue.json. share: the concurrent
- * share, written where the model has a slope. */
+/* A link's JSON (w NULL: none, the observer writes it: catalogue.json)
+ * and its observer's view. m NULL: no model. s/ns/over: its size table
+ * (node files), NULL in catalogue.json. share: the concurrent share,
+ * written where the model has a slope. */
 static void link_emit(gc_jw *w, const gc_links *l, const lk *x, size_t index,
                       const gc_xfer_model *m, double nom, const char *basis, double top,
                       double again, double share, const lk_size *s, size_t ns, const int *over,
                       double mult)
 {
     int ok = m != NULL;
-    if (!l->views_only) {   /* else the observer writes the link (catalogue.json) */
+    if (w) {
         gc_jw_next(w);
         gc_jw_open(w, "{");
         gc_jw_kstr(w, "kind", lk_kind_names[x->kind]);
@@ -215,7 +216,7 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l, size_t index)
               ns && s[ns - 1].has_rbw ? s[ns - 1].rbw50 : NAN, share, s, ns, over, mult);
 }
 
-static void link_json_c(gc_jw *w, const gc_links *l, const lkc *c, size_t index)
+void lk_tell_c(const gc_links *l, const lkc *c, size_t index)
 {
     lk x;
     lk_view_of(l, c, &x);
@@ -233,25 +234,12 @@ static void link_json_c(gc_jw *w, const gc_links *l, const lkc *c, size_t index)
     m.nseg = c->nseg;
     if (c->nseg > 1)
         memcpy(m.seg, c->seg, c->nseg * sizeof *c->seg);
-    link_emit(w, l, &x, index, c->ok ? &m : NULL, nom, basis, c->top_bps, c->again_bps, c->share,
+    link_emit(NULL, l, &x, index, c->ok ? &m : NULL, nom, basis, c->top_bps, c->again_bps, c->share,
               NULL, 0, NULL, 1);
 }
 
 void gc_links_write(gc_links *l, gc_jw *w)
 {
-    if (l && l->no_sizes) {
-        /* links whose peer never came: its end as the roster names it */
-        for (size_t r = 0; r < l->nranks; r++) {
-            for (int32_t k = l->pend[r]; k >= 0; k = l->c[k].pend_next)
-                lk_finalize(l, &l->c[k]);
-            l->pend[r] = -1;
-        }
-        gc_jw_open(w, "[");
-        for (size_t i = 0; i < l->nc; i++)
-            link_json_c(w, l, &l->c[l->order ? l->order[i] : i], i);
-        gc_jw_close(w, "]");
-        return;
-    }
     /* net endpoints on other nodes, by rank */
     for (size_t i = 0; l && i < l->n; i++) {
         lk *x = &l->v[i];
@@ -290,6 +278,6 @@ void gc_links_write(gc_links *l, gc_jw *w)
     free(ix);
     gc_jw_open(w, "[");
     for (size_t i = 0; l && i < l->n; i++)
-        link_json(w, &l->v[l->order ? l->order[i] : i], l, i);
+        link_json(w, &l->v[i], l, i);
     gc_jw_close(w, "]");
 }

@@ -48,7 +48,26 @@ static void make_roster(gc_roster_entry *ro)
     }
 }
 
-/* Rank r's record: two points and a parameter, values of its own. */
+/* A transfer at two sizes (time and bandwidth points): one link. */
+static void add_xfer(gc_gpu *g, uint32_t item, const char *bench, gc_ctx *ctx, int rank, int sub_bits)
+{
+    for (int k = 0; k < 2; k++) {
+        double bytes = k ? 64 << 20 : 1 << 20, bps = 2e10 * (1 - 0.01 * rank);
+        gc_ctx_set_num(ctx, "size_bytes", bytes);
+        gc_point *t = gc_gpu_add_point(g, item, bench, ctx, "time", "ns", 1000, sub_bits);
+        gc_point *b = gc_gpu_add_point(g, item, bench, ctx, "bandwidth", "bytes_per_s", 1e9, sub_bits);
+        for (int i = 0; t && b && i < 50; i++) {
+            double ns = 5000 + bytes / bps * 1e9 * (1 + 0.001 * i);
+            gc_hist_record(&t->hist, ns);
+            gc_hist_record(&b->hist, bytes / (ns * 1e-9));
+        }
+    }
+}
+
+/* Rank r's record: two points and a parameter, values of its own, and
+ * three links: to the host, to the next GPU of its node (nvlink: the
+ * model waits for the peer's GPU) and to the GPU four ranks on (network,
+ * the other node). */
 static int make_record(const gc_run_meta *run, const gc_roster_entry *e, gc_wbuf *rec, gc_err *err)
 {
     gc_gpu g;
@@ -69,6 +88,19 @@ static int make_record(const gc_run_meta *run, const gc_roster_entry *e, gc_wbuf
     for (int i = 0; p && i < 50; i++)
         gc_hist_record(&p->hist, 2e12 - 1e9 * e->rank + 1e8 * i);
     gc_gpu_add_param(&g, "launch_ns", 5000 + e->rank, "ns", "launch");
+    gc_ctx x = { 0 };
+    gc_ctx_set_str(&x, "direction", "h2d");
+    add_xfer(&g, 2, "xfer", &x, e->rank, run->sub_bits);
+    gc_ctx y = { 0 };
+    gc_ctx_set_num(&y, "peer_gpu", (e->local_index + 1) % 4);
+    gc_ctx_set_num(&y, "nvlink_links", 4);
+    add_xfer(&g, 3, "p2p", &y, e->rank, run->sub_bits);
+    gc_ctx z = { 0 };
+    char peer_node[16];
+    snprintf(peer_node, sizeof peer_node, "n%d", 2 - e->rank / 4);
+    gc_ctx_set_num(&z, "peer_rank", (e->rank + 4) % NGPU);
+    gc_ctx_set_str(&z, "peer_node", peer_node);
+    add_xfer(&g, 4, "net", &z, e->rank, run->sub_bits);
     gc_record_note note = { e->local_index == 0 ? GC_NODE_FILE_WRITTEN : GC_NODE_FILE_NONE, "" };
     int rc = gc_analyze_local(run, &g, &note, rec, err);
     gc_gpu_free(&g);
@@ -189,6 +221,30 @@ int main(void)
         order_ok &= node && !strcmp(node, ro[i].node) && idx == ro[i].local_index;
     }
     CHECK(order_ok, "GPUs not in the catalogue's order");
+    /* links: 3 of each GPU but rank 4's, in the catalogue's order (by the
+     * GPU that measured them); rank 4's end (never came) as the roster
+     * names it, yet its peers' links to it are there */
+    json_t *rows = json_object_get(json_object_get(ja, "links"), "rows");
+    json_t *classes = json_object_get(json_object_get(ja, "links"), "classes");
+    CHECK(json_array_size(rows) == 3 * (NGPU - 1), "%zu link rows", json_array_size(rows));
+    int by_ok = 1, to4 = 0, fitted = 0;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        json_t *row = json_array_get(rows, i);
+        long long by = json_integer_value(json_array_get(row, 3));
+        by_ok &= by == in_order[i / 3];
+        to4 += json_integer_value(json_array_get(row, 2)) == 4;
+        fitted += json_is_array(json_array_get(row, 5));
+    }
+    CHECK(by_ok, "links not in the order of the GPUs that measured them");
+    CHECK(to4 == 2, "%d links to rank 4 (the nvlink of rank 7, the network link of rank 0)", to4);
+    CHECK(fitted == 3 * (NGPU - 1), "%d of %d links with a model", fitted, 3 * (NGPU - 1));
+    int kinds = 0;
+    for (size_t i = 0; i < json_array_size(classes); i++) {
+        const char *k = json_string_value(json_array_get(json_array_get(classes, i), 0));
+        kinds |= (k && !strcmp(k, "pcie")) | (k && !strcmp(k, "nvlink")) << 1 |
+                 (k && !strcmp(k, "network")) << 2;
+    }
+    CHECK(kinds == 7, "link classes: pcie, nvlink and network expected (mask %d)", kinds);
     const char *cats[] = { b, c, d };
     for (size_t i = 0; i < 3; i++) {
         snprintf(p, sizeof p, "%s/catalogue.json", cats[i]);
