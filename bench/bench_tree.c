@@ -13,7 +13,9 @@
  *            factor of its own (within +-1%), so no two GPUs of a node are
  *            equal. A senders' process makes them (each of the 1608
  *            distinct tails deflated once: gc_record_tail/head/join) and
- *            feeds them through a pipe to
+ *            feeds them through a pipe node by node, each node's leader
+ *            (local index 0, whose record says it wrote the node file)
+ *            after its node's other GPUs, as in a run, to
  *   rank 0   a process of its own (this program run again with -R N, so its
  *            peak RSS is its own), which takes each in as it arrives
  *            (gc_collect_add) and then, the leaders having written the node
@@ -303,8 +305,19 @@ static int read_all(int fd, void *p, size_t n)
 
 static int faults;   /* -f */
 
+/* The rank whose record arrives i-th: node by node, each node's leader
+ * (local index 0) last, as in a run, where a leader sends its record once
+ * its node file is written and the others theirs as they finish. */
+static size_t arrival_rank(size_t i, size_t n)
+{
+    size_t node0 = i / NODE_GPUS * NODE_GPUS;
+    if (node0 + NODE_GPUS > n)
+        return i;
+    return node0 + (i - node0 + 1) % NODE_GPUS;
+}
+
 /* The senders (a process of its own): n records into fd, each its length
- * (u32) and bytes, then 0 and the seconds spent making them. */
+ * (u32), rank (u32) and bytes, then 0 and the seconds spent making them. */
 static int producer(tmpl *t, const gc_run_meta *run, const gc_roster_entry *ro, size_t n, int fd)
 {
     size_t ignored;
@@ -315,8 +328,9 @@ static int producer(tmpl *t, const gc_run_meta *run, const gc_roster_entry *ro, 
         return 1;
     gc_err e = { 0 };
     double make_s = 0;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t i = 0; i < n; i++) {
         double t0 = now_s();
+        size_t k = arrival_rank(i, n);
         const gc_gpu *src = &t->gpus[k % NODE_GPUS];
         gc_gpu g = *src;
         snprintf(g.info.node, sizeof g.info.node, "%s", ro[k].node);
@@ -333,8 +347,8 @@ static int producer(tmpl *t, const gc_run_meta *run, const gc_roster_entry *ro, 
                 return 1;
             memcpy(g.points, src->points, src->npoints * sizeof *g.points);
             double f = factor_of(k) * (slow ? 1.2 : 1.0);
-            for (size_t i = 0; i < g.npoints; i++)
-                scale_sum(&g.points[i].sum, f);
+            for (size_t j = 0; j < g.npoints; j++)
+                scale_sum(&g.points[j].sum, f);
             gc_record_note note = { k % NODE_GPUS == 0 ? GC_NODE_FILE_WRITTEN : GC_NODE_FILE_NONE, "" };
             int rc = gc_record_tail(&g, NULL, &note, tail, &e);
             free(g.points);
@@ -352,8 +366,9 @@ static int producer(tmpl *t, const gc_run_meta *run, const gc_roster_entry *ro, 
         gc_record_part_free(&head);
         gc_record_part_free(&own);
         make_s += now_s() - t0;
-        uint32_t len = (uint32_t)w.len;
-        if (write_all(fd, &len, sizeof len) || write_all(fd, w.data, w.len))
+        uint32_t len = (uint32_t)w.len, rank = (uint32_t)k;
+        if (write_all(fd, &len, sizeof len) || write_all(fd, &rank, sizeof rank) ||
+            write_all(fd, w.data, w.len))
             return 1;
         gc_wbuf_free(&w);
     }
@@ -420,12 +435,13 @@ static int rank0_child(tmpl *t, size_t n, const char *out)
             if (!(buf = malloc(cap = len)))
                 return 1;
         }
-        if (read_all(fds[0], buf, len))
+        uint32_t rank;
+        if (read_all(fds[0], &rank, sizeof rank) || read_all(fds[0], buf, len))
             return 1;
         double t1 = now_s(), c1 = cpu_s();
         gc_blob b = { .data = buf, .len = len };
-        if (gc_collect_add(c, k, &b, &e)) {
-            fprintf(stderr, "bench_tree: rank 0, record %zu: %s\n", k, e.msg);
+        if (gc_collect_add(c, rank, &b, &e)) {
+            fprintf(stderr, "bench_tree: rank 0, record of rank %u: %s\n", rank, e.msg);
             return 1;
         }
         ingest_s += now_s() - t1;

@@ -24,6 +24,7 @@ typedef struct slot {
     int node_file;                 /* its record's note: GC_NODE_FILE_* */
     long long text_off, rec_off;   /* in the spill file; -1: not there (text: written at once) */
     size_t text_len, rec_len;
+    uint8_t *rec;                  /* the record held in memory (rec_off -1), NULL: none */
     size_t npoints;
     char missing[160];             /* why nothing came, for its node file */
     int validated, models;         /* models present, with validation rows */
@@ -40,6 +41,10 @@ struct gc_collect {
     size_t *pos;                   /* roster index -> position in the catalogue */
     size_t *at;                    /* position -> roster index */
     size_t *node_of;               /* roster index -> index into nodes */
+    size_t *node_pos;              /* node k's GPUs: positions node_pos[k] .. node_pos[k + 1] - 1 */
+    unsigned char *node_wrote;     /* per node: its leader's record said it wrote the node file */
+    size_t held;                   /* bytes of the records held in memory */
+    size_t held_max;               /* past this, records go to the spill file */
     slot *s;
     gc_brief *briefs;              /* by position */
     gc_kdesc_set descs;
@@ -117,6 +122,7 @@ gc_collect *gc_collect_new(const char *out_dir, const gc_run_meta *run,
     c->run = run;
     c->roster = roster;
     c->n = n;
+    c->held_max = GC_COLLECT_HELD_MAX;
     gc_kdesc_set_embedded(&c->descs);
     char path[4200];
     snprintf(path, sizeof path, "%s/nodes", out_dir);
@@ -131,13 +137,15 @@ gc_collect *gc_collect_new(const char *out_dir, const gc_run_meta *run,
     c->node_of = calloc(m, sizeof *c->node_of);
     c->s = calloc(m, sizeof *c->s);
     c->briefs = calloc(m, sizeof *c->briefs);
+    c->node_pos = calloc(c->nnodes + 1, sizeof *c->node_pos);
+    c->node_wrote = calloc(c->nnodes ? c->nnodes : 1, 1);
     c->links = gc_links_new(roster, n);
     if (c->links)
         gc_links_no_sizes(c->links);   /* the node files have them */
     c->verdicts = gc_verdicts_new();
     c->buf = malloc(GC_JW_BUF);
     if (!c->nodes || !c->pos || !c->at || !c->node_of || !c->s || !c->briefs || !c->links ||
-        !c->verdicts || !c->buf) {
+        !c->verdicts || !c->buf || !c->node_pos || !c->node_wrote) {
         gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
         gc_collect_free(c);
         return NULL;
@@ -151,8 +159,13 @@ gc_collect *gc_collect_new(const char *out_dir, const gc_run_meta *run,
         c->at[r] = r;
     }
     qsort_r(c->at, n, sizeof *c->at, cmp_pos, c);
-    for (size_t p = 0; p < n; p++)
+    for (size_t p = 0; p < n; p++) {
         c->pos[c->at[p]] = p;
+        c->node_pos[c->node_of[c->at[p]] + 1] = p + 1;   /* the catalogue lists a node's GPUs together */
+    }
+    for (size_t k = 0; k < c->nnodes; k++)
+        if (c->node_pos[k + 1] < c->node_pos[k])
+            c->node_pos[k + 1] = c->node_pos[k];   /* a node without GPUs */
     if (!(c->spill = gc_tmpfile_in(out_dir, err)) ||
         !(c->rows = gc_cat_links_new(out_dir, c->links, c->verdicts, c->at, n, err)) ||
         open_catalogue(c, err)) {
@@ -180,6 +193,10 @@ void gc_collect_free(gc_collect *c)
     free(c->pos);
     free(c->at);
     free(c->node_of);
+    free(c->node_pos);
+    free(c->node_wrote);
+    for (size_t r = 0; c->s && r < c->n; r++)
+        free(c->s[r].rec);
     free(c->s);
     free(c->briefs);
     free(c->buf);
@@ -272,6 +289,34 @@ static int write_ready(gc_collect *c, gc_err *err)
     return 0;
 }
 
+
+/* A record kept for a node file rank 0 may have to write (its leader lost
+ * or failed): in memory while the held records are few, else spilled. */
+static int hold_record(gc_collect *c, slot *s, const gc_blob *b, gc_err *err)
+{
+    s->rec_len = b->len;
+    if (c->held + b->len <= c->held_max && (s->rec = malloc(b->len ? b->len : 1))) {
+        memcpy(s->rec, b->data, b->len);
+        c->held += b->len;
+        return 0;
+    }
+    return spill_write(c, b->data, b->len, &s->rec_off, err);
+}
+
+/* Node k's leader wrote its node file: its records are not needed. */
+static void drop_records(gc_collect *c, size_t k)
+{
+    c->node_wrote[k] = 1;
+    for (size_t p = c->node_pos[k]; p < c->node_pos[k + 1]; p++) {
+        slot *s = &c->s[c->at[p]];
+        if (s->rec)
+            c->held -= s->rec_len;
+        free(s->rec);
+        s->rec = NULL;
+        s->rec_off = -1;   /* its bytes in the spill file are dead */
+    }
+}
+
 /* Everything the end needs of one analysed GPU; a->gpu may borrow from the blob. */
 static int keep(gc_collect *c, size_t r, const gc_analysed *a, const gc_blob *b, gc_err *err)
 {
@@ -286,11 +331,11 @@ static int keep(gc_collect *c, size_t r, const gc_analysed *a, const gc_blob *b,
         rc = spill_write(c, c->text, tl, &s->text_off, err);
     s->text_len = tl;
     s->rec_off = -1;
-    if (!rc && b->data && a->gpu.npoints && a->gpu.points[0].has_sum) {
-        /* a record: kept for a node file rank 0 may have to write */
-        rc = spill_write(c, b->data, b->len, &s->rec_off, err);
-        s->rec_len = b->len;
-    }
+    size_t k = c->node_of[r];
+    if (a->note.node_file == GC_NODE_FILE_WRITTEN)
+        drop_records(c, k);
+    if (!rc && !c->node_wrote[k] && b->data && a->gpu.npoints && a->gpu.points[0].has_sum)
+        rc = hold_record(c, s, b, err);
     if (rc)
         return rc;
     if (gc_links_add_node(c->links, &a->gpu, 1))
@@ -311,6 +356,11 @@ static int keep(gc_collect *c, size_t r, const gc_analysed *a, const gc_blob *b,
     }
     s->added = 1;
     return write_ready(c, err);
+}
+
+void gc_collect_hold_at_most(gc_collect *c, size_t bytes)
+{
+    c->held_max = bytes;
 }
 
 int gc_collect_add(gc_collect *c, size_t r, const gc_blob *b, gc_err *err)
@@ -351,7 +401,8 @@ static int node_file(gc_collect *c, size_t k, gc_blob_fetch shard_fetch, void *c
             shard_fetch(ctx, r, &b, &owned[i]);
             gc_analysed a;
             if (b.data && gc_analyze_gpu(&c->roster[r], &b, &c->descs, &a) == 0) {
-                if (s->rec_off < 0 || (a.gpu.status == s->status && a.gpu.npoints == s->npoints)) {
+                if ((!s->rec && s->rec_off < 0) ||
+                    (a.gpu.status == s->status && a.gpu.npoints == s->npoints)) {
                     g[i] = a;
                     done = 1;
                 } else {
@@ -363,7 +414,13 @@ static int node_file(gc_collect *c, size_t k, gc_blob_fetch shard_fetch, void *c
                 owned[i] = NULL;
             }
         }
-        if (!done && s->rec_off >= 0) {
+        if (!done && s->rec) {
+            owned[i] = s->rec;   /* handed over: freed with the others below */
+            b = (gc_blob){ .data = s->rec, .len = s->rec_len };
+            c->held -= s->rec_len;
+            c->s[r].rec = NULL;
+            nrec++;
+        } else if (!done && s->rec_off >= 0) {
             uint8_t *d = malloc(s->rec_len ? s->rec_len : 1);
             if (!d)
                 rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");

@@ -10,8 +10,12 @@
  * start: its head, then each GPU's object, formatted at once, as soon as
  * every GPU before it in the catalogue's order (nodes as the roster first
  * names them, GPUs by local index) has come; until then the object waits
- * in a spill file (unlinked, in OUT), beside the record's bytes kept for a
- * node whose leader wrote no node file. The file does not depend on the
+ * in a spill file (unlinked, in OUT). A record's bytes are kept for a
+ * node file rank 0 may have to write, until its node's leader says it
+ * wrote the node file (a leader sends its record last, once the file is
+ * written): in memory while the records held are under
+ * GC_COLLECT_HELD_MAX bytes, past it in the spill file. The file does
+ * not depend on the
  * order records arrived in and equals merge's; what is left for the end
  * is the GPUs whose turn had not come, the links and the verdicts.
  *
@@ -30,6 +34,8 @@
 
 typedef struct gc_collect gc_collect;
 
+#define GC_COLLECT_HELD_MAX ((size_t)64 << 20)
+
 /* roster (n entries) and run must outlive the collector. NULL: err says why. */
 gc_collect *gc_collect_new(const char *out_dir, const gc_run_meta *run,
                            const gc_roster_entry *roster, size_t n, gc_err *err);
@@ -45,5 +51,8 @@ int gc_collect_add(gc_collect *c, size_t r, const gc_blob *b, gc_err *err);
 int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
                       gc_catalogue_stats *stats, gc_err *err);
 void gc_collect_free(gc_collect *c);
+/* Records held in memory at most (GC_COLLECT_HELD_MAX unless told; tests
+ * give 0 to see them go to the spill file). */
+void gc_collect_hold_at_most(gc_collect *c, size_t bytes);
 
 #endif

@@ -107,6 +107,9 @@ static int make_record(const gc_run_meta *run, const gc_roster_entry *e, gc_wbuf
     return rc;
 }
 
+/* Records the collector may hold in memory (0: each goes to the spill file). */
+static size_t hold = GC_COLLECT_HELD_MAX;
+
 /* The catalogue of the records taken in order (skipping rank `missing`);
  * end: the run's end time at the end (NULL: as at the start). */
 static int collect(const char *out, const gc_roster_entry *ro, gc_wbuf *recs, const int *order,
@@ -119,6 +122,7 @@ static int collect(const char *out, const gc_roster_entry *ro, gc_wbuf *recs, co
     gc_collect *c = gc_collect_new(out, &run, ro, NGPU, err);
     if (!c)
         return -1;
+    gc_collect_hold_at_most(c, hold);
     int rc = 0;
     for (int i = 0; order[i] >= 0 && !rc; i++) {
         gc_blob b = { .data = recs[order[i]].data, .len = recs[order[i]].len };
@@ -185,13 +189,14 @@ int main(void)
     static const int scrambled[] = { 5, 7, 1, 6, 3, 2, 0, -1 };
     static const int tail_first[] = { 7, 6, 5, 3, 2, 1, 0, -1 };
     const char *end = "2025-01-02T03:14:15Z";
-    char a[300], b[300], c[300], d[300], e[300], f[300];
+    char a[300], b[300], c[300], d[300], e[300], f[300], sp[300];
     snprintf(a, sizeof a, "%s/a", dir);
     snprintf(b, sizeof b, "%s/b", dir);
     snprintf(c, sizeof c, "%s/c", dir);
     snprintf(d, sizeof d, "%s/d", dir);
     snprintf(e, sizeof e, "%s/e", dir);
     snprintf(f, sizeof f, "%s/f", dir);
+    snprintf(sp, sizeof sp, "%s/g", dir);
     CHECK(collect(a, ro, recs, in_order, end, NULL, 1, &err) == 0, "in order: %s", err.msg);
     CHECK(collect(b, ro, recs, scrambled, end, NULL, 1, &err) == 0, "scrambled: %s", err.msg);
     CHECK(collect(c, ro, recs, tail_first, end, NULL, 1, &err) == 0, "last first: %s", err.msg);
@@ -200,11 +205,15 @@ int main(void)
     /* an end time of another length: a new temporary */
     CHECK(collect(e, ro, recs, scrambled, end, "2025-01-02T03:14:15.250Z", 1, &err) == 0,
           "end time of another length: %s", err.msg);
+    /* the records of n2 (its leader never sent) from the spill file, not memory */
+    hold = 0;
+    CHECK(collect(sp, ro, recs, scrambled, end, NULL, 1, &err) == 0, "records spilled: %s", err.msg);
+    hold = GC_COLLECT_HELD_MAX;
     /* never finished: nothing left */
     CHECK(collect(f, ro, recs, scrambled, end, NULL, 0, &err) == 0, "unfinished: %s", err.msg);
 
     char p[400];
-    size_t la = 0, lx = 0;
+    size_t la = 0, lx = 0, la2 = 0;
     snprintf(p, sizeof p, "%s/catalogue.json", a);
     char *ca = slurp(p, &la);
     CHECK(ca && la > 0, "%s: not written", p);
@@ -245,14 +254,31 @@ int main(void)
                  (k && !strcmp(k, "network")) << 2;
     }
     CHECK(kinds == 7, "link classes: pcie, nvlink and network expected (mask %d)", kinds);
-    const char *cats[] = { b, c, d };
-    for (size_t i = 0; i < 3; i++) {
+    const char *cats[] = { b, c, d, sp };
+    for (size_t i = 0; i < 4; i++) {
         snprintf(p, sizeof p, "%s/catalogue.json", cats[i]);
         char *cx = slurp(p, &lx);
         CHECK(cx && ca && lx == la && !memcmp(cx, ca, la), "%s differs from %s/catalogue.json", p, a);
         free(cx);
         CHECK(strays(cats[i]) == 0, "%s: a temporary was left", cats[i]);
     }
+    /* n2's node file, rank 0's: its GPUs' points from their records, held
+     * in memory or spilled alike */
+    snprintf(p, sizeof p, "%s/nodes/n2.json", b);
+    char *nb = slurp(p, &la2);
+    snprintf(p, sizeof p, "%s/nodes/n2.json", sp);
+    char *ng = slurp(p, &lx);
+    CHECK(nb && ng && la2 == lx && !memcmp(nb, ng, lx), "nodes/n2.json: spilled records differ from held ones");
+    json_t *jn = nb ? json_loadb(nb, la2, 0, &je) : NULL;
+    json_t *n2g = json_object_get(jn, "gpus");
+    size_t with_points = 0;
+    for (size_t i = 0; i < json_array_size(n2g); i++)
+        with_points += json_array_size(json_object_get(json_array_get(n2g, i), "results")) > 0;
+    CHECK(json_array_size(n2g) == 4 && with_points == 3, "nodes/n2.json: %zu GPUs, %zu with points (4, 3 expected)",
+          json_array_size(n2g), with_points);
+    json_decref(jn);
+    free(nb);
+    free(ng);
     snprintf(p, sizeof p, "%s/catalogue.json", e);
     char *ce = slurp(p, &lx);
     json_t *je2 = ce ? json_loadb(ce, lx, 0, &je) : NULL;
