@@ -264,7 +264,8 @@ int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
         !(x->peer_access = link_str(d, 5, in->peer_access, 8)) ||
         !(x->src.node = link_str(d, 6, in->src.node, GC_NODE_MAX)) ||
         !(x->dst.node = link_str(d, 7, in->dst.node, GC_NODE_MAX)) ||
-        !(x->src.uuid = link_str(d, 8, in->src.uuid, 48)) || !(x->dst.uuid = link_str(d, 9, in->dst.uuid, 48)))
+        !(x->src.uuid = link_str(d, 8, in->src.uuid, 48)) || !(x->dst.uuid = link_str(d, 9, in->dst.uuid, 48)) ||
+        det_link_names(d, l))
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     d->nl++;
     return 0;

@@ -94,7 +94,12 @@ typedef struct grec {
  * 491,520 links at 16,384 GPUs */
 typedef struct lrec {
     gc_det_link l;
+    const char *cls;       /* its class as verdicts name it (gc_det_link_class), interned */
+    const char *subject;   /* its verdict's subject, the detector's own: made as it is added */
 } lrec;
+/* (detect_links.c) l's class and subject, made once as the link is added
+ * (while records still arrive, not after the last). */
+int det_link_names(gc_detect *d, lrec *l);
 
 /* Per link, what the passes after judging read: 12 bytes, not the link's
  * 192-byte record and 88-byte verdict (at 16,384 GPUs 94 and 43 MB,

@@ -115,6 +115,19 @@ void gc_det_link_class(const gc_det_link *l, char *out, size_t cap)
         sb_put(&b, " concurrent", SIZE_MAX);
 }
 
+int det_link_names(gc_detect *d, lrec *l)
+{
+    char cls[160], subject[256];
+    const char *node;
+    gc_det_link_class(&l->l, cls, sizeof cls);
+    link_subject_of(&l->l, cls, subject, sizeof subject, &node);
+    /* the subject (< 256 bytes: no cut) its own: one of 491,520 at 16,384
+     * GPUs; the class interned (a few dozen) */
+    l->cls = det_vstr(d, cls, sizeof cls);
+    l->subject = det_vstr_own(d, subject);
+    return l->cls && l->subject ? 0 : GC_ENOMEM;
+}
+
 /* robust statistics of the finite values of v (n): median and sigma */
 static int robust(const double *v, size_t n, double floor_rel, double *med, double *sigma,
                   size_t *used)
@@ -151,7 +164,8 @@ static int link_first(gc_detect *d, strtab *ids, size_t i, long *lsrc, long *lds
     const gc_rules *R = d->r;
     lrec *l = &d->l[i];
     det_lside *x = &d->ls[i];
-    char key[600], cls[160];
+    char key[600];
+    const char *cls = l->cls;
     lsrc[i] = det_gpu_of(ids, &l->l.src);
     ldst[i] = det_gpu_of(ids, &l->l.dst);
     x->fam = (int8_t)det_link_family(&l->l);
@@ -164,7 +178,6 @@ static int link_first(gc_detect *d, strtab *ids, size_t i, long *lsrc, long *lds
         return GC_ENOMEM;
     const char *ss = lsrc[i] >= 0 ? d->g[lsrc[i]].name : "host";
     const char *ds = ldst[i] >= 0 ? d->g[ldst[i]].name : "host";
-    gc_det_link_class(&l->l, cls, sizeof cls);
     sbuf kb = { key, 0, sizeof key };
     sb_put(&kb, cls, SIZE_MAX);
     sb_put(&kb, " | ", 3);
@@ -175,14 +188,10 @@ static int link_first(gc_detect *d, strtab *ids, size_t i, long *lsrc, long *lds
     if (id < 0)
         return GC_ENOMEM;
     lgroup[i] = (uint32_t)id;
-    char subject[256];
-    const char *node;
-    link_subject_of(&l->l, cls, subject, sizeof subject, &node);
-    /* the subject (< 256 bytes: no cut; its own) and the group,
-     * interned as det_set_group would, each group once */
-    if (!(v->subject = det_vstr_own(d, subject)))
-        return GC_ENOMEM;
-    v->node = node;   /* the link's end's, kept (det_vstr, cut as a verdict's) */
+    /* the subject made as the link came; the group interned as
+     * det_set_group would, each group once */
+    v->subject = l->subject;
+    v->node = l->l.src.is_gpu ? l->l.src.node : l->l.dst.node;   /* the link's end's, kept (det_vstr) */
     v->link_index = (long)l->l.index;
     if ((size_t)id >= *ngvstr) {
         size_t nc = *ngvstr ? 2 * *ngvstr : 64;
