@@ -568,21 +568,29 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
     d->finished = 1;
     const gc_rules *R = d->r;
     if (d->ordered && d->ng > 1) {
-        /* GPUs given out of order: into their positions (stable) */
+        /* GPUs given out of order: into their positions (stable), in
+         * place, cycle by cycle (a copy of the records was 15 MB of new
+         * pages at 16,384 GPUs, after the last record) */
         size_t *ix = malloc(d->ng * sizeof *ix);
-        grec *ng = malloc(d->ng * sizeof *ng);
-        if (!ix || !ng) {
-            free(ix), free(ng);
+        if (!ix)
             return gc_fail(err, GC_ENOMEM, "detect: out of memory");
-        }
         for (size_t i = 0; i < d->ng; i++)
             ix[i] = i;
         qsort_r(ix, d->ng, sizeof *ix, by_order, d);
-        for (size_t i = 0; i < d->ng; i++)
-            ng[i] = d->g[ix[i]];
-        free(d->g);
-        d->g = ng;
-        d->capg = d->ng;
+        for (size_t i = 0; i < d->ng; i++) {
+            if (ix[i] == i || ix[i] == SIZE_MAX)
+                continue;
+            grec t = d->g[i];   /* slot i takes ix[i]'s record, and so on round the cycle */
+            size_t j = i;
+            while (ix[j] != i) {
+                size_t k = ix[j];
+                d->g[j] = d->g[k];
+                ix[j] = SIZE_MAX;
+                j = k;
+            }
+            d->g[j] = t;
+            ix[j] = SIZE_MAX;
+        }
         free(ix);
     }
     if (d->base && det_baseline_seal(d->base))
