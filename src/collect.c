@@ -21,7 +21,6 @@
 typedef struct slot {
     int added;
     int status;
-    int node_file;                 /* its record's note: GC_NODE_FILE_* */
     long long text_off, rec_off;   /* in the spill file; -1: not there (text: written at once) */
     size_t text_len, rec_len;
     uint8_t *rec;                  /* the record held in memory (rec_off -1), NULL: none */
@@ -66,6 +65,11 @@ struct gc_collect {
     char *catbuf;                  /* GC_JW_BUF, w's */
     long long head_len;            /* the head's bytes, up to the GPUs' "[" */
     size_t next;                   /* position of the next GPU object to write */
+    /* what the end writes of the GPUs, summed as their objects are written
+     * (in the catalogue's order): no pass over every slot after the last record */
+    gc_models_pool pool;
+    gc_cat_node_row *node_rows;
+    int ok, partial, failed;
 };
 
 /* The head of catalogue.json (schema, kind, run) up to the GPUs' "[". */
@@ -139,13 +143,15 @@ gc_collect *gc_collect_new(const char *out_dir, const gc_run_meta *run,
     c->briefs = calloc(m, sizeof *c->briefs);
     c->node_pos = calloc(c->nnodes + 1, sizeof *c->node_pos);
     c->node_wrote = calloc(c->nnodes ? c->nnodes : 1, 1);
+    c->node_rows = calloc(c->nnodes ? c->nnodes : 1, sizeof *c->node_rows);
+    gc_models_pool_init(&c->pool, &c->descs);
     c->links = gc_links_new(roster, n);
     if (c->links)
         gc_links_no_sizes(c->links);   /* the node files have them */
     c->verdicts = gc_verdicts_new();
     c->buf = malloc(GC_JW_BUF);
     if (!c->nodes || !c->pos || !c->at || !c->node_of || !c->s || !c->briefs || !c->links ||
-        !c->verdicts || !c->buf || !c->node_pos || !c->node_wrote) {
+        !c->verdicts || !c->buf || !c->node_pos || !c->node_wrote || !c->node_rows) {
         gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
         gc_collect_free(c);
         return NULL;
@@ -163,6 +169,8 @@ gc_collect *gc_collect_new(const char *out_dir, const gc_run_meta *run,
         c->pos[c->at[p]] = p;
         c->node_pos[c->node_of[c->at[p]] + 1] = p + 1;   /* the catalogue lists a node's GPUs together */
     }
+    for (size_t k = 0; k < c->nnodes; k++)
+        c->node_rows[k].name = c->nodes[k];
     for (size_t k = 0; k < c->nnodes; k++)
         if (c->node_pos[k + 1] < c->node_pos[k])
             c->node_pos[k + 1] = c->node_pos[k];   /* a node without GPUs */
@@ -195,6 +203,7 @@ void gc_collect_free(gc_collect *c)
     free(c->node_of);
     free(c->node_pos);
     free(c->node_wrote);
+    free(c->node_rows);
     for (size_t r = 0; c->s && r < c->n; r++)
         free(c->s[r].rec);
     free(c->s);
@@ -259,11 +268,27 @@ static int gpu_text(gc_collect *c, const gc_analysed *a, size_t *len, gc_err *er
     return rc;
 }
 
-/* The next GPU object of catalogue.json. */
-static void put_gpu(gc_collect *c, const char *text, size_t len)
+/* The next GPU object of catalogue.json (s's), and what the end says of it:
+ * its node's row, the counts, the models' pool (summed in this order). */
+static void put_gpu(gc_collect *c, const slot *s, const char *text, size_t len)
 {
     gc_jw_puts(&c->w, c->next ? ",\n" : "\n");
     gc_jw_put(&c->w, text, len);
+    gc_cat_node_row *row = &c->node_rows[c->node_of[c->at[c->next]]];
+    row->gpus++;
+    if (s->status > row->worst)
+        row->worst = s->status;
+    c->ok += s->status == GC_GPU_OK;
+    c->partial += s->status == GC_GPU_PARTIAL;
+    c->failed += s->status == GC_GPU_FAILED;
+    if (s->models) {
+        gc_models m;
+        memset(&m, 0, sizeof m);
+        m.nrows = (size_t)s->validated;
+        memcpy(m.raw, s->raw, sizeof m.raw);
+        memcpy(m.cal, s->cal, sizeof m.cal);
+        gc_models_pool_add(&c->pool, &m);
+    }
     c->next++;
 }
 
@@ -284,7 +309,7 @@ static int write_ready(gc_collect *c, gc_err *err)
         int rc = spill_read(c, s->text_off, s->text_len, c->rd, err);
         if (rc)
             return rc;
-        put_gpu(c, c->rd, s->text_len);
+        put_gpu(c, s, c->rd, s->text_len);
     }
     return 0;
 }
@@ -324,10 +349,22 @@ static int keep(gc_collect *c, size_t r, const gc_analysed *a, const gc_blob *b,
     size_t p = c->pos[r];
     size_t tl = 0;
     int rc = gpu_text(c, a, &tl, err);
+    if (rc)
+        return rc;
+    s->status = a->gpu.status;
+    s->npoints = a->gpu.npoints;
+    if (!b->data)
+        snprintf(s->missing, sizeof s->missing, "%s", b->missing_reason);
+    s->models = a->models.present;
+    if (s->models) {
+        s->validated = a->models.nrows > 0;
+        memcpy(s->raw, a->models.raw, sizeof s->raw);
+        memcpy(s->cal, a->models.cal, sizeof s->cal);
+    }
     s->text_off = -1;
-    if (!rc && p == c->next)
-        put_gpu(c, c->text, tl);
-    else if (!rc)
+    if (p == c->next)
+        put_gpu(c, s, c->text, tl);
+    else
         rc = spill_write(c, c->text, tl, &s->text_off, err);
     s->text_len = tl;
     s->rec_off = -1;
@@ -343,17 +380,6 @@ static int keep(gc_collect *c, size_t r, const gc_analysed *a, const gc_blob *b,
     gc_verdicts_gpu_at(c->verdicts, &a->gpu, a->sums, p);
     gc_cat_links_ready(c->rows);   /* the rows of links whose ends have both come */
     gc_analysed_brief(&a->gpu, &c->briefs[p]);
-    s->status = a->gpu.status;
-    s->npoints = a->gpu.npoints;
-    if (!b->data)
-        snprintf(s->missing, sizeof s->missing, "%s", b->missing_reason);
-    s->node_file = a->note.node_file;
-    s->models = a->models.present;
-    if (s->models) {
-        s->validated = a->models.nrows > 0;
-        memcpy(s->raw, a->models.raw, sizeof s->raw);
-        memcpy(s->cal, a->models.cal, sizeof s->cal);
-    }
     s->added = 1;
     return write_ready(c, err);
 }
@@ -512,46 +538,20 @@ int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
             rc = gc_collect_add(c, r, &b, err);
         }
     /* nodes whose leader wrote no file */
-    int *wrote = calloc(c->nnodes ? c->nnodes : 1, sizeof *wrote);
-    gc_cat_node_row *rows = calloc(c->nnodes ? c->nnodes : 1, sizeof *rows);
-    if (!rc && (!wrote || !rows))
-        rc = gc_fail(err, GC_ENOMEM, "catalogue: out of memory");
     for (size_t k = 0; k < c->nnodes && !rc; k++)
-        rows[k].name = c->nodes[k];
-    for (size_t r = 0; r < c->n && !rc; r++) {
-        size_t k = c->node_of[r];
-        wrote[k] |= c->s[r].node_file == GC_NODE_FILE_WRITTEN;
-        rows[k].gpus++;
-        if (c->s[r].status > rows[k].worst)
-            rows[k].worst = c->s[r].status;
-    }
-    for (size_t k = 0; k < c->nnodes && !rc; k++)
-        if (!wrote[k])
+        if (!c->node_wrote[k])
             rc = node_file(c, k, shard_fetch, ctx, err);
     char path[4200];
     snprintf(path, sizeof path, "%s/catalogue.json", c->out);
     if (!rc)
         rc = write_ready(c, err);   /* every GPU is in now */
-    gc_models_pool pool;
-    gc_models_pool_init(&pool, &c->descs);
-    for (size_t p = 0; p < c->n && !rc; p++) {
-        const slot *s = &c->s[c->at[p]];
-        if (s->models) {
-            gc_models m;
-            memset(&m, 0, sizeof m);
-            m.nrows = (size_t)s->validated;
-            memcpy(m.raw, s->raw, sizeof m.raw);
-            memcpy(m.cal, s->cal, sizeof m.cal);
-            gc_models_pool_add(&pool, &m);
-        }
-        stats->ok += s->status == GC_GPU_OK;
-        stats->partial += s->status == GC_GPU_PARTIAL;
-        stats->failed += s->status == GC_GPU_FAILED;
-    }
+    stats->ok = c->ok;
+    stats->partial = c->partial;
+    stats->failed = c->failed;
     stats->gpus = (int)c->n;
     stats->nodes = (int)c->nnodes;
     if (!rc) {
-        gc_cat_doc_tail(&c->w, rows, c->nnodes, c->rows, &pool);
+        gc_cat_doc_tail(&c->w, c->node_rows, c->nnodes, c->rows, &c->pool);
         rc = gc_jw_finish(&c->w, path, err);
     }
     if (!rc)
@@ -565,7 +565,5 @@ int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
         stats->briefs = c->briefs;   /* by position, the catalogue's order */
         c->briefs = NULL;
     }
-    free(wrote);
-    free(rows);
     return rc;
 }
