@@ -289,18 +289,12 @@ static void rows_copy(tail *t, gc_jw *w)
     gc_links_observe(t->links, NULL, NULL);
     gc_jw_close(&t->w, "]");
     gc_jw_flush(&t->w);
+    gc_jw_flush(w);   /* w's bytes before the rows, then the rows straight into its file */
     int e = t->w.err;
     if (!e && fflush(t->f) != 0)
         e = errno ? errno : EIO;
-    for (off_t at = 0; !e;) {
-        ssize_t k = pread(fileno(t->f), t->buf, GC_JW_BUF, at);
-        if (k < 0)
-            e = errno ? errno : EIO;
-        if (k <= 0)
-            break;
-        gc_jw_put(w, t->buf, (size_t)k);
-        at += k;
-    }
+    if (!e)
+        e = gc_copy_from_fd(w->f, fileno(t->f), 0, t->buf, GC_JW_BUF);
     if (e && !w->err)
         w->err = e;
 }

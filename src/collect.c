@@ -505,16 +505,10 @@ static int head_again(gc_collect *c, const char *path, gc_err *err)
     }
     gc_afile b;
     if (!rc && !(rc = gc_afile_open(&b, path, err))) {
-        if (fwrite(h, 1, hl, b.f) != hl)
-            rc = gc_fail(err, GC_EIO, "%s: could not be saved: %s", path, strerror(errno));
-        for (off_t at = (off_t)c->head_len; !rc;) {
-            ssize_t k = pread(fd, c->buf, GC_JW_BUF, at);
-            if (k < 0 || (k > 0 && fwrite(c->buf, 1, (size_t)k, b.f) != (size_t)k))
-                rc = gc_fail(err, GC_EIO, "%s: could not be saved: %s", path, strerror(errno));
-            if (k <= 0)
-                break;
-            at += k;
-        }
+        int e = fwrite(h, 1, hl, b.f) != hl ? (errno ? errno : EIO)
+                                            : gc_copy_from_fd(b.f, fd, c->head_len, c->buf, GC_JW_BUF);
+        if (e)
+            rc = gc_fail(err, GC_EIO, "%s: could not be saved: %s", path, strerror(e));
         if (rc) {
             gc_afile_abort(&b);
         } else {

@@ -244,11 +244,6 @@ static const char *link_str(gc_detect *d, int k, const char *s, size_t cap)
     return d->link_last[k] = det_vstr(d, s, cap);
 }
 
-int gc_detect_reserve_links(gc_detect *d, size_t n)
-{
-    return gc_grow((void **)&d->l, &d->capl, n, sizeof *d->l);
-}
-
 int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
 {
     if (gc_grow((void **)&d->l, &d->capl, d->nl + 1, sizeof *d->l))

@@ -154,11 +154,6 @@ void gc_detect_set_plan(gc_detect *d, const char *plan);
 void gc_detect_order_next(gc_detect *d, size_t pos);
 int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *g, gc_err *err);
 int gc_detect_add_link(gc_detect *d, const gc_det_link *l, gc_err *err);
-/* Room for n links in all (gc_grow's, in one step), so that adding them
- * grows nothing (at 16,384 GPUs doubling the 94 MB array copied and
- * touched twice its size). 0, or GC_ENOMEM (adding them still works,
- * growing). */
-int gc_detect_reserve_links(gc_detect *d, size_t n);
 /* The record of an in-memory GPU (its parameters derived), values rounded
  * as the catalogue writes them. sums: each point's summary (as written), or
  * NULL to compute them here. */

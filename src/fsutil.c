@@ -314,3 +314,17 @@ FILE *gc_tmpfile_in(const char *dir, gc_err *err)
     }
     return f;
 }
+
+int gc_copy_from_fd(FILE *to, int fd, long long from, char *buf, size_t cap)
+{
+    for (off_t at = (off_t)from;;) {
+        ssize_t k = pread(fd, buf, cap, at);
+        if (k < 0)
+            return errno ? errno : EIO;
+        if (k == 0)
+            return 0;
+        if (fwrite(buf, 1, (size_t)k, to) != (size_t)k)
+            return errno ? errno : EIO;
+        at += k;
+    }
+}

@@ -37,6 +37,9 @@ void gc_afile_abort(gc_afile *a);
  * has it), gone when closed, whatever ends the process. NULL: err says
  * why. */
 FILE *gc_tmpfile_in(const char *dir, gc_err *err);
+/* The bytes of fd from offset `from` to its end appended to `to`, through
+ * buf (cap bytes). 0, or the errno of the failed read or write. */
+int gc_copy_from_fd(FILE *to, int fd, long long from, char *buf, size_t cap);
 
 /* A regular file's identity at a moment (present 0: nothing there), to
  * tell later whether a path still holds that very file. */

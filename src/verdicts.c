@@ -69,12 +69,6 @@ static void on_link(void *ctx, const gc_link_view *x)
     gc_verdicts_link(ctx, x);
 }
 
-void gc_verdicts_expect_links(gc_verdicts *v, size_t n)
-{
-    if (v && !v->failed)
-        gc_detect_reserve_links(v->d, n);   /* without room, adding grows as before */
-}
-
 void gc_verdicts_link(gc_verdicts *v, const gc_link_view *x)
 {
     if (!v || v->failed)
@@ -107,10 +101,8 @@ const gc_detect *gc_verdicts_judge(gc_verdicts *v)
 
 char *gc_verdicts_finish(gc_verdicts *v, gc_links *links, gc_jw *w)
 {
-    if (v) {
-        gc_verdicts_expect_links(v, gc_links_count(links));
+    if (v)
         gc_links_observe(links, on_link, v);
-    }
     gc_links_write(links, w);
     gc_links_observe(links, NULL, NULL);
     char *out = NULL;

@@ -33,8 +33,6 @@ char *gc_verdicts_finish(gc_verdicts *v, gc_links *links, gc_jw *w);
  * calls this), then the judgement: the detector with its verdicts, or NULL
  * when detection failed (said on stderr). v stays v's: gc_verdicts_free. */
 void gc_verdicts_link(gc_verdicts *v, const gc_link_view *x);
-/* Before the links: how many will come (room made at once). */
-void gc_verdicts_expect_links(gc_verdicts *v, size_t n);
 const gc_detect *gc_verdicts_judge(gc_verdicts *v);
 /* Without judging (the catalogue was not finished); NULL is fine. */
 void gc_verdicts_free(gc_verdicts *v);
