@@ -266,6 +266,13 @@ int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
     return 0;
 }
 
+void gc_detect_last_link_names(const gc_detect *d, const char **subject, const char **node)
+{
+    const lrec *l = d->nl ? &d->l[d->nl - 1] : NULL;
+    *subject = l ? l->subject : NULL;
+    *node = l ? (l->l.src.is_gpu ? l->l.src.node : l->l.dst.node) : NULL;   /* as link_first sets it */
+}
+
 /* ---- the in-memory census path ---------------------------------------- */
 
 /* As the catalogue writes a real (%.10g), so both paths judge the same. */

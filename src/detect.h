@@ -154,6 +154,9 @@ void gc_detect_set_plan(gc_detect *d, const char *plan);
 void gc_detect_order_next(gc_detect *d, size_t pos);
 int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *g, gc_err *err);
 int gc_detect_add_link(gc_detect *d, const gc_det_link *l, gc_err *err);
+/* The subject and node the last link added will have in its verdict (the
+ * detector's strings: the same pointers its verdict holds); NULL: none. */
+void gc_detect_last_link_names(const gc_detect *d, const char **subject, const char **node);
 /* The record of an in-memory GPU (its parameters derived), values rounded
  * as the catalogue writes them. sums: each point's summary (as written), or
  * NULL to compute them here. */

@@ -87,6 +87,13 @@ void gc_verdicts_link(gc_verdicts *v, const gc_link_view *x)
         v->failed = 1;
 }
 
+void gc_verdicts_last_link(const gc_verdicts *v, const char **subject, const char **node)
+{
+    *subject = *node = NULL;
+    if (v && !v->failed)
+        gc_detect_last_link_names(v->d, subject, node);
+}
+
 const gc_detect *gc_verdicts_judge(gc_verdicts *v)
 {
     if (v && !v->failed && !gc_detect_finish(v->d, &v->err)) {

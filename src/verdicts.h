@@ -33,6 +33,9 @@ char *gc_verdicts_finish(gc_verdicts *v, gc_links *links, gc_jw *w);
  * calls this), then the judgement: the detector with its verdicts, or NULL
  * when detection failed (said on stderr). v stays v's: gc_verdicts_free. */
 void gc_verdicts_link(gc_verdicts *v, const gc_link_view *x);
+/* The subject and node of the last link's verdict to be (the detector's
+ * strings, gc_detect_last_link_names); NULL: none (no detector, or it failed). */
+void gc_verdicts_last_link(const gc_verdicts *v, const char **subject, const char **node);
 const gc_detect *gc_verdicts_judge(gc_verdicts *v);
 /* Without judging (the catalogue was not finished); NULL is fine. */
 void gc_verdicts_free(gc_verdicts *v);
