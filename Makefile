@@ -176,6 +176,12 @@ soak: deps-test
 # make fuzz SECONDS=N: build them and run each for N seconds (tests/fuzz/run.sh).
 SAN_BUILD    ?= build-san
 SAN_FLAGS    ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# make tsan: the host code with ThreadSanitizer in $(TSAN_BUILD)/: gpucensus
+#   and the unit tests whose code runs threads (merge's workers, rank 0's
+#   judgement beside its writing): tests/san/t_tsan.sh runs them.
+TSAN_BUILD   ?= build-tsan
+TSAN_FLAGS   ?= -fsanitize=thread -fno-omit-frame-pointer
+TSAN_TESTS   := test_detect test_collect test_merge
 FUZZ_BUILD   ?= $(BUILD)/fuzz
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -184,7 +190,7 @@ FUZZ_LIBSRC  := $(filter-out src/cluster.c src/run.c src/run_out.c src/tree.c sr
 FUZZ_LIBOBJ  := $(FUZZ_LIBSRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/$(BUILD)/gen/valid_desc.o
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: san fuzz-targets
+.PHONY: san tsan fuzz-targets
 
 san:
 	$(MAKE) $(BUILD)/libgck.a
@@ -192,6 +198,13 @@ san:
 	cp -pu $(BUILD)/kernels/*.o $(BUILD)/kernels/*.log $(SAN_BUILD)/kernels/
 	$(MAKE) BUILD=$(SAN_BUILD) SAN="$(SAN_FLAGS)" $(SAN_BUILD)/gpucensus \
 	    $(UNIT_SRC:tests/unit/%.c=$(SAN_BUILD)/tests/%)
+
+tsan:
+	$(MAKE) $(BUILD)/libgck.a
+	@mkdir -p $(TSAN_BUILD)/kernels
+	cp -pu $(BUILD)/kernels/*.o $(BUILD)/kernels/*.log $(TSAN_BUILD)/kernels/
+	$(MAKE) BUILD=$(TSAN_BUILD) SAN="$(TSAN_FLAGS)" $(TSAN_BUILD)/gpucensus \
+	    $(TSAN_TESTS:%=$(TSAN_BUILD)/tests/%)
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)

@@ -13,6 +13,7 @@
 #include "detect.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,6 +526,28 @@ static int by_group(const void *a, const void *b, void *ctx)
     return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
+/* The peers of every group of GPUs (order: the GPUs by group). */
+typedef struct peers_job {
+    gc_detect *d;
+    const uint32_t *order;
+    int rc;
+} peers_job;
+
+static void *peers_main(void *arg)
+{
+    peers_job *j = arg;
+    gc_detect *d = j->d;
+    for (size_t s = 0; s < d->ng && !j->rc;) {
+        size_t e = s;
+        while (e < d->ng && d->g[j->order[e]].group == d->g[j->order[s]].group)
+            e++;
+        if (e - s >= (size_t)d->r->min_peers)
+            j->rc = det_judge_gpu_peers(d, j->order + s, e - s, d->v);
+        s = e;
+    }
+    return NULL;
+}
+
 /* "node\x1fINDEX", as the GPUs' ids are keyed (two a link: no printf) */
 static void gpu_key(char *k, size_t cap, const char *node, int index)
 {
@@ -643,10 +666,6 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         rc = gc_fail(err, GC_EINVAL, "detect: two GPUs named %s", key);
         goto out;
     }
-    /* the links judged (their verdicts follow the GPUs'), before the GPUs:
-     * one pass over their records while they are in hand */
-    if (!rc)
-        rc = det_judge_links(d, &ids, lsrc, ldst);
     if (rc)
         goto nomem;
     /* every value of every GPU is one comparison with its peers (and one
@@ -656,6 +675,22 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         ncomp += 2.0 * (double)d->g[i].nv;
     d->z_fleet = gc_det_z_for(R->fleet_fp_rate, ncomp);
     qsort_r(order, d->ng, sizeof *order, by_group, d);
+    /* the GPUs' peers on a thread of their own while the links are judged
+     * here (their verdicts follow the GPUs'; the verdicts are preallocated
+     * above, so neither moves the other's): the two touch nothing the other
+     * writes, and each GPU's reasons come in the same order either way */
+    peers_job pj = { d, order, 0 };
+    pthread_t pt;
+    int threaded = pthread_create(&pt, NULL, peers_main, &pj) == 0;   /* signals: stop.h */
+    rc = det_judge_links(d, &ids, lsrc, ldst);
+    if (threaded)
+        pthread_join(pt, NULL);
+    else
+        peers_main(&pj);
+    if (!rc)
+        rc = pj.rc;
+    if (rc)
+        goto nomem;
     for (size_t s = 0; s < d->ng && !rc;) {
         size_t e = s;
         int links = 0;
@@ -665,8 +700,6 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
             e++;
         }
         size_t n = e - s;
-        if (n >= (size_t)R->min_peers)
-            rc = det_judge_gpu_peers(d, order + s, n, d->v);
         for (size_t j = s; j < e && !rc; j++) {
             const grec *g = &d->g[order[j]];
             gc_verdict *v = &d->v[order[j]];

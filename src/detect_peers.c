@@ -189,12 +189,16 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
  * cache miss each at 16,384 GPUs, and 8 bytes of index a value. Both give
  * a key's values in member order: the same verdicts.
  * A chunk holds KEY_CHUNK keys whatever the group's size, so that each
- * member is visited (a cache miss: its values lie anywhere) once per
- * KEY_CHUNK keys and the visits grow with the members, not with their
- * square (chunks capped at 4 MB held 6 keys at 16,384 GPUs, 25 at 4096:
- * each member was visited 4x as often); judge_key reads a key's slice
+ * member is visited (a cache miss: its values lie anywhere, fetched
+ * VISIT_AHEAD members ahead) once per KEY_CHUNK keys and the visits grow
+ * with the members, not with their square. 8 keys, not 32: a chunk of 32
+ * was 19 MB at 16,384 GPUs, written and read back through memory once the
+ * last-level cache (shared, and with the links judged and the catalogue
+ * written beside it) no longer held it; of 8, 4.7 MB. Measured (perf,
+ * the peers' thread, bench_tree -R): 4096 GPUs 604 -> 555-615 samples,
+ * 16,384 GPUs 2404-3184 -> 2212-2287. judge_key reads a key's slice
  * three times (columns, distances, reasons), not once per median. */
-enum { KEY_CHUNK = 32, VISIT_AHEAD = 8 };
+enum { KEY_CHUNK = 8, VISIT_AHEAD = 8 };
 
 int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd)
 {

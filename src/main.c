@@ -122,7 +122,10 @@ static int cmd_run(int argc, char **argv)
     gc_stop_install(1);
     gc_crash_identity(launcher_rank(), NULL, -1);
     gc_crash_stage("MPI_Init");
-    MPI_Init(NULL, NULL);
+    /* funneled: rank 0 judges its verdicts in a thread of its own while it
+     * writes (verdicts.c); only this thread calls MPI */
+    int provided = 0;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
     gc_crash_install();
     gc_stop_install(1);
     int world_rank = -1;
