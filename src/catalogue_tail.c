@@ -310,6 +310,8 @@ static void rows_copy(tail *t, gc_jw *w)
         e = gc_copy_from_fd(w->f, fileno(t->f), 0, t->buf, GC_JW_BUF);
     if (e && !w->err)
         w->err = e;
+    fclose(t->f);   /* its 97 MB (16,384 GPUs) freed now, beside the judgement */
+    t->f = NULL;
 }
 
 static void links_json(tail *t, gc_jw *w)
@@ -508,6 +510,8 @@ void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_ca
     gc_jw_puts(w, ",\n\"models\":");
     gc_models_pool_json(w, pool);
     gc_jw_puts(w, ",\n\"verdicts\":");
+    gc_jw_flush(w);
+    gc_file_start_writeback(w->f);   /* beside the judgement, not in the commit's fsync */
     const gc_detect *d = t->oom ? NULL : gc_verdicts_judge(t->v);
     if (t->oom && t->v)
         fprintf(stderr, "gpucensus: verdicts left out of the catalogue: out of memory\n");

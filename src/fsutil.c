@@ -315,6 +315,12 @@ FILE *gc_tmpfile_in(const char *dir, gc_err *err)
     return f;
 }
 
+void gc_file_start_writeback(FILE *f)
+{
+    if (fflush(f) == 0)
+        (void)sync_file_range(fileno(f), 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
 int gc_copy_from_fd(FILE *to, int fd, long long from, char *buf, size_t cap)
 {
     for (off_t at = (off_t)from;;) {
