@@ -24,6 +24,8 @@
 #include "g10.h"
 #include "grow.h"
 
+static void fin_free(gc_detect *d);
+
 /* The k-th smallest of v[0..n) (quickselect, Hoare partition): v is
  * reordered. A peer group of 16,384 GPUs takes ~10 medians per judged
  * value, so a full sort each time (n log n) is what made judging slow. */
@@ -95,6 +97,11 @@ void gc_detect_free(gc_detect *d)
 {
     if (!d)
         return;
+    if (d->fin.state == FIN_STARTED) {   /* started, never finished: its thread ends first */
+        if (!d->fin.rc && d->fin.threaded)
+            pthread_join(d->fin.peers, NULL);
+        fin_free(d);
+    }
     for (size_t i = 0; i < d->ng; i++)
         free(d->g[i].rv);
     gc_blocks_free(&d->vals);
@@ -526,13 +533,6 @@ static int by_group(const void *a, const void *b, void *ctx)
     return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
-/* The peers of every group of GPUs (order: the GPUs by group). */
-typedef struct peers_job {
-    gc_detect *d;
-    const uint32_t *order;
-    int rc;
-} peers_job;
-
 static void *peers_main(void *arg)
 {
     peers_job *j = arg;
@@ -586,11 +586,12 @@ int det_node_id(gc_detect *d, const char *node, uint32_t *id)
     return 0;
 }
 
-int gc_detect_finish(gc_detect *d, gc_err *err)
+/* The judgement's first part: GPUs in their positions, the verdicts
+ * preallocated, each GPU's verdict, group and node, the run's z and the
+ * GPUs ordered by group. 0, or err made. */
+static int fin_setup(gc_detect *d, gc_err *err)
 {
-    if (d->finished)
-        return 0;
-    d->finished = 1;
+    det_fin *F = &d->fin;
     const gc_rules *R = d->r;
     if (d->ordered && d->ng > 1) {
         /* GPUs given out of order: into their positions (stable), in
@@ -628,13 +629,12 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
     d->v = nv;
     d->capv = want;
     gc_huge_advise(nv, want * sizeof *nv);
-    strtab ids = { 0 };
-    uint32_t *order = malloc((d->ng ? d->ng : 1) * sizeof *order);
-    long *lsrc = malloc((d->nl ? d->nl : 1) * sizeof *lsrc);
-    long *ldst = malloc((d->nl ? d->nl : 1) * sizeof *ldst);
+    F->order = malloc((d->ng ? d->ng : 1) * sizeof *F->order);
+    F->lsrc = malloc((d->nl ? d->nl : 1) * sizeof *F->lsrc);
+    F->ldst = malloc((d->nl ? d->nl : 1) * sizeof *F->ldst);
     d->gnode = malloc((d->ng ? d->ng : 1) * sizeof *d->gnode);
     d->ls = malloc((d->nl ? d->nl : 1) * sizeof *d->ls);
-    int rc = order && lsrc && ldst && d->gnode && d->ls ? 0 : GC_ENOMEM;
+    int rc = F->order && F->lsrc && F->ldst && d->gnode && d->ls ? 0 : GC_ENOMEM;
     char key[400];
     for (size_t i = 0; i < d->ng && !rc; i++) {
         grec *g = &d->g[i];
@@ -643,10 +643,10 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
                  g->pcie_max_width);
         long id = gc_strtab_id(&d->groups, key, 1);
         gpu_key(key, GC_NODE_MAX + 16, g->node, g->index);
-        if (id < 0 || gc_strtab_id(&ids, key, 1) != (long)i)
+        if (id < 0 || gc_strtab_id(&F->ids, key, 1) != (long)i)
             rc = id < 0 ? GC_ENOMEM : GC_EINVAL;
         g->group = (uint32_t)id;
-        order[i] = (uint32_t)i;
+        F->order[i] = (uint32_t)i;
         if (!rc && (rc = det_node_id(d, g->node, &d->gnode[i])))
             break;
         gc_verdict *v = det_new_verdict(d, GC_SUBJ_GPU);
@@ -662,47 +662,87 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         }
         v->used_baseline = d->base && det_baseline_knows_plan(d->base, g->name, g->uuid, d->plan);
     }
-    if (rc == GC_EINVAL) {
-        rc = gc_fail(err, GC_EINVAL, "detect: two GPUs named %s", key);
-        goto out;
-    }
+    if (rc == GC_EINVAL)
+        return gc_fail(err, GC_EINVAL, "detect: two GPUs named %s", key);
     if (rc)
-        goto nomem;
+        return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     /* every value of every GPU is one comparison with its peers (and one
      * of its distribution): the run's false-positive rate spread over them */
     double ncomp = 0;
     for (size_t i = 0; i < d->ng; i++)
         ncomp += 2.0 * (double)d->g[i].nv;
     d->z_fleet = gc_det_z_for(R->fleet_fp_rate, ncomp);
-    qsort_r(order, d->ng, sizeof *order, by_group, d);
-    /* the GPUs' peers on a thread of their own while the links are judged
-     * here (their verdicts follow the GPUs'; the verdicts are preallocated
-     * above, so neither moves the other's): the two touch nothing the other
-     * writes, and each GPU's reasons come in the same order either way */
-    peers_job pj = { d, order, 0 };
-    pthread_t pt;
-    int threaded = pthread_create(&pt, NULL, peers_main, &pj) == 0;   /* signals: stop.h */
-    rc = det_judge_links(d, &ids, lsrc, ldst);
-    if (threaded)
-        pthread_join(pt, NULL);
+    qsort_r(F->order, d->ng, sizeof *F->order, by_group, d);
+    return 0;
+}
+
+static void fin_free(gc_detect *d)
+{
+    det_fin *F = &d->fin;
+    gc_strtab_free(&F->ids);
+    gc_strtab_free(&d->nodes);
+    free(d->gnode);
+    free(d->ls);
+    d->gnode = NULL;
+    d->ls = NULL;
+    free(F->order);
+    free(F->lsrc);
+    free(F->ldst);
+    F->order = NULL;
+    F->lsrc = F->ldst = NULL;
+}
+
+int gc_detect_finish_start(gc_detect *d, gc_err *err)
+{
+    det_fin *F = &d->fin;
+    if (d->finished)
+        return F->state == FIN_STARTED ? F->rc : 0;
+    d->finished = 1;
+    F->state = FIN_STARTED;
+    if ((F->rc = fin_setup(d, err)))
+        return F->rc;
+    /* the GPUs' peers on a thread of their own while the caller goes on
+     * (a writer writes, then gc_detect_finish judges the links): the
+     * verdicts are preallocated, so neither moves the other's, neither
+     * touches what the other writes, and each GPU's reasons come in the
+     * same order as on one thread */
+    F->pj = (peers_job){ d, F->order, 0 };
+    F->threaded = pthread_create(&F->peers, NULL, peers_main, &F->pj) == 0;   /* signals: stop.h */
+    return 0;
+}
+
+int gc_detect_finish(gc_detect *d, gc_err *err)
+{
+    det_fin *F = &d->fin;
+    if (!d->finished && gc_detect_finish_start(d, err))
+        return F->state = FIN_DONE, fin_free(d), F->rc;
+    if (F->state != FIN_STARTED)
+        return F->state == FIN_DONE ? F->rc : 0;   /* judged (or verdicts read, not judged) */
+    F->state = FIN_DONE;
+    if (F->rc) {
+        fin_free(d);
+        return F->rc;
+    }
+    const gc_rules *R = d->r;
+    int rc = det_judge_links(d, &F->ids, F->lsrc, F->ldst);
+    if (F->threaded)
+        pthread_join(F->peers, NULL);
     else
-        peers_main(&pj);
+        peers_main(&F->pj);
     if (!rc)
-        rc = pj.rc;
-    if (rc)
-        goto nomem;
+        rc = F->pj.rc;
     for (size_t s = 0; s < d->ng && !rc;) {
         size_t e = s;
         int links = 0;
-        while (e < d->ng && d->g[order[e]].group == d->g[order[s]].group) {
-            if (d->g[order[e]].nvlink_links > links)
-                links = d->g[order[e]].nvlink_links;
+        while (e < d->ng && d->g[F->order[e]].group == d->g[F->order[s]].group) {
+            if (d->g[F->order[e]].nvlink_links > links)
+                links = d->g[F->order[e]].nvlink_links;
             e++;
         }
         size_t n = e - s;
         for (size_t j = s; j < e && !rc; j++) {
-            const grec *g = &d->g[order[j]];
-            gc_verdict *v = &d->v[order[j]];
+            const grec *g = &d->g[F->order[j]];
+            gc_verdict *v = &d->v[F->order[j]];
             v->peers = (int)n;
             v->used_peers = n >= (size_t)R->min_peers;
             if (n < (size_t)R->min_peers)
@@ -728,24 +768,14 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
     }
     det_hostgroups hg = { 0 };
     if (!rc)
-        rc = det_host_groups(d, lsrc, ldst, &hg);
+        rc = det_host_groups(d, F->lsrc, F->ldst, &hg);
     if (!rc)
-        rc = det_common_end(d, lsrc, ldst, hg.covered);
+        rc = det_common_end(d, F->lsrc, F->ldst, hg.covered);
     if (!rc)
         rc = det_judge_nodes(d, &hg);
     det_host_groups_free(&hg);
-nomem:
     if (rc)
         rc = gc_fail(err, GC_ENOMEM, "detect: out of memory");
-out:
-    gc_strtab_free(&ids);
-    gc_strtab_free(&d->nodes);
-    free(d->gnode);
-    free(d->ls);
-    d->gnode = NULL;
-    d->ls = NULL;
-    free(order);
-    free(lsrc);
-    free(ldst);
-    return rc;
+    fin_free(d);
+    return F->rc = rc;
 }

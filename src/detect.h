@@ -166,7 +166,13 @@ void gc_det_sustain_init(gc_det_sustain *s);
 void gc_det_sustain_param(gc_det_sustain *s, const char *name, double value);
 int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *sums,
                              const char *status_name, gc_err *err);
+/* Judges everything added (once; later calls return the first's result). */
 int gc_detect_finish(gc_detect *d, gc_err *err);
+/* The judgement begun, for a caller with other work to do meanwhile: the
+ * GPUs' peers go on on a thread of their own (if one starts) until
+ * gc_detect_finish, which does the rest on the caller's thread. Nothing
+ * may be added after. gc_detect_free without gc_detect_finish is fine. */
+int gc_detect_finish_start(gc_detect *d, gc_err *err);
 
 /* The one-sided normal z whose tail, over n comparisons, is rate in all
  * (the run's false-positive rate, Bonferroni; rules fleet). */

@@ -8,6 +8,7 @@
 #include "grow.h"
 #include "strtab.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -114,6 +115,27 @@ typedef struct det_lside {
 } det_lside;
 #define DET_NO_NODE UINT32_MAX
 
+/* The peers of every group of GPUs (order: the GPUs by group), run by
+ * peers_main (detect.c) on a thread of their own. */
+typedef struct peers_job {
+    struct gc_detect *d;
+    const uint32_t *order;
+    int rc;
+} peers_job;
+
+/* gc_detect_finish_start's state for gc_detect_finish. */
+enum { FIN_NONE, FIN_STARTED, FIN_DONE };
+typedef struct det_fin {
+    int state;         /* FIN_* */
+    int rc;            /* the start's (err made), then the judgement's */
+    strtab ids;        /* GPU key "node\x1fINDEX" -> position */
+    uint32_t *order;   /* the GPUs by group */
+    long *lsrc, *ldst; /* per link its ends' GPU positions, -1: host */
+    peers_job pj;
+    pthread_t peers;
+    int threaded;      /* pj runs on peers (else on the caller's thread, in gc_detect_finish) */
+} det_fin;
+
 struct gc_detect {
     const gc_rules *r;
     gc_baseline *base;
@@ -127,7 +149,8 @@ struct gc_detect {
     lrec *l;
     size_t nv, capv;
     gc_verdict *v;
-    int finished;
+    int finished;      /* judged, or being judged: nothing more is added */
+    det_fin fin;
     size_t next_order; /* gc_detect_order_next: 1 + the next GPU's position */
     int ordered;       /* some GPU came with a position */
     char plan[64];     /* the plan that measured what is judged ("": unknown) */

@@ -2,7 +2,6 @@
 #include "verdicts.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +15,6 @@ struct gc_verdicts {
     gc_detect *d;
     int failed;
     gc_err err;
-    pthread_t judge;   /* gc_verdicts_judge_start's */
-    int judging;       /* judge runs (or ran) and is not joined yet */
-    int judge_rc;      /* its gc_detect_finish's */
 };
 
 gc_verdicts *gc_verdicts_new(void)
@@ -34,18 +30,9 @@ gc_verdicts *gc_verdicts_new(void)
     return v;
 }
 
-static void judge_join(gc_verdicts *v)
-{
-    if (v->judging) {
-        pthread_join(v->judge, NULL);
-        v->judging = 0;
-    }
-}
-
 void gc_verdicts_free(gc_verdicts *v)
 {
     if (v) {
-        judge_join(v);
         gc_detect_free(v->d);
         free(v);
     }
@@ -107,31 +94,15 @@ void gc_verdicts_last_link(const gc_verdicts *v, const char **subject, const cha
         gc_detect_last_link_names(v->d, subject, node);
 }
 
-static void *judge_main(void *arg)
-{
-    gc_verdicts *v = arg;
-    v->judge_rc = gc_detect_finish(v->d, &v->err);
-    return NULL;
-}
-
 void gc_verdicts_judge_start(gc_verdicts *v)
 {
-    /* a signal on this thread is handled as on any other (stop.h) */
-    if (v && !v->failed && !v->judging)
-        v->judging = pthread_create(&v->judge, NULL, judge_main, v) == 0;
+    if (v && !v->failed && gc_detect_finish_start(v->d, &v->err))
+        v->failed = 1;   /* said when the verdicts are asked for (gc_verdicts_judge) */
 }
 
 const gc_detect *gc_verdicts_judge(gc_verdicts *v)
 {
-    int rc = 0;
-    if (v && !v->failed) {
-        if (v->judging) {   /* started: its result (gc_detect_finish judges once) */
-            judge_join(v);
-            rc = v->judge_rc;
-        } else {
-            rc = gc_detect_finish(v->d, &v->err);
-        }
-    }
+    int rc = v && !v->failed ? gc_detect_finish(v->d, &v->err) : 0;
     if (v && !v->failed && !rc) {
         gc_detect_release(v->d);   /* judged: only the verdicts are read from here */
         return v->d;

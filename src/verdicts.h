@@ -37,10 +37,9 @@ void gc_verdicts_link(gc_verdicts *v, const gc_link_view *x);
  * strings, gc_detect_last_link_names); NULL: none (no detector, or it failed). */
 void gc_verdicts_last_link(const gc_verdicts *v, const char **subject, const char **node);
 const gc_detect *gc_verdicts_judge(gc_verdicts *v);
-/* Starts the judgement in a thread of its own (gc_verdicts_judge waits for
- * it), for a writer that has more to write before the verdicts: every
- * link told first; nothing may be added after. Without a thread (it could
- * not start) gc_verdicts_judge judges as before. */
+/* Begins the judgement (gc_detect_finish_start: the GPUs' peers on a
+ * thread of their own) for a writer that has more to write before the
+ * verdicts; gc_verdicts_judge completes it. Every link told first. */
 void gc_verdicts_judge_start(gc_verdicts *v);
 /* Without judging (the catalogue was not finished); NULL is fine. */
 void gc_verdicts_free(gc_verdicts *v);
