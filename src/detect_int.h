@@ -193,6 +193,9 @@ int det_set_group(gc_detect *d, gc_verdict *v, const char *s);
 int det_set_note(gc_detect *d, gc_verdict *v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Appends to the note, "; " between. */
 int det_add_note(gc_detect *d, gc_verdict *v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* from's reasons appended to to's, in their order, to's level raised to
+ * from's; from left without reasons. */
+int det_move_reasons(gc_verdict *to, gc_verdict *from);
 int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double value,
                    double ref, double dev, const char *dev_unit, int sev, const char *fmt, ...)
     __attribute__((format(printf, 9, 10)));

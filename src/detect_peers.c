@@ -6,6 +6,7 @@
 #include "detect.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +201,108 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
  * three times (columns, distances, reasons), not once per median. */
 enum { KEY_CHUNK = 8, VISIT_AHEAD = 8 };
 
+/* Keys [k_lo, k_hi) of a group whose members' keys rise, a chunk at a
+ * time; member m's verdict: verd[members[m]]. */
+typedef struct half {
+    gc_detect *d;
+    const uint32_t *members;
+    gc_verdict *verd;
+    size_t nm, k_lo, k_hi;
+    const val *const *vp0;
+    const size_t *vn;
+    int rc;
+} half;
+
+/* the first of v[0..n) (keys rising) whose key is k or more */
+static size_t first_key_at(const val *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].key < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void *judge_half(void *arg)
+{
+    half *h = arg;
+    const gc_rules *R = h->d->r;
+    size_t nm = h->nm;
+    cols c;
+    if ((h->rc = cols_new(&c, nm)))
+        return NULL;
+    /* a key's slice a few vals more than nm apart: slices of every key
+     * written at once do not share cache sets */
+    size_t stride = nm + 7, kc = KEY_CHUNK, cn[KEY_CHUNK];
+    val *cb = malloc(kc * stride * sizeof *cb);
+    uint32_t *cm = malloc(kc * stride * sizeof *cm);
+    size_t *cur = malloc((nm ? nm : 1) * sizeof *cur);
+    if (!cb || !cm || !cur)
+        h->rc = GC_ENOMEM;
+    gc_huge_advise(cb, kc * stride * sizeof *cb);
+    for (size_t m = 0; m < nm && !h->rc; m++)
+        cur[m] = h->k_lo && h->vp0[m] ? first_key_at(h->vp0[m], h->vn[m], h->k_lo) : 0;
+    for (size_t k0 = h->k_lo; k0 < h->k_hi && !h->rc; k0 += kc) {
+        size_t kend = k0 + kc < h->k_hi ? k0 + kc : h->k_hi;
+        memset(cn, 0, sizeof cn);
+        for (size_t m = 0; m < nm; m++) {
+            if (m + VISIT_AHEAD < nm && h->vp0[m + VISIT_AHEAD])
+                __builtin_prefetch(h->vp0[m + VISIT_AHEAD] + cur[m + VISIT_AHEAD]);
+            const val *v = h->vp0[m];
+            size_t i = cur[m], n = h->vn[m];
+            for (; i < n && v[i].key < kend; i++) {
+                size_t kk = v[i].key - k0;   /* keys below k0 were read by earlier chunks */
+                cb[kk * stride + cn[kk]] = v[i];
+                cm[kk * stride + cn[kk]++] = (uint32_t)m;
+            }
+            cur[m] = i;
+        }
+        for (size_t kk = 0; k0 + kk < kend && !h->rc; kk++)
+            if (cn[kk] >= (size_t)R->min_peers)
+                h->rc = judge_key(h->d, k0 + kk, cb + kk * stride, cm + kk * stride, cn[kk], h->members,
+                                  h->verd, &c);
+    }
+    free(cb), free(cm), free(cur);
+    cols_free(&c);
+    return NULL;
+}
+
+/* The keys in two halves, the second on a thread of its own: its reasons
+ * go to verdicts of its own (shadow), appended to the members' after
+ * both halves, so each verdict's reasons come in key order, as on one
+ * thread (the first half's keys all come before the second's). */
+static int judge_sorted(gc_detect *d, const uint32_t *members, size_t nm, const val *const *vp0,
+                        const size_t *vn, gc_verdict *verd)
+{
+    size_t nk = d->keys.n, kmid = nk / 2;
+    half h0 = { d, members, verd, nm, 0, nk, vp0, vn, 0 };
+    gc_verdict *shadow = kmid ? calloc(nm ? nm : 1, sizeof *shadow) : NULL;
+    uint32_t *self = shadow ? malloc((nm ? nm : 1) * sizeof *self) : NULL;
+    pthread_t t;
+    int threaded = 0;
+    if (self) {
+        for (size_t m = 0; m < nm; m++)
+            self[m] = (uint32_t)m;
+        h0.k_hi = kmid;
+    }
+    half h1 = { d, self, shadow, nm, kmid, nk, vp0, vn, 0 };
+    if (self && !(threaded = pthread_create(&t, NULL, judge_half, &h1) == 0))
+        h0.k_hi = nk;   /* no thread: every key here */
+    judge_half(&h0);
+    if (threaded)
+        pthread_join(t, NULL);
+    int rc = h0.rc ? h0.rc : h1.rc;
+    for (size_t m = 0; threaded && m < nm; m++)
+        if (det_move_reasons(&verd[members[m]], &shadow[m]) && !rc)
+            rc = GC_ENOMEM;
+    free(shadow), free(self);
+    return rc;
+}
+
 int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd)
 {
     const gc_rules *R = d->r;
@@ -219,40 +322,13 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
         vn[m] = failed ? 0 : g->nv;
         sorted &= failed || g->keys_rising;
     }
-    cols c;
-    int rc = vp0 && vn ? cols_new(&c, nm) : GC_ENOMEM;
-    if (!rc && sorted) {
-        /* a key's slice a few vals more than nm apart: slices of every key
-         * written at once do not share cache sets */
-        size_t stride = nm + 7, kc = KEY_CHUNK;
-        val *cb = malloc(kc * stride * sizeof *cb);
-        uint32_t *cm = malloc(kc * stride * sizeof *cm);
-        size_t *cur = calloc(nm ? nm : 1, sizeof *cur), cn[KEY_CHUNK];
-        if (!cb || !cm || !cur)
-            rc = GC_ENOMEM;
-        gc_huge_advise(cb, kc * stride * sizeof *cb);
-        for (size_t k0 = 0; k0 < nk && !rc; k0 += kc) {
-            memset(cn, 0, sizeof cn);
-            for (size_t m = 0; m < nm; m++) {
-                if (m + VISIT_AHEAD < nm && vp0[m + VISIT_AHEAD])
-                    __builtin_prefetch(vp0[m + VISIT_AHEAD] + cur[m + VISIT_AHEAD]);
-                const val *v = vp0[m];
-                size_t i = cur[m], n = vn[m];
-                for (; i < n && v[i].key < k0 + kc; i++) {
-                    size_t kk = v[i].key - k0;   /* keys below k0 were read by earlier chunks */
-                    cb[kk * stride + cn[kk]] = v[i];
-                    cm[kk * stride + cn[kk]++] = (uint32_t)m;
-                }
-                cur[m] = i;
-            }
-            for (size_t kk = 0; kk < kc && k0 + kk < nk && !rc; kk++)
-                if (cn[kk] >= (size_t)R->min_peers)
-                    rc = judge_key(d, k0 + kk, cb + kk * stride, cm + kk * stride, cn[kk], members, verd, &c);
-        }
-        free(cb), free(cm), free(cur), free(vp0), free(vn);
-        cols_free(&c);
+    if (vp0 && vn && sorted) {
+        int rc = judge_sorted(d, members, nm, vp0, vn, verd);
+        free(vp0), free(vn);
         return rc;
     }
+    cols c;
+    int rc = vp0 && vn ? cols_new(&c, nm) : GC_ENOMEM;
     free(vp0), free(vn);
     size_t *cnt = rc ? NULL : calloc(nk + 1, sizeof *cnt);
     size_t total = 0;

@@ -172,16 +172,42 @@ int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err)
     return 0;
 }
 
-int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double value,
-                   double ref, double dev, const char *dev_unit, int sev, const char *fmt, ...)
+/* v's next reason's place (NULL: out of memory) */
+static gc_reason *reason_slot(gc_verdict *v)
 {
     if ((v->nreasons & (v->nreasons - 1)) == 0) {   /* 0, 1, 2, 4, ...: grow */
         gc_reason *nr = realloc(v->reasons, (v->nreasons ? v->nreasons * 2 : 1) * sizeof *nr);
         if (!nr)
-            return GC_ENOMEM;
+            return NULL;
         v->reasons = nr;
     }
-    gc_reason *r = &v->reasons[v->nreasons++];
+    return &v->reasons[v->nreasons++];
+}
+
+int det_move_reasons(gc_verdict *to, gc_verdict *from)
+{
+    int rc = 0;
+    for (size_t k = 0; k < from->nreasons && !rc; k++) {
+        gc_reason *r = reason_slot(to);
+        if (r)
+            *r = from->reasons[k];
+        else
+            rc = GC_ENOMEM;
+    }
+    if (from->level > to->level)
+        to->level = from->level;
+    free(from->reasons);
+    from->reasons = NULL;
+    from->nreasons = 0;
+    return rc;
+}
+
+int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double value,
+                   double ref, double dev, const char *dev_unit, int sev, const char *fmt, ...)
+{
+    gc_reason *r = reason_slot(v);
+    if (!r)
+        return GC_ENOMEM;
     memset(r, 0, sizeof *r);
     CPY(r->rule, rule);
     CPY(r->metric, metric);
