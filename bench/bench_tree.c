@@ -43,7 +43,7 @@
  *   -p  rank 0's part REPS times per size (at most 9), the sizes in turn
  *       (all sizes once, then again): its wall and CPU time are the
  *       medians, its system time the median CPU run's, and
- *       rank0_cpu_N_runs lists each run's CPU
+ *       rank0_cpu_N_runs lists each run's CPU, rank0_N_runs its wall
  *   -f  faults: one GPU in 97 (k % 97 == 50) 20% off its peers (every
  *       summary scaled by 1.2), so the verdicts and the report have GPUs
  *       and nodes that are not ok to show
@@ -651,11 +651,11 @@ int main(int argc, char **argv)
      * the same spells; its wall and CPU time are the medians, the rest the
      * last run's, every run's CPU time listed */
     static double walls[MAX_SIZES][MAX_REPS], cpus[MAX_SIZES][MAX_REPS], syss[MAX_SIZES][MAX_REPS];
-    static char runs[MAX_SIZES][MAX_REPS * 16];
+    static char runs[MAX_SIZES][MAX_REPS * 16], wruns[MAX_SIZES][MAX_REPS * 16];
     double ingest_v[MAX_SIZES], make_v[MAX_SIZES], ingest_cpu_v[MAX_SIZES];
     long peak_v[MAX_SIZES];
     int ok_v[MAX_SIZES];
-    size_t rl[MAX_SIZES] = { 0 };
+    size_t rl[MAX_SIZES] = { 0 }, wl[MAX_SIZES] = { 0 };
     int timed = 1;
     for (int p = 0; p < reps && timed; p++)
         for (int i = 0; i < nsizes && timed; i++) {
@@ -682,6 +682,8 @@ int main(int argc, char **argv)
                 fclose(f);
             rl[i] += (size_t)snprintf(runs[i] + rl[i], sizeof runs[i] - rl[i], "%s%.3f", p ? "," : "",
                                       cpus[i][p]);
+            wl[i] += (size_t)snprintf(wruns[i] + wl[i], sizeof wruns[i] - wl[i], "%s%.3f", p ? "," : "",
+                                      walls[i][p]);
         }
     if (!timed)
         status = 1;
@@ -751,7 +753,8 @@ int main(int argc, char **argv)
         printf("%7zu %9.2f %9.2f %9.2f %9.2f %9.2f %9.1f %10.1f %10.0f %9.2f %10.2f %9.2f %9.2f %9.0f %9.1f\n", n,
                make_s, ingest_s, ingest_cpu, r0, r0_cpu, peak_mb, cat_mb, cat_mb * 1e6 / (double)n, check_s, report_s, report_cpu,
                page_mb, load_ms, act_ms);
-        klen += (size_t)snprintf(keys + klen, sizeof keys - klen, "rank0_cpu_%zu_runs=%s\n", n, runs[i]);
+        klen += (size_t)snprintf(keys + klen, sizeof keys - klen, "rank0_cpu_%zu_runs=%s\nrank0_%zu_runs=%s\n", n,
+                                 runs[i], n, wruns[i]);
         klen += (size_t)snprintf(keys + klen, sizeof keys - klen,
                                  "rank0_sys_%zu_s=%.3f\ningest_cpu_%zu_s=%.3f\ningest_%zu_s=%.3f\nrank0_%zu_s=%.3f\nrank0_cpu_%zu_s=%.3f\npeak_%zu_mb=%.1f\ncatalogue_%zu_mb=%.1f\n"
                                  "check_%zu_s=%.3f\nreport_%zu_s=%.3f\nreport_cpu_%zu_s=%.3f\npage_%zu_mb=%.2f\n"
