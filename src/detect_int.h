@@ -1,4 +1,4 @@
-/* Private to the detect module (detect.c, detect_rules.c, detect_verdict.c):
+/* Private to the detect module (detect*.c):
  * the records, the string table and the baseline they share, and the
  * functions one file calls in another. Not part of the public API (detect.h). */
 #ifndef GC_DETECT_INT_H
@@ -123,6 +123,8 @@ typedef struct peers_job {
     int rc;
 } peers_job;
 
+/* Frees what the judgement keeps between its start and its end (detect_finish.c). */
+void det_fin_free(struct gc_detect *d);
 /* gc_detect_finish_start's state for gc_detect_finish. */
 enum { FIN_NONE, FIN_STARTED, FIN_DONE };
 typedef struct det_fin {
