@@ -483,8 +483,9 @@ void gc_cat_doc_tail(gc_jw *w, const gc_cat_node_row *rows, size_t nnodes, gc_ca
     w->compact = 1;
     w->depth0 = 0;
     rows_close(t);
-    /* the verdicts are judged on the other core while the rest before
-     * them is written (at 16,384 GPUs the link rows alone are 97 MB) */
+    /* the judgement begun (the GPUs' peers on threads of their own) while
+     * the rest before the verdicts is written (at 16,384 GPUs the link rows
+     * alone are 97 MB); gc_verdicts_judge below judges the links and joins */
     if (!t->oom)
         gc_verdicts_judge_start(t->v);
     gc_jw_puts(w, "\n],\n\"parameter_units\":");

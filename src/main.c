@@ -122,8 +122,9 @@ static int cmd_run(int argc, char **argv)
     gc_stop_install(1);
     gc_crash_identity(launcher_rank(), NULL, -1);
     gc_crash_stage("MPI_Init");
-    /* funneled: rank 0 judges its verdicts in a thread of its own while it
-     * writes (verdicts.c); only this thread calls MPI */
+    /* funneled: rank 0 judges its GPUs' peers on threads of their own
+     * while it writes (detect_finish.c, detect_peers.c); only this thread
+     * calls MPI */
     int provided = 0;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
     gc_crash_install();
