@@ -156,64 +156,151 @@ typedef struct lgstat {
     int judged[2];
 } lgstat;
 
-/* Link i's verdict (made here, the next one), side and group; bw: its two
- * bandwidths. Everything but its peers. */
-static int link_first(gc_detect *d, strtab *ids, size_t i, long *lsrc, long *ldst, uint32_t *lgroup,
-                      double *bw, const char ***gvstr, size_t *ngvstr)
+/* What link_first found for links before this one, reused where a link
+ * has the same inputs: a link's strings are interned (det_vstr: the same
+ * text, the same pointer), and a GPU's links come one after another with
+ * the same ends, class and kinds. At 16,384 GPUs each of 491,520 links
+ * hashed five keys (its ends' GPUs and nodes, its group); a memo's hit
+ * compares pointers. What it gives is what the lookups give (ids are
+ * made in the same order: a miss looks up as before). */
+enum { END_MEMO = 1024, GROUP_MEMO = 64 };   /* powers of two */
+typedef struct end_memo {
+    const char *node;   /* NULL: empty */
+    int index, is_gpu;
+    long gpu;           /* det_gpu_of */
+    uint32_t node_id;   /* det_node_id */
+} end_memo;
+typedef struct group_memo {
+    const char *cls, *ss, *ds;   /* NULL: empty */
+    uint32_t id;
+} group_memo;
+typedef struct link_memo {
+    end_memo end[END_MEMO];
+    group_memo group[GROUP_MEMO];
+    const char **gvstr;   /* per group id: its interned name */
+    size_t ngvstr;
+    /* the last link's kinds and what they make */
+    const char *kind, *bench, *dir, *mem, *eng;
+    int conc, valid;
+    int8_t fam, host_dir, network, one_way;
+    double floor;
+} link_memo;
+
+static int link_end(gc_detect *d, strtab *ids, link_memo *m, const gc_det_end *e, long *gpu,
+                    uint32_t *node_id)
 {
-    const gc_rules *R = d->r;
-    lrec *l = &d->l[i];
-    det_lside *x = &d->ls[i];
-    char key[600];
-    const char *cls = l->cls;
-    lsrc[i] = det_gpu_of(ids, &l->l.src);
-    ldst[i] = det_gpu_of(ids, &l->l.dst);
-    x->fam = (int8_t)det_link_family(&l->l);
-    x->host_dir = (int8_t)det_link_host_dir(&l->l);
-    x->network = !strcmp(l->l.kind, "network");
-    bw[2 * i] = l->l.beta_bps;
-    bw[2 * i + 1] = l->l.top_bps;
-    gc_verdict *v = det_new_verdict(d, GC_SUBJ_LINK);
-    if (!v || det_node_id(d, l->l.src.node, &x->src_node) || det_node_id(d, l->l.dst.node, &x->dst_node))
+    uintptr_t h = ((uintptr_t)e->node >> 3) ^ ((uintptr_t)(unsigned)e->gpu_index * 0x9E3779B1u) ^
+                  (uintptr_t)(e->is_gpu != 0);
+    end_memo *x = &m->end[(h ^ (h >> 10)) & (END_MEMO - 1)];
+    if (x->node && x->node == e->node && x->index == e->gpu_index && x->is_gpu == (e->is_gpu != 0)) {
+        *gpu = x->gpu, *node_id = x->node_id;
+        return 0;
+    }
+    *gpu = det_gpu_of(ids, e);
+    if (det_node_id(d, e->node, node_id))
         return GC_ENOMEM;
-    const char *ss = lsrc[i] >= 0 ? d->g[lsrc[i]].name : "host";
-    const char *ds = ldst[i] >= 0 ? d->g[ldst[i]].name : "host";
+    if (e->node)
+        *x = (end_memo){ e->node, e->gpu_index, e->is_gpu != 0, *gpu, *node_id };
+    return 0;
+}
+
+static int same_name(const char *a, const char *b)
+{
+    return a == b || !strcmp(a, b);
+}
+
+/* The link's group "CLASS | SRC -> DST" (its ends' GPU names or "host"):
+ * its id in d->groups, its interned text in *name. */
+static int link_group(gc_detect *d, link_memo *m, const char *cls, const char *ss, const char *ds,
+                      uint32_t *id, const char **name)
+{
+    uintptr_t h = (uintptr_t)cls >> 3;
+    group_memo *x = &m->group[(h ^ (h >> 7)) & (GROUP_MEMO - 1)];
+    if (x->cls == cls && x->cls && same_name(x->ss, ss) && same_name(x->ds, ds)) {
+        *id = x->id;
+        *name = m->gvstr[x->id];
+        return 0;
+    }
+    char key[600];
     sbuf kb = { key, 0, sizeof key };
     sb_put(&kb, cls, SIZE_MAX);
     sb_put(&kb, " | ", 3);
     sb_put(&kb, ss, SIZE_MAX);
     sb_put(&kb, " -> ", 4);
     sb_put(&kb, ds, SIZE_MAX);
-    long id = gc_strtab_id(&d->groups, key, 1);
-    if (id < 0)
+    long gid = gc_strtab_id(&d->groups, key, 1);
+    if (gid < 0)
         return GC_ENOMEM;
-    lgroup[i] = (uint32_t)id;
-    /* the subject made as the link came; the group interned as
-     * det_set_group would, each group once */
+    if ((size_t)gid >= m->ngvstr) {
+        size_t nc = m->ngvstr ? 2 * m->ngvstr : 64;
+        while (nc <= (size_t)gid)
+            nc *= 2;
+        const char **ng = realloc(m->gvstr, nc * sizeof *ng);
+        if (!ng)
+            return GC_ENOMEM;
+        memset(ng + m->ngvstr, 0, (nc - m->ngvstr) * sizeof *ng);
+        m->gvstr = ng, m->ngvstr = nc;
+    }
+    /* interned as det_set_group would, each group once */
+    if (!m->gvstr[gid] && !(m->gvstr[gid] = det_vstr(d, key, 256)))
+        return GC_ENOMEM;
+    *id = (uint32_t)gid;
+    *name = m->gvstr[gid];
+    *x = (group_memo){ cls, ss, ds, (uint32_t)gid };
+    return 0;
+}
+
+/* The link's family, host direction, kind "network", whether it is a
+ * one-way copy and its kind's lambda floor: of its kinds alone. */
+static void link_kinds(const gc_rules *R, link_memo *m, const gc_det_link *l)
+{
+    if (m->valid && m->kind == l->kind && m->bench == l->benchmark && m->dir == l->direction &&
+        m->mem == l->memory && m->eng == l->engine && m->conc == l->concurrent)
+        return;
+    m->kind = l->kind, m->bench = l->benchmark, m->dir = l->direction, m->mem = l->memory;
+    m->eng = l->engine, m->conc = l->concurrent, m->valid = 1;
+    m->fam = (int8_t)det_link_family(l);
+    m->host_dir = (int8_t)det_link_host_dir(l);
+    m->network = !strcmp(l->kind, "network");
+    /* physical limit: achieved / nominal of a one-way copy */
+    m->one_way = strcmp(l->direction, "bidir") != 0 && strcmp(l->memory, "pageable") != 0 &&
+                 (!l->engine[0] || !strcmp(l->engine, "ce")) && !l->concurrent;
+    m->floor = !strcmp(l->kind, "pcie") ? R->pcie_lambda_floor
+             : !strcmp(l->kind, "nvlink") ? R->nvlink_lambda_floor : 0;
+}
+
+/* Link i's verdict (made here, the next one), side and group; bw: its two
+ * bandwidths. Everything but its peers. */
+static int link_first(gc_detect *d, strtab *ids, size_t i, long *lsrc, long *ldst, uint32_t *lgroup,
+                      double *bw, link_memo *m)
+{
+    const gc_rules *R = d->r;
+    lrec *l = &d->l[i];
+    det_lside *x = &d->ls[i];
+    const char *cls = l->cls;
+    link_kinds(R, m, &l->l);
+    x->fam = m->fam;
+    x->host_dir = m->host_dir;
+    x->network = (uint8_t)m->network;
+    bw[2 * i] = l->l.beta_bps;
+    bw[2 * i + 1] = l->l.top_bps;
+    gc_verdict *v = det_new_verdict(d, GC_SUBJ_LINK);
+    if (!v || link_end(d, ids, m, &l->l.src, &lsrc[i], &x->src_node) ||
+        link_end(d, ids, m, &l->l.dst, &ldst[i], &x->dst_node))
+        return GC_ENOMEM;
+    const char *ss = lsrc[i] >= 0 ? d->g[lsrc[i]].name : "host";
+    const char *ds = ldst[i] >= 0 ? d->g[ldst[i]].name : "host";
+    if (link_group(d, m, cls, ss, ds, &lgroup[i], &v->group))
+        return GC_ENOMEM;
+    /* the subject made as the link came */
     v->subject = l->subject;
     v->node = l->l.src.is_gpu ? l->l.src.node : l->l.dst.node;   /* the link's end's, kept (det_vstr) */
     v->link_index = (long)l->l.index;
-    if ((size_t)id >= *ngvstr) {
-        size_t nc = *ngvstr ? 2 * *ngvstr : 64;
-        while (nc <= (size_t)id)
-            nc *= 2;
-        const char **ng = realloc(*gvstr, nc * sizeof *ng);
-        if (!ng)
-            return GC_ENOMEM;
-        memset(ng + *ngvstr, 0, (nc - *ngvstr) * sizeof *ng);
-        *gvstr = ng, *ngvstr = nc;
-    }
-    if (!(*gvstr)[id] && !((*gvstr)[id] = det_vstr(d, key, 256)))
-        return GC_ENOMEM;
-    v->group = (*gvstr)[id];
     v->used_baseline = d->base && det_baseline_knows_plan(d->base, lsrc[i] >= 0 ? ss : ds,
                                                           l->l.src.is_gpu ? l->l.src.uuid : l->l.dst.uuid,
                                                           d->plan);
-    /* physical limit: achieved / nominal of a one-way copy */
-    int one_way = strcmp(l->l.direction, "bidir") != 0 && strcmp(l->l.memory, "pageable") != 0 &&
-                  (!l->l.engine[0] || !strcmp(l->l.engine, "ce")) && !l->l.concurrent;
-    double floor = !strcmp(l->l.kind, "pcie") ? R->pcie_lambda_floor
-                 : !strcmp(l->l.kind, "nvlink") ? R->nvlink_lambda_floor : 0;
+    int one_way = m->one_way;
+    double floor = m->floor;
     int rc = 0;
     if (one_way && floor > 0 && isfinite(l->l.lambda) && l->l.lambda < floor)
         rc = det_add_reason(v, "limit_lambda", "lambda", l->l.lambda, floor, l->l.lambda, "ratio",
@@ -227,8 +314,8 @@ static int link_first(gc_detect *d, strtab *ids, size_t i, long *lsrc, long *lds
         int own;
         double lo;
         long ge = lsrc[i] >= 0 ? lsrc[i] : ldst[i];
-        int m = ge >= 0 ? det_gpu_method(&d->g[ge], gc_det_key_bench(bk)) : 0;
-        double ref = det_baseline_ref_method(d->base, sku, uuid, d->plan, bk, m, NULL, &own, &lo, NULL);
+        int meth = ge >= 0 ? det_gpu_method(&d->g[ge], gc_det_key_bench(bk)) : 0;
+        double ref = det_baseline_ref_method(d->base, sku, uuid, d->plan, bk, meth, NULL, &own, &lo, NULL);
         double xb = l->l.beta_bps;
         /* a link the host sets (pageable, both ways at once) only against its own past;
          * a deviation counts beyond the range the baseline's sources showed */
@@ -322,12 +409,12 @@ int det_judge_links(gc_detect *d, strtab *ids, long *lsrc, long *ldst)
         return 0;
     double *bw = malloc(2 * nl * sizeof *bw);
     uint32_t *lgroup = malloc(nl * sizeof *lgroup);
-    const char **gvstr = NULL;   /* per group id: its interned name */
-    size_t ngvstr = 0, *size = NULL;
+    link_memo *memo = calloc(1, sizeof *memo);
+    size_t *size = NULL;
     lgstat *st = NULL;
-    int rc = bw && lgroup ? 0 : GC_ENOMEM;
+    int rc = bw && lgroup && memo ? 0 : GC_ENOMEM;
     for (size_t i = 0; i < nl && !rc; i++)
-        rc = link_first(d, ids, i, lsrc, ldst, lgroup, bw, &gvstr, &ngvstr);
+        rc = link_first(d, ids, i, lsrc, ldst, lgroup, bw, memo);
     size_t ngroups = d->groups.n;
     if (!rc && (!(size = calloc(ngroups + 1, sizeof *size)) || !(st = calloc(ngroups + 1, sizeof *st))))
         rc = GC_ENOMEM;
@@ -335,6 +422,8 @@ int det_judge_links(gc_detect *d, strtab *ids, long *lsrc, long *ldst)
         rc = group_stats(d, lgroup, bw, ngroups, size, st);
     for (size_t i = 0; i < nl && !rc; i++)
         rc = link_peers(d, i, size[lgroup[i]], &st[lgroup[i]], bw);
-    free(bw), free(lgroup), free(gvstr), free(size), free(st);
+    if (memo)
+        free(memo->gvstr);
+    free(bw), free(lgroup), free(memo), free(size), free(st);
     return rc;
 }
