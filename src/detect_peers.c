@@ -141,17 +141,25 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
      * allows at its false-positive rate (rules fleet) */
     double zs = fmax(R->z_suspect, d->z_fleet), zd = fmax(R->z_degraded, d->z_fleet);
     double dzt = fmax(R->dist_z, d->z_fleet);
+    /* A member's own noise only widens its sigma (hypot(s, own) >= s, and
+     * a division by more is no larger): a member below the lower of the two
+     * (positive) thresholds over the peers' sigma alone is below it over
+     * its own, and its own noise (a square root, a hypot) is not worked out. */
+    double zmin = fmin(zs, zd);
     for (size_t i = 0; i < n && !rc; i++) {
         const val *x = &xs[i];
         gc_verdict *v = &verd[members[xm[i]]];
         double bad = x->better == GC_BETTER_HIGHER ? med - x->v : x->v - med;
-        /* the point's own sampling noise: the standard error of a
-         * median of count samples whose p5..p95 spans 3.29 sigma */
-        double own = x->has_q && x->count > 0 ? 1.2533 * (x->q[3] - x->q[1]) / 3.29 / sqrt(x->count) : 0;
-        double sig = isfinite(own) ? hypot(sigma, own) : sigma;
-        double z = bad / sig, rel = med != 0 ? bad / fabs(med) : 0;
-        int sev = z >= zd && rel >= R->rel_degraded ? GC_V_DEGRADED
+        int sev = GC_V_OK;
+        if (!(zmin > 0 && bad / sigma < zmin)) {
+            /* the point's own sampling noise: the standard error of a
+             * median of count samples whose p5..p95 spans 3.29 sigma */
+            double own = x->has_q && x->count > 0 ? 1.2533 * (x->q[3] - x->q[1]) / 3.29 / sqrt(x->count) : 0;
+            double sig = isfinite(own) ? hypot(sigma, own) : sigma;
+            double z = bad / sig, rel = med != 0 ? bad / fabs(med) : 0;
+            sev = z >= zd && rel >= R->rel_degraded ? GC_V_DEGRADED
                 : z >= zs && rel >= R->rel_suspect   ? GC_V_SUSPECT : GC_V_OK;
+        }
         if (sev) {
             char a[48], b[48];
             det_fmt_val(a, sizeof a, x->v, unit);
@@ -160,7 +168,7 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
                                 "%s vs peers' median %s (%+.1f%%, robust z %+.1f over %zu GPUs)",
                                 a, b, 100.0 * (x->v - med) / fabs(med), (x->v - med) / sigma, n);
         }
-        if (nq && !rc && x->count >= cmin) {
+        if (nq && !rc && x->count >= cmin && !(dzt > 0 && (dist[i] - dmed) / dsig < dzt)) {   /* as zmin */
             /* the distance's own sampling noise: its p5..p95 width over
              * the reference median, by the square root of its samples */
             double ownd = (x->q[3] - x->q[1]) / fabs(ref[2] ? ref[2] : med) / sqrt(x->count);
