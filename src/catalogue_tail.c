@@ -307,7 +307,7 @@ static void rows_copy(tail *t, gc_jw *w)
     if (!e && fflush(t->f) != 0)
         e = errno ? errno : EIO;
     if (!e)
-        e = gc_copy_from_fd(w->f, fileno(t->f), 0, t->buf, GC_JW_BUF);
+        e = gc_move_from_fd(w->f, fileno(t->f), t->buf, GC_JW_BUF);
     if (e && !w->err)
         w->err = e;
     fclose(t->f);   /* its 97 MB (16,384 GPUs) freed now, beside the judgement */

@@ -334,3 +334,20 @@ int gc_copy_from_fd(FILE *to, int fd, long long from, char *buf, size_t cap)
         at += k;
     }
 }
+
+int gc_move_from_fd(FILE *to, int fd, char *buf, size_t cap)
+{
+    for (off_t at = 0;;) {
+        ssize_t k = pread(fd, buf, cap, at);
+        if (k < 0)
+            return errno ? errno : EIO;
+        if (k == 0)
+            return 0;
+        if (fwrite(buf, 1, (size_t)k, to) != (size_t)k)
+            return errno ? errno : EIO;
+        /* the bytes copied, their pages freed for the copy's next ones
+         * (best effort: a file system without holes keeps them to the end) */
+        (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, at, k);
+        at += k;
+    }
+}

@@ -40,6 +40,10 @@ FILE *gc_tmpfile_in(const char *dir, gc_err *err);
 /* The bytes of fd from offset `from` to its end appended to `to`, through
  * buf (cap bytes). 0, or the errno of the failed read or write. */
 int gc_copy_from_fd(FILE *to, int fd, long long from, char *buf, size_t cap);
+/* The same, of a scratch file read once from its start: each chunk's pages
+ * freed (a hole punched) once copied, so that the copy reuses them rather
+ * than taking as much memory again. */
+int gc_move_from_fd(FILE *to, int fd, char *buf, size_t cap);
 /* f's bytes so far handed to the kernel and their write to disk begun,
  * without waiting (sync_file_range): the fsync that commits the file later
  * waits only for the rest. A hint: nothing is reported. */
