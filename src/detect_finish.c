@@ -130,7 +130,10 @@ static int fin_setup(gc_detect *d, gc_err *err)
         return gc_fail(err, GC_ENOMEM, "detect: out of memory");
     d->v = nv;
     d->capv = want;
-    gc_huge_advise(nv, want * sizeof *nv);
+    /* not advised onto huge pages: a 2 MB page is new memory zeroed at
+     * its first touch, after the last record; small pages reuse freed
+     * ones (measured: bench_tree -R 16384, system time 0.28-0.31 ->
+     * 0.18-0.20 s) */
     F->order = malloc((d->ng ? d->ng : 1) * sizeof *F->order);
     F->lsrc = malloc((d->nl ? d->nl : 1) * sizeof *F->lsrc);
     F->ldst = malloc((d->nl ? d->nl : 1) * sizeof *F->ldst);
