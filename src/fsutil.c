@@ -337,7 +337,8 @@ int gc_copy_from_fd(FILE *to, int fd, long long from, char *buf, size_t cap)
 
 int gc_move_from_fd(FILE *to, int fd, char *buf, size_t cap)
 {
-    for (off_t at = 0;;) {
+    enum { PUNCH_BYTES = 8 << 20 };   /* a call per 8 MB: one round trip each on a network file system */
+    for (off_t at = 0, freed = 0;;) {
         ssize_t k = pread(fd, buf, cap, at);
         if (k < 0)
             return errno ? errno : EIO;
@@ -345,9 +346,12 @@ int gc_move_from_fd(FILE *to, int fd, char *buf, size_t cap)
             return 0;
         if (fwrite(buf, 1, (size_t)k, to) != (size_t)k)
             return errno ? errno : EIO;
+        at += k;
         /* the bytes copied, their pages freed for the copy's next ones
          * (best effort: a file system without holes keeps them to the end) */
-        (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, at, k);
-        at += k;
+        if (at - freed >= PUNCH_BYTES) {
+            (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, freed, at - freed);
+            freed = at;
+        }
     }
 }
