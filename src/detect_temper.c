@@ -59,6 +59,8 @@ static void prefix(gc_reason *r, const char *what)
 
 static const val *remeasured(const gc_detect *d, const grec *g, const char *key)
 {
+    if (!g->nrv)   /* nothing measured again: no lookup (a faulted GPU has ~650 point reasons) */
+        return NULL;
     long id = gc_strtab_id((strtab *)&d->keys, key, 0);
     for (size_t i = 0; id >= 0 && i < g->nrv; i++)
         if (g->rv[i].key == (uint32_t)id)
@@ -69,6 +71,17 @@ static const val *remeasured(const gc_detect *d, const grec *g, const char *key)
 static const val *value_of(const gc_detect *d, const grec *g, const char *key)
 {
     long id = gc_strtab_id((strtab *)&d->keys, key, 0);
+    if (id >= 0 && g->keys_rising) {   /* keys strictly rising: found by halves */
+        size_t lo = 0, hi = g->nv;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (g->v[mid].key < (uint32_t)id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo < g->nv && g->v[lo].key == (uint32_t)id ? &g->v[lo] : NULL;
+    }
     for (size_t i = 0; id >= 0 && i < g->nv; i++)
         if (g->v[i].key == (uint32_t)id)
             return &g->v[i];
@@ -89,7 +102,7 @@ static void suffix(gc_reason *r, const char *what)
  * direction) is still at least half as heavy as the first one's. */
 static int held(const gc_detect *d, const grec *g, const gc_reason *r)
 {
-    const val *x = value_of(d, g, r->metric), *y = remeasured(d, g, r->metric);
+    const val *y = remeasured(d, g, r->metric), *x = y ? value_of(d, g, r->metric) : NULL;
     if (!x || !y)
         return -1;
     const gc_rules *R = d->r;
