@@ -321,9 +321,14 @@ void gc_file_start_writeback(FILE *f)
         (void)sync_file_range(fileno(f), 0, 0, SYNC_FILE_RANGE_WRITE);
 }
 
-int gc_copy_from_fd(FILE *to, int fd, long long from, char *buf, size_t cap)
+/* fd's bytes from `from` to its end appended to to; punch: each 8 MB's
+ * pages freed once copied (a call per 8 MB: one round trip each on a
+ * network file system; best effort: a file system without holes keeps
+ * them to the end) */
+static int copy_from(FILE *to, int fd, off_t from, char *buf, size_t cap, int punch)
 {
-    for (off_t at = (off_t)from;;) {
+    enum { PUNCH_BYTES = 8 << 20 };
+    for (off_t at = from, freed = from;;) {
         ssize_t k = pread(fd, buf, cap, at);
         if (k < 0)
             return errno ? errno : EIO;
@@ -332,26 +337,19 @@ int gc_copy_from_fd(FILE *to, int fd, long long from, char *buf, size_t cap)
         if (fwrite(buf, 1, (size_t)k, to) != (size_t)k)
             return errno ? errno : EIO;
         at += k;
-    }
-}
-
-int gc_move_from_fd(FILE *to, int fd, char *buf, size_t cap)
-{
-    enum { PUNCH_BYTES = 8 << 20 };   /* a call per 8 MB: one round trip each on a network file system */
-    for (off_t at = 0, freed = 0;;) {
-        ssize_t k = pread(fd, buf, cap, at);
-        if (k < 0)
-            return errno ? errno : EIO;
-        if (k == 0)
-            return 0;
-        if (fwrite(buf, 1, (size_t)k, to) != (size_t)k)
-            return errno ? errno : EIO;
-        at += k;
-        /* the bytes copied, their pages freed for the copy's next ones
-         * (best effort: a file system without holes keeps them to the end) */
-        if (at - freed >= PUNCH_BYTES) {
+        if (punch && at - freed >= PUNCH_BYTES) {
             (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, freed, at - freed);
             freed = at;
         }
     }
+}
+
+int gc_copy_from_fd(FILE *to, int fd, long long from, char *buf, size_t cap)
+{
+    return copy_from(to, fd, (off_t)from, buf, cap, 0);
+}
+
+int gc_move_from_fd(FILE *to, int fd, char *buf, size_t cap)
+{
+    return copy_from(to, fd, 0, buf, cap, 1);
 }
