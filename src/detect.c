@@ -341,6 +341,19 @@ int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
     return 0;
 }
 
+size_t det_first_key_at(const val *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].key < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 void gc_detect_last_link_names(const gc_detect *d, const char **subject, const char **node)
 {
     const lrec *l = d->nl ? &d->l[d->nl - 1] : NULL;

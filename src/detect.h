@@ -173,6 +173,10 @@ int gc_detect_finish(gc_detect *d, gc_err *err);
  * gc_detect_finish, which does the rest on the caller's thread. Nothing
  * may be added after. gc_detect_free without gc_detect_finish is fine. */
 int gc_detect_finish_start(gc_detect *d, gc_err *err);
+/* Whether judging may start threads (default yes): a process whose MPI
+ * gives less than MPI_THREAD_FUNNELED must stay on one thread, and then
+ * judges there, to the same verdicts. Process-wide; set before judging. */
+void gc_detect_allow_threads(int allowed);
 
 /* The one-sided normal z whose tail, over n comparisons, is rate in all
  * (the run's false-positive rate, Bonferroni; rules fleet). */

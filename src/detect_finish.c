@@ -197,6 +197,18 @@ void det_fin_free(gc_detect *d)
     F->lsrc = F->ldst = NULL;
 }
 
+static int threads_allowed = 1;
+
+void gc_detect_allow_threads(int allowed)
+{
+    threads_allowed = allowed != 0;
+}
+
+int det_threads_allowed(void)
+{
+    return threads_allowed;
+}
+
 int gc_detect_finish_start(gc_detect *d, gc_err *err)
 {
     det_fin *F = &d->fin;
@@ -212,7 +224,7 @@ int gc_detect_finish_start(gc_detect *d, gc_err *err)
      * touches what the other writes, and each GPU's reasons come in the
      * same order as on one thread */
     F->pj = (peers_job){ d, F->order, 0 };
-    F->threaded = pthread_create(&F->peers, NULL, peers_main, &F->pj) == 0;   /* signals: stop.h */
+    F->threaded = threads_allowed && pthread_create(&F->peers, NULL, peers_main, &F->pj) == 0;   /* signals: stop.h */
     return 0;
 }
 

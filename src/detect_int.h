@@ -72,6 +72,9 @@ typedef struct val {
     float q[GC_DET_NQ];
 } val;
 
+/* The first of v[0..n) (keys rising) whose key is k or more (n: none). */
+size_t det_first_key_at(const val *v, size_t n, size_t k);
+
 typedef struct grec {
     char node[GC_NODE_MAX], uuid[48], name[96], status[16], reason[160];
     int index, rank;
@@ -123,6 +126,8 @@ typedef struct peers_job {
     int rc;
 } peers_job;
 
+/* gc_detect_allow_threads's setting (detect_finish.c). */
+int det_threads_allowed(void);
 /* Frees what the judgement keeps between its start and its end (detect_finish.c). */
 void det_fin_free(struct gc_detect *d);
 /* gc_detect_finish_start's state for gc_detect_finish. */

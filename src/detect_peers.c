@@ -221,20 +221,6 @@ typedef struct half {
     int rc;
 } half;
 
-/* the first of v[0..n) (keys rising) whose key is k or more */
-static size_t first_key_at(const val *v, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].key < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static void *judge_half(void *arg)
 {
     half *h = arg;
@@ -253,7 +239,7 @@ static void *judge_half(void *arg)
         h->rc = GC_ENOMEM;
     gc_huge_advise(cb, kc * stride * sizeof *cb);
     for (size_t m = 0; m < nm && !h->rc; m++)
-        cur[m] = h->k_lo && h->vp0[m] ? first_key_at(h->vp0[m], h->vn[m], h->k_lo) : 0;
+        cur[m] = h->k_lo && h->vp0[m] ? det_first_key_at(h->vp0[m], h->vn[m], h->k_lo) : 0;
     for (size_t k0 = h->k_lo; k0 < h->k_hi && !h->rc; k0 += kc) {
         size_t kend = k0 + kc < h->k_hi ? k0 + kc : h->k_hi;
         memset(cn, 0, sizeof cn);
@@ -298,7 +284,7 @@ static int judge_sorted(gc_detect *d, const uint32_t *members, size_t nm, const 
         h0.k_hi = kmid;
     }
     half h1 = { d, self, shadow, nm, kmid, nk, vp0, vn, 0 };
-    if (self && !(threaded = pthread_create(&t, NULL, judge_half, &h1) == 0))
+    if (self && !(threaded = det_threads_allowed() && pthread_create(&t, NULL, judge_half, &h1) == 0))
         h0.k_hi = nk;   /* no thread: every key here */
     judge_half(&h0);
     if (threaded)

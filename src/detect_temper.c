@@ -72,15 +72,8 @@ static const val *value_of(const gc_detect *d, const grec *g, const char *key)
 {
     long id = gc_strtab_id((strtab *)&d->keys, key, 0);
     if (id >= 0 && g->keys_rising) {   /* keys strictly rising: found by halves */
-        size_t lo = 0, hi = g->nv;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (g->v[mid].key < (uint32_t)id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo < g->nv && g->v[lo].key == (uint32_t)id ? &g->v[lo] : NULL;
+        size_t i = det_first_key_at(g->v, g->nv, (size_t)id);
+        return i < g->nv && g->v[i].key == (uint32_t)id ? &g->v[i] : NULL;
     }
     for (size_t i = 0; id >= 0 && i < g->nv; i++)
         if (g->v[i].key == (uint32_t)id)

@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "check_cmd.h"
 #include "crash.h"
+#include "detect.h"
 #include "history_cmd.h"
 #include "kernels.h"
 #include "merge.h"
@@ -127,6 +128,8 @@ static int cmd_run(int argc, char **argv)
      * calls MPI */
     int provided = 0;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    if (provided < MPI_THREAD_FUNNELED)
+        gc_detect_allow_threads(0);
     gc_crash_install();
     gc_stop_install(1);
     int world_rank = -1;

@@ -252,6 +252,15 @@ int main(void)
         CHECK(fabs(r->reference - 3.0e12) < 1e6 && fabs(r->value - 2.7e12) < 1e6 && r->deviation < -8,
               "reason numbers %g %g %g", r->value, r->reference, r->deviation);
     }
+    {   /* judged without threads (an MPI below MPI_THREAD_FUNNELED): the same verdicts */
+        gc_detect_allow_threads(0);
+        judged j1 = judge(js, &R, NULL);
+        gc_detect_allow_threads(1);
+        char *a = gc_detect_json(j.d, 1), *b = j1.rc ? NULL : gc_detect_json(j1.d, 1);
+        CHECK(a && b && !strcmp(a, b), "one thread: verdicts differ from the threaded judgement's");
+        free(a), free(b);
+        gc_detect_free(j1.d);
+    }
     gc_detect_free(j.d);
     free(js);
 
