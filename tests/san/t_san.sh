@@ -29,28 +29,10 @@ export OMPI_MCA_mca_base_component_disable_dlclose=1
 reports() {   # any sanitizer report in a log?
     grep -E -q 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: (Address|Undefined|Leak)' "$1"
 }
-failures=0
-fail() {
-    echo "FAIL: $1; end of $2:"
-    tail -n 40 "$2" | sed 's/^/    /'
-    failures=$((failures + 1))
-}
+. "$ROOT/tests/san/common.sh"
 
-# 1. Unit tests (77 = skipped is fine, as in tests/run.sh).
-for t in "$SAN_BUILD"/tests/test_*; do
-    [ -x "$t" ] || continue
-    name=$(basename "$t")
-    log=$TMP/$name.log
-    "$t" . > "$log" 2>&1
-    rc=$?
-    if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
-        fail "$name (exit $rc)" "$log"
-    elif reports "$log"; then
-        fail "$name: sanitizer report" "$log"
-    else
-        echo "ok: $name ($(tail -n 1 "$log"))"
-    fi
-done
+# 1. Unit tests.
+san_units "$SAN_BUILD"
 
 # 2. An MPI sim run on 2 ranks, then merge and plan from the same binary.
 plan=$ROOT/tests/mpi/plan.cfg

@@ -16,30 +16,17 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j"$(nproc 2>/dev/null || echo 2
 [ -x "$TGC" ] || die "no $TGC"
 export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1"
 
-failures=0
-fail() {
-    echo "FAIL: $1; end of $2:"
-    tail -n 40 "$2" | sed 's/^/    /'
-    failures=$((failures + 1))
+reports() {   # a data race (or another ThreadSanitizer report) in a log?
+    grep -q "ThreadSanitizer" "$1"
 }
-for t in "$TSAN_BUILD"/tests/test_*; do
-    [ -x "$t" ] || continue
-    name=$(basename "$t")
-    log=$TMP/$name.log
-    "$t" . > "$log" 2>&1
-    rc=$?
-    if [ $rc -ne 0 ] || grep -q "ThreadSanitizer" "$log"; then
-        fail "$name (exit $rc)" "$log"
-    else
-        echo "ok: $name ($(tail -n 1 "$log"))"
-    fi
-done
+. "$ROOT/tests/san/common.sh"
+san_units "$TSAN_BUILD"
 
 out=$TMP/out
 $MPIRUN -np 4 "$GC" run "$ROOT/tests/mpi/plan.cfg" --backend sim --sim-nodes 2 -o "$out" --quiet \
     > "$TMP/run.log" 2>&1 || { tail -n 20 "$TMP/run.log"; die "the sim run (plain build)"; }
 log=$TMP/merge.log
-if ! "$TGC" merge "$out/shards" -o "$TMP/merged" > "$log" 2>&1 || grep -q "ThreadSanitizer" "$log"; then
+if ! "$TGC" merge "$out/shards" -o "$TMP/merged" > "$log" 2>&1 || reports "$log"; then
     fail "merge under ThreadSanitizer" "$log"
 else
     /usr/bin/python3 "$ROOT/tests/mpi/same.py" "$out" "$TMP/merged" > "$TMP/same.log" 2>&1 ||
