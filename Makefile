@@ -47,7 +47,7 @@ LDLIBS     := $(DEP_LIBS) $(CUDA_LIBS) -lm
 NVFLAGS    ?= -O3 -std=c++17 -Xcompiler -Wall $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
               -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
 
-HOST_SRC   := $(filter-out src/main.c,$(wildcard src/*.c src/bench/*.c))
+HOST_SRC   := $(filter-out src/main.c,$(wildcard src/*/*.c src/*/*/*.c))
 HOST_OBJ   := $(HOST_SRC:%.c=$(BUILD)/%.o)
 CU_SRC     := $(wildcard kernels/*.cu)
 CU_OBJ     := $(CU_SRC:%.cu=$(BUILD)/%.o)
@@ -111,7 +111,7 @@ kdesc-update: $(BUILD)/gen/valid_desc.c
 $(BUILD)/libgck.a: $(CU_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-# -rdynamic: a crash report's backtrace (src/crash.c) names our functions.
+# -rdynamic: a crash report's backtrace (src/util/crash.c) names our functions.
 $(BUILD)/gpucensus: $(BUILD)/src/main.o $(BUILD)/libgc.a $(BUILD)/libgck.a
 	$(MPICC) $(LDFLAGS) -rdynamic -o $@ $^ $(LDLIBS)
 
@@ -186,7 +186,8 @@ FUZZ_BUILD   ?= $(BUILD)/fuzz
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Isrc -Ikernels $(DEP_CFLAGS)
-FUZZ_LIBSRC  := $(filter-out src/cluster.c src/run.c src/run_out.c src/tree.c src/confirm.c src/watch.c src/watch_gather.c src/backend_cuda.c src/bench/cuda_%.c,$(HOST_SRC))
+FUZZ_LIBSRC  := $(filter-out src/tree/cluster.c src/tree/tree.c src/tree/watch.c src/tree/watch_gather.c \
+                src/run/run.c src/run/run_out.c src/run/confirm.c src/measure/cuda/%.c,$(HOST_SRC))
 FUZZ_LIBOBJ  := $(FUZZ_LIBSRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/$(BUILD)/gen/valid_desc.o
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "codec.h"
+#include "census/codec.h"
 
 #define N_SAMPLES 100000
 

@@ -47,14 +47,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "fsutil.h"
-#include "hist.h"
-#include "plan.h"
-#include "schedule.h"
-#include "shard.h"
-#include "sim_rank.h"
-#include "version.h"
+#include "measure/backend.h"
+#include "util/fsutil.h"
+#include "census/hist.h"
+#include "plan/plan.h"
+#include "plan/schedule.h"
+#include "census/shard.h"
+#include "measure/sim/sim_rank.h"
+#include "util/version.h"
 
 #define MAX_SIZES 8
 

@@ -1,4 +1,4 @@
-/* The aggregation tree at scale (src/tree.h): a node leader's part and
+/* The aggregation tree at scale (src/tree/tree.h): a node leader's part and
  * rank 0's part of a census of 1024, 4096 and 16,384 GPUs, without MPI.
  *
  * Input: the shards of one node of 8 GPUs (SHARDS, with its roster.gcr),
@@ -63,12 +63,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyze.h"
-#include "catalogue.h"
-#include "collect.h"
-#include "fsutil.h"
-#include "shard.h"
-#include "timeutil.h"
+#include "analyze/analyze.h"
+#include "write/catalogue.h"
+#include "tree/collect.h"
+#include "util/fsutil.h"
+#include "census/shard.h"
+#include "util/timeutil.h"
 
 /* Under valgrind (--tool=callgrind --instr-atstart=no), only rank 0's last
  * part is instrumented: bench_tree -R N -d DIR [-f] SHARDS (see

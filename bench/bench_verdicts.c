@@ -37,17 +37,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyze.h"
-#include "fsutil.h"
-#include "hist.h"
-#include "jsonw.h"
-#include "links.h"
-#include "plan.h"
-#include "schedule.h"
-#include "shard.h"
-#include "sim_rank.h"
-#include "verdicts.h"
-#include "version.h"
+#include "analyze/analyze.h"
+#include "util/fsutil.h"
+#include "census/hist.h"
+#include "util/jsonw.h"
+#include "analyze/links.h"
+#include "plan/plan.h"
+#include "plan/schedule.h"
+#include "census/shard.h"
+#include "measure/sim/sim_rank.h"
+#include "write/verdicts.h"
+#include "util/version.h"
 
 static double now_s(void)
 {

@@ -7,20 +7,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "backend.h"
-#include "check_cmd.h"
-#include "crash.h"
-#include "detect.h"
-#include "history_cmd.h"
+#include "measure/backend.h"
+#include "cmd/check_cmd.h"
+#include "util/crash.h"
+#include "judge/detect.h"
+#include "cmd/history_cmd.h"
 #include "kernels.h"
-#include "merge.h"
-#include "plan.h"
-#include "predict_cmd.h"
-#include "report.h"
-#include "run.h"
-#include "schedule.h"
-#include "stop.h"
-#include "version.h"
+#include "write/merge.h"
+#include "plan/plan.h"
+#include "cmd/predict_cmd.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "plan/schedule.h"
+#include "util/stop.h"
+#include "util/version.h"
 
 static void usage(FILE *f)
 {

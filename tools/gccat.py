@@ -70,7 +70,7 @@ def expand(cat):
     if not str(cat.get("schema_version", "")).startswith("3."):
         return cat
     units = cat.pop("parameter_units", {})
-    cat.pop("peer_notes", None)   # once per run (src/peer_notes.c); 2.0 has no place for it
+    cat.pop("peer_notes", None)   # once per run (src/analyze/peer_notes.c); 2.0 has no place for it
     tables = cat["models"].pop("tables", {})
     regimes = tables.get("regimes", ["all", "compute", "memory", "latency"])
     for g in cat["gpus"]:

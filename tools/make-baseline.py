@@ -5,7 +5,7 @@ usage: tools/make-baseline.py CATALOGUE[.json|DIR] ... -o OUT.json [--sku NAME] 
        tools/make-baseline.py CATALOGUE ... --dir OUTDIR   (one file per SKU, named after it)
 
 Like with like: every value is kept per plan (the catalogue's run.plan_name)
-and per point key (the kernel, footprint and size: src/detect.c's
+and per point key (the kernel, footprint and size: src/judge/detect.c's
 gc_det_point_key, observed context left out), so `gpucensus check` compares
 a point only with what the same plan measured there. A parameter such as
 hbm_bw_bps is the best of the kernels a plan runs: it is kept per plan too.
@@ -38,12 +38,12 @@ PARAMS = ["hbm_bw_bps", "hbm_read_bps", "hbm_write_bps", "hbm_copy_bps", "hbm_tr
           "l2_bw_bps", "smem_bw_bps", "l1_latency_cycles", "l2_latency_cycles",
           "l2_far_latency_cycles", "dram_latency_cycles", "page_chase_latency_cycles",
           "sustained_sm_clock_mhz"]
-# as gc_det_ctx_observed (src/detect.c): context that holds what was observed
+# as gc_det_ctx_observed (src/judge/detect.c): context that holds what was observed
 OBSERVED = {"sm_clock_mhz_measured", "timer_cost_median_cycles", "loaded_s", "ecc_corrected_new",
             "ecc_uncorrected_new", "remapped_rows_new", "slowdown_reasons", "xid_events",
             "fma_iters", "bytes_moved", "theoretical_bps", "nominal_bps", "pcie_gen", "pcie_width",
             "confirm"}
-# Each change of a benchmark's method (src/bench/registry.c's method_changes,
+# Each change of a benchmark's method (src/census/registry.c's method_changes,
 # the same rows; t_fleet_baseline checks they agree): the version it started,
 # its commit and the commit's date. Only for catalogues that predate recorded
 # versions (gpus[].methods): git ancestry where this clone knows both
@@ -73,7 +73,7 @@ SKIP_BENCH = {"xfer", "p2p", "net"}   # judged as links (configs/rules.cfg peers
 
 
 def host_set(key):
-    """as gc_det_host_set (src/detect.c)"""
+    """as gc_det_host_set (src/judge/detect.c)"""
     return key.startswith("launch") or "pageable" in key or key.startswith("pcie xfer bidir")
 
 
@@ -127,7 +127,7 @@ def point_key(r):
 
 
 def link_class(l):
-    """as gc_det_link_class (src/detect_rules.c)"""
+    """as gc_det_link_class (src/judge/detect_rules.c)"""
     s = f'{l["kind"]} {l["benchmark"]} {l["direction"]} {l["memory"]}'
     if l.get("engine"):
         s += " " + l["engine"]

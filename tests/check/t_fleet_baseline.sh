@@ -45,11 +45,11 @@ done
 echo "ok: configs/baselines/*.json valid (results-schema/baseline.schema.json)"
 
 # the C registry's method changes and tools/make-baseline.py's METHODS agree
-python3 - <<'PY' || die "src/bench/registry.c and tools/make-baseline.py disagree on methods"
+python3 - <<'PY' || die "src/census/registry.c and tools/make-baseline.py disagree on methods"
 import re, sys
 sys.path.insert(0, "tools")
 mb = __import__("make-baseline")
-src = open("src/bench/registry.c").read()
+src = open("src/census/registry.c").read()
 rows = sorted(re.findall(r'\{ "(\w+)", (\d+), "(\w+)", "([0-9T:Z-]+)" \}', src))
 py = sorted((b, str(v), c, d) for b, ch in mb.METHODS.items() for v, c, d in ch)
 cur = {b: int(v) for b, v in re.findall(r'DEF\("(\w+)", "[^"]*",\s*GC_PHASE_\w+, (\d+),', src)}

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catread.h"
+#include "read/catread.h"
 
 static void check_msg(int rc, const gc_err *err, const char *name)
 {

@@ -4,7 +4,7 @@
  *
  * Build and run (from the repository root):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc tests/fuzz/fuzz_codec.c \
- *       src/hist.c src/wire.c src/codec.c src/err.c -lz -o build/fuzz_codec
+ *       src/census/hist.c src/util/wire.c src/census/codec.c src/util/err.c -lz -o build/fuzz_codec
  *   build/fuzz_codec -max_total_time=60 tests/fuzz/corpus/codec
  *
  * The first input byte picks a mode, so the fuzzer reaches past the CRC and
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec.h"
+#include "census/codec.h"
 
 static void check_hist(const gc_hist *h)
 {

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catread_hist.h"
-#include "history.h"
+#include "read/catread_hist.h"
+#include "read/history.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,8 +5,8 @@
  *
  * Build and run (from the repository root):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE -Isrc \
- *       tests/fuzz/fuzz_plan.c src/plan*.c src/sha256.c src/bench/registry.c \
- *       src/err.c src/results.c src/hist.c -lconfig -lm -o build/fuzz_plan
+ *       tests/fuzz/fuzz_plan.c src/plan*.c src/util/sha256.c src/census/registry.c \
+ *       src/util/err.c src/census/results.c src/census/hist.c -lconfig -lm -o build/fuzz_plan
  *   mkdir -p build/fuzz-plan-work && build/fuzz_plan -max_total_time=60 \
  *       build/fuzz-plan-work tests/fuzz/corpus/plan
  * (the first directory receives new inputs; the checked-in seed corpus is
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* libconfig 1.5 leaks a pending string token when a parse fails
  * (hyperrealm/libconfig#142, fixed in 1.7 by PR #155): 64 bytes per syntax

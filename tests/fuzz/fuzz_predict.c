@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catread_models.h"
-#include "kdesc.h"
-#include "model_little.h"
-#include "model_mwp.h"
+#include "read/catread_models.h"
+#include "census/kdesc.h"
+#include "analyze/model_little.h"
+#include "analyze/model_mwp.h"
 
 /* libconfig 1.5 leaks a pending string token when a parse fails
  * (hyperrealm/libconfig#142; see fuzz_plan.c): only leaks allocated inside

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rules.h"
+#include "judge/rules.h"
 
 /* libconfig 1.5 leaks a pending string token on a syntax error
  * (hyperrealm/libconfig#142); only leaks inside libconfig are ignored. */

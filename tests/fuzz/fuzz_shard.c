@@ -46,8 +46,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec.h"
-#include "shard.h"
+#include "census/codec.h"
+#include "census/shard.h"
 
 #define HDR 13
 

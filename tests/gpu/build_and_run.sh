@@ -14,7 +14,7 @@ for f in kernels/*.cu; do
 done
 for p in $pids; do wait $p; done
 CFLAGS="-std=c11 -D_GNU_SOURCE -O2 -Wall -Isrc"
-gcc $CFLAGS -o "$B/gpu_bench" tests/gpu/gpu_bench.c src/backend_cuda.c src/nvml.c \
-    src/bench/cuda_*.c src/bench/registry.c src/results.c src/hist.c src/err.c \
+gcc $CFLAGS -o "$B/gpu_bench" tests/gpu/gpu_bench.c src/measure/cuda/backend_cuda.c src/measure/nvml.c \
+    src/bench/cuda_*.c src/census/registry.c src/census/results.c src/census/hist.c src/util/err.c \
     "$B"/*.o -L"${CUDA_HOME:-/usr/local/cuda}/lib64" -lcudart_static -lstdc++ -lpthread -ldl -lrt -lm
 exec "$B/gpu_bench" "$@"

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../src/backend.h"
-#include "../../src/plan.h"
+#include "measure/backend.h"
+#include "plan/plan.h"
 #include "../unit/check.h"
 
 

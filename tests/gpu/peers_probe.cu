@@ -471,7 +471,7 @@ struct ChaseFig {
     double p50, mean;
 };
 
-// The census's reading (src/bench/cuda_mem.c gc_cuda_chase_far, xfer method 2).
+// The census's reading (src/measure/cuda/cuda_mem.c gc_cuda_chase_far, xfer method 2).
 /* The device buffers and events the hostmem readings share (freed with it). */
 struct Reader {
     uint32_t *d_out;

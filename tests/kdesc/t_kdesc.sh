@@ -96,7 +96,7 @@ echo "refusals ok"
 # the committed descriptions: one per registry name (the held-out kernels,
 # held_*, are tools/describe.py's: t_describe.sh), the same names as the
 # table; equal to kdesc.py's output when the fixture is of the same sources
-names=$(sed -n '/valid_kernels\[\] = {/,/NULL };/p' "$ROOT/src/bench/registry.c" |
+names=$(sed -n '/valid_kernels\[\] = {/,/NULL };/p' "$ROOT/src/census/registry.c" |
         grep -o '"[a-z0-9_]*"' | tr -d '"' | grep -v '^held_' | sort)
 [ "$(echo "$names" | wc -l)" -eq 19 ] || die "registry: $(echo "$names" | wc -l) valid kernels"
 tab=$(grep -o '^GCV("[a-z0-9_]*"' "$ROOT/kernels/valid_table.h" | sed 's/GCV("//; s/"//' | sort)

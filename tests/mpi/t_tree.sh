@@ -1,5 +1,5 @@
 #!/bin/sh
-# The aggregation tree (src/tree.c): 64 real MPI ranks on 8 simulated nodes
+# The aggregation tree (src/tree/tree.c): 64 real MPI ranks on 8 simulated nodes
 # (oversubscribed) send records, the 8 node leaders write their node files,
 # rank 0 the catalogue; it validates and equals `merge`'s from the shards.
 # Then a leader that dies: the others' results are all there, its node's

@@ -48,11 +48,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "cluster.h"
-#include "fsutil.h"
-#include "timeutil.h"
-#include "tree.h"
-#include "watch_int.h"   /* TAG_LEN, TAG_LOST: a record's length, rank 0's word to a lost rank */
+#include "tree/cluster.h"
+#include "util/fsutil.h"
+#include "util/timeutil.h"
+#include "tree/tree.h"
+#include "tree/watch_int.h"   /* TAG_LEN, TAG_LOST: a record's length, rank 0's word to a lost rank */
 
 #define TAG_QUIET 900  /* to rank 0: my last word is sent; silent from now */
 #define TAG_HOLD 901   /* rank 0 to 2: it is taking rank 1's record */

@@ -9,7 +9,7 @@
 #include <zlib.h>
 
 #include "check.h"
-#include "codec.h"
+#include "census/codec.h"
 
 static uint64_t rng_state = 42;
 

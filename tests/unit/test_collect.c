@@ -15,9 +15,9 @@
 
 #include <jansson.h>
 
-#include "../../src/analyze.h"
-#include "../../src/collect.h"
-#include "../../src/fsutil.h"
+#include "analyze/analyze.h"
+#include "tree/collect.h"
+#include "util/fsutil.h"
 #include "check.h"
 
 #define NGPU 8

@@ -1,4 +1,4 @@
-/* Rank 0's choice of P2P links to measure again (src/confirm.c,
+/* Rank 0's choice of P2P links to measure again (src/run/confirm.c,
  * gc_confirm_pick_links): per item, the links the peers rule would call
  * degraded, each once (either direction), each with a partner on its
  * node that the fewest other slow links touch; links of another node
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "confirm.h"
+#include "run/confirm.h"
 
 #define W GC_CONFIRM_LINK_W
 

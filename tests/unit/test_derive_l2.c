@@ -1,4 +1,4 @@
-/* Which l2_bw point the models get (src/derive.c, l2_bw_params): the best
+/* Which l2_bw point the models get (src/analyze/derive.c, l2_bw_params): the best
  * L2-resident point whose resident blocks do not share chunks, the sharing
  * peak apart; the least shared point where every point shares; a backend
  * that does not report blocks_per_chunk (the sim) as before. */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "derive.h"
+#include "analyze/derive.h"
 
 static void l2_point(gc_gpu *g, double footprint, const char *order, double share, double bps)
 {

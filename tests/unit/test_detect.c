@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catread.h"
+#include "read/catread.h"
 #include "check.h"
-#include "check_cmd.h"
-#include "detect.h"
-#include "detect_int.h"
-#include "rules.h"
+#include "cmd/check_cmd.h"
+#include "judge/detect.h"
+#include "judge/detect_int.h"
+#include "judge/rules.h"
 
 /* ---- a crafted catalogue ---------------------------------------------- */
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "check.h"
-#include "fit.h"
+#include "util/fit.h"
 
 static const double warps[7] = { 132, 264, 528, 1056, 2112, 4224, 8448 };
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "hist.h"
+#include "census/hist.h"
 
 #define N_SAMPLES 100000
 

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "g10.h"
-#include "jsonw.h"
+#include "util/g10.h"
+#include "util/jsonw.h"
 
 static char out[1 << 16];
 

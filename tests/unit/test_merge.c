@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/catalogue.h"
-#include "../../src/fsutil.h"
-#include "../../src/merge.h"
-#include "../../src/shard.h"
+#include "write/catalogue.h"
+#include "util/fsutil.h"
+#include "write/merge.h"
+#include "census/shard.h"
 #include "check.h"
 
 static void make_run(gc_run_meta *m)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "model_xfer.h"
+#include "analyze/model_xfer.h"
 
 static double rel(double a, double b) { return fabs(a - b) / fabs(b); }
 

@@ -20,15 +20,15 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "derive.h"
-#include "kdesc.h"
-#include "kdesc_set.h"
-#include "model_hw.h"
-#include "model_little.h"
-#include "model_mwp.h"
-#include "occupancy.h"
-#include "sim_valid.h"
-#include "validate.h"
+#include "analyze/derive.h"
+#include "census/kdesc.h"
+#include "census/kdesc_set.h"
+#include "analyze/model_hw.h"
+#include "analyze/model_little.h"
+#include "analyze/model_mwp.h"
+#include "census/occupancy.h"
+#include "measure/sim/sim_valid.h"
+#include "analyze/validate.h"
 
 static double rel(double a, double b) { return fabs(a - b) / fabs(b); }
 

@@ -1,4 +1,4 @@
-/* Host memory bound to a NUMA node without libnuma (src/bench/cuda_numa.c,
+/* Host memory bound to a NUMA node without libnuma (src/measure/cuda/cuda_numa.c,
  * the per-node host chase): the online nodes are read, memory bound to the
  * first lands there, 2 MiB-aligned (so that it can be in huge pages, and
  * the smaps reading finds its mapping), a node that does not exist is
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/cuda_numa.h"
+#include "measure/cuda/cuda_numa.h"
 #include "check.h"
 
 int main(void)

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "plan.h"
-#include "sha256.h"
+#include "plan/plan.h"
+#include "util/sha256.h"
 
 static const char *root = ".";
 

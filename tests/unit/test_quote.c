@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/quote.h"
+#include "util/quote.h"
 #include "check.h"
 
 static char *html(const char *s)

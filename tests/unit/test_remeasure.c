@@ -1,4 +1,4 @@
-/* Host-bound points measured again (src/remeasure.c) on the sim backend:
+/* Host-bound points measured again (src/measure/remeasure.c) on the sim backend:
  * a clean host link is left alone; one whose samples spread (a bimodal
  * fault: a fraction of copies 1.6x slower) is re-measured until its
  * median holds, or until the round or time bound when it never does; so
@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
+#include "measure/backend.h"
 #include "check.h"
-#include "remeasure.h"
+#include "measure/remeasure.h"
 
 #define MiB (1024.0 * 1024.0)
 #define NITEMS 3

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../src/schedule.h"
+#include "plan/schedule.h"
 
 static gc_plan plan;
 

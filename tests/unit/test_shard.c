@@ -1,5 +1,5 @@
-/* Unit tests of shard and roster files (src/shard.h) and of atomic file
- * writes (src/fsutil.h).
+/* Unit tests of shard and roster files (src/census/shard.h) and of atomic file
+ * writes (src/util/fsutil.h).
  *
  * Shards are what rank 0 and `merge` read from other ranks and from disk,
  * so they are untrusted: a full round trip checks every field; every
@@ -25,10 +25,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "codec.h"
-#include "fsutil.h"
-#include "shard.h"
-#include "bench/registry.h"
+#include "census/codec.h"
+#include "util/fsutil.h"
+#include "census/shard.h"
+#include "census/registry.h"
 
 /* ---------- building a GPU with every kind of field ---------- */
 

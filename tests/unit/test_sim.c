@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "measure/backend.h"
 #include "check.h"
-#include "hostinfo.h"
+#include "measure/hostinfo.h"
 
 #define KiB 1024.0
 #define MiB (1024.0 * KiB)

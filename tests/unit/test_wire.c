@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "wire.h"
+#include "util/wire.h"
 
 static size_t varint_len(uint64_t v)
 {

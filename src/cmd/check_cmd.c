@@ -1,0 +1,279 @@
+/* The check subcommand. See check.h. */
+#include "cmd/check_cmd.h"
+#include "util/quote.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "read/catread.h"
+#include "util/fsutil.h"
+#include "read/history.h"
+#include "cmd/prom.h"
+#include "judge/rules.h"
+
+#define MAX_SHOWN_REASONS 4
+
+int gc_check_exit_code(const gc_detect *d)
+{
+    int w = gc_detect_worst(d);
+    return w == GC_V_OK ? GC_CHECK_OK : w == GC_V_SUSPECT ? GC_CHECK_SUSPECT : GC_CHECK_DEGRADED;
+}
+
+static int by_severity(const void *a, const void *b)
+{
+    return gc_reason_cmp(*(const gc_reason *const *)a, *(const gc_reason *const *)b);
+}
+
+/* A Slurm reason: no double quotes or control characters, short. */
+/* Slurm's reason: one line (control characters become '?'); the shell
+ * quoting is gc_shell_quote's */
+static void slurm_reason(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *in && n + 1 < cap; in++) {
+        unsigned char c = (unsigned char)*in;
+        out[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    out[n] = '\0';
+}
+
+/* Text from the catalogue (names, details) with its control characters
+ * shown as \xNN: never an escape sequence to the operator's terminal.
+ * Rotating buffers: up to four in one printf. */
+static const char *T(const char *s)
+{
+    static char buf[4][1024];
+    static int k;
+    k = (k + 1) % 4;
+    gc_term_esc(s, buf[k], sizeof buf[k]);
+    return buf[k];
+}
+
+void gc_check_print(FILE *f, const gc_detect *d)
+{
+    size_t n = gc_detect_count(d), shown = 0, counts[3][4] = { { 0 } };
+    for (size_t i = 0; i < n; i++) {
+        const gc_verdict *v = gc_detect_verdict(d, i);
+        counts[v->type][v->level]++;
+    }
+    static const char *const tn[3] = { "GPUs", "links", "nodes" };
+    for (int t = 0; t < 3; t++)
+        fprintf(f, "%-6s %5zu ok, %zu suspect, %zu degraded, %zu failed\n", tn[t], counts[t][0],
+                counts[t][1], counts[t][2], counts[t][3]);
+    for (int t = 0; t < 3; t++)
+        for (size_t i = 0; i < n; i++) {
+            const gc_verdict *v = gc_detect_verdict(d, i);
+            if (v->type != t || v->level == GC_V_OK)
+                continue;
+            if (!shown++)
+                fprintf(f, "\n%-9s %-34s %s\n", "VERDICT", "SUBJECT", "REASONS (worst first: rule: metric: detail)");
+            const gc_reason **rs = malloc((v->nreasons ? v->nreasons : 1) * sizeof *rs);
+            if (!rs)
+                return;
+            for (size_t k = 0; k < v->nreasons; k++)
+                rs[k] = &v->reasons[k];
+            qsort(rs, v->nreasons, sizeof *rs, by_severity);
+            for (size_t k = 0; k < v->nreasons && k < MAX_SHOWN_REASONS; k++) {
+                const gc_reason *r = rs[k];
+                if (k == 0)
+                    fprintf(f, "%-9s %-34s ", gc_verdict_name(v->level), T(v->subject));
+                else
+                    fprintf(f, "%-9s %-34s ", "", "");
+                if (!strcmp(r->rule, "gpu") || !strcmp(r->rule, "link"))
+                    fprintf(f, "%s %s: %s\n", T(r->metric), gc_verdict_name(r->severity), T(r->detail));
+                else if (!strcmp(r->rule, r->metric))
+                    fprintf(f, "%s: %s\n", T(r->rule), T(r->detail));
+                else
+                    fprintf(f, "%s: %s: %s\n", T(r->rule), T(r->metric), T(r->detail));
+            }
+            if (v->nreasons > MAX_SHOWN_REASONS)
+                fprintf(f, "%-9s %-34s (+%zu more reasons: gpucensus check --json)\n", "", "",
+                        v->nreasons - MAX_SHOWN_REASONS);
+            if (v->note[0])
+                fprintf(f, "%-9s %-34s note: %s\n", "", "", T(v->note));
+            free(rs);
+        }
+    /* notes of subjects judged without peers, once each */
+    const char *notes[8];
+    size_t nn = 0, more = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gc_verdict *v = gc_detect_verdict(d, i);
+        if (!v->note[0] || v->type != GC_SUBJ_GPU)
+            continue;
+        size_t k = 0;
+        while (k < nn && strcmp(notes[k], v->note) != 0)
+            k++;
+        if (k == nn) {
+            if (nn < 8) {
+                notes[nn++] = v->note;
+                fprintf(f, "%snote: %s (%s)\n", nn == 1 ? "\n" : "", T(v->note), T(v->group));
+            } else {
+                more++;
+            }
+        }
+    }
+    int drains = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gc_verdict *v = gc_detect_verdict(d, i);
+        if (v->type != GC_SUBJ_NODE || v->level < GC_V_DEGRADED)
+            continue;
+        /* the worst member (GPU first) and its worst reason, briefly */
+        const gc_reason *w = gc_verdict_worst_reason(v);
+        const gc_verdict *m = NULL;
+        int bad = 0;
+        for (size_t k = 0; k < v->nreasons; k++)
+            bad += v->reasons[k].severity >= GC_V_DEGRADED;
+        for (size_t k = 0; w && k < n && !m; k++) {
+            const gc_verdict *x = gc_detect_verdict(d, k);
+            if (x->type != GC_SUBJ_NODE && !strcmp(x->subject, w->metric))
+                m = x;
+        }
+        const gc_reason *mr = m ? gc_verdict_worst_reason(m) : NULL;
+        char why[640], safe[640], dev[48] = "", pts[32] = "";
+        if (mr && mr->points > 1)
+            snprintf(pts, sizeof pts, "%d points)", mr->points);
+        if (mr && isfinite(mr->value) && isfinite(mr->reference) && mr->reference != 0 &&
+            strcmp(mr->deviation_unit, "wasserstein_rel") && strcmp(mr->deviation_unit, "count"))
+            snprintf(dev, sizeof dev, " %+.1f%%", 100 * (mr->value - mr->reference) / fabs(mr->reference));
+        if (mr && !strncmp(mr->rule, "limit_", 6))
+            snprintf(why, sizeof why, "gpucensus: %s %s: %.150s%s", m->subject,
+                     gc_verdict_name(m->level), mr->detail, bad > 1 ? " (and more, see gpucensus check)" : "");
+        else if (mr)   /* a grouped reason: the worst of its points, and how many moved */
+            snprintf(why, sizeof why, "gpucensus: %s %s: %s %.60s%s%s%s%s", m->subject,
+                     gc_verdict_name(m->level), mr->rule, mr->metric, dev,
+                     mr->points > 1 ? " (worst of " : "", mr->points > 1 ? pts : "",
+                     bad > 1 ? " (and more, see gpucensus check)" : "");
+        else
+            snprintf(why, sizeof why, "gpucensus: %.200s", w ? w->detail : "degraded");
+        slurm_reason(why, safe, sizeof safe);
+        /* pasted into a shell: both single-quoted; a name that cannot be
+         * (the reader refuses such names; this is the last guard) is skipped */
+        char qnode[2 * GC_NODE_MAX + 8], qwhy[4 * sizeof safe + 8];
+        if (gc_shell_quote(v->node, qnode, sizeof qnode) || gc_shell_quote(safe, qwhy, sizeof qwhy))
+            continue;
+        if (!drains++)
+            fprintf(f, "\nTo drain the degraded nodes (not run; check, then paste):\n");
+        fprintf(f, "  scontrol update NodeName=%s State=DRAIN Reason=%s\n", qnode, qwhy);
+    }
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: gpucensus check CATALOGUE|OUT_DIR [--baseline B.json|DIR|DB] [--rules R.cfg] [--json]\n"
+                    "                       [--prometheus FILE.prom]\n"
+                    "  --baseline: an earlier catalogue, a reference file, or a directory of them\n"
+                    "              (configs/baselines: one per SKU), or a history database (each\n"
+                    "              GPU against its own last good runs: steps and drift)\n"
+                    "  --prometheus: the verdicts and main parameters for node_exporter's textfile collector\n"
+                    "  without --baseline or --rules, a catalogue of schema 2 gives the run's own verdicts\n"
+                    "  (nothing judged again, no node file opened); with either, every GPU is judged again,\n"
+                    "  its points read from OUT/nodes/<node>.json\n"
+                    "exit codes: 0 all ok, 1 suspects only, 2 degraded or failed, 3 could not judge\n");
+    return GC_CHECK_ERROR;
+}
+
+int gc_check_main(int argc, char **argv)
+{
+    const char *cat = NULL, *base_path = NULL, *rules_path = NULL, *prom_path = NULL;
+    int json = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--baseline") && i + 1 < argc)
+            base_path = argv[++i];
+        else if (!strcmp(argv[i], "--rules") && i + 1 < argc)
+            rules_path = argv[++i];
+        else if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (!strcmp(argv[i], "--prometheus") && i + 1 < argc)
+            prom_path = argv[++i];
+        else if (argv[i][0] != '-' && !cat)
+            cat = argv[i];
+        else {
+            fprintf(stderr, "gpucensus check: unexpected argument '%s'\n", argv[i]);
+            return usage();
+        }
+    }
+    if (!cat)
+        return usage();
+    char path[4200];
+    gc_catalogue_path(cat, path, sizeof path);
+    gc_rules rules;
+    gc_err e = { 0 };
+    gc_baseline *base = NULL;
+    char *hnote = NULL;   /* the history's values not compared (another method) */
+    int rc = 0;
+    if (rules_path)
+        rc = gc_rules_load(rules_path, &rules, &e);
+    else
+        gc_rules_default(&rules);
+    /* the history database and the metrics need the run, parameters and links */
+    gc_hcat hc = { 0 };
+    int history = base_path && gc_history_is_db(base_path);
+    if (!rc && (history || prom_path))
+        rc = gc_catread_hist(path, &hc, &e);
+    if (!rc && base_path)
+        rc = history ? gc_history_baseline_path(base_path, &hc, &rules, &base, &hnote, &e)
+                     : gc_catread_baseline(base_path, &base, &e);
+    if (rc) {
+        fprintf(stderr, "gpucensus check: %s\n", e.msg);
+        gc_hcat_free(&hc);
+        free(hnote);
+        return GC_CHECK_ERROR;
+    }
+    if (hnote && json)   /* stdout is the JSON */
+        fprintf(stderr, "gpucensus check: %s\n", hnote);
+    gc_detect *d = gc_detect_new(&rules, base);
+    gc_catread_info info;
+    int as_written = 0;
+    if (!d)
+        rc = gc_fail(&e, GC_ENOMEM, "out of memory");
+    /* Without a baseline or rules of its own, a compact catalogue's
+     * verdicts are the run's (it judged every point; the points are in the
+     * node files, not opened here). Otherwise judged again, each GPU's
+     * points read from its node file. */
+    if (!rc && !base && !rules_path)
+        rc = gc_catread_verdicts(path, d, &rules, &info, &as_written, &e);
+    else if (!rc)
+        rc = gc_catread_catalogue(path, d, &rules, &info, &e);
+    if (!rc && info.gpus == 0)
+        rc = gc_fail(&e, GC_EINVAL, "%s: no GPU in this catalogue: nothing to judge", path);
+    if (!rc)
+        rc = gc_detect_finish(d, &e);
+    if (!rc && prom_path)
+        rc = gc_prom_write(prom_path, &hc, d, &e);
+    gc_hcat_free(&hc);
+    if (rc) {
+        fprintf(stderr, "gpucensus check: %s\n", e.msg);
+        gc_detect_free(d);
+        gc_baseline_free(base);
+        free(hnote);
+        return GC_CHECK_ERROR;
+    }
+    int code = gc_check_exit_code(d);
+    if (json) {
+        char *t = gc_detect_json(d, 0);
+        if (!t) {
+            fprintf(stderr, "gpucensus check: out of memory\n");
+            code = GC_CHECK_ERROR;
+        } else {
+            printf("%s\n", t);
+            free(t);
+        }
+    } else {
+        printf("gpucensus check %s: %zu GPUs, %zu links (backend %s, plan %s, started %s)\n"
+               "rules: %s; baseline: %s\n%s%s%s\n",
+               path, info.gpus, info.links, T(info.backend), info.plan_name[0] ? T(info.plan_name) : "?",
+               info.start_time[0] ? T(info.start_time) : "?",
+               as_written ? "the run's (its verdicts as written; --rules to judge again)" : rules.file,
+               base ? gc_baseline_source(base) : "none (peers and limits)", hnote ? "history: " : "",
+               hnote ? hnote : "", hnote ? "\n" : "");
+        gc_check_print(stdout, d);
+        static const char *const what[3] = { "all ok", "suspects or inconclusive only", "degraded or failed" };
+        printf("\nexit %d: %s\n", code, what[code]);
+    }
+    gc_detect_free(d);
+    gc_baseline_free(base);
+    free(hnote);
+    return code;
+}

@@ -1,0 +1,446 @@
+/* `gpucensus predict`. See predict_cmd.h.
+ *
+ * Per GPU: the launch geometry (occupancy calculator with the GPU's
+ * limits), both models with the catalogue's parameters, the time with
+ * lambda = 1 and calibrated with the GPU's lambda (t = floor + model /
+ * lambda, validate.h), and the regime by the rule shared with the
+ * validation. Per link: t(n) = alpha + n / beta. */
+#include "cmd/predict_cmd.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/catread_models.h"
+#include "util/fsutil.h"
+#include "util/jsonw.h"
+#include "census/kdesc.h"
+#include "analyze/model_little.h"
+#include "analyze/model_mwp.h"
+#include "analyze/validate.h"
+
+typedef struct gpu_pred {
+    int launch_ok, ok[GC_NMODELS];
+    char error[GC_NMODELS][200];
+    gc_mlaunch l;
+    gc_mwp_pred mwp;
+    gc_little_pred lit;
+    double ns[GC_NMODELS], cal_ns[GC_NMODELS];
+    int regime;
+    const char *bound;          /* "memory", "compute", "latency", "launch" or NULL */
+    double kd_gmem_waits;       /* the description's critical_path.gmem */
+    int kd_store_lsu;           /* its scattered stores' sectors outweigh its loads' */
+    char says[320];             /* which of the GPU's parameters drove the result */
+} gpu_pred;
+
+/* The parameter behind each Little's-law throughput term (model_little.h). */
+static const int term_param[LT_NTERMS] = { HW_LANES_FP32, HW_LANES_FP64, HW_LANES_INT, HW_LANES_SFU,
+                                           HW_LANES_SMEM, HW_ISSUE_INTERVAL, HW_GMEM_BPC,
+                                           HW_BLOCK_CYCLES, HW_SCAT_LD, HW_L2_BPC };
+
+/* What bounds the kernel on this GPU, from the Little's-law terms (the
+ * regime rule of validate.h) plus the launch floor: "launch" when the
+ * measured back-to-back launch time is at least half the prediction. */
+static void explain(const gc_cat_gpu *c, gpu_pred *o)
+{
+    const gc_little_pred *m = &o->lit;
+    const gc_hwp *h = &c->hw;
+    double fl = h->v[HW_LAUNCH_NS];
+    if (!o->ok[GC_M_LITTLE])
+        return;
+    if (isfinite(fl) && fl >= 0.5 * o->cal_ns[GC_M_LITTLE]) {
+        o->bound = "launch";
+        snprintf(o->says, sizeof o->says, "launch: launch_overhead_ns %.0f of %.0f ns", fl,
+                 o->cal_ns[GC_M_LITTLE]);
+    } else if (o->regime == GC_REG_LATENCY) {
+        o->bound = "latency";
+        char infl[96] = "";
+        if (m->inflight_per_sm > 0)   /* measured at it (bench mlp) */
+            snprintf(infl, sizeof infl, ", %.3g requests in flight per SM", m->inflight_per_sm);
+        if (m->gmem_tail_cycles >= 0.5) {   /* the block's slowest warp / barrier wait */
+            size_t n = strlen(infl);
+            snprintf(infl + n, sizeof infl - n, "; +%.0f waiting for the block's other warps",
+                     m->gmem_tail_cycles);
+        }
+        snprintf(o->says, sizeof o->says,
+                 "latency: %.0f warps/SM over %.0f cycles a warp (critical path %.0f with %.0f "
+                 "dependent loads at %s %.0f%s; block_replacement_cycles %.0f)",
+                 m->occupancy_warps, m->latency_bound_cycles, m->cp_cycles,
+                 o->kd_gmem_waits, m->gmem_latency_src, m->gmem_latency_cycles, infl,
+                 m->block_cycles);
+    } else {
+        int t = m->cpw_max, id = term_param[t];
+        if (t == LT_LSU && o->kd_store_lsu)   /* the stores' sectors are most of it */
+            id = HW_SCAT_ST;
+        o->bound = t == LT_GMEM || t == LT_LSU || t == LT_L2 ? "memory" : "compute";
+        int n = snprintf(o->says, sizeof o->says, "%s: the %s term, %.1f cycles/warp at %s %.4g "
+                         "(%.0f DRAM bytes/warp)", o->bound, gc_little_term_names[t], m->cpw[t],
+                         gc_hw_defs[id].name, h->v[id], m->gmem_bytes_per_warp);
+        if (m->warp_throughput < m->throughput_bound && n > 0 && (size_t)n < sizeof o->says) {
+            if (m->dram_wait_cycles > 0)   /* a catalogue without bench mlp: M/D/1 */
+                snprintf(o->says + n, sizeof o->says - (size_t)n, "; its dependent loads queue %.0f "
+                         "cycles behind its DRAM traffic: %.0f%% of that bound",
+                         m->dram_wait_cycles, 100 * m->warp_throughput / m->throughput_bound);
+            else
+                snprintf(o->says + n, sizeof o->says - (size_t)n, "; its loads wait %s %.0f at "
+                         "%.3g requests in flight per SM: %.0f%% of that bound",
+                         m->gmem_latency_src, m->gmem_latency_cycles, m->inflight_per_sm,
+                         100 * m->warp_throughput / m->throughput_bound);
+        }
+    }
+}
+
+static double calibrated(const gc_cat_gpu *c, int k, double exec_ns)
+{
+    return gc_calibrated_ns(&c->hw, exec_ns, c->lambda[k]);
+}
+
+static void predict_gpu(const gc_cat_gpu *c, const gc_kdesc *d, gpu_pred *o)
+{
+    memset(o, 0, sizeof *o);
+    gc_occ_limits lim;
+    gc_occ_limits_of(&c->info, &lim);
+    gc_err e = { 0 };
+    o->regime = GC_REG_ALL;
+    if (gc_mlaunch_of(&lim, &c->hw, d, &o->l, &e)) {
+        for (int k = 0; k < GC_NMODELS; k++)
+            snprintf(o->error[k], sizeof o->error[k], "cannot launch: %.180s", e.msg);
+        return;
+    }
+    o->launch_ok = 1;
+    if (gc_mwp_predict(&c->hw, &o->l, d, &o->mwp, &e) == 0) {
+        o->ok[GC_M_MWP] = 1;
+        o->ns[GC_M_MWP] = o->mwp.ns;
+        o->cal_ns[GC_M_MWP] = calibrated(c, GC_M_MWP, o->mwp.exec_ns);
+    } else {
+        snprintf(o->error[GC_M_MWP], sizeof o->error[GC_M_MWP], "%.190s", e.msg);
+    }
+    o->kd_gmem_waits = d->critical_path[GC_CP_GMEM];
+    double st = 0, ldc = 0;
+    for (int i = 0; i < d->nmem; i++)
+        if (d->mem[i].sectors_per_inst > 2 * gc_kdesc_min_sectors(&d->mem[i]))
+            *(d->mem[i].is_store ? &st : &ldc) += d->mem[i].count * d->mem[i].sectors_per_inst;
+    o->kd_store_lsu = st > ldc;
+    if (gc_little_predict(&c->hw, &o->l, d, &o->lit, &e) == 0) {
+        o->ok[GC_M_LITTLE] = 1;
+        o->ns[GC_M_LITTLE] = o->lit.ns;
+        o->cal_ns[GC_M_LITTLE] = calibrated(c, GC_M_LITTLE, o->lit.exec_ns);
+        o->regime = gc_regime_of(&o->lit);
+        explain(c, o);
+    } else {
+        snprintf(o->error[GC_M_LITTLE], sizeof o->error[GC_M_LITTLE], "%.190s", e.msg);
+    }
+}
+
+/* ---- terminal ---------------------------------------------------------------- */
+
+static void cell_us(char *out, size_t cap, int ok, double ns)
+{
+    if (ok)
+        snprintf(out, cap, "%.3f", ns / 1000);
+    else
+        snprintf(out, cap, "-");
+}
+
+static void table_kernel(const gc_cat_models *cat, const char *path, const gc_kdesc *d,
+                         const gpu_pred *p)
+{
+    printf("kernel %s (%s, origin %s): %lld blocks x %d threads, %d registers/thread, "
+           "%lld B shared memory/block\n", d->name, d->file, d->origin, d->grid_blocks,
+           d->block_threads, d->registers_per_thread, d->smem_static_bytes + d->smem_dynamic_bytes);
+    printf("catalogue %s (backend %s): %zu GPUs; times in us, calibrated by each GPU's lambda "
+           "(raw: lambda = 1), launch floor included\n", path, cat->backend, cat->ngpus);
+    printf("%-14s %4s %-22s %8s %-8s %11s %11s %11s %11s  %s\n", "node", "gpu", "name", "warps/SM",
+           "regime", "MWP-CWP", "(raw)", "Little", "(raw)", "parameters");
+    for (size_t i = 0; i < cat->ngpus; i++) {
+        const gc_cat_gpu *c = &cat->gpus[i];
+        const gpu_pred *o = &p[i];
+        char w[16] = "-", cells[4][24];
+        if (o->launch_ok)
+            snprintf(w, sizeof w, "%.0f", o->l.warps_per_sm);
+        cell_us(cells[0], 24, o->ok[0], o->cal_ns[0]);
+        cell_us(cells[1], 24, o->ok[0], o->ns[0]);
+        cell_us(cells[2], 24, o->ok[1], o->cal_ns[1]);
+        cell_us(cells[3], 24, o->ok[1], o->ns[1]);
+        printf("%-14.14s %4d %-22.22s %8s %-8s %11s %11s %11s %11s  %s\n", c->info.node,
+               c->info.local_index, c->info.name, w,
+               o->regime == GC_REG_ALL ? "-" : gc_regime_names[o->regime], cells[0], cells[1],
+               cells[2], cells[3], c->from_models ? "catalogue models" : "recomputed");
+        if (o->bound)
+            printf("    bound by %s\n", o->says);
+        for (int k = 0; k < GC_NMODELS; k++)
+            if (!o->ok[k] && (k == 0 || strcmp(o->error[0], o->error[1])))
+                printf("    %s: %s\n", gc_model_names[k], o->error[k]);
+    }
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+static void json_mwp(gc_jw *w, const gc_mwp_pred *m)
+{
+    gc_jw_kint(w, "case", m->case_no);
+    gc_jw_kreal(w, "cycles", m->cycles);
+    gc_jw_kreal(w, "n", m->n);
+    gc_jw_kreal(w, "mwp", m->mwp);
+    gc_jw_kreal(w, "cwp", m->cwp);
+    gc_jw_kreal(w, "cwp_full", m->cwp_full);
+    gc_jw_kreal(w, "mwp_without_bw_full", m->mwp_without_bw_full);
+    gc_jw_kreal(w, "mwp_peak_bw", m->mwp_peak_bw);
+    gc_jw_kreal(w, "mem_l_cycles", m->mem_l);
+    gc_jw_kreal(w, "departure_delay_cycles", m->departure_delay);
+    gc_jw_kreal(w, "bw_per_warp_bps", m->bw_per_warp_bps);
+    gc_jw_kreal(w, "load_bytes_per_warp", m->load_bytes_per_warp);
+    gc_jw_kreal(w, "mem_bandwidth_bps", m->mem_bandwidth_bps);
+    gc_jw_kreal(w, "comp_cycles", m->comp_cycles);
+    gc_jw_kreal(w, "mem_cycles", m->mem_cycles);
+    gc_jw_kreal(w, "synch_cycles", m->synch_cycles);
+    gc_jw_kreal(w, "block_floor_cycles", m->block_floor_cycles);
+    gc_jw_kreal(w, "rep", m->rep);
+}
+
+static void json_little(gc_jw *w, const gc_little_pred *m)
+{
+    gc_jw_kreal(w, "cycles", m->cycles);
+    gc_jw_kreal(w, "warps_launched", m->warps_launched);
+    gc_jw_kreal(w, "occupancy_warps", m->occupancy_warps);
+    gc_jw_kreal(w, "latency_bound_cycles", m->latency_bound_cycles);
+    gc_jw_kreal(w, "critical_path_cycles", m->cp_cycles);
+    gc_jw_kreal(w, "dram_wait_cycles", m->dram_wait_cycles);
+    gc_jw_kreal(w, "inflight_per_sm", m->inflight_per_sm);
+    gc_jw_kreal(w, "gmem_latency_cycles", m->gmem_latency_cycles);
+    gc_jw_kreal(w, "gmem_tail_cycles", m->gmem_tail_cycles);
+    gc_jw_kstr(w, "gmem_latency_param", m->gmem_latency_src ? m->gmem_latency_src : "");
+    gc_jw_kreal(w, "block_replacement_cycles", m->block_cycles);
+    gc_jw_kreal(w, "block_interval_cycles", m->interval_cycles);
+    gc_jw_kreal(w, "issue_cycles", m->issue_cycles);
+    gc_jw_key(w, "cpw_cycles");
+    gc_jw_open(w, "{");
+    for (int t = 0; t < LT_NTERMS; t++)
+        gc_jw_kreal(w, gc_little_term_names[t], m->cpw[t]);
+    gc_jw_close(w, "}");
+    gc_jw_kstr(w, "cpw_max", gc_little_term_names[m->cpw_max]);
+    gc_jw_kreal(w, "throughput_bound_warps_per_cycle", m->throughput_bound);
+    gc_jw_kreal(w, "latency_rate_warps_per_cycle", m->latency_rate);
+    gc_jw_kreal(w, "warp_throughput_per_cycle", m->warp_throughput);
+    gc_jw_kreal(w, "gmem_bytes_per_warp", m->gmem_bytes_per_warp);
+    gc_jw_kreal(w, "gmem_bytes_per_cycle_per_sm", m->gmem_bytes_per_cycle_per_sm);
+}
+
+static void json_kernel(gc_jw *w, const gc_cat_models *cat, const char *path, const gc_kdesc *d,
+                        const gpu_pred *p)
+{
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "catalogue", path);
+    gc_jw_kstr(w, "backend", cat->backend);
+    gc_jw_key(w, "kernel");
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "name", d->name);
+    gc_jw_kstr(w, "file", d->file);
+    gc_jw_kstr(w, "origin", d->origin);
+    gc_jw_kint(w, "grid_blocks", d->grid_blocks);
+    gc_jw_kint(w, "block_threads", d->block_threads);
+    gc_jw_kint(w, "registers_per_thread", d->registers_per_thread);
+    gc_jw_kint(w, "smem_bytes", d->smem_static_bytes + d->smem_dynamic_bytes);
+    gc_jw_close(w, "}");
+    gc_jw_key(w, "gpus");
+    gc_jw_open(w, "[");
+    for (size_t i = 0; i < cat->ngpus; i++) {
+        const gc_cat_gpu *c = &cat->gpus[i];
+        const gpu_pred *o = &p[i];
+        gc_jw_next(w);
+        gc_jw_open(w, "{");
+        gc_jw_kstr(w, "node", c->info.node);
+        gc_jw_kint(w, "index", c->info.local_index);
+        gc_jw_kstr(w, "uuid", c->info.uuid);
+        gc_jw_kstr(w, "name", c->info.name);
+        gc_jw_kstr(w, "parameters_from", c->from_models ? "models" : "parameters");
+        if (o->regime == GC_REG_ALL)
+            gc_jw_knull(w, "regime");
+        else
+            gc_jw_kstr(w, "regime", gc_regime_names[o->regime]);
+        if (o->bound) {
+            gc_jw_key(w, "bound");
+            gc_jw_open(w, "{");
+            gc_jw_kstr(w, "kind", o->bound);
+            gc_jw_kstr(w, "says", o->says);
+            gc_jw_close(w, "}");
+        } else {
+            gc_jw_knull(w, "bound");
+        }
+        if (o->launch_ok) {
+            gc_jw_key(w, "launch");
+            gc_jw_open(w, "{");
+            gc_jw_kint(w, "blocks_per_sm", o->l.occ.blocks_per_sm);
+            gc_jw_kint(w, "warps_per_block", o->l.occ.warps_per_block);
+            gc_jw_kreal(w, "occupancy", o->l.occ.occupancy);
+            gc_jw_kstr(w, "limiter", o->l.occ.limiter);
+            gc_jw_kreal(w, "active_sms", o->l.active_sms);
+            gc_jw_kreal(w, "warps_per_sm", o->l.warps_per_sm);
+            gc_jw_kreal(w, "rep", o->l.rep);
+            gc_jw_close(w, "}");
+        } else {
+            gc_jw_knull(w, "launch");
+        }
+        for (int k = 0; k < GC_NMODELS; k++) {
+            gc_jw_key(w, gc_model_names[k]);
+            gc_jw_open(w, "{");
+            if (o->ok[k]) {
+                gc_jw_kreal(w, "ns", o->ns[k]);
+                gc_jw_kreal(w, "calibrated_ns", o->cal_ns[k]);
+                gc_jw_kreal(w, "lambda", c->lambda[k]);
+                gc_jw_kreal(w, "launch_overhead_ns", c->hw.v[HW_LAUNCH_NS]);
+                if (k == GC_M_MWP)
+                    json_mwp(w, &o->mwp);
+                else
+                    json_little(w, &o->lit);
+            } else {
+                gc_jw_kstr(w, "error", o->error[k]);
+            }
+            gc_jw_close(w, "}");
+        }
+        gc_jw_close(w, "}");
+    }
+    gc_jw_close(w, "]");
+    gc_jw_close(w, "}");
+}
+
+/* ---- transfers -------------------------------------------------------------------- */
+
+static int has_model(const gc_cat_link *l)
+{
+    return isfinite(l->alpha_s) && isfinite(l->beta_bps) && l->beta_bps > 0;
+}
+
+static void table_bytes(const gc_cat_models *cat, const char *path, double n)
+{
+    printf("transfer of %.0f bytes on every link of %s (backend %s): t = alpha + n / beta\n", n,
+           path, cat->backend);
+    printf("%-10s %-5s %-6s %-8s %-4s %-24s %-24s %10s %10s %12s %10s\n", "kind", "bench", "dir",
+           "memory", "eng", "src", "dst", "alpha_us", "beta_GB/s", "time_us", "GB/s");
+    for (size_t i = 0; i < cat->nlinks; i++) {
+        const gc_cat_link *l = &cat->links[i];
+        printf("%-10s %-5s %-6s %-8s %-4s %-24.24s %-24.24s", l->kind, l->benchmark, l->direction,
+               l->memory, l->engine, l->src, l->dst);
+        if (has_model(l)) {
+            double t = l->alpha_s + n / l->beta_bps;
+            printf(" %10.3f %10.3f %12.3f %10.3f%s\n", l->alpha_s * 1e6, l->beta_bps / 1e9, t * 1e6,
+                   n / t / 1e9, l->concurrent ? "  (all GPUs at once)" : "");
+        } else {
+            printf(" %10s %10s %12s %10s  (no fitted model)\n", "-", "-", "-", "-");
+        }
+    }
+    if (!cat->nlinks)
+        printf("(the catalogue has no links)\n");
+}
+
+static void json_bytes(gc_jw *w, const gc_cat_models *cat, const char *path, double n)
+{
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "catalogue", path);
+    gc_jw_kstr(w, "backend", cat->backend);
+    gc_jw_kreal(w, "bytes", n);
+    gc_jw_key(w, "links");
+    gc_jw_open(w, "[");
+    for (size_t i = 0; i < cat->nlinks; i++) {
+        const gc_cat_link *l = &cat->links[i];
+        gc_jw_next(w);
+        gc_jw_open(w, "{");
+        gc_jw_kint(w, "index", (long long)i);
+        gc_jw_kstr(w, "kind", l->kind);
+        gc_jw_kstr(w, "benchmark", l->benchmark);
+        gc_jw_kstr(w, "direction", l->direction);
+        gc_jw_kstr(w, "memory", l->memory);
+        gc_jw_kstr(w, "engine", l->engine);
+        gc_jw_kstr(w, "src", l->src);
+        gc_jw_kstr(w, "dst", l->dst);
+        gc_jw_key(w, "concurrent");
+        gc_jw_puts(w, l->concurrent ? "true" : "false");
+        int ok = has_model(l);
+        gc_jw_kreal(w, "alpha_s", ok ? l->alpha_s : NAN);
+        gc_jw_kreal(w, "beta_bps", ok ? l->beta_bps : NAN);
+        double t = ok ? l->alpha_s + n / l->beta_bps : NAN;
+        gc_jw_kreal(w, "time_s", t);
+        gc_jw_kreal(w, "bandwidth_bps", ok ? n / t : NAN);
+        gc_jw_close(w, "}");
+    }
+    gc_jw_close(w, "]");
+    gc_jw_close(w, "}");
+}
+
+/* ---- main -------------------------------------------------------------------------- */
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: gpucensus predict CATALOGUE KERNEL.cfg [--json]\n"
+                    "       gpucensus predict CATALOGUE --bytes N [--json]\n");
+    return 2;
+}
+
+int gc_predict_main(int argc, char **argv)
+{
+    const char *cat_path = NULL, *kpath = NULL;
+    int json = 0, have_bytes = 0;
+    double bytes = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if (strcmp(argv[i], "--bytes") == 0 && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            bytes = strtod(argv[++i], &end);
+            if (*end || errno || !(bytes >= 0 && bytes <= 1e15))
+                return fprintf(stderr, "gpucensus predict: --bytes: a size in bytes, 0..1e15\n"), 2;
+            have_bytes = 1;
+        } else if (argv[i][0] != '-' && !cat_path) {
+            cat_path = argv[i];
+        } else if (argv[i][0] != '-' && !kpath) {
+            kpath = argv[i];
+        } else {
+            fprintf(stderr, "gpucensus predict: unexpected argument '%s'\n", argv[i]);
+            return usage();
+        }
+    }
+    if (!cat_path || (!kpath) == !have_bytes)
+        return usage();
+    char path[4200];
+    gc_catalogue_path(cat_path, path, sizeof path);
+    cat_path = path;
+    gc_err e = { 0 };
+    gc_kdesc d;
+    if (kpath && gc_kdesc_load(kpath, &d, &e))
+        return fprintf(stderr, "gpucensus predict: %s\n", e.msg), 2;
+    gc_cat_models cat;
+    if (gc_catread_models(cat_path, &cat, &e))
+        return fprintf(stderr, "gpucensus predict: %s\n", e.msg), 3;
+    gpu_pred *p = kpath ? calloc(cat.ngpus ? cat.ngpus : 1, sizeof *p) : NULL;
+    char *buf = json ? malloc(GC_JW_BUF) : NULL;
+    if ((kpath && !p) || (json && !buf)) {
+        free(p);
+        free(buf);
+        gc_cat_models_free(&cat);
+        return fprintf(stderr, "gpucensus predict: out of memory\n"), 1;
+    }
+    for (size_t i = 0; kpath && i < cat.ngpus; i++)
+        predict_gpu(&cat.gpus[i], &d, &p[i]);
+    int rc = 0;
+    if (json) {
+        gc_jw w;
+        gc_jw_init(&w, stdout, buf, 0);
+        if (kpath)
+            json_kernel(&w, &cat, cat_path, &d, p);
+        else
+            json_bytes(&w, &cat, cat_path, bytes);
+        gc_jw_put(&w, "\n", 1);
+        rc = gc_jw_finish(&w, "stdout", &e) ? 1 : 0;
+    } else if (kpath) {
+        table_kernel(&cat, cat_path, &d, p);
+    } else {
+        table_bytes(&cat, cat_path, bytes);
+    }
+    free(p);
+    free(buf);
+    gc_cat_models_free(&cat);
+    return rc;
+}

@@ -1,0 +1,278 @@
+/* Phase schedule. See schedule.h. */
+#include "plan/schedule.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/grow.h"
+
+#define NET_ROUNDS 2
+
+static int net_rounds(const gc_geom *g)
+{
+    return g->nodes - 1 < NET_ROUNDS ? g->nodes - 1 : NET_ROUNDS;
+}
+
+int gc_phase_steps(gc_phase p, const gc_geom *g)
+{
+    switch (p) {
+    case GC_PHASE_GPU:
+    case GC_PHASE_CONCURRENT: return 1;
+    case GC_PHASE_ISOLATED: return g->local_size;
+    case GC_PHASE_PAIR: return g->local_size * (g->local_size - 1);
+    case GC_PHASE_NET: return net_rounds(g) > 0 ? net_rounds(g) * g->nodes : 0;
+    default: return 0;
+    }
+}
+
+/* First rank of node index n in the roster (ranks of a node need not be
+ * contiguous). */
+static int node_leader(const gc_geom *g, int node_index, const char **name)
+{
+    int seen = -1;
+    for (int r = 0; r < g->size; r++) {
+        int is_new = 1;
+        for (int q = 0; q < r; q++)
+            if (strcmp(g->roster[q].node, g->roster[r].node) == 0) {
+                is_new = 0;
+                break;
+            }
+        if (is_new && ++seen == node_index) {
+            *name = g->roster[r].node;
+            return r;
+        }
+    }
+    *name = NULL;
+    return -1;
+}
+
+typedef struct { gc_step_task *v; size_t n, cap; } task_vec;
+
+/* A p2p copy both ways runs on one of its two ordered pairs. */
+static int both_ways(const gc_item *it)
+{
+    return !strcmp(it->spec->name, "p2p") &&
+           !strcmp(gc_ctx_str(&it->params, "direction", "oneway"), "bidir") &&
+           strcmp(gc_ctx_str(&it->params, "mode", "copy"), "chase") != 0;
+}
+
+static int pair_runs(const gc_item *it, int src, int dst, int L)
+{
+    int d = ((dst - src) % L + L) % L;
+    return !both_ways(it) || 2 * d < L || (2 * d == L && src < dst);
+}
+
+/* Budget of the pair work that local rank src drives. */
+static double pair_driven_s(const gc_item *items, size_t n, int src, int L)
+{
+    double sum = 0;
+    for (int dst = 0; dst < L; dst++)
+        for (size_t i = 0; dst != src && i < n; i++)
+            if (items[i].phase == GC_PHASE_PAIR && pair_runs(&items[i], src, dst, L))
+                sum += items[i].spec->budget_s;
+    return sum;
+}
+
+static int push(task_vec *tv, const gc_item *it, int step, int peer_local, int peer_rank,
+                const char *peer_node, int initiator)
+{
+    if (gc_grow((void **)&tv->v, &tv->cap, tv->n + 1, sizeof *tv->v))
+        return GC_ENOMEM;
+    gc_step_task *t = &tv->v[tv->n++];
+    memset(t, 0, sizeof *t);
+    t->task.item = it;
+    t->task.peer_local_index = peer_local;
+    t->task.peer_rank = peer_rank;
+    t->task.peer_node = peer_node;
+    t->task.initiator = initiator;
+    t->step = step;
+    t->budget_s = it->spec->budget_s;
+    return 0;
+}
+
+/* Global rank of node-local rank l on this rank's node. */
+static int rank_of_local(const gc_geom *g, int l)
+{
+    const char *mine = g->roster[g->rank].node;
+    for (int r = 0; r < g->size; r++)
+        if (strcmp(g->roster[r].node, mine) == 0 && g->roster[r].local_index == l)
+            return r;
+    return -1;
+}
+
+static int schedule_phase(const gc_item *items, size_t n, gc_phase ph, const gc_geom *g,
+                          task_vec *tv)
+{
+    int steps = gc_phase_steps(ph, g), rc = 0;
+    for (int s = 0; s < steps && !rc; s++) {
+        for (size_t i = 0; i < n && !rc; i++) {
+            const gc_item *it = &items[i];
+            if (it->phase != ph)
+                continue;
+            if (ph == GC_PHASE_GPU || ph == GC_PHASE_CONCURRENT) {
+                rc = push(tv, it, s, -1, -1, NULL, 1);
+            } else if (ph == GC_PHASE_ISOLATED) {
+                if (s == g->local_rank)
+                    rc = push(tv, it, s, -1, -1, NULL, 1);
+            } else if (ph == GC_PHASE_PAIR) {
+                int L = g->local_size, src = s / (L - 1), k = s % (L - 1);
+                int dst = k < src ? k : k + 1;
+                if (!pair_runs(it, src, dst, L))
+                    continue;
+                if (g->local_rank == src)
+                    rc = push(tv, it, s, dst, rank_of_local(g, dst), NULL, 1);
+                else if (g->local_rank == dst)
+                    rc = push(tv, it, s, src, rank_of_local(g, src), NULL, 0);
+            } else if (ph == GC_PHASE_NET && g->local_rank == 0) {
+                /* One node pair at a time: simple and deadlock-free; a
+                 * parallel matching is left for when clusters need it. */
+                int r = s / g->nodes + 1, src = s % g->nodes, dst = (src + r) % g->nodes;
+                const char *name = NULL;
+                if (g->node_index == src) {
+                    int peer = node_leader(g, dst, &name);
+                    rc = push(tv, it, s, -1, peer, name, 1);
+                } else if (g->node_index == dst) {
+                    int peer = node_leader(g, src, &name);
+                    rc = push(tv, it, s, -1, peer, name, 0);
+                }
+            }
+        }
+    }
+    return rc;
+}
+
+int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, double pair_budget_s,
+                gc_step_task **out, size_t *nout, gc_err *err)
+{
+    task_vec tv = { 0 };
+    for (int ph = 0; ph < GC_NPHASES; ph++)
+        if (schedule_phase(items, nitems, (gc_phase)ph, g, &tv)) {
+            free(tv.v);
+            return gc_fail(err, GC_ENOMEM, "schedule: out of memory");
+        }
+    /* one factor per node (both ranks of a pair must agree): the GPU that
+     * drives the most pair work gets pair_budget_s */
+    double most = 0;
+    for (int src = 0; pair_budget_s > 0 && g->local_size > 1 && src < g->local_size; src++) {
+        double d = pair_driven_s(items, nitems, src, g->local_size);
+        most = d > most ? d : most;
+    }
+    if (most > pair_budget_s && pair_budget_s > 0)
+        for (size_t k = 0; k < tv.n; k++)
+            if (tv.v[k].task.item->phase == GC_PHASE_PAIR)
+                tv.v[k].budget_s *= pair_budget_s / most;
+    *out = tv.v;
+    *nout = tv.n;
+    return 0;
+}
+
+void gc_schedule_budgets(const gc_step_task *t, size_t n, double out[GC_NPHASES])
+{
+    for (int p = 0; p < GC_NPHASES; p++)
+        out[p] = 0;
+    for (size_t k = 0; k < n; k++)
+        if (t[k].task.initiator && (unsigned)t[k].task.item->phase < GC_NPHASES)
+            out[t[k].task.item->phase] += t[k].budget_s;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_dbl);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int is_slow(const gc_net_pair *p, double med, double sigma, const gc_rules *r)
+{
+    return p->bps > 0 && (med - p->bps) / sigma >= r->z_suspect &&
+           (med - p->bps) / med >= r->rel_suspect;
+}
+
+size_t gc_net_checks(const gc_net_pair *pairs, size_t n, const gc_rules *r, gc_net_pair *out,
+                     size_t cap)
+{
+    if (n < (size_t)r->min_peers)
+        return 0;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pairs[i].bps > 0)
+            v[k++] = pairs[i].bps;
+    double med = k ? median(v, k) : 0;
+    for (size_t i = 0; i < k; i++)
+        v[i] = fabs(v[i] - med);
+    double sigma = k ? fmax(1.4826 * median(v, k), r->sigma_floor_rel * med) : 0;
+    free(v);
+    if (k < (size_t)r->min_peers || !(med > 0) || !(sigma > 0))
+        return 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!is_slow(&pairs[i], med, sigma, r))
+            continue;
+        int side[2] = { pairs[i].src, pairs[i].dst };
+        for (int s = 0; s < 2 && m < cap; s++) {
+            int done = 0;
+            for (size_t q = 0; q < m; q++)
+                done |= out[q].src == side[s];
+            /* a good partner: an end of a pair that is not slow; one this
+             * side has not met yet if there is one */
+            int good = -1;
+            for (int pass = 0; pass < 2 && good < 0 && !done; pass++)
+                for (size_t j = 0; j < n && good < 0; j++) {
+                    if (is_slow(&pairs[j], med, sigma, r) || !(pairs[j].bps > 0))
+                        continue;
+                    int c[2] = { pairs[j].src, pairs[j].dst };
+                    for (int e = 0; e < 2 && good < 0; e++) {
+                        int met = 0;
+                        for (size_t q = 0; q < n; q++)
+                            met |= (pairs[q].src == side[s] && pairs[q].dst == c[e]) ||
+                                   (pairs[q].dst == side[s] && pairs[q].src == c[e]);
+                        if (c[e] != pairs[i].src && c[e] != pairs[i].dst && (pass || !met))
+                            good = c[e];
+                    }
+                }
+            if (!done && good >= 0) {
+                out[m].src = side[s];
+                out[m].dst = good;
+                out[m++].bps = 0;
+            }
+        }
+    }
+    return m;
+}
+
+int gc_geom_simulated(int ranks, int nodes, int rank, gc_geom *g, gc_roster_entry **roster,
+                      gc_err *err)
+{
+    if (ranks < 1 || nodes < 1 || rank < 0 || rank >= ranks)
+        return gc_fail(err, GC_EINVAL, "ranks and nodes must be >= 1");
+    /* Contiguous blocks, as gc_cluster_init places simulated nodes. */
+    int per = (ranks + nodes - 1) / nodes;
+    gc_roster_entry *ro = calloc((size_t)ranks, sizeof *ro);
+    if (!ro)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    for (int r = 0; r < ranks; r++) {
+        ro[r].rank = r;
+        ro[r].local_index = r % per;
+        snprintf(ro[r].node, sizeof ro[r].node, "n%d", r / per + 1);
+    }
+    memset(g, 0, sizeof *g);
+    g->rank = rank;
+    g->size = ranks;
+    g->local_rank = rank % per;
+    g->node_index = rank / per;
+    g->nodes = (ranks + per - 1) / per;
+    g->local_size = g->node_index == g->nodes - 1 ? ranks - (g->nodes - 1) * per : per;
+    g->roster = ro;
+    *roster = ro;
+    return 0;
+}

@@ -1,0 +1,71 @@
+/* Which work items a rank runs, in which phase and step. Phases run in
+ * order (gpu, isolated, concurrent, pair, net) and each phase in steps
+ * separated by barriers, so that:
+ *   gpu         all GPUs of a node at once (on-device work only), 1 step
+ *   isolated    one GPU of a node at a time: step t = node-local rank t
+ *   concurrent  all GPUs of a node at once, started together, 1 step
+ *   pair        one ordered pair (src, dst) of a node's GPUs per step; a
+ *               p2p copy both ways (both GPUs copy at once) runs once per
+ *               unordered pair, on the step of the ordered pair that
+ *               owns it (src + 1 .. src + L/2 mod L: every GPU drives
+ *               about half of its pairs); with the plan's pair_budget_s
+ *               the budgets of pair tasks shrink (never grow) by one
+ *               factor per node so that the GPU driving the most pair
+ *               work stays within it
+ *   net         node i's first rank against node i+r's (mod nodes) for
+ *               r = 1, 2, one pair per step, so every node meets two
+ *               partners (one when there are only two nodes)
+ * The same code prints the plan (`gpucensus plan`) and runs it. */
+#ifndef GC_SCHEDULE_H
+#define GC_SCHEDULE_H
+
+#include <stddef.h>
+
+#include "measure/backend.h"
+#include "plan/plan.h"
+#include "judge/rules.h"
+#include "census/shard.h"
+
+typedef struct gc_geom {
+    int rank, size;
+    int local_rank, local_size;
+    int node_index, nodes;
+    const gc_roster_entry *roster;   /* size entries */
+} gc_geom;
+
+typedef struct gc_step_task {
+    gc_task task;
+    int step;
+    double budget_s;          /* the item's budget, scaled for pair tasks */
+} gc_step_task;
+
+/* Number of steps of a phase for a node of local_size ranks. */
+int gc_phase_steps(gc_phase p, const gc_geom *g);
+/* The rank's tasks of every phase, in execution order (phase, step, item).
+ * *out is allocated; task.item points into items. */
+int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, double pair_budget_s,
+                gc_step_task **out, size_t *nout, gc_err *err);
+/* Sum of the budgets of the tasks a rank drives (alone, or as a pair's or
+ * net pair's initiator), per phase: its measuring time at most. */
+void gc_schedule_budgets(const gc_step_task *t, size_t n, double out[GC_NPHASES]);
+/* Net checks. After the net phase every slow pair (the peers rule of
+ * detect on the bandwidth at the largest size: robust z >= z_suspect and
+ * >= rel_suspect below the median, with >= min_peers pairs) has each of its
+ * sides, once, measured again against a rank of a node with good results
+ * (an end of a pair that is not slow, neither end of that slow pair), so
+ * that the verdict can name the slow side. pairs: src, dst ranks, bps;
+ * out: (side, good partner) as (src, dst). Returns the count (<= cap). */
+typedef struct gc_net_pair {
+    int src, dst;
+    double bps;
+} gc_net_pair;
+size_t gc_net_checks(const gc_net_pair *pairs, size_t n, const gc_rules *r, gc_net_pair *out,
+                     size_t cap);
+
+/* Build a geometry (and roster) for `ranks` ranks spread over `nodes`
+ * simulated nodes in contiguous blocks, as a sim run places them; for
+ * `gpucensus plan`. */
+int gc_geom_simulated(int ranks, int nodes, int rank, gc_geom *g, gc_roster_entry **roster,
+                      gc_err *err);
+
+#endif

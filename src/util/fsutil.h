@@ -1,0 +1,76 @@
+/* Files that others read are written whole or not at all: a temporary
+ * name created with O_EXCL in the target's directory, fsync, rename over
+ * the target, fsync of the directory. A failure (full disk, file-size
+ * limit) leaves the previous file intact and says so. An existing target
+ * that is not a regular file (a planted symlink) is refused. */
+#ifndef GC_FSUTIL_H
+#define GC_FSUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+/* Inputs: opened without blocking (a FIFO never hangs us), then refused
+ * unless a regular file of at most max bytes. A descriptor (blocking
+ * again) or -1 with err filled; the FILE variant for text parsers. */
+int gc_open_input(const char *path, size_t max, gc_err *err);
+FILE *gc_fopen_input(const char *path, size_t max, gc_err *err);
+/* Read a whole regular file of at most max bytes into a new buffer. */
+int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err);
+int gc_write_atomic(const char *path, const void *data, size_t len, gc_err *err);
+
+/* Streamed variant: write to f, then commit (or abort on error). */
+typedef struct gc_afile {
+    FILE *f;
+    char path[4096];
+    char tmp[4096];
+    int tmp_slot;   /* in stop.h's registry of temporaries; -1: untracked */
+} gc_afile;
+int gc_afile_open(gc_afile *a, const char *path, gc_err *err);
+int gc_afile_commit(gc_afile *a, gc_err *err);
+void gc_afile_abort(gc_afile *a);
+
+/* A scratch file in dir (a working file of rank 0, the size of its
+ * catalogue's parts): unlinked at once (O_TMPFILE where the file system
+ * has it), gone when closed, whatever ends the process. NULL: err says
+ * why. */
+FILE *gc_tmpfile_in(const char *dir, gc_err *err);
+/* The bytes of fd from offset `from` to its end appended to `to`, through
+ * buf (cap bytes). 0, or the errno of the failed read or write. */
+int gc_copy_from_fd(FILE *to, int fd, long long from, char *buf, size_t cap);
+/* The same, of a scratch file read once from its start: each chunk's pages
+ * freed (a hole punched) once copied, so that the copy reuses them rather
+ * than taking as much memory again. */
+int gc_move_from_fd(FILE *to, int fd, char *buf, size_t cap);
+/* f's bytes so far handed to the kernel and their write to disk begun,
+ * without waiting (sync_file_range): the fsync that commits the file later
+ * waits only for the rest. A hint: nothing is reported. */
+void gc_file_start_writeback(FILE *f);
+
+/* A regular file's identity at a moment (present 0: nothing there), to
+ * tell later whether a path still holds that very file. */
+typedef struct gc_file_id {
+    int present;
+    unsigned long long dev, ino;
+    long long size, mtime_ns;
+} gc_file_id;
+void gc_file_id_of(const char *path, gc_file_id *id);
+/* Commit without replacing another writer's file: placed by link(2),
+ * which is exclusive on local and network file systems alike, where the
+ * path holds nothing or `prior` (NULL: nothing), the file known to be
+ * there before any other writer could write the path (an earlier run's).
+ * GC_EEXIST when another file is in place: it is left, the temporary
+ * removed. Where the file system has no hard links it replaces as
+ * gc_afile_commit does. */
+int gc_afile_commit_excl(gc_afile *a, const gc_file_id *prior, gc_err *err);
+
+/* mkdir -p with mode 0777 & ~umask; an existing symlink component is
+ * followed only if it points to a directory. */
+int gc_mkdir_p(const char *path, gc_err *err);
+/* A catalogue named on the command line: a run's output directory means its
+ * catalogue.json, anything else is the file itself. */
+void gc_catalogue_path(const char *arg, char *out, size_t cap);
+
+#endif
