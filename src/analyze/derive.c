@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "util/fit.h"
+#include "util/stats.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -535,7 +535,7 @@ void lk_finalize(gc_links *l, lkc *c)
     size_t nf = 0;
     for (size_t i = 0; i < c->nfit; i++) {
         const lk_fitin *f = &c->fit[i];
-        if (f->flagged || (nom > 0 && f->has_bw && f->bw_max > OVER_NOMINAL * nom))
+        if (f->flagged || (nom > 0 && f->has_bw && f->bw_max > GC_OVER_NOMINAL * nom))
             continue;
         nb[nf] = f->bytes;
         nt[nf++] = f->t50;

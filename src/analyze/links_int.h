@@ -7,7 +7,6 @@
 #include "analyze/model_xfer.h"
 
 #define LK_MAX_SIZES 64
-#define OVER_NOMINAL 1.02    /* a sample above nominal x this is a timing fault */
 
 enum { K_PCIE, K_NVLINK, K_P2P_PCIE, K_STAGED, K_NET };
 

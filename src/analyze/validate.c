@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/fit.h"
+#include "util/stats.h"
 
 const char *const gc_model_names[GC_NMODELS] = { "mwp_cwp", "littles_law" };
 const char *const gc_regime_names[GC_NREG] = { "all", "compute", "memory", "latency" };

@@ -61,12 +61,16 @@ typedef struct gc_conditions {
 } gc_conditions;
 
 enum { GC_PT_OK = 0, GC_PT_FAILED = 1 };
+/* A transfer sample faster than its link's nominal rate times this is a
+ * timing fault, not a fast link (the drivers flag it, the links' fit drops it). */
+#define GC_OVER_NOMINAL 1.02
+
 /* Flags on a point: conditions that make it suspect. */
 enum {
     GC_FLAG_CLOCKS_MOVED = 1u << 0,
     GC_FLAG_THROTTLED = 1u << 1,
     GC_FLAG_BUDGET_HIT = 1u << 2,   /* fewer samples than asked: time budget */
-    GC_FLAG_OVER_NOMINAL = 1u << 3, /* a transfer sample faster than the link's nominal x 1.02 */
+    GC_FLAG_OVER_NOMINAL = 1u << 3, /* a transfer sample faster than the link's nominal x GC_OVER_NOMINAL */
     GC_FLAG_SHARED = 1u << 4,       /* another process used the GPU while it was measured */
 };
 

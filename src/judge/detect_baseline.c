@@ -11,6 +11,7 @@
 
 #include "census/registry.h"
 #include "judge/detect_int.h"
+#include "util/stats.h"
 #include "util/grow.h"
 
 gc_baseline *gc_baseline_new(const char *source)
@@ -197,10 +198,10 @@ int det_baseline_seal(gc_baseline *b)
         /* several values (GPUs of a catalogue, runs of a history): their
          * robust band, median +- 2 x 1.4826 MAD, so that one bad run among
          * good ones does not widen what counts as healthy */
-        double med = det_median_of(tmp, j - i);
+        double med = gc_median(tmp, j - i);
         for (size_t k = 0; k < j - i; k++)
             tmp[k] = fabs(tmp[k] - med);
-        double band = 2 * 1.4826 * det_median_of(tmp, j - i);
+        double band = 2 * 1.4826 * gc_median(tmp, j - i);
         b->val[b->e[i].key] = med;
         b->lo[b->e[i].key] = fmin(lo, med - band);
         b->hi[b->e[i].key] = fmax(hi, med + band);

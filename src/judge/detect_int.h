@@ -37,7 +37,6 @@ struct gc_baseline {
     size_t nfound, capfound;
 };
 
-double det_median_of(double *v, size_t n);   /* reorders v (a selection, not a sort) */
 /* Medians per key and their sources' range, once before judging (detect_baseline.c). */
 int det_baseline_seal(gc_baseline *b);
 int det_baseline_knows(gc_baseline *b, const char *sku, const char *uuid);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "judge/detect_int.h"
+#include "util/stats.h"
 
 /* Text built as snprintf would (the same bytes, cut at cap - 1), without
  * its format parsing: three strings a link (class, ends, subject), 491,520
@@ -139,10 +140,10 @@ static int robust(const double *v, size_t n, double floor_rel, double *med, doub
     for (size_t i = 0; i < n; i++)
         if (isfinite(v[i]))
             t[k++] = v[i];
-    *med = det_median_of(t, k);
+    *med = gc_median(t, k);
     for (size_t i = 0; i < k; i++)
         t[i] = fabs(t[i] - *med);
-    *sigma = fmax(1.4826 * det_median_of(t, k), floor_rel * fabs(*med));
+    *sigma = fmax(1.4826 * gc_median(t, k), floor_rel * fabs(*med));
     *used = k;
     free(t);
     return 0;

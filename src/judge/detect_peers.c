@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "judge/detect_int.h"
+#include "util/stats.h"
 #include "util/grow.h"
 
 /* One-sided W1 between two quantile functions given at the knots
@@ -85,7 +86,7 @@ static double median_of_floats(double *tmp, const float *x, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         tmp[i] = x[i];
-    return det_median_of(tmp, n);
+    return gc_median(tmp, n);
 }
 
 /* One key's peers (n values xs of members xm, in member order): its median
@@ -108,7 +109,7 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
     double med = median_of_floats(tmp, c->v, n);
     for (size_t i = 0; i < n; i++)
         tmp[i] = fabs(c->v[i] - med);
-    double mad = det_median_of(tmp, n);
+    double mad = gc_median(tmp, n);
     double sigma = fmax(1.4826 * mad, R->sigma_floor_rel * fabs(med));
     /* distribution: the peers' median quantile function */
     double ref[GC_DET_NQ];
@@ -128,13 +129,13 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
             dist[i] = w1_bad(xs[i].q, ref, xs[i].better) / fabs(ref[2] ? ref[2] : med);
             tmp[i] = dist[i];
         }
-        dmed = det_median_of(tmp, n);
+        dmed = gc_median(tmp, n);
         for (size_t i = 0; i < n; i++)
             tmp[i] = fabs(dist[i] - dmed);
         /* one-sided distances of a fleet whose GPUs differ (manufacturing)
          * bunch near zero: their MAD understates how far a healthy GPU
          * lies; the peers' own relative spread is the least it can be */
-        dsig = fmax(fmax(1.4826 * det_median_of(tmp, n), R->dist_sigma_floor), sigma / fabs(med));
+        dsig = fmax(fmax(1.4826 * gc_median(tmp, n), R->dist_sigma_floor), sigma / fabs(med));
     }
     const char *name = d->keys.s[k], *unit = det_unit_of(d, (uint32_t)k);
     /* thresholds no lower than what the run's number of comparisons

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "judge/detect_int.h"
+#include "util/stats.h"
 #include "util/grow.h"
 
 enum { DIR_H2D, DIR_D2H, NDIR };
@@ -78,7 +79,7 @@ static double group_ratio(const double *bw, const size_t *in, size_t nin, const 
         }
         if (k < 2 || m < 1)
             continue;
-        double mo = det_median_of(tmp, m);
+        double mo = gc_median(tmp, m);
         if (mo > 0) {
             sum += mx / mo;
             ndir++;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/stats.h"
 
 #define NET_ROUNDS 2
 
@@ -177,18 +178,6 @@ void gc_schedule_budgets(const gc_step_task *t, size_t n, double out[GC_NPHASES]
             out[t[k].task.item->phase] += t[k].budget_s;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_dbl);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static int is_slow(const gc_net_pair *p, double med, double sigma, const gc_rules *r)
 {
     return p->bps > 0 && (med - p->bps) / sigma >= r->z_suspect &&
@@ -207,10 +196,10 @@ size_t gc_net_checks(const gc_net_pair *pairs, size_t n, const gc_rules *r, gc_n
     for (size_t i = 0; i < n; i++)
         if (pairs[i].bps > 0)
             v[k++] = pairs[i].bps;
-    double med = k ? median(v, k) : 0;
+    double med = k ? gc_median(v, k) : 0;
     for (size_t i = 0; i < k; i++)
         v[i] = fabs(v[i] - med);
-    double sigma = k ? fmax(1.4826 * median(v, k), r->sigma_floor_rel * med) : 0;
+    double sigma = k ? fmax(1.4826 * gc_median(v, k), r->sigma_floor_rel * med) : 0;
     free(v);
     if (k < (size_t)r->min_peers || !(med > 0) || !(sigma > 0))
         return 0;

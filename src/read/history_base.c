@@ -19,6 +19,7 @@
 #include "census/registry.h"
 #include "util/fit.h"
 #include "util/timeutil.h"
+#include "util/stats.h"
 
 #define MONTH_S (30.0 * 86400.0)
 #define DAY_S 86400.0

@@ -587,20 +587,6 @@ void rp_free(rp_cat *c)
     memset(c, 0, sizeof *c);
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-double rp_median(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 void rp_node_gpus(const rp_cat *c, size_t k, size_t *first, size_t *n)
 {
     *first = k < c->nnodes ? c->node_first[k] : 0;

@@ -141,7 +141,6 @@ void rp_free(rp_cat *c);
 /* GC_REPORT_PROFILE set: the time since the last call, on stderr. */
 void rp_phase(const char *what);
 
-double rp_median(double *v, size_t n);      /* sorts v; NAN when n == 0 */
 /* The GPUs of node k: [*first, *first + *n) (gpus are sorted by node). O(1). */
 void rp_node_gpus(const rp_cat *c, size_t k, size_t *first, size_t *n);
 

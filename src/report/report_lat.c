@@ -13,6 +13,7 @@
 #include "census/hist.h"
 #include "report/report_int.h"
 #include "util/svg.h"
+#include "util/stats.h"
 
 #define HBINS 60             /* bins of a drawn histogram */
 
@@ -43,7 +44,7 @@ static double med_of(const rp_cat *c, size_t first, size_t n, size_t off, double
         if (isfinite(v))
             tmp[k++] = v;
     }
-    return rp_median(tmp, k);
+    return gc_sorted_median(tmp, k);
 }
 
 /* GPUs [first, first + n): one line each when few (node view, or a small
@@ -106,7 +107,7 @@ void rh_latency_plot(FILE *f, const rp_cat *c, size_t first, size_t n, const cha
             for (size_t i = first; i < first + n; i++)
                 for (size_t k = 0; k < c->gpus[i].nchase; k++)
                     xs[nx++] = c->gpus[i].chase[k].x;
-            rp_median(xs, nx);   /* sorts */
+            gc_sorted_median(xs, nx);   /* sorts */
             size_t u = 0;
             for (size_t j = 0; j < nx; j++)
                 if (!u || xs[j] != xs[u - 1])
@@ -117,7 +118,7 @@ void rh_latency_plot(FILE *f, const rp_cat *c, size_t first, size_t n, const cha
                     for (size_t k = 0; k < c->gpus[i].nchase; k++)
                         if (c->gpus[i].chase[k].x == xs[j])
                             v[m++] = c->gpus[i].chase[k].p50;
-                md[j] = rp_median(v, m);
+                md[j] = gc_sorted_median(v, m);
                 lo[j] = m ? v[(size_t)(0.05 * (double)(m - 1))] : NAN;
                 hi[j] = m ? v[(size_t)ceil(0.95 * (double)(m - 1))] : NAN;
             }

@@ -10,6 +10,7 @@
 
 #include "report/report_int.h"
 #include "util/svg.h"
+#include "util/stats.h"
 
 #define MAX_LABELS 8         /* outliers labelled per cluster strip */
 /* Past this many GPUs a strip draws each SKU's distribution as bars (GPUs
@@ -104,10 +105,10 @@ static void cluster_strip(FILE *f, const rp_cat *c, const metric *m, const int *
         for (size_t i = 0; i < c->ngpus; i++)
             if (grp[i] == (int)k && isfinite(mval(&c->gpus[i], m)))
                 tmp[n++] = mval(&c->gpus[i], m);
-        med[k] = rp_median(tmp, n);
+        med[k] = gc_sorted_median(tmp, n);
         for (size_t i = 0; i < n; i++)
             tmp[i] = fabs(tmp[i] - med[k]);
-        double mad = rp_median(tmp, n);
+        double mad = gc_sorted_median(tmp, n);
         half[k] = fmax(3 * 1.4826 * mad, 0.01 * fabs(med[k]));
         if (isfinite(med[k])) {
             p.x.lo = fmin(p.x.lo, med[k] - half[k]);
@@ -141,7 +142,7 @@ static void cluster_strip(FILE *f, const rp_cat *c, const metric *m, const int *
                 tmp[no++] = -fabs(v - med[k]) / half[k];
         }
         if (no)
-            rp_median(tmp, no);   /* sorts: farthest first */
+            gc_sorted_median(tmp, no);   /* sorts: farthest first */
         cut = no ? -tmp[no < MAX_LABELS ? no - 1 : MAX_LABELS - 1] : INFINITY;
     }
     size_t labels = 0, outliers = 0, marked = 0, unmarked = 0;
@@ -309,7 +310,7 @@ static void xfer_plot(FILE *f, const rp_cat *c, const size_t *idx, size_t m, con
             for (size_t j = 0; j < m; j++)
                 if (isfinite(c->links[idx[j]].beta))
                     b[nb++] = c->links[idx[j]].beta;
-            double mb = rp_median(b, nb), best = INFINITY;
+            double mb = gc_sorted_median(b, nb), best = INFINITY;
             for (size_t j = 0; j < m; j++)
                 if (isfinite(c->links[idx[j]].beta) && fabs(c->links[idx[j]].beta - mb) < best)
                     best = fabs(c->links[idx[j]].beta - mb), rep = idx[j];
@@ -350,7 +351,7 @@ static void xfer_plot(FILE *f, const rp_cat *c, const size_t *idx, size_t m, con
             for (size_t j = 0; j < m; j++)
                 for (size_t k = 0; k < c->links[idx[j]].nsz; k++)
                     xs[nx++] = c->links[idx[j]].sz[k].x;
-            rp_median(xs, nx);
+            gc_sorted_median(xs, nx);
             size_t u = 0;
             for (size_t j = 0; j < nx; j++)
                 if (!u || xs[j] != xs[u - 1])
@@ -363,7 +364,7 @@ static void xfer_plot(FILE *f, const rp_cat *c, const size_t *idx, size_t m, con
                         if (l->sz[k].x == xs[j])
                             v[q++] = l->sz[k].p50;
                 }
-                md[j] = rp_median(v, q);
+                md[j] = gc_sorted_median(v, q);
                 lo[j] = q ? v[0] : NAN;
                 hi[j] = q ? v[q - 1] : NAN;
             }
@@ -550,7 +551,7 @@ void rh_aggregate_p2p(FILE *f, const rp_cat *c)
             for (size_t k = 0; k < c->nnodes; k++)
                 if (isfinite(all[k * ww + e]))
                     v[m++] = all[k * ww + e];
-            mx[e] = rp_median(v, m);
+            mx[e] = gc_sorted_median(v, m);
         }
         char t[160];
         if (c->nnodes == 1)

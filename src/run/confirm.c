@@ -9,6 +9,7 @@
 
 #include "judge/detect.h"
 #include "judge/rules.h"
+#include "util/stats.h"
 
 #define NV 2   /* values per item: the median and the p95 of its first judged point */
 
@@ -51,18 +52,6 @@ static void screen_values(const gc_confirm_io *io, double *out)
     }
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Rank 0: the (rank, item) pairs to measure again, into chk[1..]; chk[0] their number. */
 static void pick(const gc_confirm_io *io, const double *all, int *chk, size_t cap)
 {
@@ -88,10 +77,10 @@ static void pick(const gc_confirm_io *io, const double *all, int *chk, size_t ca
                 }
                 if (m < (size_t)R.min_peers)
                     continue;
-                double med = median(col, m);
+                double med = gc_median(col, m);
                 for (size_t o = 0; o < m; o++)
                     col[o] = fabs(col[o] - med);
-                double sigma = fmax(1.4826 * median(col, m), R.sigma_floor_rel * fabs(med));
+                double sigma = fmax(1.4826 * gc_median(col, m), R.sigma_floor_rel * fabs(med));
                 double bad = better > 0 ? med - v : v - med;
                 double rel = med != 0 ? bad / fabs(med) : 0;
                 double floor = k ? R.dist_rel_degraded : R.rel_degraded;
@@ -203,10 +192,10 @@ size_t gc_confirm_pick_links(const double *links, size_t n, const gc_roster_entr
         if (k >= (size_t)R.min_peers) {
             for (size_t j = 0; j < k; j++)
                 col[j] = links[idx[s0 + j] * W + 3];
-            double med = median(col, k);
+            double med = gc_median(col, k);
             for (size_t j = 0; j < k; j++)
                 col[j] = fabs(links[idx[s0 + j] * W + 3] - med);
-            double sigma = fmax(1.4826 * median(col, k), R.sigma_floor_rel * med);
+            double sigma = fmax(1.4826 * gc_median(col, k), R.sigma_floor_rel * med);
             for (size_t j = s0; j < e; j++) {
                 const double *x = links + idx[j] * W;
                 double bad = med - x[3];

@@ -35,6 +35,4 @@ typedef struct gc_hinge {
 } gc_hinge;
 int gc_fit_hinge(const double *x, const double *y, size_t n, gc_hinge *out);
 
-double gc_median(double *v, size_t n);   /* sorts v in place */
-
 #endif

@@ -202,7 +202,7 @@ static void link_json(gc_jw *w, const lk *x, const gc_links *l, size_t index)
     size_t nf = 0;
     for (size_t i = 0; i < ns; i++) {
         over[i] = (s[i].flags & GC_FLAG_OVER_NOMINAL) ||
-                  (nom > 0 && s[i].has_bw && s[i].bw_max > OVER_NOMINAL * nom);
+                  (nom > 0 && s[i].has_bw && s[i].bw_max > GC_OVER_NOMINAL * nom);
         if (over[i])
             continue;
         nb[nf] = s[i].bytes * mult;

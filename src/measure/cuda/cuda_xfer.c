@@ -32,7 +32,6 @@
 #define WARM_NS 1e6          /* warm-up traffic before the first timed chunk */
 #define WARM_MAX_CHUNKS 16
 #define XFER_MIN_SAMPLES 3   /* timed samples a point takes past its budget, up to twice it (a 1 GiB pair both ways with its tail: ~55 ms each) */
-#define OVER_NOMINAL 1.02
 
 typedef struct hx_job {
     gc_xfer_job base;
@@ -126,13 +125,13 @@ int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_e
                 continue;
             double bps = j->moved / (ns[i] * 1e-9);
             gc_cuda_record(&g->points[ip + 1], bps);
-            int fast = j->nominal_bps > 0 && bps > OVER_NOMINAL * j->nominal_bps;
+            int fast = j->nominal_bps > 0 && bps > GC_OVER_NOMINAL * j->nominal_bps;
             if (j->ns_out && j->ns_out[i] > 0 && j->ns_in[i] > 0) {
                 double o = one / (j->ns_out[i] * 1e-9), in = one / (j->ns_in[i] * 1e-9);
                 gc_cuda_record(&g->points[ip + 2], o);
                 gc_cuda_record(&g->points[ip + 3], in);
                 /* each direction against one direction's nominal */
-                fast |= j->nominal_bps > 0 && fmax(o, in) > OVER_NOMINAL * j->nominal_bps / 2;
+                fast |= j->nominal_bps > 0 && fmax(o, in) > GC_OVER_NOMINAL * j->nominal_bps / 2;
             }
             over += fast;
         }
