@@ -7,6 +7,7 @@
 # otherwise pkg-config is asked, otherwise the compiler's default paths.
 #
 #   make            build build/gpucensus
+#   make check      build, then the unit and layout tests: no package step (minutes)
 #   make test       install what is missing (root), build, run every test
 #   make run        run configs/quick.cfg on this machine's GPUs
 #   make demo       simulated cluster: 4 nodes x 4 GPUs, 16 ranks
@@ -59,7 +60,7 @@ GPU_TOOLS  := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu
 # probes the MPI tests run under mpirun (tests/mpi/t_*.sh)
 MPI_TOOLS  := $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(wildcard tests/mpi/*.c))
 
-.PHONY: all test run demo bench bench-detect soak fuzz deps deps-test clean tests kdesc-update FORCE
+.PHONY: all check test run demo bench bench-detect soak fuzz deps deps-test clean tests kdesc-update FORCE
 
 all: $(BUILD)/gpucensus
 
@@ -76,9 +77,11 @@ $(BUILD)/%.o: %.c | $(BUILD)/gen/gen_version.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) -MMD -MP -MT $@ -MT $(abspath $@) -c $< -o $@
 
-$(BUILD)/kernels/%.o: kernels/%.cu kernels/kernels.h
+# -MMD: each kernel object depends on every header it includes (kernels.h,
+# bench_util.cuh, valid_table.h), listed in its .d file.
+$(BUILD)/kernels/%.o: kernels/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -Ikernels -c $< -o $@
+	$(NVCC) $(NVFLAGS) -Ikernels -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $@
 
 $(BUILD)/libgc.a: $(HOST_OBJ) $(BUILD)/gen/valid_desc.o
 	rm -f $@ && ar rcs $@ $^
@@ -92,7 +95,7 @@ CUOBJDUMP ?= $(firstword $(wildcard $(CUDA_HOME)/bin/cuobjdump) $(shell command 
 $(BUILD)/kernels/valid.o $(BUILD)/kernels/valid.ptxas.log &: kernels/valid.cu kernels/valid_table.h \
                                                     kernels/kernels.h kernels/bench_util.cuh
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -Xptxas -v -Ikernels -c $< -o $(@D)/valid.o 2> $(@D)/valid.ptxas.log \
+	$(NVCC) $(NVFLAGS) -Xptxas -v -Ikernels -MMD -MP -MF $(@D)/valid.d -MT $(@D)/valid.o -c $< -o $(@D)/valid.o 2> $(@D)/valid.ptxas.log \
 	    || { cat $(@D)/valid.ptxas.log >&2; exit 1; }
 	@grep -v '^ptxas info\|bytes stack frame' $(@D)/valid.ptxas.log >&2 || true
 
@@ -139,16 +142,20 @@ deps:
 deps-test:
 	@tools/deps.sh test
 
+check:
+	$(MAKE) -j$(shell nproc) tests
+	tests/run.sh unit/ layout/
+
 test: deps-test
 	$(MAKE) -j$(shell nproc) tests
 	tests/run.sh
 
 run: deps
-	$(MAKE) all
+	$(MAKE) -j$(shell nproc) all
 	tools/run-local.sh configs/quick.cfg
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) -j$(shell nproc) all
 	tools/demo.sh
 
 bench: deps
@@ -226,6 +233,6 @@ fuzz: deps-test
 # --- end of sanitizers and fuzzing ---
 
 clean:
-	rm -rf $(BUILD) build-san
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD) build-*/
 
--include $(HOST_OBJ:.o=.d) $(BUILD)/src/main.d
+-include $(HOST_OBJ:.o=.d) $(BUILD)/src/main.d $(CU_OBJ:.o=.d)

@@ -3,11 +3,12 @@
 # (tests/*/t_*.sh). Exit status 0 = passed, 77 = skipped, other = failed.
 # Logs go to build/test-logs/; a failure prints the end of its log.
 # The last line is "N passed, N failed, N skipped".
-# Usage: tests/run.sh [NAME-FILTER]
+# Usage: tests/run.sh [NAME-FILTER...]: the tests whose name (unit/test_x,
+# mpi/t_y.sh) holds any of the filters; no filter: all.
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
 export BUILD
-filter=${1:-}
+filters="$*"
 logs=$BUILD/test-logs
 mkdir -p "$logs"
 pass=0 fail=0 skip=0 failed=""
@@ -15,7 +16,13 @@ pass=0 fail=0 skip=0 failed=""
 run_one() {
     name=$1
     shift
-    case "$name" in *"$filter"*) ;; *) return ;; esac
+    if [ -n "$filters" ]; then
+        hit=0
+        for f in $filters; do
+            case "$name" in *"$f"*) hit=1 ;; esac
+        done
+        [ $hit = 1 ] || return
+    fi
     start=$(date +%s)
     log=$logs/$(echo "$name" | tr / _).log
     timeout 900 "$@" >"$log" 2>&1
