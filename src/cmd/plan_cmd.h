@@ -1,0 +1,9 @@
+/* gpucensus plan PLAN.cfg [--ranks N] [--nodes M]: validate a plan, print
+ * every rank's work list and the budgets per GPU and per node.
+ * Exit 0; 2: bad plan or arguments. */
+#ifndef GC_PLAN_CMD_H
+#define GC_PLAN_CMD_H
+
+int gc_plan_main(int argc, char **argv);
+
+#endif
