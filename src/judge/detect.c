@@ -6,10 +6,14 @@
  * peer group over columns of values (CSR by value key), so 1024 GPUs of
  * the default plan (~1000 values each) take a fraction of a second.
  *
- * This file: the records and the string table; the order of judging
- * (gc_detect_finish) is in detect_finish.c, the baseline in detect_baseline.c, the rules in
- * detect_rules.c and detect_peers.c, the verdicts
- * and their JSON in detect_verdict.c, what they share in detect_int.h. */
+ * This file: the records, made, added (a GPU's values, a link named by
+ * detect_links.c, the in-memory census path), released and freed. It is
+ * layer 3 of detect (detect_int.h): it calls the links' names, the
+ * baseline and the verdicts' strings below it; only the order of judging
+ * (detect_finish.c, above) calls it. The baseline is in detect_baseline.c,
+ * the rules in detect_rules.c, detect_peers.c and detect_links.c, the
+ * verdicts and their JSON in detect_verdict.c, the helpers the files share
+ * in detect_core.c. */
 #include "judge/detect.h"
 
 #include <math.h>
@@ -40,6 +44,22 @@ gc_detect *gc_detect_new(const gc_rules *rules, const gc_baseline *base)
 void gc_detect_set_plan(gc_detect *d, const char *plan)
 {
     snprintf(d->plan, sizeof d->plan, "%s", plan ? plan : "");
+}
+
+void det_fin_free(gc_detect *d)
+{
+    det_fin *F = &d->fin;
+    gc_strtab_free(&F->ids);
+    gc_strtab_free(&d->nodes);
+    free(d->gnode);
+    free(d->ls);
+    d->gnode = NULL;
+    d->ls = NULL;
+    free(F->order);
+    free(F->lsrc);
+    free(F->ldst);
+    F->order = NULL;
+    F->lsrc = F->ldst = NULL;
 }
 
 void gc_detect_free(gc_detect *d)
@@ -223,19 +243,6 @@ int gc_detect_add_link(gc_detect *d, const gc_det_link *in, gc_err *err)
     return 0;
 }
 
-size_t det_first_key_at(const val *v, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].key < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 void gc_detect_last_link_names(const gc_detect *d, const char **subject, const char **node)
 {
     const lrec *l = d->nl ? &d->l[d->nl - 1] : NULL;
@@ -271,12 +278,6 @@ int gc_det_ctx_observed(const char *key)
         if (!strcmp(key, obs[i]))
             return 1;
     return 0;
-}
-
-int gc_det_host_set(const char *key)
-{
-    return !strncmp(key, "launch", 6) || strstr(key, "pageable") != NULL ||
-           (!strncmp(key, "pcie xfer bidir", 15));
 }
 
 /* "bench.metric k=v k=v" as catread builds it from the catalogue. */

@@ -1,7 +1,10 @@
 /* The baseline the detector compares with: values per SKU (or GPU), plan and
  * method, sealed into medians per key with the range the sources saw, and
- * the reference lookups the rules make. See detect.h; the records and the
- * order of judging: detect.c. */
+ * the reference lookups the rules make. See detect.h; the records:
+ * detect.c; the order of judging: detect_finish.c.
+ *
+ * Layer 0 of detect, a bottom file (detect_int.h): it calls no other file
+ * of the module. */
 #include "judge/detect.h"
 
 #include <math.h>

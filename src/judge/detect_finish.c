@@ -2,17 +2,18 @@
  * the GPUs put in their positions, their verdicts and groups, then the
  * GPUs' peers on a thread of their own (gc_detect_finish_start) while the
  * caller writes and judges the links (gc_detect_finish), then each GPU's
- * other rules, the common ends and the nodes. Split out of detect.c. */
+ * other rules, the common ends and the nodes.
+ *
+ * Layer 4 of detect, the top (detect_int.h): it calls every layer below,
+ * and none calls it. */
 #include "judge/detect.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "judge/detect_int.h"
-#include "util/grow.h"
 
 /* ---- finish ----------------------------------------------------------- */
 
@@ -48,44 +49,6 @@ static void *peers_main(void *arg)
         s = e;
     }
     return NULL;
-}
-
-/* "node\x1fINDEX", as the GPUs' ids are keyed (two a link: no printf) */
-static void gpu_key(char *k, size_t cap, const char *node, int index)
-{
-    size_t n = strnlen(node ? node : "", cap - 14);
-    memcpy(k, node ? node : "", n);
-    k[n++] = '\x1f';
-    char t[12], *p = t + sizeof t;
-    unsigned u = index < 0 ? 0u - (unsigned)index : (unsigned)index;
-    do
-        *--p = (char)('0' + u % 10);
-    while (u /= 10);
-    if (index < 0)
-        *--p = '-';
-    memcpy(k + n, p, (size_t)(t + sizeof t - p));
-    k[n + (size_t)(t + sizeof t - p)] = '\0';
-}
-
-long det_gpu_of(strtab *ids, const gc_det_end *e)
-{
-    if (!e->is_gpu)
-        return -1;
-    char k[GC_NODE_MAX + 16];
-    gpu_key(k, sizeof k, e->node, e->gpu_index);
-    return gc_strtab_id(ids, k, 0);
-}
-
-int det_node_id(gc_detect *d, const char *node, uint32_t *id)
-{
-    *id = DET_NO_NODE;
-    if (!node || !node[0])
-        return 0;
-    long k = gc_strtab_id(&d->nodes, node, 1);
-    if (k < 0)
-        return GC_ENOMEM;
-    *id = (uint32_t)k;
-    return 0;
 }
 
 /* The judgement's first part: GPUs in their positions, the verdicts
@@ -147,7 +110,7 @@ static int fin_setup(gc_detect *d, gc_err *err)
                  g->sm_count, g->mem_bytes >> 20, g->l2_bytes >> 20, g->pcie_max_gen,
                  g->pcie_max_width);
         long id = gc_strtab_id(&d->groups, key, 1);
-        gpu_key(key, GC_NODE_MAX + 16, g->node, g->index);
+        det_gpu_key(key, GC_NODE_MAX + 16, g->node, g->index);
         if (id < 0 || gc_strtab_id(&F->ids, key, 1) != (long)i)
             rc = id < 0 ? GC_ENOMEM : GC_EINVAL;
         g->group = (uint32_t)id;
@@ -181,34 +144,6 @@ static int fin_setup(gc_detect *d, gc_err *err)
     return 0;
 }
 
-void det_fin_free(gc_detect *d)
-{
-    det_fin *F = &d->fin;
-    gc_strtab_free(&F->ids);
-    gc_strtab_free(&d->nodes);
-    free(d->gnode);
-    free(d->ls);
-    d->gnode = NULL;
-    d->ls = NULL;
-    free(F->order);
-    free(F->lsrc);
-    free(F->ldst);
-    F->order = NULL;
-    F->lsrc = F->ldst = NULL;
-}
-
-static int threads_allowed = 1;
-
-void gc_detect_allow_threads(int allowed)
-{
-    threads_allowed = allowed != 0;
-}
-
-int det_threads_allowed(void)
-{
-    return threads_allowed;
-}
-
 int gc_detect_finish_start(gc_detect *d, gc_err *err)
 {
     det_fin *F = &d->fin;
@@ -224,7 +159,7 @@ int gc_detect_finish_start(gc_detect *d, gc_err *err)
      * touches what the other writes, and each GPU's reasons come in the
      * same order as on one thread */
     F->pj = (peers_job){ d, F->order, 0 };
-    F->threaded = threads_allowed && pthread_create(&F->peers, NULL, peers_main, &F->pj) == 0;   /* signals: stop.h */
+    F->threaded = det_threads_allowed() && pthread_create(&F->peers, NULL, peers_main, &F->pj) == 0;   /* signals: stop.h */
     return 0;
 }
 

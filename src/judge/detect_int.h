@@ -1,6 +1,21 @@
-/* Private to the detect module (detect*.c):
- * the records, the string table and the baseline they share, and the
- * functions one file calls in another. Not part of the public API (detect.h). */
+/* Private to the detect module (detect*.c): the records, the string table
+ * and the baseline they share, and the functions one file calls in another.
+ * Not part of the public API (detect.h).
+ *
+ * The files are layers; each calls only files of the layers below it, so
+ * none calls another in a circle (the helpers they share live in the
+ * lowest), bottom up:
+ *   0  detect_core.c      keys, the ids of GPUs and nodes, threads
+ *      detect_verdict.c   the detector's strings, verdicts, reasons, JSON
+ *      detect_baseline.c  the baseline: sealed medians and references
+ *   1  detect_topo.c      the common end above the GPUs (NUMA node, switch)
+ *      detect_temper.c    what a verdict may claim; the run's z
+ *      detect_peers.c     a GPU's peers and distributions
+ *   2  detect_rules.c     a GPU's baseline and limits; the nodes
+ *      detect_links.c     the links: their names and rules
+ *   3  detect.c           the records: made, added, released, freed
+ *   4  detect_finish.c    the order of judging
+ * The declarations below go by layer, bottom up. */
 #ifndef GC_DETECT_INT_H
 #define GC_DETECT_INT_H
 
@@ -12,11 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- string interning (strtab.c) ------------------------------------- */
+/* ---- string interning (strtab.c) -------------------------------------- */
 
 typedef gc_strtab strtab;
 
-/* ---- baseline --------------------------------------------------------- */
+/* ---- layer 0: the baseline (detect_baseline.c) ------------------------ */
 
 typedef struct bentry {
     uint32_t key;      /* strtab id of "sku\x1fNAME\x1fPLAN\x1fkey" or "uuid\x1fUUID\x1fPLAN\x1fkey" */
@@ -71,9 +86,6 @@ typedef struct val {
     float q[GC_DET_NQ];
 } val;
 
-/* The first of v[0..n) (keys rising) whose key is k or more (n: none). */
-size_t det_first_key_at(const val *v, size_t n, size_t k);
-
 typedef struct grec {
     char node[GC_NODE_MAX], uuid[48], name[96], status[16], reason[160];
     int index, rank;
@@ -100,9 +112,6 @@ typedef struct lrec {
     const char *cls;       /* its class as verdicts name it (gc_det_link_class), interned */
     const char *subject;   /* its verdict's subject, the detector's own: made as it is added */
 } lrec;
-/* (detect_links.c) l's class and subject, made once as the link is added
- * (while records still arrive, not after the last). */
-int det_link_names(gc_detect *d, lrec *l);
 
 /* Per link, what the passes after judging read: 12 bytes, not the link's
  * 192-byte record and 88-byte verdict (at 16,384 GPUs 94 and 43 MB,
@@ -118,17 +127,13 @@ typedef struct det_lside {
 #define DET_NO_NODE UINT32_MAX
 
 /* The peers of every group of GPUs (order: the GPUs by group), run by
- * peers_main (detect.c) on a thread of their own. */
+ * peers_main (detect_finish.c) on a thread of their own. */
 typedef struct peers_job {
     struct gc_detect *d;
     const uint32_t *order;
     int rc;
 } peers_job;
 
-/* gc_detect_allow_threads's setting (detect_finish.c). */
-int det_threads_allowed(void);
-/* Frees what the judgement keeps between its start and its end (detect_finish.c). */
-void det_fin_free(struct gc_detect *d);
 /* gc_detect_finish_start's state for gc_detect_finish. */
 enum { FIN_NONE, FIN_STARTED, FIN_DONE };
 typedef struct det_fin {
@@ -180,7 +185,24 @@ struct gc_detect {
 
 #define CPY(dst, src) snprintf(dst, sizeof dst, "%s", (src) ? (src) : "")
 
-/* ---- verdict building (detect_verdict.c) ------------------------------ */
+/* ---- layer 0: keys, ids, threads (detect_core.c) ---------------------- */
+
+/* The first of v[0..n) (keys rising) whose key is k or more (n: none). */
+size_t det_first_key_at(const val *v, size_t n, size_t k);
+/* A key's unit ("": none) */
+const char *det_unit_of(const gc_detect *d, uint32_t key);
+/* "%.4g GB/s" of bytes_per_s, else "%.6g UNIT" */
+void det_fmt_val(char *out, size_t cap, double v, const char *unit);
+/* "node\x1fINDEX" (cap >= 14), the key of a GPU's id in det_fin.ids */
+void det_gpu_key(char *k, size_t cap, const char *node, int index);
+/* The grec index of a link's GPU end, -1: none. */
+long det_gpu_of(strtab *ids, const gc_det_end *e);
+/* A node's id in d->nodes, added at first sight (DET_NO_NODE: none). */
+int det_node_id(gc_detect *d, const char *node, uint32_t *id);
+/* gc_detect_allow_threads's setting. */
+int det_threads_allowed(void);
+
+/* ---- layer 0: verdict building (detect_verdict.c) --------------------- */
 
 gc_verdict *det_new_verdict(gc_detect *d, int type);
 /* s kept by the detector (interned), cut to cap - 1 bytes as the fixed
@@ -206,22 +228,7 @@ int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double v
                    double ref, double dev, const char *dev_unit, int sev, const char *fmt, ...)
     __attribute__((format(printf, 9, 10)));
 
-/* ---- tempering (detect_temper.c) -------------------------------------- */
-
-/* After a GPU's rules: what was measured while the GPU was shared becomes
- * "inconclusive: GPU shared" (suspect at most), a value the host sets
- * suspect at most unless confirmed and large; the level follows. */
-int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v);
-/* A GPU whose every link of a kind is slow: the GPU is named the common end. */
-/* covered: per GPU, 1 when a named host group (det_host_groups) holds it:
- * its host links' common end is the group, not the GPU. May be NULL. */
-int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsigned char *covered);
-/* A link's family for the common end: P2P, host copies (one way or both,
- * pinned), or -1 (neither). */
-enum { DET_FAM_P2P, DET_FAM_HOST, DET_FAM_N };
-int det_link_family(const gc_det_link *l);
-
-/* ---- the common end above the GPUs (detect_topo.c) -------------------- */
+/* ---- layer 1: the common end above the GPUs (detect_topo.c) ----------- */
 
 /* A host NUMA node or PCIe switch of a node whose every GPU's host copies are slow. */
 typedef struct det_hostgroup {
@@ -244,27 +251,48 @@ int det_link_host_dir(const gc_det_link *l);
 /* The group's reason on its node's verdict. */
 int det_host_group_reason(const det_hostgroup *g, gc_verdict *v);
 void det_host_groups_free(det_hostgroups *hg);
-void det_relevel(gc_verdict *v);
+
+/* ---- layer 1: tempering (detect_temper.c) ----------------------------- */
+
+/* After a GPU's rules: what was measured while the GPU was shared becomes
+ * "inconclusive: GPU shared" (suspect at most), a value the host sets
+ * suspect at most unless confirmed and large; the level follows. */
+int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v);
+/* A GPU whose every link of a kind is slow: the GPU is named the common end. */
+/* covered: per GPU, 1 when a named host group (det_host_groups) holds it:
+ * its host links' common end is the group, not the GPU. May be NULL. */
+int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsigned char *covered);
+/* A link's family for the common end: P2P, host copies (one way or both,
+ * pinned), or -1 (neither). */
+enum { DET_FAM_P2P, DET_FAM_HOST, DET_FAM_N };
+int det_link_family(const gc_det_link *l);
 /* A link's degraded bandwidth findings against its second measurement
  * (det_judge_links calls it once the link's peers are judged). */
 int det_temper_link(gc_detect *d, const lrec *l, gc_verdict *v);
 
-/* ---- the rules (detect_peers.c: a GPU's peers; detect_rules.c: the rest) */
+/* ---- layer 1: a GPU's peers (detect_peers.c) -------------------------- */
 
-/* "%.4g GB/s" of bytes_per_s, else "%.6g UNIT"; a key's unit ("": none) */
-void det_fmt_val(char *out, size_t cap, double v, const char *unit);
-const char *det_unit_of(const gc_detect *d, uint32_t key);
 int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_verdict *verd);
+
+/* ---- layer 2: a GPU's other rules, the nodes (detect_rules.c) --------- */
+
 int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v);
 int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v);
-/* (detect_links.c) Makes the links' verdicts (after the GPUs') and judges
- * them; fills d->ls and, per link, the grec index of its ends (lsrc,
- * ldst: -1 none; ids: the GPUs' "node\x1fINDEX" keys). */
-int det_judge_links(gc_detect *d, strtab *ids, long *lsrc, long *ldst);
-/* (detect.c) The grec index of a link's GPU end, -1: none. */
-long det_gpu_of(strtab *ids, const gc_det_end *e);
-/* (detect.c) A node's id in d->nodes, added at first sight (DET_NO_NODE: none). */
-int det_node_id(gc_detect *d, const char *node, uint32_t *id);
 int det_judge_nodes(gc_detect *d, const det_hostgroups *hg);
+
+/* ---- layer 2: the links (detect_links.c) ------------------------------ */
+
+/* l's class and subject, made once as the link is added (while records
+ * still arrive, not after the last). */
+int det_link_names(gc_detect *d, lrec *l);
+/* Makes the links' verdicts (after the GPUs') and judges them; fills d->ls
+ * and, per link, the grec index of its ends (lsrc, ldst: -1 none; ids: the
+ * GPUs' "node\x1fINDEX" keys). */
+int det_judge_links(gc_detect *d, strtab *ids, long *lsrc, long *ldst);
+
+/* ---- layer 3: the records (detect.c) ---------------------------------- */
+
+/* Frees what the judgement keeps between its start and its end. */
+void det_fin_free(struct gc_detect *d);
 
 #endif

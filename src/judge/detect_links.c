@@ -1,7 +1,11 @@
-/* The links' rules (part of detect; see detect.h for the rules): a link's
- * physical limit (achieved / nominal), its baseline, and its peers (links
- * of the same class between the same SKUs), tempered by its second
- * measurement. Split out of detect_rules.c.
+/* The links' names and rules (part of detect; see detect.h for the rules):
+ * a link's physical limit (achieved / nominal), its baseline, and its peers
+ * (links of the same class between the same SKUs), tempered by its second
+ * measurement.
+ *
+ * Layer 2 of detect (detect_int.h): it calls the tempering and topology
+ * (layer 1) and the keys, ids, baseline and verdicts (layer 0); the records
+ * (detect.c: a link's names as it is added) and the order of judging call it.
  *
  * One pass over the links' records (~190 bytes each, 491,520 links at
  * 16,384 GPUs) makes each link's verdict, its side (det_lside) and what

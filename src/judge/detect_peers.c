@@ -1,8 +1,10 @@
 /* A GPU's peers and distributions (part of detect; see detect.h for the
  * rules): per key, the robust z of each member's value against the
  * group's median and MAD, and the one-sided Wasserstein-1 distance of its
- * quantile function from the group's median one. Split out of
- * detect_rules.c (past the module size limit). */
+ * quantile function from the group's median one.
+ *
+ * Layer 1 of detect (detect_int.h): it calls only the keys, threads and
+ * verdicts of layer 0; the order of judging calls it. */
 #include "judge/detect.h"
 
 #include <math.h>

@@ -1,7 +1,10 @@
-/* The rules of detect: the baseline, physical limits and nodes
- * (a GPU's peers and distributions: detect_peers.c; links: detect_links.c). Split out of detect.c (past the module size
- * limit); detect.c keeps the records and the order of judging,
- * detect_verdict.c the verdicts and their JSON. See detect.h for the rules. */
+/* The rules of detect: a GPU's baseline and physical limits, and the nodes
+ * (a GPU's peers and distributions: detect_peers.c; links: detect_links.c).
+ * See detect.h for the rules.
+ *
+ * Layer 2 of detect (detect_int.h): it calls the topology (layer 1: a host
+ * group's reason on its node) and the keys, baseline and verdicts (layer
+ * 0); the order of judging calls it. */
 #include "judge/detect.h"
 
 #include <math.h>
@@ -13,19 +16,6 @@
 #include "census/registry.h"
 
 /* ---- GPUs: baseline, physical limits (peers: detect_peers.c) ---------- */
-
-void det_fmt_val(char *out, size_t cap, double v, const char *unit)
-{
-    if (unit && !strcmp(unit, "bytes_per_s"))
-        snprintf(out, cap, "%.4g GB/s", v / 1e9);
-    else
-        snprintf(out, cap, "%.6g%s%s", v, unit && *unit ? " " : "", unit ? unit : "");
-}
-
-const char *det_unit_of(const gc_detect *d, uint32_t key)
-{
-    return key < d->nunit && d->unit[key] ? d->unit[key] : "";
-}
 
 /* Against the baseline: only what the same plan measured (the key names
  * the kernel, footprint and size), beyond the range the baseline's own

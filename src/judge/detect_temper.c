@@ -3,7 +3,7 @@
  *   - a run's comparisons: every value of every GPU is compared with its
  *     peers; over a fleet of 1024 GPUs of the default plan that is about
  *     two million comparisons, so a threshold that "rarely" fires fires.
- *     det_z_for gives the z that keeps the whole run's false-positive rate
+ *     gc_det_z_for gives the z that keeps the whole run's false-positive rate
  *     at rules fleet.false_positive_rate (normal tail, Bonferroni);
  *   - values measured while another process used the GPU (gpu_shared,
  *     NVML): a deviation drawn from them is "inconclusive: GPU shared",
@@ -14,7 +14,10 @@
  *     fleet.host_set_rel_degraded;
  *   - the common end: a GPU whose every P2P link, or every host link, is
  *     slow while the other ends are good elsewhere is itself named, with
- *     its links. */
+ *     its links.
+ *
+ * Layer 1 of detect (detect_int.h): it calls only the keys and verdicts of
+ * layer 0; the links' rules and the order of judging call it. */
 #include "judge/detect.h"
 
 #include <math.h>
@@ -39,7 +42,7 @@ double gc_det_z_for(double rate, double n)
     return 0.5 * (lo + hi);
 }
 
-void det_relevel(gc_verdict *v)
+static void relevel(gc_verdict *v)
 {
     v->level = GC_V_OK;
     for (size_t k = 0; k < v->nreasons; k++)
@@ -184,7 +187,7 @@ int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v)
         rc = det_add_note(d, v,
                  "measured again before blaming: %d degraded finding(s) confirmed, %d not (suspect), "
                  "%d not measured again (unconfirmed)", confirmed, not_held, unconfirmed);
-    det_relevel(v);
+    relevel(v);
     return rc;
 }
 
@@ -286,7 +289,7 @@ int det_common_end(gc_detect *d, const long *lsrc, const long *ldst, const unsig
                                 "elsewhere: the GPU (or its slot) is the common end: %.150s%s",
                                 all[k], fam_name[f], f == DET_FAM_P2P && other_bad ? "most of their" : "their",
                                 names, all[k] > 3 ? "; ..." : "");
-            det_relevel(&d->v[gi]);
+            relevel(&d->v[gi]);
         }
     free(all), free(slow), free(worst), free(first), free(adj), free(at);
     return rc;
@@ -334,6 +337,6 @@ int det_temper_link(gc_detect *d, const lrec *l, gc_verdict *v)
                  "(suspect), %d not measured again (unconfirmed)", confirmed,
                  not_held, unconfirmed))
         return GC_ENOMEM;
-    det_relevel(v);
+    relevel(v);
     return 0;
 }

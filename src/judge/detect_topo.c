@@ -13,7 +13,10 @@
  * behind other switches, so that a slow NUMA node does not name each of
  * its switches and a slow switch does not name its NUMA node. The GPUs of
  * a named group are not themselves named the common end of their host
- * links (det_common_end): the group is. */
+ * links (det_common_end): the group is.
+ *
+ * Layer 1 of detect (detect_int.h): it calls only the verdicts of layer 0;
+ * the rules, the links' rules and the order of judging call it. */
 #include "judge/detect.h"
 
 #include <math.h>

@@ -1,6 +1,9 @@
-/* Verdict and reason bookkeeping of detect, and the verdicts as JSON.
- * Split out of detect.c (past the module size limit); the rules that
- * add the reasons are in detect_rules.c. */
+/* Verdict and reason bookkeeping of detect, the detector's strings, and the
+ * verdicts as JSON; the rules that add the reasons are in detect_rules.c,
+ * detect_peers.c and detect_links.c.
+ *
+ * Layer 0 of detect, a bottom file (detect_int.h): it calls no other file
+ * of the module. */
 #include "judge/detect.h"
 
 #include <jansson.h>
