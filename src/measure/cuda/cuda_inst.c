@@ -11,8 +11,8 @@
 int gc_cuda_inst(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     const char *opn = gc_cuda_str(t, "op");
-    int op = gck_inst_op_find(opn);
-    if (op < 0)
+    gck_inst_op op = gck_inst_op_find(opn);
+    if (op == GCK_INST_NONE)
         return gc_fail(err, GC_EINVAL, "inst: unknown op '%s'", opn);
     int ilp = (int)gc_cuda_num(t, "ilp");
     if (ilp < 1 || ilp > 8)

@@ -182,8 +182,8 @@ int gc_cuda_chase_loaded(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
         int fb = 4 * c->dev.sm_count;
         uint64_t fbytes;
         float fms[1];
-        if ((flush && gck_stream_run(0, (char *)c->big + flush_at, flush, &fb, 256, 16, 4, 1, fms,
-                                     &fbytes, msg, sizeof msg)) ||
+        if ((flush && gck_stream_run(GCK_STREAM_READ, (char *)c->big + flush_at, flush, &fb, 256,
+                                     16, 4, 1, fms, &fbytes, msg, sizeof msg)) ||
             gck_chase_loaded_run(&c->chain, blocks, threads, (uint32_t)warm, runs, &c->scratch,
                                  msg, sizeof msg))
             return gc_fail(err, GC_EDEVICE, "%s", msg);

@@ -86,8 +86,8 @@ static int run_slice(gc_cuda *c, load *l, float *ms, char *msg, size_t cap)
     uint64_t work = 0;
     int blocks = HBM_BLOCKS_PER_SM * c->dev.sm_count;
     int rc = l->fma ? gck_fma_burn_run(l->iters, l->launches, ms, &work, msg, cap)
-                    : gck_stream_run(3, c->big, HBM_FOOTPRINT, &blocks, HBM_THREADS, 16, 4,
-                                     l->launches, ms, &work, msg, cap);
+                    : gck_stream_run(GCK_STREAM_TRIAD, c->big, HBM_FOOTPRINT, &blocks,
+                                     HBM_THREADS, 16, 4, l->launches, ms, &work, msg, cap);
     l->work = (double)work;
     return rc;
 }

@@ -35,7 +35,8 @@
 
 typedef struct hx_job {
     gc_xfer_job base;
-    int dir, pageable, sm;
+    gck_xfer_dir dir;
+    int pageable, sm;
     double dir_ns[2 * GCK_XFER_MAX_CHUNK];   /* both ways: h2d, d2h of each sample */
     double out[GCK_XFER_MAX_CHUNK], in[GCK_XFER_MAX_CHUNK];
 } hx_job;
@@ -240,10 +241,10 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     const char *d = gc_cuda_str(t, "direction");
     hx_job j;
     memset(&j, 0, sizeof j);
-    j.dir = !strcmp(d, "d2h") ? 1 : !strcmp(d, "bidir") ? 2 : 0;
+    j.dir = !strcmp(d, "d2h") ? GCK_XFER_D2H : !strcmp(d, "bidir") ? GCK_XFER_BOTH : GCK_XFER_H2D;
     j.pageable = !strcmp(gc_cuda_str(t, "memory"), "pageable");
     j.sm = !strcmp(gc_cuda_str(t, "engine"), "sm");
-    if (j.dir == 2 && !(j.pageable && !j.sm)) {
+    if (j.dir == GCK_XFER_BOTH && !(j.pageable && !j.sm)) {
         /* each direction's own rate from the common start, while the other
          * direction copies: as nvbandwidth's *_bidirectional_memcpy_* tests
          * time it (PEERS.md). SM: one kernel, both end together; copy
@@ -257,9 +258,10 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     }
     j.base.bytes = (size_t)gc_cuda_num(t, "size_bytes");
     j.base.chunk = hx_chunk;
-    j.base.moved = (double)j.base.bytes * (j.dir == 2 ? 2 : 1);
+    int ways = j.dir == GCK_XFER_BOTH ? 2 : 1;
+    j.base.moved = (double)j.base.bytes * ways;
     j.base.timing = j.pageable && !j.sm ? "host_clock" : "events";
-    j.base.nominal_bps = gc_pcie_nominal_bps(c->pcie_gen, c->pcie_width) * (j.dir == 2 ? 2 : 1);
+    j.base.nominal_bps = gc_pcie_nominal_bps(c->pcie_gen, c->pcie_width) * ways;
     if (j.base.bytes == 0)
         return gc_fail(err, GC_EINVAL, "xfer: size_bytes must be > 0");
     /* Growing the buffers (pinning, touching) is not measuring: it does
