@@ -51,7 +51,7 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!ms)
         return GC_ENOMEM;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err);
+    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", err);
     if (!p)
         return GC_ENOMEM;
     int blocks = full ? 0 : bps * c->dev.sm_count;
@@ -94,7 +94,7 @@ int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!ms)
         return GC_ENOMEM;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err);
+    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", err);
     if (!p)
         return GC_ENOMEM;
     int blocks = 0;
@@ -130,7 +130,7 @@ int gc_cuda_smem(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!ms)
         return GC_ENOMEM;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err);
+    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", err);
     if (!p)
         return GC_ENOMEM;
     uint64_t bytes = 0;

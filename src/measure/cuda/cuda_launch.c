@@ -28,7 +28,7 @@ static int block_churn(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!ns)
         return GC_ENOMEM;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "block_interval", "ns", 1000, err);
+    gc_point *p = gc_cuda_point(c, t, g, "block_interval", err);
     if (!p)
         return GC_ENOMEM;
     char msg[256] = "";
@@ -67,7 +67,7 @@ int gc_cuda_launch(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!ns)
         return GC_ENOMEM;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "time", "ns", 1000, err);
+    gc_point *p = gc_cuda_point(c, t, g, "time", err);
     if (!p)
         return GC_ENOMEM;
     char msg[256] = "";

@@ -51,7 +51,7 @@ int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     uint32_t iters = !lat ? 16 : mode == GCK_MLP_GATHER ? 256 : 64;
     uint32_t total = gc_cuda_samples(t, 20);
     size_t ip = g->npoints;
-    if (!gc_cuda_point(c, t, g, lat ? "latency" : "sector_cycles", "cycles", lat ? 100 : 1000, err))
+    if (!gc_cuda_point(c, t, g, lat ? "latency" : "sector_cycles", err))
         return GC_ENOMEM;
     int sms = c->dev.sm_count;
     uint64_t words = fp / 4, base = 0;

@@ -101,10 +101,10 @@ int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_e
     }
     size_t ip = g->npoints;
     int npts = j->ns_out ? 4 : 2;
-    if (!gc_cuda_point(c, t, g, "time", "ns", 1000, err) ||
-        !gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err) ||
-        (j->ns_out && (!gc_cuda_point(c, t, g, j->out_metric, "bytes_per_s", 1, err) ||
-                       !gc_cuda_point(c, t, g, j->in_metric, "bytes_per_s", 1, err))))
+    if (!gc_cuda_point(c, t, g, "time", err) ||
+        !gc_cuda_point(c, t, g, "bandwidth", err) ||
+        (j->ns_out && (!gc_cuda_point(c, t, g, j->out_metric, err) ||
+                       !gc_cuda_point(c, t, g, j->in_metric, err))))
         return GC_ENOMEM;
     uint32_t done = 0, over = 0;
     double one = j->ns_out ? j->moved / 2 : j->moved;
@@ -303,8 +303,8 @@ int gc_cuda_net(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     /* both sides agree on the number of rounds: the initiator decides and
      * tells the responder before each round (1: go, 0: stop) */
     size_t ip = g->npoints;
-    if (t->initiator && (!gc_cuda_point(c, t, g, "time", "ns", 1000, err) ||
-                         !gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err)))
+    if (t->initiator && (!gc_cuda_point(c, t, g, "time", err) ||
+                         !gc_cuda_point(c, t, g, "bandwidth", err)))
         return GC_ENOMEM;
     for (uint32_t i = 0;; i++) {   /* round 0 is a warm-up */
         int32_t go = 1;
