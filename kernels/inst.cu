@@ -20,6 +20,8 @@
 
 #include <string.h>
 
+#include <string_view>
+
 #define TP_THREADS 256
 #define TP_UNROLL 16
 
@@ -268,30 +270,44 @@ struct op_row {
 static const op_row op_rows[] = { OPS(ROW) };
 #define NOPS ((int)(sizeof op_rows / sizeof op_rows[0]))
 
-extern "C" const char *gck_inst_op_name(int op)
+// The rows are kernels.h's gck_inst_op in its order, name for name.
+#define OP_NAME(name, a, b, it) #name,
+static constexpr const char *row_names[] = { OPS(OP_NAME) };
+static constexpr const char *abi_names[] = { GCK_INST_OPS(GCK_ENUM_NAME) };
+static constexpr bool same_names(int i = 0)
+{
+    return i == GCK_INST_NOPS ||
+           (std::string_view(row_names[i]) == abi_names[i] && same_names(i + 1));
+}
+static_assert(sizeof row_names / sizeof *row_names == GCK_INST_NOPS,
+              "OPS: one row per gck_inst_op");
+static_assert(same_names(), "OPS: rows in gck_inst_op's order (kernels.h)");
+
+extern "C" const char *gck_inst_op_name(gck_inst_op op)
 {
     return op >= 0 && op < NOPS ? op_rows[op].name : NULL;
 }
 
-extern "C" int gck_inst_op_find(const char *name)
+extern "C" gck_inst_op gck_inst_op_find(const char *name)
 {
     for (int i = 0; i < NOPS; i++)
         if (strcmp(op_rows[i].name, name) == 0)
-            return i;
-    return -1;
+            return (gck_inst_op)i;
+    return GCK_INST_NONE;
 }
 
-static int check_op(int op, int ilp, char *err, size_t errlen)
+static int check_op(gck_inst_op op, int ilp, char *err, size_t errlen)
 {
     if (op < 0 || op >= NOPS || ilp < 1 || ilp > 8) {
-        snprintf(err, errlen, "inst: bad op %d or ilp %d", op, ilp);
+        snprintf(err, errlen, "inst: bad op %d or ilp %d", (int)op, ilp);
         return 1;
     }
     return 0;
 }
 
-extern "C" int gck_inst_latency(int op, int ilp, int twin, uint32_t nsamples, gck_scratch *s,
-                                uint64_t *span_cycles, uint64_t *span_ns, char *err, size_t errlen)
+extern "C" int gck_inst_latency(gck_inst_op op, int ilp, int twin, uint32_t nsamples,
+                                gck_scratch *s, uint64_t *span_cycles, uint64_t *span_ns,
+                                char *err, size_t errlen)
 {
     if (check_op(op, ilp, err, errlen) || gck_scratch_reserve(s, nsamples, err, errlen))
         return 1;
@@ -306,9 +322,10 @@ extern "C" int gck_inst_latency(int op, int ilp, int twin, uint32_t nsamples, gc
     return 0;
 }
 
-extern "C" int gck_inst_throughput(int op, int ilp, uint32_t iters, gck_scratch *s, int *blocks,
-                                   int *threads, int *blocks_per_sm, uint64_t *ops_per_block,
-                                   int *sms_seen, char *err, size_t errlen)
+extern "C" int gck_inst_throughput(gck_inst_op op, int ilp, uint32_t iters, gck_scratch *s,
+                                   int *blocks, int *threads, int *blocks_per_sm,
+                                   uint64_t *ops_per_block, int *sms_seen, char *err,
+                                   size_t errlen)
 {
     if (check_op(op, ilp, err, errlen))
         return 1;

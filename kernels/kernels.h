@@ -13,6 +13,14 @@
 extern "C" {
 #endif
 
+/* The choices a kernel takes, as enums: each list is X(ENUMERATOR, "name"),
+ * in the order of its values (0, 1, ...); "name" is the benchmark
+ * parameter's choice in src/census/registry.c, which builds its lists from
+ * these. GCK_ENUM_ID and GCK_ENUM_NAME expand a list into enumerators or
+ * into names. */
+#define GCK_ENUM_ID(id, name) id,
+#define GCK_ENUM_NAME(id, name) name,
+
 typedef struct gck_device {
     char name[96];
     char uuid[48];           /* "GPU-xxxxxxxx-..." as nvidia-smi prints it */
@@ -107,13 +115,27 @@ int gck_chase_loaded_run(const gck_chain *c, int blocks, int threads, uint32_t w
 int gck_departure_run(void *buf, size_t bytes, int uncoalesced, int requests,
                       uint32_t nsamples, gck_scratch *s, char *err, size_t errlen);
 
-/* Instructions. op: index into gck_inst_op_name(); NULL past the end. */
-const char *gck_inst_op_name(int op);
-int gck_inst_op_find(const char *name);   /* -1: unknown */
+/* Instructions (kernels/inst.cu's OPS rows, in this order: it checks). */
+#define GCK_INST_OPS(X)                                                                   \
+    X(GCK_INST_F32_ADD, "f32_add") X(GCK_INST_F32_MUL, "f32_mul")                         \
+    X(GCK_INST_F32_FMA, "f32_fma") X(GCK_INST_F32_DIV, "f32_div")                         \
+    X(GCK_INST_F32_SQRT, "f32_sqrt") X(GCK_INST_F64_ADD, "f64_add")                       \
+    X(GCK_INST_F64_FMA, "f64_fma") X(GCK_INST_F64_DIV, "f64_div")                         \
+    X(GCK_INST_I32_ADD, "i32_add") X(GCK_INST_I32_MUL, "i32_mul")                         \
+    X(GCK_INST_I32_DIV, "i32_div") X(GCK_INST_SFU_SIN, "sfu_sin")                         \
+    X(GCK_INST_SFU_EXP, "sfu_exp") X(GCK_INST_SMEM_LD, "smem_ld")
+typedef enum gck_inst_op {
+    GCK_INST_NONE = -1,        /* gck_inst_op_find: unknown */
+    GCK_INST_OPS(GCK_ENUM_ID)
+    GCK_INST_NOPS
+} gck_inst_op;
+/* The op's name; NULL outside 0 .. GCK_INST_NOPS - 1. */
+const char *gck_inst_op_name(gck_inst_op op);
+gck_inst_op gck_inst_op_find(const char *name);
 /* Latency: one thread, ilp (1..8) independent dependent chains of
  * GCK_WINDOW steps in each window; twin: the window without the ops.
  * h_samples[i] = window cycles. */
-int gck_inst_latency(int op, int ilp, int twin, uint32_t nsamples, gck_scratch *s,
+int gck_inst_latency(gck_inst_op op, int ilp, int twin, uint32_t nsamples, gck_scratch *s,
                      uint64_t *span_cycles, uint64_t *span_ns, char *err, size_t errlen);
 /* Throughput: full occupancy (blocks_per_sm resident blocks of
  * *threads each on every SM), every thread runs ilp independent chains of
@@ -121,19 +143,26 @@ int gck_inst_latency(int op, int ilp, int twin, uint32_t nsamples, gck_scratch *
  * h_samples[2i] = cycles from its first block's start to its last block's
  * end, h_samples[2i+1] = blocks it ran; *ops_per_block = thread operations
  * of one block. */
-int gck_inst_throughput(int op, int ilp, uint32_t iters, gck_scratch *s,
+int gck_inst_throughput(gck_inst_op op, int ilp, uint32_t iters, gck_scratch *s,
                         int *blocks, int *threads, int *blocks_per_sm,
                         uint64_t *ops_per_block, int *sms_seen, char *err, size_t errlen);
 
 /* STREAM kernels over `footprint` bytes of buf (split in 1/2/3 arrays for
- * copy/triad, each starting on a 2 MiB boundary). kind: 0 read, 1 write,
- * 2 copy, 3 triad, 4 sparse. *blocks > 0: that grid, grid-stride loops
+ * copy/triad, each starting on a 2 MiB boundary); sparse reads one word of
+ * each 128-byte line (its 32-byte sector counted). *blocks > 0: that grid, grid-stride loops
  * with 16-byte accesses (vector_bytes 16, unroll 4 only); 0: the full grid
  * (one pass, each block a contiguous run of unroll x threads vectors of
  * vector_bytes (8 or 16) per array, unroll 1, 2, 4 or 8; not for sparse),
  * *blocks set to it. ms[i]: event time of launch i; *bytes: read +
  * written per launch. */
-int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks, int threads,
+#define GCK_STREAM_KINDS(X)                                                               \
+    X(GCK_STREAM_READ, "read") X(GCK_STREAM_WRITE, "write") X(GCK_STREAM_COPY, "copy")    \
+    X(GCK_STREAM_TRIAD, "triad") X(GCK_STREAM_SPARSE, "sparse")
+typedef enum gck_stream_kind {
+    GCK_STREAM_KINDS(GCK_ENUM_ID)
+    GCK_STREAM_NKINDS
+} gck_stream_kind;
+int gck_stream_run(gck_stream_kind kind, void *buf, size_t footprint, int *blocks, int threads,
                    int vector_bytes, int unroll, uint32_t launches, float *ms, uint64_t *bytes,
                    char *err, size_t errlen);
 /* L2: about bytes_per_launch of reads (ld.global.cg) over an L2-resident
@@ -155,10 +184,15 @@ int gck_smem_run(int stride_words, uint32_t iters, uint32_t launches, float *ms,
 int gck_fma_burn_run(uint32_t iters, uint32_t launches, float *ms, uint64_t *flops,
                      char *err, size_t errlen);
 
-/* Launch overhead. mode 0: batch back-to-back launches of an empty kernel,
- * events around the batch, ns[i] = batch time / batch. mode 1: host clock
- * around launch + cudaStreamSynchronize, ns[i] one launch. */
-int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, double *ns,
+/* Launch overhead. GCK_LAUNCH_BACK_TO_BACK: batch back-to-back launches of
+ * an empty kernel, events around the batch, ns[i] = batch time / batch.
+ * GCK_LAUNCH_SYNC: host clock around launch + cudaStreamSynchronize, ns[i]
+ * one launch. */
+typedef enum gck_launch_mode {
+    GCK_LAUNCH_BACK_TO_BACK = 0,
+    GCK_LAUNCH_SYNC = 1
+} gck_launch_mode;
+int gck_launch_run(gck_launch_mode mode, uint32_t nsamples, uint32_t batch, double *ns,
                    char *err, size_t errlen);
 /* Block churn: `nsamples` event-timed launches of `grid` empty blocks of
  * `threads` threads with `smem_bytes` of (dummy) dynamic shared memory each;
@@ -195,17 +229,27 @@ int gck_held_count(void);
 const char *gck_held_name(int i);
 int gck_held_setup(gck_valid *v, int i, char *err, size_t errlen);
 int gck_held_run(gck_valid *v, uint32_t launches, float *ms, char *err, size_t errlen);
-/* Memory-level parallelism (kernels/mlp.cu): mode 0 inflight (R coalesced
- * loads per warp round), 1 scattered loads, 2 a transpose's scattered
- * stores, 3 gather (each lane chases its own random chain of lines), 4 as 0
- * with a block barrier ending each round (256-thread blocks), 5 as 0 with as
- * many stores as loads, over bytes (a power of two) of buf from word base_words on; warps_per_sm
- * 1..64, requests 1/2/4/8, iters rounds. *cycles: median over warps of SM
- * cycles per round. Modes 6 (oneshot_sync) and 7 (oneshot): one-shot blocks
- * of requests warps (1..32; load, [barrier,] store), 64 warps per SM, iters
- * blocks per block slot; *cycles: the mean over blocks of the block's span
- * minus its warps' mean life without barrier waits. */
-int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, int warps_per_sm,
+/* Memory-level parallelism (kernels/mlp.cu): mode INFLIGHT (R coalesced
+ * loads per warp round), SCATTER_LOAD scattered loads, SCATTER_STORE a
+ * transpose's scattered stores, GATHER (each lane chases its own random
+ * chain of lines), INFLIGHT_SYNC as INFLIGHT with a block barrier ending
+ * each round (256-thread blocks), INFLIGHT_COPY as INFLIGHT with as many
+ * stores as loads, over bytes (a power of two) of buf from word base_words
+ * on; warps_per_sm 1..64, requests 1/2/4/8, iters rounds. *cycles: median
+ * over warps of SM cycles per round. ONESHOT_SYNC and ONESHOT: one-shot
+ * blocks of requests warps (1..32; load, [barrier,] store), 64 warps per
+ * SM, iters blocks per block slot; *cycles: the mean over blocks of the
+ * block's span minus its warps' mean life without barrier waits. */
+#define GCK_MLP_MODES(X)                                                                  \
+    X(GCK_MLP_INFLIGHT, "inflight") X(GCK_MLP_SCATTER_LOAD, "scatter_load")               \
+    X(GCK_MLP_SCATTER_STORE, "scatter_store") X(GCK_MLP_GATHER, "gather")                 \
+    X(GCK_MLP_INFLIGHT_SYNC, "inflight_sync") X(GCK_MLP_INFLIGHT_COPY, "inflight_copy")   \
+    X(GCK_MLP_ONESHOT_SYNC, "oneshot_sync") X(GCK_MLP_ONESHOT, "oneshot")
+typedef enum gck_mlp_mode {
+    GCK_MLP_MODES(GCK_ENUM_ID)
+    GCK_MLP_NMODES
+} gck_mlp_mode;
+int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, gck_mlp_mode mode, int warps_per_sm,
                 int requests, int sms, uint32_t iters, uint64_t base_words, double *cycles,
                 char *err, size_t errlen);
 
@@ -243,7 +287,7 @@ int gck_xfer_reserve(gck_xfer *x, size_t bytes, int pageable, char *err, size_t 
  * and mapped for the GPU: *dev is the GPU's address of it. */
 int gck_host_register(void *p, size_t bytes, void **dev, char *err, size_t errlen);
 void gck_host_unregister(void *p);
-/* dir 0 h2d, 1 d2h, 2 both at once on two streams; sm: a kernel copies
+/* dir: h2d, d2h, or both at once on two streams; sm: a kernel copies
  * through mapped pinned memory instead of the copy engine. ns[i] = time of
  * one copy (both: of one pair of copies, to the later one's end), averaged
  * over `batch` copies queued back to back behind a spin kernel (pageable
@@ -255,9 +299,14 @@ void gck_host_unregister(void *p);
  * ns_dir (both ways, events timing; NULL: not wanted): 2 x nsamples, the
  * h2d and the d2h copies' own times from their common start.
  * *spin_timeouts counts chunks whose spin kernel gave up waiting. */
-int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t bytes, uint32_t nsamples,
-                 uint32_t batch, double *ns, double *ns_dir, int *spin_timeouts, char *err,
-                 size_t errlen);
+#define GCK_XFER_DIRS(X) X(GCK_XFER_H2D, "h2d") X(GCK_XFER_D2H, "d2h") X(GCK_XFER_BOTH, "bidir")
+typedef enum gck_xfer_dir {
+    GCK_XFER_DIRS(GCK_ENUM_ID)
+    GCK_XFER_NDIRS
+} gck_xfer_dir;
+int gck_xfer_run(gck_xfer *x, gck_xfer_dir dir, int pageable, int sm, size_t bytes,
+                 uint32_t nsamples, uint32_t batch, double *ns, double *ns_dir, int *spin_timeouts,
+                 char *err, size_t errlen);
 /* Keep the host link busy (copies queued both ways) while the caller reads
  * the trained PCIe state; end waits for them. */
 int gck_xfer_busy_begin(gck_xfer *x, size_t bytes, uint32_t copies, char *err, size_t errlen);

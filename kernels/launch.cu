@@ -69,7 +69,7 @@ extern "C" int gck_block_churn_run(uint32_t nsamples, uint32_t grid, int threads
                        [=] { gck_empty_kernel<<<grid, threads, smem_bytes>>>(); });
 }
 
-extern "C" int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, double *ns,
+extern "C" int gck_launch_run(gck_launch_mode mode, uint32_t nsamples, uint32_t batch, double *ns,
                               char *err, size_t errlen)
 {
     if (batch < 1)
@@ -78,7 +78,7 @@ extern "C" int gck_launch_run(int mode, uint32_t nsamples, uint32_t batch, doubl
         gck_empty_kernel<<<1, 32>>>();
     CKL();
     CK(cudaDeviceSynchronize());
-    if (mode == 0)
+    if (mode == GCK_LAUNCH_BACK_TO_BACK)
         return event_timed(nsamples, batch, ns, err, errlen, [=] {
             for (uint32_t b = 0; b < batch; b++)
                 gck_empty_kernel<<<1, 32>>>();

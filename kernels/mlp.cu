@@ -181,8 +181,8 @@ static int cmp_u32(const void *a, const void *b)
 typedef void (*mlp_fn)(float *, uint64_t, uint64_t, uint32_t, uint32_t, uint32_t, uint32_t,
                        uint32_t, uint32_t *);
 
-extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, int warps_per_sm,
-                           int requests, int sms, uint32_t iters, uint64_t base_words,
+extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, gck_mlp_mode mode,
+                           int warps_per_sm, int requests, int sms, uint32_t iters, uint64_t base_words,
                            double *cycles, char *err, size_t errlen)
 {
     static const mlp_fn loads[] = { gck_mlp_kernel<1, false, false>, gck_mlp_kernel<2, false, false>,
@@ -197,7 +197,8 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
                                      gck_mlp_kernel<4, true, false>, gck_mlp_kernel<8, true, false> };
     int ri = requests == 1 ? 0 : requests == 2 ? 1 : requests == 4 ? 2 : requests == 8 ? 3 : -1;
     uint64_t words = bytes / 4;
-    if ((ri < 0 && mode < 6) || warps_per_sm < 1 || warps_per_sm > 64 || sms < 1 || iters < 1 ||
+    int oneshot = mode == GCK_MLP_ONESHOT_SYNC || mode == GCK_MLP_ONESHOT;
+    if ((ri < 0 && !oneshot) || warps_per_sm < 1 || warps_per_sm > 64 || sms < 1 || iters < 1 ||
         words < 4096 || (words & (words - 1))) {
         snprintf(err, errlen, "mlp: bad shape (requests %d, warps/SM %d, %zu bytes: a power of two)",
                  requests, warps_per_sm, bytes);
@@ -209,8 +210,9 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
     uint32_t log2h = 0;
     while ((2ull << (2 * log2h + 1)) <= words)   // H x H words, H = 2^log2h
         log2h++;
-    uint32_t span = mode == 1 ? 32 * 32 : 32, ls = mode == 1 ? 32 : 1;
-    if (mode == 6 || mode == 7) {   // one-shot blocks of `requests` warps (gck_mlp_oneshot)
+    int scatter = mode == GCK_MLP_SCATTER_LOAD;
+    uint32_t span = scatter ? 32 * 32 : 32, ls = scatter ? 32 : 1;
+    if (oneshot) {   // one-shot blocks of `requests` warps (gck_mlp_oneshot)
         threads = 32 * requests;
         if (requests < 1 || requests > 32 || 64 % requests != 0) {
             snprintf(err, errlen, "mlp oneshot: %d threads per block", threads);
@@ -220,7 +222,7 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
         nw = (size_t)blocks * requests;
         if (gck_scratch_reserve(s, 3 * nw, err, errlen))
             return 1;
-        if (mode == 6)
+        if (mode == GCK_MLP_ONESHOT_SYNC)
             gck_mlp_oneshot<true><<<blocks, threads>>>((float *)buf, words - 1, base_words, s->d_samples);
         else
             gck_mlp_oneshot<false><<<blocks, threads>>>((float *)buf, words - 1, base_words, s->d_samples);
@@ -229,13 +231,13 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
         *cycles = oneshot_excess(s->h_samples, (size_t)blocks, requests);
         return 0;
     }
-    if (mode == 4 && warps_per_sm < 8) {
+    if (mode == GCK_MLP_INFLIGHT_SYNC && warps_per_sm < 8) {
         snprintf(err, errlen, "mlp inflight_sync: blocks of 8 warps, at least 8 warps per SM");
         return 1;
     }
     if (gck_scratch_reserve(s, nw, err, errlen))
         return 1;
-    if (mode == 3) {   // gather: the chain over every line, then the chase
+    if (mode == GCK_MLP_GATHER) {   // gather: the chain over every line, then the chase
         uint64_t lines = words / 32;
         if (lines > 0xffffffffull) {
             snprintf(err, errlen, "mlp gather: at most 2^32 lines");
@@ -248,7 +250,10 @@ extern "C" int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, int mode, in
         gck_mlp_gather<<<blocks, threads>>>((const uint32_t *)buf, (uint32_t)lines,
                                             (uint32_t)base_words, iters, s->d_samples);
     } else {
-        mlp_fn f = mode == 2 ? stores[ri] : mode == 4 ? synced[ri] : mode == 5 ? copies[ri] : loads[ri];
+        mlp_fn f = mode == GCK_MLP_SCATTER_STORE ? stores[ri]
+                 : mode == GCK_MLP_INFLIGHT_SYNC ? synced[ri]
+                 : mode == GCK_MLP_INFLIGHT_COPY ? copies[ri]
+                                                 : loads[ri];
         f<<<blocks, threads>>>((float *)buf, words - 1, base_words, span, ls, log2h, iters, 0,
                                s->d_samples);
     }

@@ -164,19 +164,21 @@ __global__ void k_triad_full(V *__restrict__ a, const V *__restrict__ b,
 
 // One launch of the full-grid kernel `kind` with V x U; n counts V.
 template <typename V, int U>
-static void full_launch(int kind, int g, int threads, void *buf, size_t n, float *dummy)
+static void full_launch(gck_stream_kind kind, int g, int threads, void *buf, size_t n,
+                        float *dummy)
 {
     V *a = (V *)buf, *b = a + n, *c = b + n;
     switch (kind) {
-    case 0: k_read_full<V, U><<<g, threads>>>(a, n, dummy); break;
-    case 1: k_write_full<V, U><<<g, threads>>>(a, n, 1.5f); break;
-    case 2: k_copy_full<V, U><<<g, threads>>>(a, b, n); break;
-    case 3: k_triad_full<V, U><<<g, threads>>>(a, b, c, n, 0.5f); break;
+    case GCK_STREAM_READ: k_read_full<V, U><<<g, threads>>>(a, n, dummy); break;
+    case GCK_STREAM_WRITE: k_write_full<V, U><<<g, threads>>>(a, n, 1.5f); break;
+    case GCK_STREAM_COPY: k_copy_full<V, U><<<g, threads>>>(a, b, n); break;
+    case GCK_STREAM_TRIAD: k_triad_full<V, U><<<g, threads>>>(a, b, c, n, 0.5f); break;
+    default: break;   // sparse has no full grid (gck_stream_run refuses it)
     }
 }
 
 template <typename V>
-static void full_launch_u(int kind, int unroll, int g, int threads, void *buf, size_t n,
+static void full_launch_u(gck_stream_kind kind, int unroll, int g, int threads, void *buf, size_t n,
                           float *dummy)
 {
     switch (unroll) {
@@ -197,20 +199,21 @@ static int dummy(char *err, size_t errlen)
     return 0;
 }
 
-extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks, int threads,
-                              int vector_bytes, int unroll, uint32_t launches, float *ms,
-                              uint64_t *bytes, char *err, size_t errlen)
+extern "C" int gck_stream_run(gck_stream_kind kind, void *buf, size_t footprint, int *blocks,
+                              int threads, int vector_bytes, int unroll, uint32_t launches,
+                              float *ms, uint64_t *bytes, char *err, size_t errlen)
 {
-    int arrays = kind < 2 || kind == 4 ? 1 : kind == 2 ? 2 : 3;
+    int arrays = kind == GCK_STREAM_COPY ? 2 : kind == GCK_STREAM_TRIAD ? 3 : 1;
     // Arrays start on 2 MiB boundaries: a third of a power of two is not
     // even a multiple of the 128-byte line, and a warp's 512 bytes would
     // then span five lines of b and c instead of four.
     size_t per = footprint / arrays / (2u << 20) * (2u << 20);
-    int full = *blocks == 0 && kind != 4;
-    if (kind < 0 || kind > 4 || *blocks < 0 || (*blocks == 0 && kind == 4) || threads < 32 ||
+    int full = *blocks == 0 && kind != GCK_STREAM_SPARSE;
+    if (kind < 0 || kind >= GCK_STREAM_NKINDS || *blocks < 0 ||
+        (*blocks == 0 && kind == GCK_STREAM_SPARSE) || threads < 32 ||
         per == 0) {
         snprintf(err, errlen, "stream: bad kernel %d / launch %d x %d / footprint %zu",
-                 kind, *blocks, threads, footprint);
+                 (int)kind, *blocks, threads, footprint);
         return 1;
     }
     if (full ? (vector_bytes != 8 && vector_bytes != 16) || (unroll != 1 && unroll != 2 &&
@@ -225,7 +228,7 @@ extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks
     size_t n = per / sizeof(float4);   // float4 elements per array
     float4 *a = (float4 *)buf, *b = a + n, *c = b + n;
     size_t lines = per / 128;
-    *bytes = kind == 4 ? (uint64_t)lines * 32 : (uint64_t)per * arrays;
+    *bytes = kind == GCK_STREAM_SPARSE ? (uint64_t)lines * 32 : (uint64_t)per * arrays;
     size_t nv = per / (size_t)vector_bytes;   // V elements per array (full grid)
     if (full)
         *blocks = (int)((nv + (size_t)threads * unroll - 1) / ((size_t)threads * unroll));
@@ -242,11 +245,14 @@ extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks
             full_launch_u<float4>(kind, unroll, g, threads, buf, nv, g_dummy);
         else
             switch (kind) {
-            case 0: k_read<<<g, threads>>>(a, n, g_dummy); break;
-            case 1: k_write<<<g, threads>>>(a, n, 1.5f); break;
-            case 2: k_copy<<<g, threads>>>(a, b, n); break;
-            case 3: k_triad<<<g, threads>>>(a, b, c, n, 0.5f); break;
-            case 4: k_sparse<<<g, threads>>>((const float *)buf, lines, g_dummy); break;
+            case GCK_STREAM_READ: k_read<<<g, threads>>>(a, n, g_dummy); break;
+            case GCK_STREAM_WRITE: k_write<<<g, threads>>>(a, n, 1.5f); break;
+            case GCK_STREAM_COPY: k_copy<<<g, threads>>>(a, b, n); break;
+            case GCK_STREAM_TRIAD: k_triad<<<g, threads>>>(a, b, c, n, 0.5f); break;
+            case GCK_STREAM_SPARSE:
+                k_sparse<<<g, threads>>>((const float *)buf, lines, g_dummy);
+                break;
+            default: break;
             }
         cudaError_t e = cudaGetLastError();
         if (e == cudaSuccess) {
@@ -256,7 +262,7 @@ extern "C" int gck_stream_run(int kind, void *buf, size_t footprint, int *blocks
         if (e == cudaSuccess && l > 0)
             e = cudaEventElapsedTime(&ms[l - 1], e0, e1);
         if (e != cudaSuccess) {
-            snprintf(err, errlen, "stream kernel %d: %s", kind, cudaGetErrorString(e));
+            snprintf(err, errlen, "stream kernel %d: %s", (int)kind, cudaGetErrorString(e));
             rc = 1;
         }
     }

@@ -210,36 +210,38 @@ __global__ void k_copy_both(const uint8_t *__restrict__ h2d_src, uint8_t *__rest
         d[k] = s[k];
 }
 
-// One direction's operation on stream s. dir 0: host -> device, 1: device
-// -> host; dir 2 (SM only): both, one kernel (k_copy_both).
-static cudaError_t one_op(gck_xfer *x, int dir, int sm, int pageable, size_t bytes, cudaStream_t s)
+// One direction's operation on stream s; GCK_XFER_BOTH (SM only): both
+// directions, one kernel (k_copy_both).
+static cudaError_t one_op(gck_xfer *x, gck_xfer_dir dir, int sm, int pageable, size_t bytes,
+                          cudaStream_t s)
 {
     size_t hhalf = (pageable ? x->page_bytes : x->pin_bytes) / 2;
-    if (dir == 2) {   // device pointers: [h2d src, h2d dst, d2h src, d2h dst]
+    if (dir == GCK_XFER_BOTH) {   // device pointers: [h2d src, h2d dst, d2h src, d2h dst]
         uint8_t *hd = (uint8_t *)(pageable ? x->h_page : x->h_pin_dev), *dd = (uint8_t *)x->d_buf;
         size_t warps = 2 * ((bytes + 511) / 512);
         k_copy_both<<<(unsigned)((warps + 15) / 16), 512, 0, s>>>(hd, dd + x->d_bytes / 2, dd,
                                                                    hd + hhalf, bytes);
         return cudaGetLastError();
     }
-    uint8_t *d = (uint8_t *)x->d_buf + (dir ? 0 : x->d_bytes / 2);
-    uint8_t *h = (uint8_t *)(pageable ? x->h_page : x->h_pin) + (dir ? hhalf : 0);
+    int d2h = dir == GCK_XFER_D2H;
+    uint8_t *d = (uint8_t *)x->d_buf + (d2h ? 0 : x->d_bytes / 2);
+    uint8_t *h = (uint8_t *)(pageable ? x->h_page : x->h_pin) + (d2h ? hhalf : 0);
     if (sm) {
-        uint8_t *hd = pageable ? h : (uint8_t *)x->h_pin_dev + (dir ? hhalf : 0);
+        uint8_t *hd = pageable ? h : (uint8_t *)x->h_pin_dev + (d2h ? hhalf : 0);
         int blocks, threads;
         sm_shape(x, bytes, &blocks, &threads);
-        if (dir == 0)
+        if (!d2h)
             k_copy_bytes<<<blocks, threads, 0, s>>>(hd, d, bytes);
         else
             k_copy_bytes<<<blocks, threads, 0, s>>>(d, hd, bytes);
         return cudaGetLastError();
     }
-    if (dir == 0)
+    if (!d2h)
         return cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s);
     return cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s);
 }
 
-extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t bytes,
+extern "C" int gck_xfer_run(gck_xfer *x, gck_xfer_dir dir, int pageable, int sm, size_t bytes,
                             uint32_t nsamples, uint32_t batch, double *ns, double *ns_dir,
                             int *spin_timeouts, char *err, size_t errlen)
 {
@@ -255,16 +257,16 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
         return 1;
     }
     gck_xfer_rt *rt = x->rt;
-    int one = dir == 2 && sm;          // both ways in one kernel: both end together
-    int both = dir == 2 && !sm;        // both ways on two streams (copy engines)
+    int one = dir == GCK_XFER_BOTH && sm;         // both ways in one kernel: both end together
+    int both = dir == GCK_XFER_BOTH && !sm;       // both ways on two streams (copy engines)
     if (pageable && !sm) {
         // Synchronous in effect: host clock around each batch.
         for (uint32_t i = 0; i < nsamples; i++) {
             double t0 = host_ns();
             for (uint32_t b = 0; b < batch; b++) {
                 if (both) {
-                    CK(one_op(x, 0, 0, 1, bytes, rt->s[0]));
-                    CK(one_op(x, 1, 0, 1, bytes, rt->s[1]));
+                    CK(one_op(x, GCK_XFER_H2D, 0, 1, bytes, rt->s[0]));
+                    CK(one_op(x, GCK_XFER_D2H, 0, 1, bytes, rt->s[1]));
                 } else {
                     CK(one_op(x, dir, 0, 1, bytes, rt->s[0]));
                 }
@@ -284,9 +286,9 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
         if (both && e == cudaSuccess)
             e = cudaStreamWaitEvent(rt->s[1], rt->ev[2 * i], 0);
         for (uint32_t b = 0; e == cudaSuccess && b < batch; b++) {
-            e = one_op(x, both ? 0 : dir, sm, pageable, bytes, rt->s[0]);
+            e = one_op(x, both ? GCK_XFER_H2D : dir, sm, pageable, bytes, rt->s[0]);
             if (both && e == cudaSuccess)
-                e = one_op(x, 1, sm, pageable, bytes, rt->s[1]);
+                e = one_op(x, GCK_XFER_D2H, sm, pageable, bytes, rt->s[1]);
         }
         if (both && e == cudaSuccess)   // each direction's own end
             e = cudaEventRecord(rt->ev3[i], rt->s[0]);
@@ -297,9 +299,9 @@ extern "C" int gck_xfer_run(gck_xfer *x, int dir, int pageable, int sm, size_t b
         // it the later one ran its last part alone and read faster than
         // under load; nvbandwidth gives its other direction twice the bytes).
         for (uint32_t b = 0; both && e == cudaSuccess && b < batch; b++) {
-            e = one_op(x, 0, sm, pageable, bytes, rt->s[0]);
+            e = one_op(x, GCK_XFER_H2D, sm, pageable, bytes, rt->s[0]);
             if (e == cudaSuccess)
-                e = one_op(x, 1, sm, pageable, bytes, rt->s[1]);
+                e = one_op(x, GCK_XFER_D2H, sm, pageable, bytes, rt->s[1]);
         }
         if (both && e == cudaSuccess)
             e = cudaEventRecord(rt->ev4[i], rt->s[1]);
@@ -341,7 +343,7 @@ extern "C" int gck_xfer_busy_begin(gck_xfer *x, size_t bytes, uint32_t copies, c
     if (gck_xfer_reserve(x, bytes, 0, err, errlen))
         return 1;
     for (uint32_t i = 0; i < copies; i++)
-        CK(one_op(x, i & 1, 0, 0, bytes, x->rt->s[i & 1]));
+        CK(one_op(x, i & 1 ? GCK_XFER_D2H : GCK_XFER_H2D, 0, 0, bytes, x->rt->s[i & 1]));
     return 0;
 }
 

@@ -1,6 +1,13 @@
+/* The benchmark registry: each benchmark's sweep parameters, their ranges
+ * and defaults, its phase and its method version. The choices a kernel
+ * takes come from the kernels' own lists (kernels/kernels.h's enums, the
+ * validation suite's kernels/valid_table.h), so a name is written once. */
 #include "census/registry.h"
 
 #include <string.h>
+
+#include "kernels.h"
+#include "valid_table.h"
 
 #define KiB 1024.0
 #define MiB (1024.0 * KiB)
@@ -12,18 +19,14 @@
 #define STR(n, ch, d) { n, 1, 0, 0, 0, ch, 0, d }
 #define DEF(n, s, ph, m, p) { n, s, ph, m, p, sizeof(p) / sizeof(p[0]) }
 
-static const char *const inst_ops[] = {
-    "f32_add", "f32_mul", "f32_fma", "f32_div", "f32_sqrt",
-    "f64_add", "f64_fma", "f64_div",
-    "i32_add", "i32_mul", "i32_div",
-    "sfu_sin", "sfu_exp", "smem_ld", NULL };
+static const char *const inst_ops[] = { GCK_INST_OPS(GCK_ENUM_NAME) NULL };
 static const char *const inst_modes[] = { "latency", "throughput", NULL };
-static const char *const stream_kernels[] = { "read", "write", "copy", "triad", "sparse", NULL };
+static const char *const stream_kernels[] = { GCK_STREAM_KINDS(GCK_ENUM_NAME) NULL };
 static const char *const residents[] = { "full", "one", NULL };
 static const char *const stream_grids[] = { "stride", "full", NULL };
 static const char *const launch_modes[] = { "back_to_back", "launch_sync", "blocks", NULL };
 static const char *const access_kinds[] = { "coalesced", "uncoalesced", NULL };
-static const char *const xfer_dirs[] = { "h2d", "d2h", "bidir", NULL };
+static const char *const xfer_dirs[] = { GCK_XFER_DIRS(GCK_ENUM_NAME) NULL };
 static const char *const host_mem[] = { "pinned", "pageable", NULL };
 static const char *const engines[] = { "ce", "sm", NULL };
 static const char *const p2p_dirs[] = { "oneway", "bidir", NULL };
@@ -91,23 +94,22 @@ static const gc_param_def p2p_p[] = {
     STR("mode", p2p_modes, "copy"),            /* chase: remote pointer-chase latency */
     STR("order", far_orders, "random"),        /* chase: sequential = line i -> i + 1 (nvbandwidth's) */
 };
-/* The validation suite (issue 5): kernels/valid.cu, one description each
- * under configs/kernels/valid/ (docs/kernel-description.md); then the
- * held-out kernels (issue 14, kernels/heldout.cu: timed, never fitted;
- * descriptions by tools/describe.py under configs/kernels/heldout/). */
+/* The validation suite (issue 5): the rows of kernels/valid_table.h, one
+ * description each under configs/kernels/valid/ (docs/kernel-description.md);
+ * then the held-out kernels (issue 14, kernels/heldout.cu's held[], whose
+ * names these must be: timed, never fitted; descriptions by
+ * tools/describe.py under configs/kernels/heldout/). */
+#define GCV_NAME(name, fn, family, k, threads, elements, blocks_per_sm, trips, mem) name,
 static const char *const valid_kernels[] = {
-    "saxpy_a1", "saxpy_a4", "saxpy_a16", "saxpy_a64", "saxpy_a256", "saxpy_a1024", "saxpy_a4096",
-    "occ_w2", "occ_w4", "occ_w8", "occ_w16", "occ_w32", "occ_w64",
-    "stride_s1", "stride_s2", "stride_s4", "stride_s8", "stride_s32",
-    "chase_dram",
+    GCV_TABLE(GCV_NAME)
     "held_transpose_naive", "held_transpose_tiled", "held_reduce_shfl", "held_reduce_tree",
     "held_sgemm_tiled", "held_stencil1d", "held_stencil2d", "held_histogram", "held_scan",
     "held_spmv_csr", "held_conv_rows", "held_conv_cols", "held_bitonic_sort", NULL };
+#undef GCV_NAME
 static const gc_param_def valid_p[] = {
     STR("kernel", valid_kernels, "saxpy_a1"),
 };
-static const char *const mlp_modes[] = { "inflight", "scatter_load", "scatter_store", "gather",
-                                         "inflight_sync", "inflight_copy", "oneshot_sync", "oneshot", NULL };
+static const char *const mlp_modes[] = { GCK_MLP_MODES(GCK_ENUM_NAME) NULL };
 static const gc_param_def mlp_p[] = {   /* cuda_mlp.c */
     STR("mode", mlp_modes, "inflight"),
     NUM("warps_per_sm", 1, 64, 64),

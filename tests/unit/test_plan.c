@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "census/metrics.h"
 #include "check.h"
 #include "plan/plan.h"
 #include "util/sha256.h"
@@ -489,6 +490,33 @@ static void test_sha_and_determinism(void)
     gc_plan_free(&a);   /* freeing twice is harmless */
 }
 
+/* census/metrics.c: every row names a registry benchmark, once; every
+ * benchmark has a row; the valid kernels are the table's 19 and the 13
+ * held-out ones. */
+static void test_metric_table(void)
+{
+    for (size_t i = 0; i < gc_metric_ndefs; i++) {
+        const gc_metric_def *m = &gc_metric_defs[i];
+        CHECK(gc_bench_find(m->bench) != NULL, "metric row %s: no such benchmark", m->bench);
+        CHECK(gc_metric_find(m->bench, m->metric) == m, "%s %s: twice", m->bench, m->metric);
+        CHECK(m->scale >= 1, "%s %s: scale %g", m->bench, m->metric, m->scale);
+    }
+    for (size_t d = 0; d < gc_bench_ndefs; d++) {
+        int rows = 0;
+        for (size_t i = 0; i < gc_metric_ndefs; i++)
+            rows += !strcmp(gc_metric_defs[i].bench, gc_bench_defs[d].name);
+        CHECK(rows > 0, "%s: no metric row", gc_bench_defs[d].name);
+    }
+    CHECK(gc_metric_find("chase", "bandwidth") == NULL, "chase has no bandwidth");
+    const gc_param_def *k = gc_bench_param(gc_bench_find("valid"), "kernel");
+    size_t n = 0, held = 0;
+    for (; k && k->choices[n]; n++)
+        held += !strncmp(k->choices[n], "held_", 5);
+    CHECK(n == 32 && held == 13, "valid kernels: %zu, %zu held out", n, held);
+    CHECK(k && !strcmp(k->choices[0], "saxpy_a1") && !strcmp(k->choices[18], "chase_dram"),
+          "valid kernels in the table's order");
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -503,5 +531,6 @@ int main(int argc, char **argv)
     test_config("default.cfg", 65.0, 30.0, 60.0, 130.0, 1);
     test_config("demo.cfg", 15.0, 15.0, 3.0, 17.5, 4);
     test_demo_fault();
+    test_metric_table();
     CHECK_DONE();
 }

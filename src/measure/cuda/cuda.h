@@ -55,9 +55,9 @@ void gc_cuda_unmeasured(gc_cuda *c, double t0);
  * the chain when moved). */
 int gc_cuda_big(gc_cuda *c, size_t bytes, gc_err *err);
 double *gc_cuda_host(gc_cuda *c, size_t n, gc_err *err);
-/* Point with the item's params as context, plus the flags seen so far. */
-gc_point *gc_cuda_point(gc_cuda *c, const gc_task *t, gc_gpu *g, const char *metric,
-                        const char *unit, double scale, gc_err *err);
+/* Point with the item's params as context, its unit and scale from
+ * census/metrics.c; NULL with err filled. */
+gc_point *gc_cuda_point(gc_cuda *c, const gc_task *t, gc_gpu *g, const char *metric, gc_err *err);
 void gc_cuda_record(gc_point *p, double value);    /* value in the point's unit */
 double gc_cuda_num(const gc_task *t, const char *key);   /* param or registry default */
 const char *gc_cuda_str(const gc_task *t, const char *key);

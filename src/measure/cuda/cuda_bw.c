@@ -12,7 +12,7 @@ static double theoretical_bps(const gc_cuda *c)
     return c->dev.mem_clock_khz * 1e3 * (c->dev.bus_width_bits / 8.0) * 2.0;
 }
 
-static const char *const kinds[] = { "read", "write", "copy", "triad", "sparse" };
+static const char *const kinds[] = { GCK_STREAM_KINDS(GCK_ENUM_NAME) };
 
 /* Records launches' samples; returns the number recorded. */
 static void record_ms(gc_point *p, const float *ms, uint32_t n, uint64_t bytes)
@@ -25,18 +25,18 @@ static void record_ms(gc_point *p, const float *ms, uint32_t n, uint64_t bytes)
 int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     const char *kn = gc_cuda_str(t, "kernel");
-    int kind = -1;
-    for (int i = 0; i < 5; i++)
+    gck_stream_kind kind = GCK_STREAM_NKINDS;
+    for (int i = 0; i < GCK_STREAM_NKINDS; i++)
         if (strcmp(kn, kinds[i]) == 0)
-            kind = i;
-    if (kind < 0)
+            kind = (gck_stream_kind)i;
+    if (kind == GCK_STREAM_NKINDS)
         return gc_fail(err, GC_EINVAL, "hbm_bw: unknown kernel '%s'", kn);
     size_t fp = (size_t)gc_cuda_num(t, "footprint_bytes");
     int bps = (int)gc_cuda_num(t, "blocks_per_sm");
     if (bps < 1)
         bps = 1;
     int full = strcmp(gc_cuda_str(t, "grid"), "full") == 0;
-    if (full && kind == 4)
+    if (full && kind == GCK_STREAM_SPARSE)
         return gc_fail(err, GC_EINVAL, "hbm_bw: kernel sparse has no full grid (grid = \"stride\")");
     size_t fr = 0, tot = 0;
     char msg[256] = "";
@@ -51,7 +51,7 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!ms)
         return GC_ENOMEM;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err);
+    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", err);
     if (!p)
         return GC_ENOMEM;
     int blocks = full ? 0 : bps * c->dev.sm_count;
@@ -94,7 +94,7 @@ int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!ms)
         return GC_ENOMEM;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err);
+    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", err);
     if (!p)
         return GC_ENOMEM;
     int blocks = 0;
@@ -130,7 +130,7 @@ int gc_cuda_smem(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!ms)
         return GC_ENOMEM;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err);
+    gc_point *p = gc_cuda_point(c, t, g, "bandwidth", err);
     if (!p)
         return GC_ENOMEM;
     uint64_t bytes = 0;

@@ -1,6 +1,8 @@
 /* Shared helpers of the cuda drivers: budgets, cached buffers, points. */
 #include "measure/cuda/cuda.h"
 
+#include "census/metrics.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,14 +74,12 @@ double *gc_cuda_host(gc_cuda *c, size_t n, gc_err *err)
     return c->host;
 }
 
-gc_point *gc_cuda_point(gc_cuda *c, const gc_task *t, gc_gpu *g, const char *metric,
-                        const char *unit, double scale, gc_err *err)
+gc_point *gc_cuda_point(gc_cuda *c, const gc_task *t, gc_gpu *g, const char *metric, gc_err *err)
 {
     const gc_item *it = t->item;
-    gc_point *p = gc_gpu_add_point(g, it->id, it->spec->label, &it->params, metric, unit,
-                                   scale, c->sub_bits);
-    if (!p)
-        gc_fail(err, GC_ENOMEM, "out of memory adding a point");
+    gc_point *p = NULL;
+    gc_metric_add_point(&p, g, it->id, it->spec->name, it->spec->label, &it->params, metric,
+                        c->sub_bits, err);
     return p;
 }
 

@@ -11,8 +11,8 @@
 int gc_cuda_inst(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     const char *opn = gc_cuda_str(t, "op");
-    int op = gck_inst_op_find(opn);
-    if (op < 0)
+    gck_inst_op op = gck_inst_op_find(opn);
+    if (op == GCK_INST_NONE)
         return gc_fail(err, GC_EINVAL, "inst: unknown op '%s'", opn);
     int ilp = (int)gc_cuda_num(t, "ilp");
     if (ilp < 1 || ilp > 8)
@@ -23,8 +23,8 @@ int gc_cuda_inst(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!tp) {
         uint32_t per = (total + launches - 1) / launches;
         size_t ip = g->npoints;
-        gc_point *p = gc_cuda_point(c, t, g, "latency", "cycles", 100, err);
-        gc_point *q = p ? gc_cuda_point(c, t, g, "timer_cost", "cycles", 100, err) : NULL;
+        gc_point *p = gc_cuda_point(c, t, g, "latency", err);
+        gc_point *q = p ? gc_cuda_point(c, t, g, "timer_cost", err) : NULL;
         if (!q)
             return GC_ENOMEM;
         uint64_t cyc, ns;
@@ -55,7 +55,7 @@ int gc_cuda_inst(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
         return 0;
     }
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "throughput", "ops_per_cycle_per_sm", 1000, err);
+    gc_point *p = gc_cuda_point(c, t, g, "throughput", err);
     if (!p)
         return GC_ENOMEM;
     int blocks = 0, threads = 0, bps = 0, nsm = 0;

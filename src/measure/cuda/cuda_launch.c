@@ -28,7 +28,7 @@ static int block_churn(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (!ns)
         return GC_ENOMEM;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "block_interval", "ns", 1000, err);
+    gc_point *p = gc_cuda_point(c, t, g, "block_interval", err);
     if (!p)
         return GC_ENOMEM;
     char msg[256] = "";
@@ -59,17 +59,19 @@ int gc_cuda_launch(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     if (strcmp(gc_cuda_str(t, "mode"), "blocks") == 0)
         return block_churn(c, t, g, err);
-    int mode = strcmp(gc_cuda_str(t, "mode"), "launch_sync") == 0;
-    uint32_t total = gc_cuda_samples(t, mode ? 1000 : 200);
+    gck_launch_mode mode = strcmp(gc_cuda_str(t, "mode"), "launch_sync") == 0
+                               ? GCK_LAUNCH_SYNC : GCK_LAUNCH_BACK_TO_BACK;
+    int sync = mode == GCK_LAUNCH_SYNC;
+    uint32_t total = gc_cuda_samples(t, sync ? 1000 : 200);
     double *ns = gc_cuda_host(c, total, err);
     if (!ns)
         return GC_ENOMEM;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "time", "ns", 1000, err);
+    gc_point *p = gc_cuda_point(c, t, g, "time", err);
     if (!p)
         return GC_ENOMEM;
     char msg[256] = "";
-    uint32_t done = 0, chunk = mode ? 200 : 20;
+    uint32_t done = 0, chunk = sync ? 200 : 20;
     while (done < total) {
         uint32_t n = total - done < chunk ? total - done : chunk;
         if (gck_launch_run(mode, n, BATCH, ns, msg, sizeof msg))
@@ -81,8 +83,8 @@ int gc_cuda_launch(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
             break;
     }
     gc_ctx *x = &g->points[ip].ctx;
-    gc_ctx_set_str(x, "timer", mode ? "host" : "events");
-    if (!mode)
+    gc_ctx_set_str(x, "timer", sync ? "host" : "events");
+    if (!sync)
         gc_ctx_set_num(x, "batch", BATCH);
     return 0;
 }

@@ -94,9 +94,9 @@ int gc_cuda_chase(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     uint32_t total = gc_cuda_samples(t, 1000), launches = gc_cuda_launches(t);
     uint32_t per = (total + launches - 1) / launches;
     size_t ilat = g->npoints;
-    gc_point *lat = gc_cuda_point(c, t, g, "latency", "cycles", 100, err);
-    gc_point *lns = lat ? gc_cuda_point(c, t, g, "latency_ns", "ns", 1000, err) : NULL;
-    gc_point *tc = lns ? gc_cuda_point(c, t, g, "timer_cost", "cycles", 100, err) : NULL;
+    gc_point *lat = gc_cuda_point(c, t, g, "latency", err);
+    gc_point *lns = lat ? gc_cuda_point(c, t, g, "latency_ns", err) : NULL;
+    gc_point *tc = lns ? gc_cuda_point(c, t, g, "timer_cost", err) : NULL;
     if (!tc)
         return GC_ENOMEM;
     /* pointers may move when points are added: index them */
@@ -170,7 +170,7 @@ int gc_cuda_chase_loaded(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     if (warm > 65536)
         warm = 65536;
     size_t ilat = g->npoints;
-    gc_point *lat = gc_cuda_point(c, t, g, "latency", "cycles", 100, err);
+    gc_point *lat = gc_cuda_point(c, t, g, "latency", err);
     if (!lat)
         return GC_ENOMEM;
     double twin = 0;
@@ -182,8 +182,8 @@ int gc_cuda_chase_loaded(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
         int fb = 4 * c->dev.sm_count;
         uint64_t fbytes;
         float fms[1];
-        if ((flush && gck_stream_run(0, (char *)c->big + flush_at, flush, &fb, 256, 16, 4, 1, fms,
-                                     &fbytes, msg, sizeof msg)) ||
+        if ((flush && gck_stream_run(GCK_STREAM_READ, (char *)c->big + flush_at, flush, &fb, 256,
+                                     16, 4, 1, fms, &fbytes, msg, sizeof msg)) ||
             gck_chase_loaded_run(&c->chain, blocks, threads, (uint32_t)warm, runs, &c->scratch,
                                  msg, sizeof msg))
             return gc_fail(err, GC_EDEVICE, "%s", msg);
@@ -216,7 +216,7 @@ int gc_cuda_departure(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     uint32_t total = gc_cuda_samples(t, 200), launches = gc_cuda_launches(t);
     uint32_t per = (total + launches - 1) / launches;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, "completion", "cycles", 100, err);
+    gc_point *p = gc_cuda_point(c, t, g, "completion", err);
     if (!p)
         return GC_ENOMEM;
     char msg[256] = "";
@@ -300,9 +300,9 @@ int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, void *
     }
     uint32_t total = gc_cuda_samples(t, 500);
     size_t ip = g->npoints;
-    if (!gc_cuda_point(c, t, g, "latency", "cycles", 100, err) ||
-        !gc_cuda_point(c, t, g, "latency_ns", "ns", 1000, err) ||
-        !gc_cuda_point(c, t, g, "timer_cost", "cycles", 100, err))
+    if (!gc_cuda_point(c, t, g, "latency", err) ||
+        !gc_cuda_point(c, t, g, "latency_ns", err) ||
+        !gc_cuda_point(c, t, g, "timer_cost", err))
         return GC_ENOMEM;
     /* The chase moves from SM to SM: launch l runs on block l % SMs of a
      * grid of one-thread blocks, so the samples cover every SM's distance

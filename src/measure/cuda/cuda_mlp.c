@@ -24,21 +24,21 @@
 
 #include <string.h>
 
-static const char *const modes[] = { "inflight", "scatter_load", "scatter_store", "gather",
-                                     "inflight_sync", "inflight_copy", "oneshot_sync", "oneshot" };
+static const char *const modes[] = { GCK_MLP_MODES(GCK_ENUM_NAME) };
 
 int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     const char *mn = gc_cuda_str(t, "mode");
-    int mode = -1;
-    for (int i = 0; i < 8; i++)
+    gck_mlp_mode mode = GCK_MLP_NMODES;
+    for (int i = 0; i < GCK_MLP_NMODES; i++)
         if (strcmp(mn, modes[i]) == 0)
-            mode = i;
-    if (mode < 0)
+            mode = (gck_mlp_mode)i;
+    if (mode == GCK_MLP_NMODES)
         return gc_fail(err, GC_EINVAL, "mlp: unknown mode '%s'", mn);
     size_t fp = (size_t)gc_cuda_num(t, "footprint_bytes");
     int w = (int)gc_cuda_num(t, "warps_per_sm"), r = (int)gc_cuda_num(t, "requests");
-    if (mode >= 6)   /* one-shot: warps per block in r's place, 64 warps per SM */
+    int oneshot = mode == GCK_MLP_ONESHOT_SYNC || mode == GCK_MLP_ONESHOT;
+    if (oneshot)   /* one-shot: warps per block in r's place, 64 warps per SM */
         w = 64, r = (int)gc_cuda_num(t, "block_threads") / 32;
     int rc = gc_cuda_big(c, fp, err);
     if (rc)
@@ -46,15 +46,17 @@ int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     c->chain_valid = 0;   /* the chase's chain in the buffer is overwritten */
     /* rounds per warp: enough to dwarf the start; a scattered store's launch
      * stays near one pass over its footprint */
-    int lat = mode == 0 || mode >= 3;   /* metric latency, else sector_cycles */
-    uint32_t iters = mode == 0 || mode >= 4 ? 64 : mode == 3 ? 256 : 16;
+    /* metric latency, else sector_cycles */
+    int lat = mode != GCK_MLP_SCATTER_LOAD && mode != GCK_MLP_SCATTER_STORE;
+    uint32_t iters = !lat ? 16 : mode == GCK_MLP_GATHER ? 256 : 64;
     uint32_t total = gc_cuda_samples(t, 20);
     size_t ip = g->npoints;
-    if (!gc_cuda_point(c, t, g, lat ? "latency" : "sector_cycles", "cycles", lat ? 100 : 1000, err))
+    if (!gc_cuda_point(c, t, g, lat ? "latency" : "sector_cycles", err))
         return GC_ENOMEM;
     int sms = c->dev.sm_count;
     uint64_t words = fp / 4, base = 0;
-    uint64_t step = (uint64_t)sms * (uint64_t)w * iters * (uint64_t)(mode >= 6 ? 1 : r) * 32u;   /* words a launch reads */
+    /* words a launch reads */
+    uint64_t step = (uint64_t)sms * (uint64_t)w * iters * (uint64_t)(oneshot ? 1 : r) * 32u;
     char msg[256] = "";
     for (uint32_t done = 0; done < total; done++) {
         double cyc = 0;
@@ -63,12 +65,13 @@ int gc_cuda_mlp(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
         if (cyc > 0)
             gc_cuda_record(&g->points[ip], lat ? cyc : cyc / ((double)w * r * 32));
         /* gather: the next launch starts its lanes elsewhere on the chain */
-        base = mode == 3 ? base + 7919 : (base + step) & (words - 1);
+        base = mode == GCK_MLP_GATHER ? base + 7919 : (base + step) & (words - 1);
         if (gc_cuda_over(c))
             break;
     }
     gc_ctx *x = &g->points[ip].ctx;
-    gc_ctx_set_num(x, "inflight_per_sm", (double)w * (mode >= 6 ? 1 : r) * (mode == 5 ? 2 : 1));
+    gc_ctx_set_num(x, "inflight_per_sm", (double)w * (oneshot ? 1 : r) *
+                                         (mode == GCK_MLP_INFLIGHT_COPY ? 2 : 1));
     gc_ctx_set_num(x, "rounds", iters);
     return 0;
 }

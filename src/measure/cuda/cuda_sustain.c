@@ -86,8 +86,8 @@ static int run_slice(gc_cuda *c, load *l, float *ms, char *msg, size_t cap)
     uint64_t work = 0;
     int blocks = HBM_BLOCKS_PER_SM * c->dev.sm_count;
     int rc = l->fma ? gck_fma_burn_run(l->iters, l->launches, ms, &work, msg, cap)
-                    : gck_stream_run(3, c->big, HBM_FOOTPRINT, &blocks, HBM_THREADS, 16, 4,
-                                     l->launches, ms, &work, msg, cap);
+                    : gck_stream_run(GCK_STREAM_TRIAD, c->big, HBM_FOOTPRINT, &blocks,
+                                     HBM_THREADS, 16, 4, l->launches, ms, &work, msg, cap);
     l->work = (double)work;
     return rc;
 }
@@ -122,12 +122,11 @@ static void set_if(gc_ctx *x, const char *key, long long after, long long before
 static int sample_points(gc_cuda *c, const gc_task *t, gc_gpu *g, const sampler *sp,
                          const gc_nvml_health *h0, const load *l, double loaded_s, gc_err *err)
 {
-    static const struct { const char *metric, *unit; double scale; } m[] = {
-        { "sm_clock", "mhz", 100 }, { "power", "w", 100 }, { "temperature", "celsius", 100 },
-        { "throttled", "none", 1000 }, { "power_capped", "none", 1000 } };
+    static const char *const m[] = { "sm_clock", "power", "temperature", "throttled",
+                                     "power_capped" };
     size_t first = g->npoints;
     for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
-        if (!gc_cuda_point(c, t, g, m[k].metric, m[k].unit, m[k].scale, err))
+        if (!gc_cuda_point(c, t, g, m[k], err))
             return GC_ENOMEM;
     double onset = -1;
     uint64_t seen = 0;
@@ -181,8 +180,7 @@ int gc_cuda_sustain(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     gc_nvml_watch_begin(c->nvml, &sp.health);
     gc_nvml_health h0 = sp.health;
     size_t ip = g->npoints;
-    gc_point *p = gc_cuda_point(c, t, g, l.fma ? "flops" : "bandwidth",
-                                l.fma ? "flop_per_s" : "bytes_per_s", 1, err);
+    gc_point *p = gc_cuda_point(c, t, g, l.fma ? "flops" : "bandwidth", err);
     pthread_t th;
     sp.t0 = gc_now_s();
     if (!p || pthread_create(&th, NULL, sample_loop, &sp)) {

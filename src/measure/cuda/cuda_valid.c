@@ -48,7 +48,7 @@ static int measure(gc_cuda *c, const gc_task *t, gc_gpu *g, gck_valid *v, int he
     uint32_t total = gc_cuda_samples(t, 50);
     float ms[CHUNK];
     size_t ip = g->npoints;
-    if (!gc_cuda_point(c, t, g, "time", "ns", 1, err))
+    if (!gc_cuda_point(c, t, g, "time", err))
         return GC_ENOMEM;
     double lo = 0, hi = 0, mhz_sum = 0;
     uint32_t done = 0, probes = 0;

@@ -35,7 +35,8 @@
 
 typedef struct hx_job {
     gc_xfer_job base;
-    int dir, pageable, sm;
+    gck_xfer_dir dir;
+    int pageable, sm;
     double dir_ns[2 * GCK_XFER_MAX_CHUNK];   /* both ways: h2d, d2h of each sample */
     double out[GCK_XFER_MAX_CHUNK], in[GCK_XFER_MAX_CHUNK];
 } hx_job;
@@ -100,10 +101,10 @@ int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_e
     }
     size_t ip = g->npoints;
     int npts = j->ns_out ? 4 : 2;
-    if (!gc_cuda_point(c, t, g, "time", "ns", 1000, err) ||
-        !gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err) ||
-        (j->ns_out && (!gc_cuda_point(c, t, g, j->out_metric, "bytes_per_s", 1, err) ||
-                       !gc_cuda_point(c, t, g, j->in_metric, "bytes_per_s", 1, err))))
+    if (!gc_cuda_point(c, t, g, "time", err) ||
+        !gc_cuda_point(c, t, g, "bandwidth", err) ||
+        (j->ns_out && (!gc_cuda_point(c, t, g, j->out_metric, err) ||
+                       !gc_cuda_point(c, t, g, j->in_metric, err))))
         return GC_ENOMEM;
     uint32_t done = 0, over = 0;
     double one = j->ns_out ? j->moved / 2 : j->moved;
@@ -240,10 +241,10 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     const char *d = gc_cuda_str(t, "direction");
     hx_job j;
     memset(&j, 0, sizeof j);
-    j.dir = !strcmp(d, "d2h") ? 1 : !strcmp(d, "bidir") ? 2 : 0;
+    j.dir = !strcmp(d, "d2h") ? GCK_XFER_D2H : !strcmp(d, "bidir") ? GCK_XFER_BOTH : GCK_XFER_H2D;
     j.pageable = !strcmp(gc_cuda_str(t, "memory"), "pageable");
     j.sm = !strcmp(gc_cuda_str(t, "engine"), "sm");
-    if (j.dir == 2 && !(j.pageable && !j.sm)) {
+    if (j.dir == GCK_XFER_BOTH && !(j.pageable && !j.sm)) {
         /* each direction's own rate from the common start, while the other
          * direction copies: as nvbandwidth's *_bidirectional_memcpy_* tests
          * time it (PEERS.md). SM: one kernel, both end together; copy
@@ -257,9 +258,10 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     }
     j.base.bytes = (size_t)gc_cuda_num(t, "size_bytes");
     j.base.chunk = hx_chunk;
-    j.base.moved = (double)j.base.bytes * (j.dir == 2 ? 2 : 1);
+    int ways = j.dir == GCK_XFER_BOTH ? 2 : 1;
+    j.base.moved = (double)j.base.bytes * ways;
     j.base.timing = j.pageable && !j.sm ? "host_clock" : "events";
-    j.base.nominal_bps = gc_pcie_nominal_bps(c->pcie_gen, c->pcie_width) * (j.dir == 2 ? 2 : 1);
+    j.base.nominal_bps = gc_pcie_nominal_bps(c->pcie_gen, c->pcie_width) * ways;
     if (j.base.bytes == 0)
         return gc_fail(err, GC_EINVAL, "xfer: size_bytes must be > 0");
     /* Growing the buffers (pinning, touching) is not measuring: it does
@@ -301,8 +303,8 @@ int gc_cuda_net(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     /* both sides agree on the number of rounds: the initiator decides and
      * tells the responder before each round (1: go, 0: stop) */
     size_t ip = g->npoints;
-    if (t->initiator && (!gc_cuda_point(c, t, g, "time", "ns", 1000, err) ||
-                         !gc_cuda_point(c, t, g, "bandwidth", "bytes_per_s", 1, err)))
+    if (t->initiator && (!gc_cuda_point(c, t, g, "time", err) ||
+                         !gc_cuda_point(c, t, g, "bandwidth", err)))
         return GC_ENOMEM;
     for (uint32_t i = 0;; i++) {   /* round 0 is a warm-up */
         int32_t go = 1;

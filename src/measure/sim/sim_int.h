@@ -6,6 +6,7 @@
 #ifndef GC_SIM_INT_H
 #define GC_SIM_INT_H
 
+#include "census/metrics.h"
 #include "measure/backend.h"
 #include "measure/sim/sim_faults.h"
 #include "measure/sim/sim_profile.h"
@@ -30,13 +31,9 @@ struct gc_backend {
     size_t net_cap;
 };
 
-typedef struct metric_def {
-    const char *metric, *unit;
-    double scale;
-} metric_def;
-
-extern const metric_def M_CHASE[3];   /* latency, latency_ns, timer_cost */
-extern const metric_def M_XFER[4];    /* time, bandwidth, to / from peer */
+/* A job's metrics by name; their units and scales are census/metrics.c's. */
+extern const char *const M_CHASE[3];   /* latency, latency_ns, timer_cost */
+extern const char *const M_XFER[4];    /* time, bandwidth, to / from peer */
 #define MAXV 4   /* metrics one job records */
 
 /* Latency as a mixture of levels (L1, L2 near, L2 far, DRAM): one sample
@@ -72,8 +69,9 @@ typedef void (*draw_fn)(const job *j, sim_rng *r, double launch, double *v);
 struct job {
     const gc_sim_profile *p;
     int numa_node;                  /* xfer chase, numa "each": the node whose memory it reads */
-    const metric_def *metrics;
+    const char *const *metrics;
     int nmetrics;
+    double own_scale;               /* > 0: the sim's scale, not the table's (valid) */
     draw_fn draw;
     gc_ctx ctx;                     /* item params + added context */
     union { lat_m lat; bw_m bw; xfer_m x; time_m t; } u;

@@ -51,9 +51,8 @@ static void draw(const gc_backend *b, int fma, double t_s, sim_rng *r, double ra
 
 int sim_sustain(const gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
 {
-    static const metric_def m[] = {
-        { "sm_clock", "mhz", 100 }, { "power", "w", 100 }, { "temperature", "celsius", 100 },
-        { "throttled", "none", 1000 }, { "power_capped", "none", 1000 } };
+    static const char *const m[] = { "sm_clock", "power", "temperature", "throttled",
+                                     "power_capped" };
     const gc_sim_profile *p = &b->prof;
     const gc_item *it = t->item;
     int fma = !strcmp(sim_pstr(it, "load"), "fma");
@@ -67,14 +66,14 @@ int sim_sustain(const gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
     double rate0 = fma ? (op ? op->ops_per_cycle_per_sm : 128) * 2 * p->sm_count * p->sm_clock_mhz * 1e6 * 0.97
                        : sim_hbm_bps(b, "triad", 4);
     size_t first = gpu->npoints;
-    if (!gc_gpu_add_point(gpu, it->id, it->spec->label, &it->params, fma ? "flops" : "bandwidth",
-                          fma ? "flop_per_s" : "bytes_per_s", 1, b->sub_bits))
-        return gc_fail(err, GC_ENOMEM, "sim: out of memory adding a point");
-    for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
-        if (!gc_gpu_add_point(gpu, it->id, it->spec->label, &it->params, m[k].metric, m[k].unit,
-                              m[k].scale, b->sub_bits))
-            return gc_fail(err, GC_ENOMEM, "sim: out of memory adding a point");
-    gc_point *pt = &gpu->points[first];
+    gc_point *pt;
+    for (size_t k = 0; k <= sizeof m / sizeof m[0]; k++) {
+        int rc = gc_metric_add_point(&pt, gpu, it->id, it->spec->name, it->spec->label, &it->params,
+                                     k ? m[k - 1] : fma ? "flops" : "bandwidth", b->sub_bits, err);
+        if (rc)
+            return rc;
+    }
+    pt = &gpu->points[first];
     sim_rng r;
     uint64_t keys[] = { b->plan->sim.seed, (uint64_t)b->node_index, (uint64_t)b->local_index, it->id };
     sim_rng_seed(&r, keys, 4);
@@ -86,9 +85,10 @@ int sim_sustain(const gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
         draw(b, fma, ts, &r, rate0, &o);
         double v[5] = { o.mhz, o.watts, o.temp_c, (o.reasons & (R_HW_SLOWDOWN | R_THERMAL)) != 0, 0 };
         for (int k = 0; k < 5 && !rc; k++)
-            rc = gc_hist_record(&pt[1 + k].hist, sim_to_units(v[k], m[k].scale));
+            rc = gc_hist_record(&pt[1 + k].hist, sim_to_units(v[k], pt[1 + k].scale));
         for (int k = 0; k < RATES_PER_SAMPLE && !rc; k++)
-            rc = gc_hist_record(&pt[0].hist, sim_to_units(o.rate * sim_lognorm(&r, p->bw_sigma), 1));
+            rc = gc_hist_record(&pt[0].hist,
+                                sim_to_units(o.rate * sim_lognorm(&r, p->bw_sigma), pt[0].scale));
         if (o.reasons && onset < 0)
             onset = ts;
         seen |= o.reasons;

@@ -250,10 +250,12 @@ int sim_net_real(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
     gc_point *pt[2] = { NULL, NULL };
     size_t first = gpu->npoints;
     if (t->initiator) {
-        for (int k = 0; k < 2; k++)
-            if (!gc_gpu_add_point(gpu, it->id, it->spec->label, &it->params, M_XFER[k].metric,
-                                  M_XFER[k].unit, M_XFER[k].scale, b->sub_bits))
-                return gc_fail(err, GC_ENOMEM, "sim: out of memory adding a point");
+        for (int k = 0; k < 2; k++) {
+            int rc = gc_metric_add_point(&pt[k], gpu, it->id, it->spec->name, it->spec->label,
+                                         &it->params, M_XFER[k], b->sub_bits, err);
+            if (rc)
+                return rc;
+        }
         pt[0] = &gpu->points[first];
         pt[1] = &gpu->points[first + 1];
     }
@@ -274,8 +276,8 @@ int sim_net_real(gc_backend *b, const gc_task *t, gc_gpu *gpu, gc_err *err)
             double one = (gc_now_s() - t0) / 2 + stage;
             if (i == 0)
                 continue;
-            if (gc_hist_record(&pt[0]->hist, sim_to_units(one * 1e9, M_XFER[0].scale)) ||
-                gc_hist_record(&pt[1]->hist, sim_to_units(bytes / one, M_XFER[1].scale)))
+            if (gc_hist_record(&pt[0]->hist, sim_to_units(one * 1e9, pt[0]->scale)) ||
+                gc_hist_record(&pt[1]->hist, sim_to_units(bytes / one, pt[1]->scale)))
                 return gc_fail(err, GC_ENOMEM, "sim: out of memory recording a sample");
         } else {
             if (io->recv(io->ctx, t->peer_rank, &go, sizeof go))
