@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "census/links_nominal.h"
 #include "util/grow.h"
 
 size_t gc_links_nranks(const gc_links *l)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/backend.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
 

@@ -7,6 +7,7 @@
 
 #include "util/err.h"
 #include "plan/plan.h"
+#include "plan/schedule.h"
 #include "census/results.h"
 #include "util/timeutil.h"
 
@@ -34,18 +35,6 @@ typedef struct gc_backend_args {
     const int *job_pids;    /* the job's processes on this host (foreign load) */
     size_t njob_pids;
 } gc_backend_args;
-
-/* One work item as this rank runs it. For pair items the peer is another
- * GPU of the same node; for net items a rank on another node. */
-typedef struct gc_task {
-    const gc_item *item;
-    int peer_local_index;   /* -1: none */
-    int peer_rank;          /* -1: none */
-    const char *peer_node;  /* NULL: none */
-    int initiator;          /* 1: this rank drives the pair's measurement */
-    double deadline_s;      /* gc_now_s() value after which to stop sampling; <= 0: none */
-    int round;              /* 0: first pass; k: the k-th re-measure (remeasure.h) */
-} gc_task;
 
 typedef struct gc_backend_ops {
     const char *name;       /* "cuda" or "sim" */

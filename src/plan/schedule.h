@@ -15,16 +15,15 @@
  *   net         node i's first rank against node i+r's (mod nodes) for
  *               r = 1, 2, one pair per step, so every node meets two
  *               partners (one when there are only two nodes)
- * The same code prints the plan (`gpucensus plan`) and runs it. */
+ * The same code prints the plan (`gpucensus plan`) and runs it. Judging the
+ * net phase's pairs (which to measure again) is judge/net_checks.h's. */
 #ifndef GC_SCHEDULE_H
 #define GC_SCHEDULE_H
 
 #include <stddef.h>
 
-#include "measure/backend.h"
-#include "plan/plan.h"
-#include "judge/rules.h"
 #include "census/shard.h"
+#include "plan/plan.h"
 
 typedef struct gc_geom {
     int rank, size;
@@ -32,6 +31,20 @@ typedef struct gc_geom {
     int node_index, nodes;
     const gc_roster_entry *roster;   /* size entries */
 } gc_geom;
+
+/* One work item as this rank runs it, the unit a backend measures
+ * (measure/backend.h). The schedule names the peer and the initiator: for
+ * pair items the peer is another GPU of the same node, for net items a rank
+ * on another node; the runner sets the deadline, a re-measure the round. */
+typedef struct gc_task {
+    const gc_item *item;
+    int peer_local_index;   /* -1: none */
+    int peer_rank;          /* -1: none */
+    const char *peer_node;  /* NULL: none */
+    int initiator;          /* 1: this rank drives the pair's measurement */
+    double deadline_s;      /* gc_now_s() value after which to stop sampling; <= 0: none */
+    int round;              /* 0: first pass; k: the k-th re-measure (remeasure.h) */
+} gc_task;
 
 typedef struct gc_step_task {
     gc_task task;
@@ -48,20 +61,6 @@ int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, double pa
 /* Sum of the budgets of the tasks a rank drives (alone, or as a pair's or
  * net pair's initiator), per phase: its measuring time at most. */
 void gc_schedule_budgets(const gc_step_task *t, size_t n, double out[GC_NPHASES]);
-/* Net checks. After the net phase every slow pair (the peers rule of
- * detect on the bandwidth at the largest size: robust z >= z_suspect and
- * >= rel_suspect below the median, with >= min_peers pairs) has each of its
- * sides, once, measured again against a rank of a node with good results
- * (an end of a pair that is not slow, neither end of that slow pair), so
- * that the verdict can name the slow side. pairs: src, dst ranks, bps;
- * out: (side, good partner) as (src, dst). Returns the count (<= cap). */
-typedef struct gc_net_pair {
-    int src, dst;
-    double bps;
-} gc_net_pair;
-size_t gc_net_checks(const gc_net_pair *pairs, size_t n, const gc_rules *r, gc_net_pair *out,
-                     size_t cap);
-
 /* Build a geometry (and roster) for `ranks` ranks spread over `nodes`
  * simulated nodes in contiguous blocks, as a sim run places them; for
  * `gpucensus plan`. */

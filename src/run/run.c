@@ -22,6 +22,7 @@
 #include "report/report.h"
 #include "run/resume.h"
 #include "plan/schedule.h"
+#include "judge/net_checks.h"
 #include "census/shard.h"
 #include "tree/tree.h"
 #include "tree/watch.h"

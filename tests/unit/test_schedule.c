@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "judge/net_checks.h"
 #include "plan/schedule.h"
 
 static gc_plan plan;

@@ -1,8 +1,10 @@
 /* Inside the sim backend: the backend's state, the per-item job (a draw
  * function over one of the sample models) and the helpers the benchmark
  * families share. backend_sim.c has the microbenchmarks and the sampling
- * loop, sim_xfer.c the transfers (host links, P2P, network). Not for use
- * outside the sim backend. */
+ * loop, sim_xfer.c the transfers (host links, P2P, network), sim_sustain.c
+ * the sustained load; the helpers live in sim_common.c, the lowest of them,
+ * so calls go one way: backend_sim.c -> sim_xfer.c, sim_sustain.c ->
+ * sim_common.c. Not for use outside the sim backend. */
 #ifndef GC_SIM_INT_H
 #define GC_SIM_INT_H
 
@@ -31,7 +33,8 @@ struct gc_backend {
     size_t net_cap;
 };
 
-/* A job's metrics by name; their units and scales are census/metrics.c's. */
+/* sim_common.c: the metrics more than one family records, by name; their
+ * units and scales are census/metrics.c's. */
 extern const char *const M_CHASE[3];   /* latency, latency_ns, timer_cost */
 extern const char *const M_XFER[4];    /* time, bandwidth, to / from peer */
 #define MAXV 4   /* metrics one job records */
@@ -77,9 +80,14 @@ struct job {
     union { lat_m lat; bw_m bw; xfer_m x; time_m t; } u;
 };
 
+/* sim_common.c */
+/* Fraction of a footprint that a cache of `capacity` holds (sharpness k). */
+double sim_hit(double footprint, double capacity, double k);
 double sim_pnum(const gc_item *it, const char *name);
 const char *sim_pstr(const gc_item *it, const char *name);
 int sim_ctx_num(job *j, const char *key, double v, gc_err *err);
+/* The profile's latency noise and clock into m, no output slots. */
+void sim_lat_common(const gc_backend *b, lat_m *m);
 void sim_chase_levels(const gc_backend *b, double footprint, double stride, lat_m *m);
 void sim_draw_latency(const job *j, sim_rng *r, double launch, double *v);
 uint64_t sim_to_units(double v, double scale);
