@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "analyze/model_xfer.h"
+#include "census/linkrate.h"
 
 static double rel(double a, double b) { return fabs(a - b) / fabs(b); }
 

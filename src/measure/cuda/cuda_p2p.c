@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/model_xfer.h"
+#include "census/linkrate.h"
 
 
 typedef struct ipc_msg {
