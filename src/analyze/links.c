@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "analyze/model_xfer.h"
-#include "census/linkrate.h"
 #include "util/grow.h"
 
 #define LK_MAX_SIZES GC_LINK_MAX_SIZES

@@ -4,6 +4,15 @@
 #include <math.h>
 #include <string.h>
 
+double gc_pcie_nominal_bps(int gen, int width)
+{
+    static const double gts[] = { 0, 2.5, 5, 8, 16, 32, 64 };
+    if (gen < 1 || gen > 6 || width < 1)
+        return 0;
+    double enc = gen <= 2 ? 8.0 / 10 : gen <= 5 ? 128.0 / 130 : 242.0 / 256;
+    return width * gts[gen] * 1e9 * enc / 8;
+}
+
 /* Weighted least squares of t = a + s * n with weights w / t^2 (relative
  * error). Returns -1 when the system is singular. */
 static int wls(const double *n, const double *t, const double *w, size_t k, double *a, double *s)

@@ -37,4 +37,9 @@ int gc_xfer_fit(const double *bytes, const double *t_s, size_t n, gc_xfer_model 
  * nearest one outside every range). */
 double gc_xfer_predict(const gc_xfer_model *m, double bytes);
 
+/* Nominal PCIe bandwidth per direction (bytes/s): lanes x GT/s x encoding
+ * (8b/10b up to gen 2, 128b/130b for gens 3-5, FLIT 242/256 for gen 6) / 8.
+ * 0 when gen or width is unknown. */
+double gc_pcie_nominal_bps(int gen, int width);
+
 #endif

@@ -6,7 +6,6 @@
 
 #include "check.h"
 #include "analyze/model_xfer.h"
-#include "census/linkrate.h"
 
 static double rel(double a, double b) { return fabs(a - b) / fabs(b); }
 

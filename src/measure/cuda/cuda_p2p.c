@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "census/linkrate.h"
+#include "analyze/model_xfer.h"
 
 
 typedef struct ipc_msg {

@@ -24,7 +24,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "census/linkrate.h"
+#include "analyze/model_xfer.h"
 #include "measure/cuda/cuda_numa.h"
 #include "util/timeutil.h"
 
