@@ -42,6 +42,7 @@
 #include "census/hist.h"
 #include "util/jsonw.h"
 #include "analyze/links.h"
+#include "write/links_json.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
 #include "census/shard.h"
@@ -151,7 +152,12 @@ static int finish(census *c, const char *dir, const char *name, gc_err *e)
     gc_jw w;
     gc_jw_init(&w, null, buf, 1);
     double t0 = now_s();
-    char *vt = gc_verdicts_finish(c->verdicts, c->links, &w);   /* the links go to /dev/null */
+    gc_links_resolve(c->links);   /* every node added: each link fitted */
+    gc_link_view lv;
+    for (size_t i = 0; gc_links_view(c->links, i, &lv); i++)
+        gc_verdicts_link(c->verdicts, &lv);
+    gc_links_json(&w, c->links);   /* the links go to /dev/null */
+    char *vt = gc_verdicts_finish(c->verdicts, w.depth0);
     c->verdicts = NULL;
     c->detect_s = now_s() - t0;
     gc_jw_flush(&w);

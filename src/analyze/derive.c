@@ -1,7 +1,9 @@
 /* Headline parameters from a GPU's points. These are simple, robust reads
- * of the curves (medians at chosen footprints, maxima over sweeps); the
- * model fits of fit.c build on them. */
+ * of the curves (medians at chosen footprints, maxima over sweeps, lines
+ * fitted with util/fit.c); the models (model_*.c) build on them. bench
+ * mlp's parameters are derive_mlp.c's; the reads both make, derive_pts.c's. */
 #include "analyze/derive.h"
+#include "analyze/derive_int.h"
 
 #include <math.h>
 
@@ -13,18 +15,6 @@
 
 #define MiB (1024.0 * 1024.0)
 
-static double p50(const gc_point *p)
-{
-    gc_summary s;
-    gc_point_summary(p, &s);
-    return s.p50;
-}
-
-static int usable(const gc_point *p)
-{
-    return p->status == GC_PT_OK && gc_point_count(p) > 0;
-}
-
 /* Maximum p50 of bench/metric over all points, with the point. */
 static const gc_point *best_point(const gc_gpu *g, const char *bench, const char *metric,
                                   const char *str_key, const char *str_val, double *best)
@@ -33,11 +23,11 @@ static const gc_point *best_point(const gc_gpu *g, const char *bench, const char
     *best = 0;
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
-        if (!usable(p) || strcmp(p->bench, bench) != 0 || strcmp(p->metric, metric) != 0)
+        if (!dv_usable(p) || strcmp(p->bench, bench) != 0 || strcmp(p->metric, metric) != 0)
             continue;
         if (str_key && strcmp(gc_ctx_str(&p->ctx, str_key, ""), str_val) != 0)
             continue;
-        double v = p50(p);
+        double v = dv_p50(p);
         if (v > *best) {
             *best = v;
             arg = p;
@@ -114,9 +104,9 @@ static void chase_params(gc_gpu *g)
         return;
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
-        if (usable(p) && strcmp(p->bench, "chase") == 0 && strcmp(p->metric, "latency") == 0 &&
+        if (dv_usable(p) && strcmp(p->bench, "chase") == 0 && strcmp(p->metric, "latency") == 0 &&
             strcmp(gc_ctx_str(&p->ctx, "order", "random"), "random") == 0)
-            c[n++] = (curve_pt){ gc_ctx_num(&p->ctx, "footprint_bytes", 0), p50(p), p };
+            c[n++] = (curve_pt){ gc_ctx_num(&p->ctx, "footprint_bytes", 0), dv_p50(p), p };
     }
     qsort(c, n, sizeof *c, by_footprint);
     double l2 = (double)g->info.l2_bytes;
@@ -153,12 +143,12 @@ static size_t collect(const gc_gpu *g, const char *bench, const char *metric, co
     size_t n = 0;
     for (size_t i = 0; i < g->npoints && n < cap; i++) {
         const gc_point *p = &g->points[i];
-        if (!usable(p) || strcmp(p->bench, bench) != 0 || strcmp(p->metric, metric) != 0)
+        if (!dv_usable(p) || strcmp(p->bench, bench) != 0 || strcmp(p->metric, metric) != 0)
             continue;
         if (key && strcmp(gc_ctx_str(&p->ctx, key, ""), val) != 0)
             continue;
         x[n] = gc_ctx_num(&p->ctx, xkey, NAN);
-        y[n] = p50(p);
+        y[n] = dv_p50(p);
         if (isfinite(x[n]))
             n++;
     }
@@ -229,7 +219,7 @@ static void loaded_params(gc_gpu *g)
     size_t nfp = 0;
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
-        if (!usable(p) || strcmp(p->bench, "chase_loaded") != 0)
+        if (!dv_usable(p) || strcmp(p->bench, "chase_loaded") != 0)
             continue;
         double fp = gc_ctx_num(&p->ctx, "footprint_bytes", 0);
         size_t k = 0;
@@ -243,12 +233,12 @@ static void loaded_params(gc_gpu *g)
         size_t n = 0;
         for (size_t i = 0; i < g->npoints && n < MAX_FIT; i++) {
             const gc_point *p = &g->points[i];
-            if (!usable(p) || strcmp(p->bench, "chase_loaded") != 0 ||
+            if (!dv_usable(p) || strcmp(p->bench, "chase_loaded") != 0 ||
                 strcmp(p->metric, "latency") != 0 ||
                 gc_ctx_num(&p->ctx, "footprint_bytes", 0) != fps[k])
                 continue;
             x[n] = gc_ctx_num(&p->ctx, "warps_per_sm", 0) * g->info.sm_count;
-            y[n++] = p50(p);
+            y[n++] = dv_p50(p);
         }
         gc_line l;
         if (gc_fit_ols(x, y, n, &l))
@@ -294,13 +284,13 @@ static void inst_params(gc_gpu *g)
 {
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
-        if (!usable(p) || strcmp(p->bench, "inst") != 0)
+        if (!dv_usable(p) || strcmp(p->bench, "inst") != 0)
             continue;
         const char *op = gc_ctx_str(&p->ctx, "op", "?");
         char name[GC_STR_MAX];
         if (strcmp(p->metric, "latency") == 0 && gc_ctx_num(&p->ctx, "ilp", 1) == 1) {
             snprintf(name, sizeof name, "inst_%s_latency_cycles", op);
-            add_from(g, name, p50(p), "cycles", p);
+            add_from(g, name, dv_p50(p), "cycles", p);
         } else if (strcmp(p->metric, "throughput") == 0) {
             double best;
             const gc_point *b = best_point(g, "inst", "throughput", "op", op, &best);
@@ -321,7 +311,7 @@ static void clock_param(gc_gpu *g)
     for (size_t i = 0; v && i < g->npoints && n < cap; i++) {
         const gc_point *p = &g->points[i];
         double mhz = gc_ctx_num(&p->ctx, "sm_clock_mhz_measured", 0);
-        if (usable(p) && mhz > 0)
+        if (dv_usable(p) && mhz > 0)
             v[n++] = mhz;
     }
     if (n) {
@@ -344,17 +334,17 @@ static void misc_params(gc_gpu *g)
     const gc_point *best = NULL;
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
-        if (usable(p) && strcmp(p->bench, "chase") == 0 && strcmp(p->metric, "latency") == 0 &&
+        if (dv_usable(p) && strcmp(p->bench, "chase") == 0 && strcmp(p->metric, "latency") == 0 &&
             strcmp(gc_ctx_str(&p->ctx, "order", ""), "page") == 0 &&
             (!best || gc_ctx_num(&p->ctx, "footprint_bytes", 0) >
                           gc_ctx_num(&best->ctx, "footprint_bytes", 0)))
             best = p;
     }
     if (best) {
-        add_from(g, "page_chase_latency_cycles", p50(best), "cycles", best);
+        add_from(g, "page_chase_latency_cycles", dv_p50(best), "cycles", best);
         double l2 = gc_param_value(g, "l2_latency_cycles", 0);
         if (l2 > 0)
-            add_from(g, "tlb_miss_extra_cycles", p50(best) - l2, "cycles", best);
+            add_from(g, "tlb_miss_extra_cycles", dv_p50(best) - l2, "cycles", best);
     }
     n = collect(g, "smem_bw", "bandwidth", NULL, NULL, "stride_words", x, v, MAX_FIT);
     for (size_t i = 0; i < n; i++)
@@ -366,8 +356,8 @@ static void misc_params(gc_gpu *g)
     gc_ctx sync = { 0 };
     gc_ctx_set_str(&sync, "mode", "launch_sync");
     const gc_point *p = gc_gpu_find_point(g, "launch", "time", &sync);
-    if (p && usable(p))
-        add_from(g, "launch_sync_ns", p50(p), "ns", p);
+    if (p && dv_usable(p))
+        add_from(g, "launch_sync_ns", dv_p50(p), "ns", p);
     /* Block scheduler: the interval at which an SM retires a block and gets
      * the next, holding all the blocks that fit (block_interval: the
      * scheduler's throughput) or one at a time (block_replacement: the
@@ -378,17 +368,17 @@ static void misc_params(gc_gpu *g)
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < g->npoints; i++) {
             const gc_point *b = &g->points[i];
-            if (!usable(b) || strcmp(b->bench, "launch") != 0 ||
+            if (!dv_usable(b) || strcmp(b->bench, "launch") != 0 ||
                 strcmp(b->metric, "block_interval") != 0 ||
                 strcmp(gc_ctx_str(&b->ctx, "resident", "full"), kinds[k][0]) != 0)
                 continue;
             char name[48];
             snprintf(name, sizeof name, "%s_ns", kinds[k][1]);
-            add_from(g, name, p50(b), "ns", b);
+            add_from(g, name, dv_p50(b), "ns", b);
             double mhz = gc_param_value(g, "sm_clock_measured_mhz", g->info.sm_clock_mhz);
             snprintf(name, sizeof name, "%s_cycles", kinds[k][1]);
             if (mhz > 0)
-                add_from(g, name, p50(b) * mhz / 1e3, "cycles", b);
+                add_from(g, name, dv_p50(b) * mhz / 1e3, "cycles", b);
             break;
         }
 }
@@ -406,7 +396,7 @@ static void sustain_params(gc_gpu *g)
     const gc_point *cp = NULL;
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
-        if (!usable(p) || strcmp(p->bench, "sustain") != 0)
+        if (!dv_usable(p) || strcmp(p->bench, "sustain") != 0)
             continue;
         gc_summary s;
         gc_point_summary(p, &s);
@@ -466,9 +456,9 @@ static void l2_bw_params(gc_gpu *g)
     double best_v = 0, least_share = 0, least_v = 0, peak_v = 0;
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
-        if (!usable(p) || strcmp(p->bench, "l2_bw") || strcmp(p->metric, "bandwidth"))
+        if (!dv_usable(p) || strcmp(p->bench, "l2_bw") || strcmp(p->metric, "bandwidth"))
             continue;
-        double v = p50(p), share = gc_ctx_num(&p->ctx, "blocks_per_chunk", 0);
+        double v = dv_p50(p), share = gc_ctx_num(&p->ctx, "blocks_per_chunk", 0);
         if (v > peak_v) {
             peak_v = v;
             peak = p;
@@ -541,12 +531,12 @@ int gc_derive_params(gc_gpu *g)
     l2_bw_params(g);
     gc_ctx one = { 0 };
     gc_ctx_set_num(&one, "stride_words", 1);
-    if ((p = gc_gpu_find_point(g, "smem_bw", "bandwidth", &one)) && usable(p))
-        add_from(g, "smem_bw_bps", p50(p), "bytes_per_s", p);
+    if ((p = gc_gpu_find_point(g, "smem_bw", "bandwidth", &one)) && dv_usable(p))
+        add_from(g, "smem_bw_bps", dv_p50(p), "bytes_per_s", p);
     gc_ctx b2b = { 0 };
     gc_ctx_set_str(&b2b, "mode", "back_to_back");
-    if ((p = gc_gpu_find_point(g, "launch", "time", &b2b)) && usable(p))
-        add_from(g, "launch_ns", p50(p), "ns", p);
+    if ((p = gc_gpu_find_point(g, "launch", "time", &b2b)) && dv_usable(p))
+        add_from(g, "launch_ns", dv_p50(p), "ns", p);
     clock_param(g);
     chase_params(g);
     loaded_params(g);
@@ -556,12 +546,4 @@ int gc_derive_params(gc_gpu *g)
     sustain_params(g);
     gc_derive_mlp(g);
     return 0;
-}
-
-double gc_param_value(const gc_gpu *g, const char *name, double dflt)
-{
-    for (size_t i = 0; i < g->nparams; i++)
-        if (strcmp(g->params[i].name, name) == 0)
-            return g->params[i].value;
-    return dflt;
 }

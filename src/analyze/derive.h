@@ -8,8 +8,7 @@
 
 /* Appends parameters to g->params. */
 int gc_derive_params(gc_gpu *g);
-/* bench mlp's parameters (derive_mlp.c), called by gc_derive_params. */
-void gc_derive_mlp(gc_gpu *g);
+/* The value of g's parameter name, dflt where g has none (derive_pts.c). */
 double gc_param_value(const gc_gpu *g, const char *name, double dflt);
 
 #endif

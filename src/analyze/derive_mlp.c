@@ -22,17 +22,11 @@
  *       slots beyond its warps' own lives at 64 warps per SM (modes oneshot,
  *       oneshot_sync). */
 #include "analyze/derive.h"
+#include "analyze/derive_int.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static double median_of(const gc_point *p)
-{
-    gc_summary s;
-    gc_point_summary(p, &s);
-    return s.p50;
-}
 
 /* requests in flight per SM: the cuda driver's context, else the item's */
 static double inflight_of(const gc_point *p)
@@ -44,8 +38,7 @@ static double inflight_of(const gc_point *p)
 
 static int mlp_point(const gc_point *p, const char *metric)
 {
-    return p->status == GC_PT_OK && gc_point_count(p) > 0 && strcmp(p->bench, "mlp") == 0 &&
-           strcmp(p->metric, metric) == 0;
+    return dv_usable(p) && strcmp(p->bench, "mlp") == 0 && strcmp(p->metric, metric) == 0;
 }
 
 /* Per N, the point with the most warps (the fewest requests per warp):
@@ -77,7 +70,7 @@ static void inflight(gc_gpu *g, const char *mode, const char *prefix)
         snprintf(name, sizeof name, "%s_n%.0f", prefix, n);
         snprintf(src, sizeof src, "mlp.latency mode=%s warps_per_sm=%.0f requests=%.0f", mode,
                  gc_ctx_num(&best->ctx, "warps_per_sm", 0), gc_ctx_num(&best->ctx, "requests", 1));
-        gc_gpu_add_param(g, name, median_of(best), "cycles", src);
+        gc_gpu_add_param(g, name, dv_p50(best), "cycles", src);
     }
 }
 
@@ -114,7 +107,7 @@ static void scatter(gc_gpu *g, const char *mode, const char *metric, const char 
         char src[96];
         snprintf(src, sizeof src, "mlp.%s mode=%s footprint_bytes=%.0f", metric, mode,
                  gc_ctx_num(&ps[k]->ctx, "footprint_bytes", 0));
-        gc_gpu_add_param(g, names[k], median_of(ps[k]), "cycles", src);
+        gc_gpu_add_param(g, names[k], dv_p50(ps[k]), "cycles", src);
     }
 }
 
@@ -131,7 +124,7 @@ static void oneshot(gc_gpu *g, const char *mode)
         if (!isnan(gc_param_value(g, name, NAN)))
             continue;
         snprintf(src, sizeof src, "mlp.latency mode=%s block_threads=%.0f", mode, t);
-        gc_gpu_add_param(g, name, median_of(p), "cycles", src);
+        gc_gpu_add_param(g, name, dv_p50(p), "cycles", src);
     }
 }
 

@@ -1,14 +1,145 @@
-/* Link records and their models, full (node files) or compact (catalogue.json).
- * See links.h; their JSON: links_json.c. */
-#include "analyze/links_int.h"
+/* Link records and their one fit, full (node files) or compact
+ * (catalogue.json): the points of each link summarised per size, its far
+ * end resolved, the sizes faster than its nominal left out and its
+ * transfer model fitted, once; the writers read the views (links.h) and
+ * fit nothing. See links.h; the node files' JSON: write/links_json.c. */
+#include "analyze/links.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/model_xfer.h"
 #include "census/links_nominal.h"
 #include "util/grow.h"
+
+#define LK_MAX_SIZES GC_LINK_MAX_SIZES
+
+enum { K_PCIE, K_NVLINK, K_P2P_PCIE, K_STAGED, K_NET };
+
+/* 80 bytes: rank 0 holds ~25 of them for each of ~30 links per GPU */
+typedef struct lk_size {
+    double bytes;
+    double t50, t5, t95;     /* s */
+    double bw50, bw_max;     /* bytes/s */
+    double to50, from50;     /* p2p both ways: each direction's bytes/s, 0: none */
+    double rbw50;            /* measured again before blaming (confirm.c): bytes/s */
+    uint32_t item;
+    uint32_t count;          /* samples (a point's are far fewer than 2^32) */
+    uint32_t flags;
+    uint8_t has_t, has_bw, has_rbw;
+    uint8_t over;            /* left out of the fit: over the nominal (gc_links_resolve) */
+} lk_size;
+
+/* Remote pointer chase (p2p mode chase) at its smallest footprint. */
+typedef struct lk_chase {
+    double footprint, count, p5_ns, p50_ns, p95_ns, p50_cycles;
+    int has_ns, has_cycles;
+} lk_chase;
+
+typedef struct lk_end {
+    int host;                /* 1: host memory (numa node of the GPU's link) */
+    char node[GC_NODE_MAX];
+    int gpu_index, rank, numa_node;
+    char uuid[48];
+    int pcie_gen, pcie_width, nvlink_links;
+    double nvlink_bps;
+} lk_end;
+
+typedef struct lk {
+    char bench[GC_KEY_MAX];
+    int kind;
+    char dir[8], memory[12], engine[4], peer_access[4];
+    int concurrent;
+    lk_end src, dst;
+    lk_end by;               /* the GPU whose points these are */
+    int peer_rank, peer_gpu;
+    size_t nsizes, cap_sizes;
+    lk_size *sizes;          /* as many as measured (a fixed 64 made a link 6.9 KB) */
+    lk_chase chase;
+    /* full links: what gc_links_resolve found, once */
+    int fitted, ok;          /* resolved and fitted; the model fitted */
+    gc_xfer_model model;
+    double nominal_bps;      /* 0: not known */
+    char basis[96];          /* the nominal's, "": none */
+    double top_bps, again_bps, share;
+} lk;
+
+/* A link's class: what its JSON says besides ends and numbers (a few dozen
+ * in a census). */
+typedef struct lk_class {
+    char bench[GC_KEY_MAX];
+    int kind;
+    char dir[8], memory[12], engine[4], peer_access[4];
+    int concurrent;
+} lk_class;
+
+/* One fit input of a link whose model waits for its peer's end (the
+ * nominal bandwidth, which keeps sizes faster than the path can go out of
+ * the fit, needs it). */
+typedef struct lk_fitin {
+    double bytes, t50, bw_max;   /* bytes moved (both ways' for bidir) */
+    uint8_t flagged, has_bw;     /* GC_FLAG_OVER_NOMINAL; bw_max measured */
+} lk_fitin;
+
+enum { DST_HOST, DST_RANK, DST_P2P_UNRESOLVED, DST_NET };
+
+/* A link as catalogue.json needs it (gc_links_no_sizes: rank 0 and merge's
+ * census-wide links): its model fitted as soon as both ends are known, its
+ * ends as indices, no size table. ~130 bytes; 491,520 links at 16,384
+ * GPUs on the default plan (2.6 KB each with their sizes and ends). */
+typedef struct lkc {
+    uint16_t cls;
+    uint8_t dst_kind;            /* DST_*: host of by, rank peer, unresolved p2p peer, net peer */
+    uint8_t ok;                  /* the model fitted */
+    uint8_t nseg;
+    uint8_t final;               /* fitted: both ends known (lk_finalize) */
+    int16_t pcie_gen, pcie_width;   /* by's PCIe as the points saw it (xfer), for the nominal */
+    uint32_t by;                 /* index into ends: the GPU that measured it */
+    int32_t peer;                /* peer rank (DST_RANK, DST_NET), peer GPU index (unresolved) */
+    int32_t pend_next;           /* pending on the same peer, -1: last */
+    uint16_t nfit;
+    double top_bps, again_bps, share;
+    double alpha_s, beta_bps, r2, max_rel, size_min, size_max;
+    gc_xfer_seg *seg;            /* nseg > 1 */
+    lk_chase *chase;             /* NULL: no chase */
+    lk_fitin *fit;               /* pending: the fit inputs, until the peer's end is known */
+    char *net_node;              /* DST_NET with a peer rank outside the roster */
+} lkc;
+
+struct gc_links {
+    const gc_roster_entry *roster;
+    size_t nranks;
+    lk_end *ranks;           /* every rank's GPU, filled as nodes come */
+    lk *v;
+    size_t n, cap;
+    size_t gpu_first;        /* links of the GPU being added start here */
+    gc_link_observer obs;    /* told of each compact link (gc_links_emit) */
+    void *obs_ctx;
+    int no_sizes;            /* catalogue.json: the size tables are the node files' */
+    /* gc_links_no_sizes: compact links (lkc); v holds one GPU's while it is added */
+    lkc *c;
+    size_t nc, capc;
+    lk_class *cls;
+    size_t ncls, capcls;
+    lk_end *ends;            /* one per GPU added */
+    size_t nends, capends;
+    size_t *end_first;       /* per end: its first link in c (a GPU's links are added together) */
+    size_t capfirst;
+    size_t *by_end;          /* ranks sorted by (node, local index), for p2p peers */
+    unsigned char *known;    /* per rank: its GPU was added (its end is final) */
+    int32_t *pend;           /* per rank: first link waiting for it, -1 none */
+    int32_t *end_of_rank;    /* per rank: its end (index into ends), -1: not added */
+    size_t emit_next;        /* gc_links_emit: the next position (or end) to tell */
+    size_t emitted;          /* links told so far: the next one's index */
+    int emit_final;          /* gc_links_emit(final) has run */
+};
+
+static const char *const lk_kind_names[] = { "pcie", "nvlink", "pcie", "p2p_staged", "network" };
+
+static int lk_by_end(const void *a, const void *b, void *ctx);   /* ranks by (node, local index) */
 
 size_t gc_links_nranks(const gc_links *l)
 {
@@ -23,7 +154,7 @@ void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx)
     }
 }
 
-void lk_view_end(const lk_end *e, gc_link_view_end *v)
+static void lk_view_end(const lk_end *e, gc_link_view_end *v)
 {
     v->is_gpu = !e->host;
     v->node = e->node;
@@ -353,7 +484,7 @@ int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n)
     return 0;
 }
 
-/* ---- JSON text --------------------------------------------------------- */
+/* ---- the fit: what each link is fitted on ----------------------------- */
 
 static int cmp_size(const void *a, const void *b)
 {
@@ -362,7 +493,7 @@ static int cmp_size(const void *a, const void *b)
 }
 
 /* Nominal bandwidth of the path (bytes/s, one direction; bidir doubles). */
-double lk_nominal(const lk *x, char *basis, size_t blen)
+static double lk_nominal(const lk *x, char *basis, size_t blen)
 {
     basis[0] = '\0';
     int bi = same_str(x->dir, "bidir") ? 2 : 1;
@@ -412,7 +543,7 @@ double lk_nominal(const lk *x, char *basis, size_t blen)
 
 /* All GPUs of the node at once: this GPU's share of what it gets alone,
  * at the largest size both links measured. Links of one GPU are adjacent. */
-double lk_concurrent_share(const gc_links *l, const lk *x, const lk_size *s, size_t ns)
+static double lk_concurrent_share(const gc_links *l, const lk *x, const lk_size *s, size_t ns)
 {
     double share = NAN;
     /* only this GPU's links (adjacent): a scan of all links for each was
@@ -443,13 +574,170 @@ double lk_concurrent_share(const gc_links *l, const lk *x, const lk_size *s, siz
 }
 
 /* The sizes a link's model is fitted on, ascending. */
-size_t lk_fit_sizes_of(const lk *x, lk_size *s)
+static size_t lk_fit_sizes_of(const lk *x, lk_size *s)
 {
     size_t ns = 0;
     for (size_t i = 0; i < x->nsizes; i++)
         if (x->sizes[i].has_t && x->sizes[i].t50 > 0 && x->sizes[i].bytes > 0)
             s[ns++] = x->sizes[i];
     qsort(s, ns, sizeof *s, cmp_size);
+    return ns;
+}
+
+/* The fit's filter: a size flagged over the nominal by the measurement,
+ * or with a sample faster than the path's nominal x GC_OVER_NOMINAL, is
+ * no transfer the link can do (a timing fault): it stays out of the fit. */
+static int over_nominal(int flagged, int has_bw, double bw_max, double nom)
+{
+    return flagged || (nom > 0 && has_bw && bw_max > GC_OVER_NOMINAL * nom);
+}
+
+/* bytes moved per copy of a size: both directions' for bidir */
+static double bytes_mult(const lk *x)
+{
+    return same_str(x->dir, "bidir") ? 2 : 1;
+}
+
+/* ---- full links: resolved and fitted once (gc_links_resolve) ----------- */
+
+/* The far ends from every rank's GPU: net endpoints by rank, peers on the
+ * same node by (node, local index). */
+static void resolve_ends(gc_links *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        lk *x = &l->v[i];
+        if (x->kind != K_NET || x->peer_rank < 0 || (size_t)x->peer_rank >= l->nranks)
+            continue;
+        lk_end e = l->ranks[x->peer_rank];
+        e.host = 0;
+        x->dst = e;
+    }
+    /* by_end again: a GPU added names its rank's node and index anew */
+    size_t *ix = l->by_end;
+    for (size_t r = 0; r < l->nranks; r++)
+        ix[r] = r;
+    qsort_r(ix, l->nranks, sizeof *ix, lk_by_end, l->ranks);
+    for (size_t i = 0; i < l->n; i++) {
+        lk *x = &l->v[i];
+        if (x->kind != K_NVLINK && x->kind != K_P2P_PCIE && x->kind != K_STAGED)
+            continue;
+        size_t lo = 0, hi = l->nranks;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            const lk_end *e = &l->ranks[ix[mid]];
+            int c = strcmp(e->node, x->dst.node);
+            if (c < 0 || (c == 0 && e->gpu_index < x->peer_gpu))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < l->nranks && !strcmp(l->ranks[ix[lo]].node, x->dst.node) &&
+            l->ranks[ix[lo]].gpu_index == x->peer_gpu) {
+            x->dst = l->ranks[ix[lo]];
+            x->dst.host = 0;
+        }
+    }
+}
+
+/* x's nominal, the filter's decision on each size, the model on the rest,
+ * the concurrent share where the model has a slope. */
+static void fit_full(const gc_links *l, lk *x)
+{
+    x->nominal_bps = lk_nominal(x, x->basis, sizeof x->basis);
+    for (size_t i = 0; i < x->nsizes; i++) {
+        lk_size *z = &x->sizes[i];
+        z->over = (uint8_t)over_nominal((z->flags & GC_FLAG_OVER_NOMINAL) != 0, z->has_bw,
+                                        z->bw_max, x->nominal_bps);
+    }
+    lk_size s[LK_MAX_SIZES];
+    size_t ns = lk_fit_sizes_of(x, s);
+    double mult = bytes_mult(x);
+    double nb[LK_MAX_SIZES], nt[LK_MAX_SIZES];
+    size_t nf = 0;
+    for (size_t i = 0; i < ns; i++) {
+        if (s[i].over)
+            continue;
+        nb[nf] = s[i].bytes * mult;
+        nt[nf++] = s[i].t50;
+    }
+    x->ok = gc_xfer_fit(nb, nt, nf, &x->model) == 0;
+    x->share = x->concurrent && x->ok && x->model.beta_bps > 0 ? lk_concurrent_share(l, x, s, ns)
+                                                                 : NAN;
+    x->top_bps = ns && s[ns - 1].has_bw ? s[ns - 1].bw50 : NAN;
+    x->again_bps = ns && s[ns - 1].has_rbw ? s[ns - 1].rbw50 : NAN;
+    x->fitted = 1;
+}
+
+void gc_links_resolve(gc_links *l)
+{
+    if (!l || l->no_sizes)
+        return;   /* compact links are fitted as their ends come */
+    resolve_ends(l);
+    for (size_t i = 0; i < l->n; i++)
+        if (!l->v[i].fitted)
+            fit_full(l, &l->v[i]);
+}
+
+/* What a link is, as the writers and the detector read it. m NULL: no
+ * model; nom 0: no nominal. */
+static void view_of(const lk *x, size_t index, const gc_xfer_model *m, double nom,
+                    const char *basis, double top, double again, double share, gc_link_view *v)
+{
+    int slope = m && m->beta_bps > 0;
+    *v = (gc_link_view){
+        index, .kind = lk_kind_names[x->kind], .benchmark = x->bench,
+        .direction = x->dir, .memory = x->memory,
+        .engine = x->engine[0] ? x->engine : NULL,
+        .peer_access = x->peer_access[0] ? x->peer_access : NULL,
+        .concurrent = x->concurrent,
+        .alpha_s = m ? m->alpha_s : NAN, .beta_bps = slope ? m->beta_bps : NAN,
+        .nominal_bps = nom > 0 ? nom : NAN,
+        .lambda = slope && nom > 0 ? m->beta_bps / nom : NAN,
+        .top_bps = top,
+        .again_bps = again,
+        .model = m, .nominal_basis = basis[0] ? basis : NULL,
+        .share = x->concurrent && slope ? share : NAN,
+        .has_chase = x->chase.has_ns, .chase_footprint = x->chase.footprint,
+        .chase_count = x->chase.count, .chase_p5_ns = x->chase.p5_ns,
+        .chase_p50_ns = x->chase.p50_ns, .chase_p95_ns = x->chase.p95_ns,
+        .chase_p50_cycles = x->chase.has_cycles ? x->chase.p50_cycles : NAN,
+    };
+    lk_view_end(&x->src, &v->src);
+    lk_view_end(&x->dst, &v->dst);
+    lk_view_end(&x->by, &v->by);
+}
+
+int gc_links_view(const gc_links *l, size_t i, gc_link_view *v)
+{
+    if (!l || l->no_sizes || i >= l->n)
+        return 0;
+    const lk *x = &l->v[i];
+    view_of(x, i, x->ok ? &x->model : NULL, x->nominal_bps, x->basis, x->top_bps, x->again_bps,
+            x->share, v);
+    return 1;
+}
+
+size_t gc_links_sizes(const gc_links *l, size_t i, gc_link_size_view *out)
+{
+    if (!l || l->no_sizes || i >= l->n)
+        return 0;
+    const lk *x = &l->v[i];
+    const gc_xfer_model *m = x->ok ? &x->model : NULL;
+    double mult = bytes_mult(x);
+    lk_size s[LK_MAX_SIZES];
+    size_t ns = lk_fit_sizes_of(x, s);
+    for (size_t k = 0; k < ns; k++) {
+        double pr = m ? gc_xfer_predict(m, s[k].bytes * mult) : NAN;
+        out[k] = (gc_link_size_view){
+            .size_bytes = s[k].bytes, .item = s[k].item, .count = s[k].count,
+            .time_p5_s = s[k].t5, .time_p50_s = s[k].t50, .time_p95_s = s[k].t95,
+            .bandwidth_p50_bps = s[k].has_bw ? s[k].bw50 : NAN,
+            .model_time_s = pr, .rel_residual = m ? (pr - s[k].t50) / s[k].t50 : NAN,
+            .budget_hit = (s[k].flags & GC_FLAG_BUDGET_HIT) != 0, .over_nominal = s[k].over,
+            .to_peer_bps = s[k].to50 > 0 ? s[k].to50 : NAN,
+            .from_peer_bps = s[k].from50 > 0 ? s[k].from50 : NAN,
+        };
+    }
     return ns;
 }
 
@@ -476,8 +764,8 @@ static long class_id(gc_links *l, const lk *x)
 }
 
 /* The link as the full form has it, without sizes (ends resolved as
- * gc_links_write resolves them). */
-void lk_view_of(const gc_links *l, const lkc *c, lk *x)
+ * resolve_ends resolves a full link's). */
+static void lk_view_of(const gc_links *l, const lkc *c, lk *x)
 {
     memset(x, 0, sizeof *x);
     const lk_class *k = &l->cls[c->cls];
@@ -526,7 +814,7 @@ void lk_view_of(const gc_links *l, const lkc *c, lk *x)
 }
 
 /* Fits c's model on its inputs, both ends known. */
-void lk_finalize(gc_links *l, lkc *c)
+static void lk_finalize(gc_links *l, lkc *c)
 {
     lk x;
     lk_view_of(l, c, &x);
@@ -536,7 +824,7 @@ void lk_finalize(gc_links *l, lkc *c)
     size_t nf = 0;
     for (size_t i = 0; i < c->nfit; i++) {
         const lk_fitin *f = &c->fit[i];
-        if (f->flagged || (nom > 0 && f->has_bw && f->bw_max > GC_OVER_NOMINAL * nom))
+        if (over_nominal(f->flagged, f->has_bw, f->bw_max, nom))
             continue;
         nb[nf] = f->bytes;
         nt[nf++] = f->t50;
@@ -641,7 +929,7 @@ static int compact_gpu(gc_links *l, const gc_gpu *g)
             c->dst_kind = DST_P2P_UNRESOLVED;
             c->peer = x->peer_gpu;
         }
-        double mult = same_str(x->dir, "bidir") ? 2 : 1;
+        double mult = bytes_mult(x);
         if (ns && !(c->fit = malloc(ns * sizeof *c->fit)))
             rc = -1;
         for (size_t k = 0; c->fit && k < ns; k++)
@@ -667,7 +955,7 @@ static int compact_gpu(gc_links *l, const gc_gpu *g)
     return rc;
 }
 
-int lk_by_end(const void *a, const void *b, void *ctx)
+static int lk_by_end(const void *a, const void *b, void *ctx)
 {
     const lk_end *r = ctx;
     const lk_end *x = &r[*(const size_t *)a], *y = &r[*(const size_t *)b];
@@ -694,10 +982,37 @@ static int end_ready(const gc_links *l, size_t e)
     return 1;
 }
 
+/* c's view (its model as fitted, lk_finalize) to the observer, with its
+ * index in the catalogue's order. */
+static void tell_c(const gc_links *l, const lkc *c, size_t index)
+{
+    if (!l->obs)
+        return;
+    lk x;
+    lk_view_of(l, c, &x);
+    char basis[96];
+    double nom = lk_nominal(&x, basis, sizeof basis);
+    gc_xfer_model m;
+    memset(&m, 0, sizeof m);
+    m.valid = c->ok;
+    m.alpha_s = c->alpha_s;
+    m.beta_bps = c->beta_bps;
+    m.r2 = c->r2;
+    m.max_rel_residual = c->max_rel;
+    m.size_min = c->size_min;
+    m.size_max = c->size_max;
+    m.nseg = c->nseg;
+    if (c->nseg > 1)
+        memcpy(m.seg, c->seg, c->nseg * sizeof *c->seg);
+    gc_link_view v;
+    view_of(&x, index, c->ok ? &m : NULL, nom, basis, c->top_bps, c->again_bps, c->share, &v);
+    l->obs(l->obs_ctx, &v);
+}
+
 static void tell_end(gc_links *l, size_t e)
 {
     for (size_t i = l->end_first[e]; i < end_last(l, e); i++)
-        lk_tell_c(l, &l->c[i], l->emitted++);
+        tell_c(l, &l->c[i], l->emitted++);
 }
 
 size_t gc_links_emit(gc_links *l, const size_t *at, size_t n, int final)

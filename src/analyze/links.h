@@ -4,35 +4,39 @@
  * distributions summarised from the points, the fitted transfer model
  * (model_xfer.h), the nominal bandwidth and lambda = beta / nominal.
  *
- * Built on rank 0 while the catalogue is written, one node at a time: only
- * the per-size summaries are kept, never histograms. Endpoints on other
- * nodes (net items) are resolved at the end from every rank's GPU. */
+ * Each link is fitted once, here: full links (a node file's, with their
+ * size tables) by gc_links_resolve once their GPUs are added; compact
+ * links (catalogue.json's, gc_links_no_sizes) as soon as both their ends
+ * are known. The writers and the detector read the views below and fit
+ * nothing. Built on rank 0 one node at a time: only the per-size
+ * summaries are kept, never histograms. Endpoints on other nodes (net
+ * items) are resolved from every rank's GPU. */
 #ifndef GC_LINKS_H
 #define GC_LINKS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-#include "util/jsonw.h"
 #include "analyze/model_xfer.h"
 #include "census/results.h"
 #include "census/shard.h"
 
 typedef struct gc_links gc_links;
 
+#define GC_LINK_MAX_SIZES 64   /* sizes kept per link */
+
 gc_links *gc_links_new(const gc_roster_entry *roster, size_t nranks);
-/* GPUs (a node's, or one at a time: pairs resolve when written). */
+/* GPUs (a node's, or one at a time: compact links wait for their peer's
+ * GPU; full links resolve in gc_links_resolve). */
 int gc_links_add_node(gc_links *l, const gc_gpu *gpus, size_t n);
-/* Writes the "links" array (the value, after its key) of full links
- * (a node file's, with their size tables). */
-void gc_links_write(gc_links *l, gc_jw *w);
-/* Links written without their per-size tables (catalogue.json: a node
+/* Compact links, without their per-size tables (catalogue.json: a node
  * file holds each link's sizes, among the links its GPUs measured);
  * bandwidth_top_p50_bps stays in both. */
 void gc_links_no_sizes(gc_links *l);
 
-/* What the JSON says of a link, to an observer called as each link is
- * written (the verdicts, verdicts.c). NULL strings and NAN numbers are
- * JSON nulls. */
+/* What a link is, as the catalogue writes it (full links: gc_links_view;
+ * compact ones: told to the observer by gc_links_emit). NULL strings and
+ * NAN numbers are JSON nulls. */
 typedef struct gc_link_view_end {
     int is_gpu;
     const char *node;
@@ -57,6 +61,32 @@ typedef struct gc_link_view {
     int has_chase;                 /* latency_chase: */
     double chase_footprint, chase_count, chase_p5_ns, chase_p50_ns, chase_p95_ns, chase_p50_cycles;
 } gc_link_view;
+/* One size of a full link's table, ascending by size (gc_links_sizes). */
+typedef struct gc_link_size_view {
+    double size_bytes;
+    uint32_t item, count;          /* the item measured, its samples */
+    double time_p5_s, time_p50_s, time_p95_s;
+    double bandwidth_p50_bps;      /* NAN: not measured */
+    double model_time_s, rel_residual;   /* the model's time and (model - p50) / p50, NAN: no model */
+    int budget_hit;                /* the point ran out of its time budget */
+    int over_nominal;              /* the fit's filter left it out (faster than the nominal) */
+    double to_peer_bps, from_peer_bps;   /* p2p both ways: each direction's p50, NAN: none */
+} gc_link_size_view;
+
+/* Full links (not gc_links_no_sizes), every GPU added: each link's far
+ * end found among every rank's GPU (net peers by rank, p2p peers by node
+ * and local index), its nominal, the sizes over it left out and its model
+ * fitted on the rest; a link fitted once (a later call fits only links
+ * added since). NULL or compact links: nothing to do. */
+void gc_links_resolve(gc_links *l);
+/* Full link i as gc_links_resolve left it (its model points into l, valid
+ * until l changes); 0: no such full link (i past the last, compact links). */
+int gc_links_view(const gc_links *l, size_t i, gc_link_view *v);
+/* Full link i's size table into s (GC_LINK_MAX_SIZES entries): the sizes
+ * with times, ascending, each with the model's prediction; the count. */
+size_t gc_links_sizes(const gc_links *l, size_t i, gc_link_size_view *s);
+
+/* Told of each compact link (gc_links_emit). */
 typedef void (*gc_link_observer)(void *ctx, const gc_link_view *v);
 void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx);
 /* Compact links (gc_links_no_sizes): tells the observer of each link

@@ -13,6 +13,7 @@
 #include "util/fsutil.h"
 #include "util/jsonw.h"
 #include "analyze/links.h"
+#include "write/links_json.h"
 #include "write/model_json.h"
 #include "write/verdicts.h"
 
@@ -44,9 +45,10 @@ int gc_cat_write_node_file(const char *out_dir, const gc_run_meta *run,
     if (!rc && (!links || links_add(links, gpus, n)))
         rc = gc_fail(err, GC_ENOMEM, "%s: out of memory", path);
     if (!rc) {
+        gc_links_resolve(links);   /* the node's GPUs all added: each link fitted */
         gc_jw_close(&w, "]");
         gc_jw_key(&w, "links");
-        gc_links_write(links, &w);
+        gc_links_json(&w, links);
         gc_jw_close(&w, "}");
         gc_jw_put(&w, "\n", 1);
         rc = gc_jw_finish(&w, path, err);

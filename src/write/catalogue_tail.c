@@ -113,6 +113,8 @@ static void real(gc_jw *w, double v)
     gc_jw_real(w, v);
 }
 
+/* A link as the analysis tells it (gc_links_emit: fitted, its ends
+ * final): to the detector, then its row. */
 static void on_link(void *ctx, const gc_link_view *x)
 {
     tail *t = ctx;

@@ -64,11 +64,6 @@ static void end_of(const gc_link_view_end *e, gc_det_end *o)
 
 /* A link as the catalogue writes it (numbers rounded as written), to the
  * detector, as check's reader gives it from the file. */
-static void on_link(void *ctx, const gc_link_view *x)
-{
-    gc_verdicts_link(ctx, x);
-}
-
 void gc_verdicts_link(gc_verdicts *v, const gc_link_view *x)
 {
     if (!v || v->failed)
@@ -113,15 +108,11 @@ const gc_detect *gc_verdicts_judge(gc_verdicts *v)
     return NULL;
 }
 
-char *gc_verdicts_finish(gc_verdicts *v, gc_links *links, gc_jw *w)
+char *gc_verdicts_finish(gc_verdicts *v, int depth)
 {
-    if (v)
-        gc_links_observe(links, on_link, v);
-    gc_links_write(links, w);
-    gc_links_observe(links, NULL, NULL);
     char *out = NULL;
     if (v && !v->failed && !gc_detect_finish(v->d, &v->err) &&
-        (gc_detect_release(v->d), !(out = gc_detect_json(v->d, w->depth0))))
+        (gc_detect_release(v->d), !(out = gc_detect_json(v->d, depth))))
         gc_fail(&v->err, GC_ENOMEM, "out of memory");
     if (v && !out)
         fprintf(stderr, "gpucensus: verdicts left out of the catalogue: %s\n",
