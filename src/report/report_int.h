@@ -112,21 +112,18 @@ enum { RP_READ_NO = 0, RP_READ_FLAGGED = 1, RP_READ_SAMPLE = 2, RP_READ_ASKED = 
 
 /* Reads and validates path (a catalogue.json or its directory), with its
  * verdicts as `gpucensus check` gives them (no rules or baseline of its
- * own: a schema-2 catalogue's as written, a schema-1 one judged again).
- * A schema-2 catalogue's points (the latency plots) and link size tables
- * come from its node files; a node whose file is missing is drawn without
- * them (said on stderr). Errors name the file. */
-int rp_load(const char *path, rp_cat *c, gc_err *err);
-/* As rp_load; points: the node files of the nodes to draw are read (the
- * page; not the terminal table); asked[0..nasked): nodes whose files are
- * read and which are drawn in full whatever the census's size. */
+ * own: a schema-2 catalogue's as written, a schema-1 one judged again):
+ * the model, without its node files (report_data.c). Errors name the file. */
+int rp_load_catalogue(const char *path, rp_cat *c, gc_err *err);
+/* rp_load_catalogue, then the node files (report_nodes.c): which nodes'
+ * files are read (node_read; RP_FULL_NODES) and, with points (the page;
+ * not the terminal table), reading them: a schema-2 catalogue's points
+ * (the latency plots) and link size tables come from its node files; a
+ * node whose file is missing or unreadable is drawn without them (said on
+ * stderr). asked[0..nasked): nodes whose files are read and which are
+ * drawn in full whatever the census's size. */
 int rp_load_nodes(const char *path, const char *const *asked, size_t nasked, int points,
                   rp_cat *c, gc_err *err);
-/* Which nodes' files are read (node_read; RP_FULL_NODES) and reading them
- * (report_nodes.c); rp_read_nodes: GC_ENOMEM or 0, a node file that cannot
- * be read is said on stderr and its node drawn without points. */
-int rp_choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_err *err);
-int rp_read_nodes(rp_cat *c);
 /* Shared by the catalogue's and the node files' readers (report_data.c):
  * a member as a number (NAN) or string (""), a GPU's random-order chase
  * curve from its results, a link's size table, a link end's node and GPU. */
