@@ -542,13 +542,21 @@ int rp_load_catalogue(const char *arg, rp_cat *c, gc_err *err)
     return 0;
 }
 
+void rp_free_h3(rp_hist3 *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            if (h[i].have[k])
+                gc_hist_free(&h[i].h[k]);
+}
+
 void rp_free(rp_cat *c)
 {
     json_decref(c->peer_notes);
     for (size_t i = 0; i < c->ngpus; i++) {
         free(c->gpus[i].chase);
         if (c->gpus[i].h3) {
-            rh_free_h3(c->gpus[i].h3, 1);
+            rp_free_h3(c->gpus[i].h3, 1);
             free(c->gpus[i].h3);
         }
     }
@@ -577,4 +585,18 @@ void rp_node_gpus(const rp_cat *c, size_t k, size_t *first, size_t *n)
 {
     *first = k < c->nnodes ? c->node_first[k] : 0;
     *n = k < c->nnodes ? c->node_n[k] : 0;
+}
+
+/* ---- names the page's files share (report_int.h) ---------------------- */
+
+const char *rh_vname(int level) { return level >= 0 ? gc_verdict_name(level) : "-"; }
+
+void rh_node_id(char *out, size_t cap, const char *node)
+{
+    size_t n = snprintf(out, cap, "node-");
+    for (; *node && n + 1 < cap; node++)
+        out[n++] = (*node >= 'a' && *node <= 'z') || (*node >= 'A' && *node <= 'Z') ||
+                           (*node >= '0' && *node <= '9') || *node == '-' || *node == '_'
+                       ? *node : '_';
+    out[n] = '\0';
 }

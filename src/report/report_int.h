@@ -1,7 +1,12 @@
 /* What the report reads of a catalogue (report_data.c), shared by the
  * terminal table (report.c) and the HTML page (report_html.c). Compact:
  * a few numbers per GPU and the per-size medians of each link, so a
- * census of thousands of GPUs fits in a few MB. */
+ * census of thousands of GPUs fits in a few MB. Private to src/report/.
+ *
+ * Its files in layers, each calling only those below it: report_data.c
+ * (the model) at the bottom; report_nodes.c (the node files) and the
+ * page's plots (report_lat.c, report_xfer.c, report_gx.c, report_hist.c)
+ * above it; report_html.c (the page) above those; report.c on top. */
 #ifndef GC_REPORT_INT_H
 #define GC_REPORT_INT_H
 
@@ -134,6 +139,8 @@ void rp_link_sizes(rp_link *l, json_t *sizes);
 void rp_end_of(json_t *e, char *node, int *gpu);
 /* The index of node name in the catalogue's nodes, or nnodes. */
 size_t rp_node_index(const rp_cat *c, const char *name);
+/* The histograms h[0..n) hold (not h itself). */
+void rp_free_h3(rp_hist3 *h, size_t n);
 void rp_free(rp_cat *c);
 /* GC_REPORT_PROFILE set: the time since the last call, on stderr. */
 void rp_phase(const char *what);
@@ -147,19 +154,21 @@ void rp_table(FILE *f, const rp_cat *c, int colour);
 int rp_html(const rp_cat *c, const char *out, const char *history_db, gc_err *err);
 
 
-/* ---- inside the HTML page (report_html.c, report_lat.c, report_xfer.c) ---- */
+/* ---- inside the HTML page (report_html.c and the plots it calls) ---- */
 
 #define NCOL 8               /* line colours c0..c7 */
 
-/* report_html.c */
+/* report_data.c (the bottom file, so that the page's files share them
+ * without calling up into report_html.c): a verdict level's name ("-":
+ * none), a node's id in the page (an HTML id: node- and its name's
+ * letters, digits, - and _, others as _). Text into the page goes through
+ * gc_html_esc (util/quote.h). */
 const char *rh_vname(int level);
 void rh_node_id(char *out, size_t cap, const char *node);
-void rh_esc(FILE *f, const char *s);
 
 /* report_lat.c */
 void rh_latency_plot(FILE *f, const rp_cat *c, size_t first, size_t n, const char *title,
                      double *tmp);
-void rh_free_h3(rp_hist3 *h, size_t n);
 void rh_hist_row(FILE *f, rp_hist3 *hs, size_t n, const char *who);
 
 /* report_hist.c: the history view of the catalogue's GPUs from db */

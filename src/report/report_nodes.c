@@ -1,7 +1,9 @@
 /* The report's node files: which nodes are drawn with their points (all
  * up to RP_FULL_NODES nodes; past that the flagged ones first and a sample)
  * and reading those nodes' files once each, by two threads: latency
- * curves, histograms and transfer size tables together. See report_int.h. */
+ * curves, histograms and transfer size tables together; rp_load_nodes, the
+ * catalogue's model (report_data.c, below) and then its node files. See
+ * report_int.h. */
 #include "report/report_int.h"
 
 #include <jansson.h>
