@@ -1,6 +1,11 @@
-/* Catalogue reader: field checks, the detector sink, loading the file (the
- * streaming walk: catread_walk.c; baselines: catread_base.c; the GPUs by threads:
- * catread_par.c). See catread.h. */
+/* The catalogue reader's bottom file: the decoders every other catread file
+ * calls (positions and schema errors, typed field checks, a GPU and a link
+ * object read, the detector's sink, a file loaded), calling no other
+ * catread file itself, so the module's files never call each other in a
+ * circle. Above it: schema 3 (catread_v3.c), the GPUs by threads
+ * (catread_par.c), the streaming walk and the load entries
+ * (catread_walk.c), then baselines, verdicts, models and histograms. See
+ * catread.h and catread_int.h. */
 #include "read/catread.h"
 #include "read/catread_int.h"
 #include "read/catread_points.h"
@@ -26,6 +31,14 @@ int cr_line_of(const rd *r, size_t pos)
     for (size_t i = 0; i < pos && i < r->len; i++)
         line += r->buf[i] == '\n';
     return line;
+}
+
+size_t cr_skip_ws(const rd *r, size_t p)
+{
+    while (p < r->len && (r->buf[p] == ' ' || r->buf[p] == '\n' || r->buf[p] == '\r' ||
+                          r->buf[p] == '\t'))
+        p++;
+    return p;
 }
 
 int cr_bad(rd *r, const char *fmt, ...)
@@ -528,47 +541,5 @@ int cr_with_file(const char *path, cr_mem_fn mem, void *ctx, gc_err *err)
         return rc;
     rc = mem(path, buf, len, ctx, err);
     unload_file(buf, len, mapped);
-    return rc;
-}
-
-/* pts: where schema 2's points are read (NULL: without them) */
-static int catalogue_mem(const char *name, const char *buf, size_t len, gc_catpoints *pts,
-                         gc_detect *d, const gc_rules *rules, gc_catread_info *info, gc_err *err)
-{
-    rd r = { .file = name, .buf = buf, .len = len, .err = err, .pts = pts };
-    sink s = { .gpu = cr_det_gpu, .link = cr_det_link, .top = cr_cat_top, .rules = rules, .d = d,
-               .info = info };
-    if (info)
-        memset(info, 0, sizeof *info);
-    return cr_walk_catalogue(&r, &s);
-}
-
-int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_detect *d,
-                             const gc_rules *rules, gc_catread_info *info, gc_err *err)
-{
-    return catalogue_mem(name, buf, len, NULL, d, rules, info, err);
-}
-
-typedef struct cat_args {
-    gc_catpoints *pts;
-    gc_detect *d;
-    const gc_rules *rules;
-    gc_catread_info *info;
-} cat_args;
-
-static int catalogue_file(const char *name, const char *buf, size_t len, void *ctx, gc_err *err)
-{
-    const cat_args *a = ctx;
-    return catalogue_mem(name, buf, len, a->pts, a->d, a->rules, a->info, err);
-}
-
-int gc_catread_catalogue(const char *path, gc_detect *d, const gc_rules *rules,
-                         gc_catread_info *info, gc_err *err)
-{
-    cat_args a = { gc_catpoints_new(path), d, rules, info };
-    if (!a.pts)
-        return gc_fail(err, GC_ENOMEM, "out of memory");
-    int rc = cr_with_file(path, catalogue_file, &a, err);
-    gc_catpoints_free(a.pts);
     return rc;
 }

@@ -1,6 +1,7 @@
-/* What catread.c, catread_par.c (threaded GPU parsing) and catread_base.c
- * (baselines) share: the reader's state, the streaming walk and the
- * per-GPU / per-link readers. Private to those files. */
+/* What the catread files share: the reader's state, the decoders (the
+ * bottom file, catread.c), schema 3 (catread_v3.c), the GPUs by threads
+ * (catread_par.c) and the streaming walk (catread_walk.c), each calling only
+ * those listed before it. Private to src/read/. */
 #ifndef GC_CATREAD_INT_H
 #define GC_CATREAD_INT_H
 
@@ -66,9 +67,7 @@ typedef struct sink {
     unsigned seen;               /* top-level members met: bit i = cr_top_names[i] */
 } sink;
 
-/* The catalogue schema's required top-level members (cr_walk marks them). */
-extern const char *const cr_top_names[];
-
+/* ---- the decoders (catread.c, the bottom: calls no other catread file) ---- */
 int cr_line_of(const rd *r, size_t pos);
 /* A schema error at r's position: GC_ECORRUPT "FILE:LINE: WHERE: message". */
 int cr_bad(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -81,20 +80,16 @@ size_t cr_skip_ws(const rd *r, size_t p);
  * its "results" (schema 1), or its node file's when r->pts (schema 2). */
 int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, gbuf *b);
 int cr_link_of(rd *r, json_t *o, size_t index, gc_det_link *l);
-/* The whole file, each top-level member, GPU and link to s; s->b (the
- * GPUs' scratch values) freed at the end. */
-int cr_walk(rd *r, sink *s);
-/* cr_walk of a whole catalogue, then the top-level members the schema
- * requires (the report and other tools rely on them). */
-int cr_walk_catalogue(rd *r, sink *s);
-/* The GPUs array from *p (after its '[') by threads, while the scan can
- * follow it (catread_par.c). */
-int cr_par_gpus(rd *r, size_t *p, sink *s, size_t *n, int *closed);
-/* The detector's sink (catread.c): a GPU and a link judged, the top-level
- * members checked. */
+/* The detector's sink: a GPU and a link judged, the top-level members
+ * checked. */
 int cr_det_gpu(sink *s, rd *r, json_t *o);
 int cr_det_link(sink *s, rd *r, json_t *o, size_t index);
 int cr_cat_top(sink *s, rd *r, const char *key, json_t *v);
+/* The file at path loaded (mapped when regular, else read), handed to
+ * mem as name and bytes with ctx, unloaded; mem's result. */
+typedef int (*cr_mem_fn)(const char *name, const char *buf, size_t len, void *ctx, gc_err *err);
+int cr_with_file(const char *path, cr_mem_fn mem, void *ctx, gc_err *err);
+
 /* ---- schema 3 (catread_v3.c) ---- */
 /* End (one past) of the JSON value at b[i] (after blanks), 0 if it cannot
  * be followed; strings and nesting only, no parsing. */
@@ -107,9 +102,20 @@ int cr3_gpu_expand(rd *r, json_t *g);
 /* "links" / "verdicts" from *p (their object) to s; *p past it. */
 int cr3_walk_links(rd *r, size_t *p, sink *s);
 int cr3_walk_verdicts(rd *r, size_t *p, sink *s);
-/* The file at path loaded (mapped when regular, else read), handed to
- * mem as name and bytes with ctx, unloaded; mem's result. */
-typedef int (*cr_mem_fn)(const char *name, const char *buf, size_t len, void *ctx, gc_err *err);
-int cr_with_file(const char *path, cr_mem_fn mem, void *ctx, gc_err *err);
+
+/* ---- the GPUs by threads (catread_par.c) ---- */
+/* The GPUs array from *p (after its '[') by threads, while the scan can
+ * follow it. */
+int cr_par_gpus(rd *r, size_t *p, sink *s, size_t *n, int *closed);
+
+/* ---- the streaming walk (catread_walk.c) ---- */
+/* The catalogue schema's required top-level members (cr_walk marks them). */
+extern const char *const cr_top_names[];
+/* The whole file, each top-level member, GPU and link to s; s->b (the
+ * GPUs' scratch values) freed at the end. */
+int cr_walk(rd *r, sink *s);
+/* cr_walk of a whole catalogue, then the top-level members the schema
+ * requires (the report and other tools rely on them). */
+int cr_walk_catalogue(rd *r, sink *s);
 
 #endif

@@ -1,6 +1,6 @@
-/* The GPUs of a catalogue parsed by threads, apart from catread.c (which
- * keeps the sequential streaming reader and the per-GPU / per-link
- * reading): only check's catalogue walk comes here. */
+/* The GPUs of a catalogue parsed by threads: only check's catalogue walk
+ * (catread_walk.c, above) comes here; each GPU is read with catread.c's
+ * decoders and a schema-3 one expanded by catread_v3.c (both below). */
 #include "read/catread_int.h"
 
 #include <pthread.h>

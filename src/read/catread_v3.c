@@ -1,6 +1,7 @@
 /* Reading a schema-3 catalogue (catalogue_tail.c writes it): each GPU,
  * link and verdict is expanded to its 2.x object, so every reader of
- * catread.c's walk reads either. See catread_int.h.
+ * the walk (catread_walk.c, above) reads either. Below it: catread.c's
+ * decoders only. See catread_int.h.
  *
  * The tables a GPU or a link row needs (parameter units, the models'
  * names, the links' GPUs and classes, the verdicts' peer groups) may come

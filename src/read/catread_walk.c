@@ -1,23 +1,18 @@
 /* The catalogue's streaming walk: the top-level members one at a time, the
  * gpus and links arrays one element at a time (a large catalogue is never one
  * JSON tree), a schema-3 catalogue's rows expanded (catread_v3.c), errors
- * naming FILE:LINE; and gc_catread_each, the walk handed to a caller's
- * functions. Field checks and the detector's sink: catread.c. */
+ * naming FILE:LINE; and the entries that load a catalogue through it:
+ * gc_catread_catalogue (to the detector) and gc_catread_each (to a caller's
+ * functions). It sits above catread.c (field checks, the detector's sink),
+ * catread_v3.c and catread_par.c, which never call back up into it. */
 #include "read/catread.h"
 #include "read/catread_int.h"
+#include "read/catread_points.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-size_t cr_skip_ws(const rd *r, size_t p)
-{
-    while (p < r->len && (r->buf[p] == ' ' || r->buf[p] == '\n' || r->buf[p] == '\r' ||
-                          r->buf[p] == '\t'))
-        p++;
-    return p;
-}
 
 static json_t *value_at(rd *r, size_t *p, int *rc)
 {
@@ -230,6 +225,50 @@ int cr_walk_catalogue(rd *r, sink *s)
     for (unsigned t = 0; !rc && cr_top_names[t]; t++)
         if (!(s->seen & (1u << t)))
             rc = cr_bad(r, "'%s' is missing (required by the catalogue schema)", cr_top_names[t]);
+    return rc;
+}
+
+/* ---- gc_catread_catalogue ----------------------------------------------- */
+
+/* pts: where schema 2's points are read (NULL: without them) */
+static int catalogue_mem(const char *name, const char *buf, size_t len, gc_catpoints *pts,
+                         gc_detect *d, const gc_rules *rules, gc_catread_info *info, gc_err *err)
+{
+    rd r = { .file = name, .buf = buf, .len = len, .err = err, .pts = pts };
+    sink s = { .gpu = cr_det_gpu, .link = cr_det_link, .top = cr_cat_top, .rules = rules, .d = d,
+               .info = info };
+    if (info)
+        memset(info, 0, sizeof *info);
+    return cr_walk_catalogue(&r, &s);
+}
+
+int gc_catread_catalogue_mem(const char *name, const char *buf, size_t len, gc_detect *d,
+                             const gc_rules *rules, gc_catread_info *info, gc_err *err)
+{
+    return catalogue_mem(name, buf, len, NULL, d, rules, info, err);
+}
+
+typedef struct cat_args {
+    gc_catpoints *pts;
+    gc_detect *d;
+    const gc_rules *rules;
+    gc_catread_info *info;
+} cat_args;
+
+static int catalogue_file(const char *name, const char *buf, size_t len, void *ctx, gc_err *err)
+{
+    const cat_args *a = ctx;
+    return catalogue_mem(name, buf, len, a->pts, a->d, a->rules, a->info, err);
+}
+
+int gc_catread_catalogue(const char *path, gc_detect *d, const gc_rules *rules,
+                         gc_catread_info *info, gc_err *err)
+{
+    cat_args a = { gc_catpoints_new(path), d, rules, info };
+    if (!a.pts)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    int rc = cr_with_file(path, catalogue_file, &a, err);
+    gc_catpoints_free(a.pts);
     return rc;
 }
 

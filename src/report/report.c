@@ -1,5 +1,6 @@
-/* Terminal summary of a run, and `gpucensus report`: the per-node table
- * (here) or the HTML page (report_html.c). See report.h. */
+/* Terminal summary of a run, and `gpucensus report`: the catalogue loaded
+ * (report_nodes.c), then the per-node table (here) or the HTML page
+ * (report_html.c). The top of the report. See report.h. */
 #include "report/report.h"
 
 #include <math.h>

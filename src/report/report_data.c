@@ -8,8 +8,11 @@
  * keeping of each GPU and link only what the tables and the plots draw. Strings are kept with their control
  * characters shown as \xNN (quote.h): they reach the terminal table as
  * well as the page. Then node names are hashed and each node's GPUs and
- * links become ranges (nothing is found by scanning every GPU or link),
- * and the node files of the nodes the page draws are read (report_nodes.c). */
+ * links become ranges (nothing is found by scanning every GPU or link).
+ *
+ * The report's bottom file: the model the others read (the node files,
+ * report_nodes.c; the plots; the page, report_html.c; the terminal table,
+ * report.c), calling none of them. */
 #include "report/report_int.h"
 
 #include <jansson.h>
@@ -470,9 +473,6 @@ static void attach_verdicts(rp_cat *c)
             worse(&c->node_worst[c->gpus[i].node_ix], GC_V_SUSPECT);
 }
 
-/* ---- points from the node files (latency curves, histograms, size tables) ---- */
-
-
 void rp_phase(const char *what)
 {
     static double t0;
@@ -486,13 +486,7 @@ void rp_phase(const char *what)
     }
 }
 
-int rp_load(const char *arg, rp_cat *c, gc_err *err)
-{
-    return rp_load_nodes(arg, NULL, 0, 1, c, err);
-}
-
-int rp_load_nodes(const char *arg, const char *const *asked, size_t nasked, int points,
-                  rp_cat *c, gc_err *err)
+int rp_load_catalogue(const char *arg, rp_cat *c, gc_err *err)
 {
     rp_phase("start");
     memset(c, 0, sizeof *c);
@@ -545,15 +539,15 @@ int rp_load_nodes(const char *arg, const char *const *asked, size_t nasked, int 
     rp_phase("attach links, verdicts");
     if (!(c->node_why = calloc(c->nnodes ? c->nnodes : 1, sizeof *c->node_why)))
         return gc_fail(err, GC_ENOMEM, "out of memory");
-    if ((rc = rp_choose_nodes(c, asked, nasked, err)))
-        return rc;
-    if (points && rp_read_nodes(c))
-        return gc_fail(err, GC_ENOMEM, "out of memory");
-    if (c->nmissing > 1)
-        fprintf(stderr, "gpucensus report: %zu nodes in all drawn without their points (their "
-                "node files missing or unreadable)\n", c->nmissing);
-    rp_phase("node files");
     return 0;
+}
+
+void rp_free_h3(rp_hist3 *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            if (h[i].have[k])
+                gc_hist_free(&h[i].h[k]);
 }
 
 void rp_free(rp_cat *c)
@@ -562,7 +556,7 @@ void rp_free(rp_cat *c)
     for (size_t i = 0; i < c->ngpus; i++) {
         free(c->gpus[i].chase);
         if (c->gpus[i].h3) {
-            rh_free_h3(c->gpus[i].h3, 1);
+            rp_free_h3(c->gpus[i].h3, 1);
             free(c->gpus[i].h3);
         }
     }
@@ -591,4 +585,18 @@ void rp_node_gpus(const rp_cat *c, size_t k, size_t *first, size_t *n)
 {
     *first = k < c->nnodes ? c->node_first[k] : 0;
     *n = k < c->nnodes ? c->node_n[k] : 0;
+}
+
+/* ---- names the page's files share (report_int.h) ---------------------- */
+
+const char *rh_vname(int level) { return level >= 0 ? gc_verdict_name(level) : "-"; }
+
+void rh_node_id(char *out, size_t cap, const char *node)
+{
+    size_t n = snprintf(out, cap, "node-");
+    for (; *node && n + 1 < cap; node++)
+        out[n++] = (*node >= 'a' && *node <= 'z') || (*node >= 'A' && *node <= 'Z') ||
+                           (*node >= '0' && *node <= '9') || *node == '-' || *node == '_'
+                       ? *node : '_';
+    out[n] = '\0';
 }

@@ -9,7 +9,9 @@
  *
  * Strings go into the JSON escaped for JSON and for a <script> element
  * (< > & as \u003c \u003e \u0026, so no text can close it), and the JS
- * puts them into the page as text (textContent), never as markup. */
+ * puts them into the page as text (textContent), never as markup.
+ *
+ * Called by the page; it reads only the model (report_data.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

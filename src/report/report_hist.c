@@ -7,7 +7,8 @@
  * catalogue is the larger point at 0. Only values measured with the method
  * this run's was (registry.c): runs and band of another method measured
  * something else under the same name; a parameter without any is not
- * drawn, and the GPU's section says so. */
+ * drawn, and the GPU's section says so. Called by the page; it reads only
+ * the model (report_data.c) and the history database. */
 #include "report/report_int.h"
 
 #include <math.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "read/history.h"
+#include "util/quote.h"
 #include "util/svg.h"
 #include "util/timeutil.h"
 
@@ -139,7 +141,7 @@ int rh_history_view(FILE *f, const rp_cat *c, const char *db, gc_err *err)
     long long now_s = gc_iso_parse_s(c->start_time);
     size_t skipped = 0;
     fputs("<h2 id=history>History: each GPU over time</h2>\n<p class=note>From ", f);
-    rh_esc(f, db);
+    gc_html_esc(f, db);
     fputs(": the runs of this plan, oldest left; points red where the GPU was degraded or failed, "
           "amber where suspect; shaded: its SKU's p10..p90 over every GPU of that SKU in good runs "
           "(<code>gpucensus history show</code> prints the numbers).</p>\n", f);
@@ -150,10 +152,10 @@ int rh_history_view(FILE *f, const rp_cat *c, const char *db, gc_err *err)
             continue;
         }
         fprintf(f, "<details class=node%s><summary>", c->ngpus <= 4 ? " open" : "");
-        rh_esc(f, g->node);
+        gc_html_esc(f, g->node);
         fprintf(f, "/gpu%d <span class=v-%s>%s</span> <span class=note>", g->index, rh_vname(g->verdict),
                 rh_vname(g->verdict));
-        rh_esc(f, g->uuid);
+        gc_html_esc(f, g->uuid);
         fputs("</span></summary><div class=plots>\n", f);
         char missing[400] = "";
         size_t ml = 0;

@@ -16,13 +16,15 @@
  *     something not ok (worst first), a sample and those asked for
  *     (report_int.h: RP_FULL_NODES), and the fleet's curves and
  *     histograms come from those.
- * The points come from the node files (report_data.c). The page is
+ * The points come from the node files (report_nodes.c). The page is
  * written to a temporary name and renamed.
  *
  * This file: the page itself (skeleton, CSS, JS), the GPU and verdict
  * tables, each node's section; the plots it calls are in report_lat.c
- * (latency, histograms) and report_xfer.c (cluster strips, transfers,
- * P2P matrices). */
+ * (latency, histograms), report_xfer.c (cluster strips, transfers, P2P
+ * matrices), report_gx.c (the explorer) and report_hist.c (the history
+ * view). It is the top of the page: those files read only the model
+ * (report_data.c) and never call back up here. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +35,7 @@
 #include "census/hist.h"
 #include "report/report_int.h"
 #include "util/fsutil.h"
+#include "util/quote.h"
 #include "util/svg.h"
 
 /* Subjects not ok drawn as rows; the rest (links, mostly, in a large
@@ -83,20 +86,6 @@ static const char JS[] =
     "function setAll(o){document.querySelectorAll('details.node').forEach(function(d){"
     "if(d.style.display!=='none')d.open=o;});}";
 
-const char *rh_vname(int level) { return level >= 0 ? gc_verdict_name(level) : "-"; }
-
-void rh_node_id(char *out, size_t cap, const char *node)
-{
-    size_t n = snprintf(out, cap, "node-");
-    for (; *node && n + 1 < cap; node++)
-        out[n++] = (*node >= 'a' && *node <= 'z') || (*node >= 'A' && *node <= 'Z') ||
-                           (*node >= '0' && *node <= '9') || *node == '-' || *node == '_'
-                       ? *node : '_';
-    out[n] = '\0';
-}
-
-void rh_esc(FILE *f, const char *s) { gc_html_esc(f, s); }
-
 static void td_num(FILE *f, double v, int prec)
 {
     if (isfinite(v))
@@ -120,9 +109,9 @@ static void gpu_table(FILE *f, const rp_cat *c, size_t first, size_t n, int only
         char id[96];
         rh_node_id(id, sizeof id, g->node);
         fprintf(f, "<tr class=gpu><td class=l><a href=\"#%s\">", id);
-        rh_esc(f, g->node);
+        gc_html_esc(f, g->node);
         fprintf(f, "</a>/gpu%d</td><td class=l>", g->index);
-        rh_esc(f, g->name);
+        gc_html_esc(f, g->name);
         fputs("</td>", f);
         td_num(f, g->l1, 0);
         td_num(f, g->l2, 0);
@@ -139,11 +128,11 @@ static void gpu_table(FILE *f, const rp_cat *c, size_t first, size_t n, int only
             /* not measured in full: the status (where the verdict does not say it) and why */
             if (strcmp(g->status, rh_vname(g->verdict))) {
                 fputs(" (", f);
-                rh_esc(f, g->status);
+                gc_html_esc(f, g->status);
                 fputs(")", f);
             }
             fputs("<br><span class=note>", f);
-            rh_esc(f, g->status_reason);
+            gc_html_esc(f, g->status_reason);
             fputs("</span>", f);
         }
         fputs("</td></tr>\n", f);
@@ -284,12 +273,12 @@ static void verdict_table(FILE *f, const rp_cat *c)
             char id[96];
             rh_node_id(id, sizeof id, v->node);
             fprintf(f, "<a href=\"#%s\">", id);
-            rh_esc(f, v->subject);
+            gc_html_esc(f, v->subject);
             fputs("</a>", f);
         } else
-            rh_esc(f, v->subject);
+            gc_html_esc(f, v->subject);
         fputs("</td><td class=l>", f);
-        rh_esc(f, v->group);
+        gc_html_esc(f, v->group);
         fprintf(f, "</td><td>%d</td><td class=reasons>", v->peers);
         /* every reason, worst first; past the first, folded, as one text
          * (a GPU can have hundreds: one element, not three a reason) */
@@ -299,7 +288,7 @@ static void verdict_table(FILE *f, const rp_cat *c)
                 char t[1200];
                 reasons_tail(t, sizeof t, v, c->path);
                 fputc('\n', f);
-                rh_esc(f, t);
+                gc_html_esc(f, t);
                 break;
             }
             if (k == 1)
@@ -309,17 +298,17 @@ static void verdict_table(FILE *f, const rp_cat *c)
                 fprintf(f, "<span class=v-%s>%s</span> ", rh_vname(r->severity), rh_vname(r->severity));
             else
                 fprintf(f, "%s%s ", k > 1 ? "\n" : "", rh_vname(r->severity));
-            rh_esc(f, r->rule);
+            gc_html_esc(f, r->rule);
             fputs(": ", f);
-            rh_esc(f, r->metric);
+            gc_html_esc(f, r->metric);
             fputs(": ", f);
-            rh_esc(f, r->detail);
+            gc_html_esc(f, r->detail);
         }
         if (v->nreasons > 1)
             fputs("</div></details>", f);
         if (v->note[0]) {
             fputs("<br><span class=note>", f);
-            rh_esc(f, v->note);
+            gc_html_esc(f, v->note);
             fputs("</span>", f);
         }
         fputs("</td></tr>\n", f);
@@ -341,7 +330,7 @@ static void verdict_table(FILE *f, const rp_cat *c)
     }
     else if (hidden) {
         fprintf(f, "<p class=note>%zu more subjects not ok: <code>gpucensus check ", hidden);
-        rh_esc(f, c->path);
+        gc_html_esc(f, c->path);
         fputs("</code>.</p>\n", f);
     }
     free(more_buf);
@@ -364,12 +353,12 @@ static void peer_notes(FILE *f, const rp_cat *c)
     static const char *const cols[] = { "measures", "peer", "why", "shown_by" };
     json_object_foreach(c->peer_notes, fig, n) {
         fputs("<tr><td><code>", f);
-        rh_esc(f, fig);
+        gc_html_esc(f, fig);
         fputs("</code>", f);
         for (int k = 0; k < 4; k++) {
             fputs(k == 3 ? "<td><code>" : "<td>", f);
             const char *v = json_string_value(json_object_get(n, cols[k]));
-            rh_esc(f, v ? v : "");
+            gc_html_esc(f, v ? v : "");
             if (k == 3)
                 fputs("</code>", f);
         }
@@ -388,14 +377,14 @@ static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int 
     rh_node_id(id, sizeof id, node);
     int worst = c->node_level[k];
     fprintf(f, "<details class=node id=\"%s\" data-search=\"", id);
-    rh_esc(f, node);
+    gc_html_esc(f, node);
     fprintf(f, " %s", rh_vname(worst));
     for (size_t i = first; i < first + n; i++) {
         fputc(' ', f);
-        rh_esc(f, c->gpus[i].name);
+        gc_html_esc(f, c->gpus[i].name);
     }
     fprintf(f, "\"%s><summary>", open ? " open" : "");
-    rh_esc(f, node);
+    gc_html_esc(f, node);
     fprintf(f, ": %zu GPU%s, <span class=\"v-%s\">%s</span>", n, n == 1 ? "" : "s",
             rh_vname(worst), rh_vname(worst));
     if (!c->full)
@@ -440,7 +429,7 @@ static void node_section(FILE *f, const rp_cat *c, size_t k, rp_hist3 *agg, int 
     }
     if (c->node_why[k][0]) {
         fputs("<p class=note>histograms: ", f);
-        rh_esc(f, c->node_why[k]);
+        gc_html_esc(f, c->node_why[k]);
         fputs("</p>", f);
     }
     int w = rh_node_width(c, first, n);
@@ -460,25 +449,25 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
 {
     fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
           "<meta name=viewport content=\"width=device-width\"><title>gpucensus report: ", f);
-    rh_esc(f, c->plan_name);
+    gc_html_esc(f, c->plan_name);
     fprintf(f, ", %zu GPUs</title><style>%s</style></head><body>\n", c->ngpus, CSS);
     fprintf(f, "<h1>gpucensus report: %zu GPU%s on %zu node%s</h1>\n<p class=meta>", c->ngpus,
             c->ngpus == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s");
-    rh_esc(f, c->path);
+    gc_html_esc(f, c->path);
     fputs(": plan ", f);
-    rh_esc(f, c->plan_name);
+    gc_html_esc(f, c->plan_name);
     fputs(", backend ", f);
-    rh_esc(f, c->backend);
+    gc_html_esc(f, c->backend);
     if (!strcmp(c->backend, "sim"))
         fputs(" <b>(simulated GPUs)</b>", f);
     fputs(", ", f);
-    rh_esc(f, c->start_time);
+    gc_html_esc(f, c->start_time);
     fputs(" .. ", f);
-    rh_esc(f, c->end_time);
+    gc_html_esc(f, c->end_time);
     fprintf(f, ", %d ranks, %zu links; gpucensus ", c->ranks, c->nlinks);
-    rh_esc(f, c->tool_version);
+    gc_html_esc(f, c->tool_version);
     fputs(" (", f);
-    rh_esc(f, c->commit);
+    gc_html_esc(f, c->commit);
     fprintf(f, ")</p>\n<nav><a href=\"#verdicts\">verdicts</a><a href=\"#cluster\">cluster</a>"
                "<a href=\"#gpus\">every GPU</a><a href=\"#latency\">latency</a>"
                "<a href=\"#transfers\">transfers</a><a href=\"#p2p\">P2P</a>"
@@ -566,7 +555,7 @@ static void page(FILE *f, const rp_cat *c, const char *nodes_html, size_t nodes_
         fprintf(f, "<p class=note>%zu of %zu nodes drawn: those with something not ok first "
                    "(worst first), then the sample. <code>gpucensus report ", c->nread, c->nnodes);
     if (!c->full) {
-        rh_esc(f, c->path);
+        gc_html_esc(f, c->path);
         fputs(" -o PAGE --node NAME</code> draws a node of your choice.</p>\n", f);
     }
     fwrite(nodes_html, 1, nodes_len, f);
@@ -629,7 +618,7 @@ int rp_html(const rp_cat *c, const char *out, const char *history_db, gc_err *er
             rc = gc_afile_commit(&a, err);
         }
     }
-    rh_free_h3(&agg, 1);
+    rp_free_h3(&agg, 1);
     free(nodes_html);
     free(hist_html);
     free(tmp);

@@ -1,7 +1,12 @@
 /* What the report reads of a catalogue (report_data.c), shared by the
  * terminal table (report.c) and the HTML page (report_html.c). Compact:
  * a few numbers per GPU and the per-size medians of each link, so a
- * census of thousands of GPUs fits in a few MB. */
+ * census of thousands of GPUs fits in a few MB. Private to src/report/.
+ *
+ * Its files in layers, each calling only those below it: report_data.c
+ * (the model) at the bottom; report_nodes.c (the node files) and the
+ * page's plots (report_lat.c, report_xfer.c, report_gx.c, report_hist.c)
+ * above it; report_html.c (the page) above those; report.c on top. */
 #ifndef GC_REPORT_INT_H
 #define GC_REPORT_INT_H
 
@@ -112,21 +117,18 @@ enum { RP_READ_NO = 0, RP_READ_FLAGGED = 1, RP_READ_SAMPLE = 2, RP_READ_ASKED = 
 
 /* Reads and validates path (a catalogue.json or its directory), with its
  * verdicts as `gpucensus check` gives them (no rules or baseline of its
- * own: a schema-2 catalogue's as written, a schema-1 one judged again).
- * A schema-2 catalogue's points (the latency plots) and link size tables
- * come from its node files; a node whose file is missing is drawn without
- * them (said on stderr). Errors name the file. */
-int rp_load(const char *path, rp_cat *c, gc_err *err);
-/* As rp_load; points: the node files of the nodes to draw are read (the
- * page; not the terminal table); asked[0..nasked): nodes whose files are
- * read and which are drawn in full whatever the census's size. */
+ * own: a schema-2 catalogue's as written, a schema-1 one judged again):
+ * the model, without its node files (report_data.c). Errors name the file. */
+int rp_load_catalogue(const char *path, rp_cat *c, gc_err *err);
+/* rp_load_catalogue, then the node files (report_nodes.c): which nodes'
+ * files are read (node_read; RP_FULL_NODES) and, with points (the page;
+ * not the terminal table), reading them: a schema-2 catalogue's points
+ * (the latency plots) and link size tables come from its node files; a
+ * node whose file is missing or unreadable is drawn without them (said on
+ * stderr). asked[0..nasked): nodes whose files are read and which are
+ * drawn in full whatever the census's size. */
 int rp_load_nodes(const char *path, const char *const *asked, size_t nasked, int points,
                   rp_cat *c, gc_err *err);
-/* Which nodes' files are read (node_read; RP_FULL_NODES) and reading them
- * (report_nodes.c); rp_read_nodes: GC_ENOMEM or 0, a node file that cannot
- * be read is said on stderr and its node drawn without points. */
-int rp_choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_err *err);
-int rp_read_nodes(rp_cat *c);
 /* Shared by the catalogue's and the node files' readers (report_data.c):
  * a member as a number (NAN) or string (""), a GPU's random-order chase
  * curve from its results, a link's size table, a link end's node and GPU. */
@@ -137,6 +139,8 @@ void rp_link_sizes(rp_link *l, json_t *sizes);
 void rp_end_of(json_t *e, char *node, int *gpu);
 /* The index of node name in the catalogue's nodes, or nnodes. */
 size_t rp_node_index(const rp_cat *c, const char *name);
+/* The histograms h[0..n) hold (not h itself). */
+void rp_free_h3(rp_hist3 *h, size_t n);
 void rp_free(rp_cat *c);
 /* GC_REPORT_PROFILE set: the time since the last call, on stderr. */
 void rp_phase(const char *what);
@@ -150,19 +154,21 @@ void rp_table(FILE *f, const rp_cat *c, int colour);
 int rp_html(const rp_cat *c, const char *out, const char *history_db, gc_err *err);
 
 
-/* ---- inside the HTML page (report_html.c, report_lat.c, report_xfer.c) ---- */
+/* ---- inside the HTML page (report_html.c and the plots it calls) ---- */
 
 #define NCOL 8               /* line colours c0..c7 */
 
-/* report_html.c */
+/* report_data.c (the bottom file, so that the page's files share them
+ * without calling up into report_html.c): a verdict level's name ("-":
+ * none), a node's id in the page (an HTML id: node- and its name's
+ * letters, digits, - and _, others as _). Text into the page goes through
+ * gc_html_esc (util/quote.h). */
 const char *rh_vname(int level);
 void rh_node_id(char *out, size_t cap, const char *node);
-void rh_esc(FILE *f, const char *s);
 
 /* report_lat.c */
 void rh_latency_plot(FILE *f, const rp_cat *c, size_t first, size_t n, const char *title,
                      double *tmp);
-void rh_free_h3(rp_hist3 *h, size_t n);
 void rh_hist_row(FILE *f, rp_hist3 *hs, size_t n, const char *who);
 
 /* report_hist.c: the history view of the catalogue's GPUs from db */

@@ -1,7 +1,7 @@
 /* Latency plots of the HTML report (report_html.c): latency against
  * footprint with the L1/L2/DRAM plateaus, and the latency histograms read
  * from the node files. Split out of report_html.c to keep each file at
- * one job. */
+ * one job; it reads only the model (report_data.c), never the page. */
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
@@ -136,14 +136,6 @@ void rh_latency_plot(FILE *f, const rp_cat *c, size_t first, size_t n, const cha
 /* ---- latency histograms (from the node files) -------------------------------- */
 
 static const char *const LEVEL[3] = { "L1", "L2", "DRAM" };
-
-void rh_free_h3(rp_hist3 *h, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        for (int k = 0; k < 3; k++)
-            if (h[i].have[k])
-                gc_hist_free(&h[i].h[k]);
-}
 
 /* Histograms h[0..n) (all with counts) on one plot: bars for one, step
  * lines for several; x from the 0.1% to the 99.9% quantile. */

@@ -1,7 +1,9 @@
 /* The report's node files: which nodes are drawn with their points (all
  * up to RP_FULL_NODES nodes; past that the flagged ones first and a sample)
  * and reading those nodes' files once each, by two threads: latency
- * curves, histograms and transfer size tables together. See report_int.h. */
+ * curves, histograms and transfer size tables together; rp_load_nodes, the
+ * catalogue's model (report_data.c, below) and then its node files. See
+ * report_int.h. */
 #include "report/report_int.h"
 
 #include <jansson.h>
@@ -26,7 +28,7 @@ static void node_missing(rp_cat *c, const char *node, const char *msg)
     pthread_mutex_lock(&missing_mu);
     if (strcmp(c->missing, node)) {
         snprintf(c->missing, sizeof c->missing, "%s", node);
-        if (!c->nmissing++)   /* the first in full, the others counted (rp_load) */
+        if (!c->nmissing++)   /* the first in full, the others counted (rp_load_nodes) */
             fprintf(stderr, "gpucensus report: warning: %s; node %s drawn without its points\n",
                     msg, node);
     }
@@ -209,7 +211,7 @@ static int file_there(const rp_cat *c, size_t k)
 }
 
 /* Which nodes' files are read (rp_cat's node_read; see RP_FULL_NODES). */
-int rp_choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_err *err)
+static int choose_nodes(rp_cat *c, const char *const *asked, size_t nasked, gc_err *err)
 {
     if (!(c->worst_order = malloc((c->nnodes ? c->nnodes : 1) * sizeof *c->worst_order)))
         return gc_fail(err, GC_ENOMEM, "out of memory");
@@ -303,7 +305,9 @@ static void *read_thread(void *arg)
     return NULL;
 }
 
-int rp_read_nodes(rp_cat *c)
+/* GC_ENOMEM or 0; a node file that cannot be read is said on stderr and
+ * its node drawn without points. */
+static int read_nodes(rp_cat *c)
 {
     rjob j = { .c = c };
     pthread_mutex_init(&j.mu, NULL);
@@ -319,4 +323,21 @@ int rp_read_nodes(rp_cat *c)
         pthread_join(th[t], NULL);
     pthread_mutex_destroy(&j.mu);
     return j.failed ? GC_ENOMEM : 0;
+}
+
+int rp_load_nodes(const char *arg, const char *const *asked, size_t nasked, int points,
+                  rp_cat *c, gc_err *err)
+{
+    int rc = rp_load_catalogue(arg, c, err);
+    if (rc)
+        return rc;
+    if ((rc = choose_nodes(c, asked, nasked, err)))
+        return rc;
+    if (points && read_nodes(c))
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    if (c->nmissing > 1)
+        fprintf(stderr, "gpucensus report: %zu nodes in all drawn without their points (their "
+                "node files missing or unreadable)\n", c->nmissing);
+    rp_phase("node files");
+    return 0;
 }

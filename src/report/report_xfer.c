@@ -1,7 +1,8 @@
 /* Fleet-wide plots of the HTML report (report_html.c): each GPU against
  * its peers (cluster strips), transfer time against size with the fitted
  * model, and the P2P bandwidth matrices. Split out of report_html.c to keep
- * each file at one job. */
+ * each file at one job; it reads only the model (report_data.c), never
+ * the page. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "report/report_int.h"
+#include "util/quote.h"
 #include "util/svg.h"
 #include "util/stats.h"
 
@@ -478,7 +480,7 @@ void rh_heatmap(FILE *f, const double *mx, int n, const char *title)
     fprintf(f, "<svg class=\"plot p2p\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
                "xmlns=\"http://www.w3.org/2000/svg\"><text class=\"title\" x=\"8\" y=\"16\">",
             w, h, w, h);
-    rh_esc(f, title);
+    gc_html_esc(f, title);
     fputs("</text>", f);
     fprintf(f, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">destination GPU</text>",
             ox + cell * n / 2, oy - 18);
