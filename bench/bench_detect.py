@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Detection quality of `gpucensus check` on simulated fleets (issues 6, 19).
+"""Detection quality of `gpucensus check` on simulated fleets.
 
 For each fleet size N (default 64 and 1024 GPUs, 8 per node) and each seed,
 two fleets are simulated:
@@ -67,7 +67,7 @@ FAULTS = [
     ("l2_latency", "bimodal 25%", "l2_latency", "bimodal", 0.25, 1),
     ("numa", "host copies -10%", "numa", "scale", 0.90, 4),
     ("numa", "host copies -20%", "numa", "scale", 0.80, 4),
-    # issue 19: one GPU's every P2P link slow, throttling under sustained
+    # one GPU's every P2P link slow, throttling under sustained
     # load, a flapping P2P link (half its items at half speed), another
     # process on the GPU (NVML sees it in 85% of the items)
     ("p2p_gpu", "P2P -30%", "p2p_bw", "scale", 0.70, 1),

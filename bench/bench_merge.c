@@ -22,7 +22,7 @@
  *   peak_mb              peak resident memory of the merge process (MiB)
  *   mb_per_gpu           peak_mb / N
  *   out_mb               size of catalogue.json + nodes/ (MiB)
- *   cat_B/gpu            size of catalogue.json alone per GPU (bytes; issue 16: <= 16 KB
+ *   cat_B/gpu            size of catalogue.json alone per GPU (bytes; <= 16 KB
  *                        on the default plan)
  *   t_ratio              merge_s(N) / merge_s(previous N): linear growth = N / previous N
  *

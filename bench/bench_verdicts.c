@@ -1,5 +1,5 @@
 /* The verdicts of a simulated census of N GPUs, healthy and with faults,
- * in one process: what bench/bench_detect.py scores (issue 19 item 7).
+ * in one process: what bench/bench_detect.py scores.
  *
  * Each GPU goes the way a run's GPU goes, without MPI and without files:
  * the sim backend measures the items gc_schedule gives its rank

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How responsive a report page is in headless Chromium (issue 16's
+"""How responsive a report page is in headless Chromium (the target
 "a page that stays responsive"): the page is copied with a small script
 added that, at the load event, times a few things an operator does (type
 a filter into the GPU explorer, clear it, sort a column, open a GPU, turn

@@ -9,7 +9,7 @@
 # error).
 #
 # Environment:
-#   BENCH_TREE_SIZES GPU counts of the tree benchmark (default 1024,4096,16384, issue 16;
+#   BENCH_TREE_SIZES GPU counts of the tree benchmark (default 1024,4096,16384;
 #                 16384 took 15 min here for rank 0's part and over 19 min for
 #                 report -o, and ~2.5 GB of disk under BENCH_DIR, removed after
 #                 each size)
@@ -81,13 +81,13 @@ for plan in $PLANS; do
     line=$(awk -v p="$name" -v n="$largest" -v s="$s" -v mb="$mb" -v bpg="$bpg" -v cpg="$cpg" \
         -v ts="$TARGET_S" -v tm="$TARGET_MB" 'BEGIN {
         printf "%-8s shard %.0f B/GPU; catalogue.json %.0f B/GPU%s; merge of %d GPUs: %.3f s = %.2f x target %.1f s, peak %.1f MB = %.2f x target %d MB",
-               p, bpg, cpg, p == "default" ? sprintf(" = %.2f x target 16 KiB (issue 16)", cpg / 16384) : "",
+               p, bpg, cpg, p == "default" ? sprintf(" = %.2f x target 16 KiB", cpg / 16384) : "",
                n, s, s / ts, ts, mb, mb / tm, tm }')
     growth=$(sed -n 's/^ratio_\([0-9]*\)_\([0-9]*\)=\([0-9.]*\) (linear: \([0-9.]*\))/\1\/\2: \3 (linear \4)/p' "$out" | paste -sd ';' -)
     summary+=("$line; time growth ${growth:-n/a}")
     echo
 done
-# The aggregation tree (issue 16): a leader's part on one node of 8 sim
+# The aggregation tree: a leader's part on one node of 8 sim
 # shards, rank 0's part from N records, check and report -o on its catalogue.
 TREE_SIZES=${BENCH_TREE_SIZES:-1024,4096,16384}
 TREE_PLAN=${BENCH_TREE_PLAN:-configs/default.cfg}
@@ -134,7 +134,7 @@ echo
 
 [ "$own" = 1 ] && rm -rf "$work"
 
-echo "== summary (measured / target; targets from issue 2: 1024 GPUs in <= $TARGET_S s and <= $TARGET_MB MB, growth no faster than linear)"
+echo "== summary (measured / target; target: 1024 GPUs merged in <= $TARGET_S s and <= $TARGET_MB MB, growth no faster than linear)"
 for l in "${summary[@]}"; do
     echo "$l"
 done

@@ -45,7 +45,7 @@ int gck_device_open(int index, gck_device *d, char *err, size_t errlen);
 int gck_identity_probe(int *sms_seen, uint64_t *elapsed_ns, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------
- * Benchmarks of the cuda backend (issue 3). Conventions:
+ * Benchmarks of the cuda backend. Conventions:
  * - Sample buffers live in a gck_scratch the caller keeps (device buffer
  *   plus pinned host copy), grown on demand, reused across items.
  * - Latency windows hold GCK_WINDOW dependent operations between two
@@ -201,7 +201,7 @@ int gck_block_churn_run(uint32_t nsamples, uint32_t grid, int threads, size_t sm
                         int *resident_per_sm, double *ns, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------
- * Validation suite (issue 5): the kernels of kernels/valid_table.h (row r
+ * Validation suite: the kernels of kernels/valid_table.h (row r
  * in GCV_TABLE's order), see kernels/valid.cu. setup allocates and initialises
  * the row's buffers, sizes the launch (occupancy rows: dummy dynamic shared
  * memory for the row's warps per SM, checked), runs one warm-up launch and
@@ -221,7 +221,7 @@ int gck_valid_setup(gck_valid *v, int r, char *err, size_t errlen);
 int gck_valid_run(gck_valid *v, uint32_t launches, float *ms, char *err, size_t errlen);
 int gck_valid_clock(gck_scratch *s, double *mhz, char *err, size_t errlen);
 void gck_valid_free(gck_valid *v);
-/* Held-out kernels (kernels/heldout.cu, issue 14): timed like the suite's
+/* Held-out kernels (kernels/heldout.cu): timed like the suite's
  * (gck_valid_clock, gck_valid_free serve them too), never fitted. i in
  * 0 .. gck_held_count() - 1; name NULL outside. setup sizes, allocates,
  * initialises and runs one warm-up launch; v->row is the held-out index. */
@@ -255,7 +255,7 @@ int gck_mlp_run(gck_scratch *s, void *buf, size_t bytes, gck_mlp_mode mode, int 
 
 
 /* ------------------------------------------------------------------------
- * Transfers (issue 4): host<->device, GPU<->GPU of a node, network staging.
+ * Transfers: host<->device, GPU<->GPU of a node, network staging.
  * One gck_xfer per rank keeps streams, events and buffers across items
  * (zero it before first use; gck_xfer_free releases everything). */
 #define GCK_XFER_MAX_CHUNK 128     /* samples per gck_xfer_run / gck_p2p_run */

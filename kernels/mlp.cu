@@ -1,4 +1,4 @@
-// Memory-level parallelism and scattered accesses (bench `mlp`, issue 14):
+// Memory-level parallelism and scattered accesses (bench `mlp`):
 // what the kernel-time models need for kernels people write, measured
 // rather than fitted to them.
 //

@@ -1,11 +1,11 @@
 """Reading a gpucensus catalogue from Python, whatever its layout.
 
-Schema 3.x (issue 16): as 2.x, with each GPU's parameters as one object (units
+Schema 3.x: as 2.x, with each GPU's parameters as one object (units
 once, in "parameter_units"), its models as values (names in "models"."tables"),
 the links as one table and the verdicts folded; load() expands it to the 2.0
 layout (save() writes that layout back: 2.0, which gpucensus reads).
 
-Schema 2.x (compact, issue 16): catalogue.json holds no per-point results and
+Schema 2.x (compact): catalogue.json holds no per-point results and
 no link size tables; each GPU's points and the size tables of the links its
 node's GPUs measured are in OUT/nodes/<node>.json. Schema 1.x: both inline.
 

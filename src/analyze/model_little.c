@@ -39,7 +39,7 @@
  *     Little's law for the memory system, a fixed point; read-only and
  *     copy rounds by the store share; a gather's latency for uncoalesced
  *     loads; the block's slowest warp's tail), where the catalogue has
- *     them (issue 14: a grid-stride loop keeps one request per warp in
+ *     them (a grid-stride loop keeps one request per warp in
  *     flight, far from the bandwidth bound); an older catalogue queues them
  *     in the DRAM queue the kernel's own traffic makes (loaded_rate: M/D/1
  *     at the utilisation the warp throughput gives, no parameter);

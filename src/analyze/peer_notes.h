@@ -1,4 +1,4 @@
-/* Why a figure of the catalogue is not the peers' figure (issue 18): each
+/* Why a figure of the catalogue is not the peers' figure: each
  * reported figure known to follow another convention than the peer tools
  * (nvbandwidth, gpu-benches), or to sit under the best peer, says what it
  * measures, the peer quantity it differs from and why (with the measurement

@@ -94,7 +94,7 @@ static const gc_param_def p2p_p[] = {
     STR("mode", p2p_modes, "copy"),            /* chase: remote pointer-chase latency */
     STR("order", far_orders, "random"),        /* chase: sequential = line i -> i + 1 (nvbandwidth's) */
 };
-/* The validation suite (issue 5): the rows of kernels/valid_table.h, one
+/* The validation suite: the rows of kernels/valid_table.h, one
  * description each under configs/kernels/valid/ (docs/kernel-description.md);
  * then the held-out kernels (issue 14, kernels/heldout.cu's held[], whose
  * names these must be: timed, never fitted; descriptions by

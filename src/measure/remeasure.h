@@ -1,7 +1,7 @@
 /* Host-bound points measured again. A host link or a kernel launch is
  * timed by the host as much as by the GPU: a busy CPU, a page-cache flush
  * or another process on the link spreads its samples, and one pass over
- * the sizes can land a whole point on a slow moment (issue 18: a pinned
+ * the sizes can land a whole point on a slow moment (a pinned
  * H2D median of 43.3 GB/s at 1 GiB, 55 right after). After a step of the
  * gpu or isolated phase, every host-bound item of the step (xfer copies,
  * launch back_to_back / launch_sync) whose time samples spread widely

@@ -1,4 +1,4 @@
-/* Measure again before blaming (issue 19): after a run's last phase, the
+/* Measure again before blaming: after a run's last phase, the
  * GPU items whose value a GPU's peers would call degraded are measured
  * again on that GPU, within the run, and both measurements go into the
  * catalogue; the detector then calls the GPU degraded only where the

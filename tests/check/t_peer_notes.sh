@@ -1,5 +1,5 @@
 #!/bin/sh
-# The catalogue's "peer_notes" (issue 18, src/analyze/peer_notes.c): written once per
+# The catalogue's "peer_notes" (src/analyze/peer_notes.c): written once per
 # run, valid against the JSON Schema, the same table however many GPUs, and
 # every figure and shown_by names a real figure (and `report` shows them): a parameter or a point
 # (benchmark, metric, context) of the real two-H200 catalogues in

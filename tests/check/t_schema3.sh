@@ -1,5 +1,5 @@
 #!/bin/sh
-# catalogue.json of schema 3.0 (issue 16): its layout (one GPU, link row and
+# catalogue.json of schema 3.0: its layout (one GPU, link row and
 # verdict per line, no other whitespace), tools/gccat.py's expansion to 2.0
 # read by gpucensus as the 3.0 file is (check, check --rules, predict give
 # the same), the JSON Schema, and errors in its tables named by member.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hostile inputs (issue 20): nothing is written outside OUT, nothing is
+# Hostile inputs: nothing is written outside OUT, nothing is
 # injected into what an operator pastes or opens, nothing blocks or reads
 # without bound. Each case is a real file-system object or a real crafted
 # file: names with ../ and shell syntax, control characters, symlinks and

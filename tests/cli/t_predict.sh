@@ -73,10 +73,10 @@ for k in "$ROOT"/configs/kernels/*.cfg; do
     [ "$(grep -c 'NVIDIA H200 (sim).*catalogue models' "$TMP/table.txt")" = 2 ] || { cat "$TMP/table.txt"; die "table rows $k"; }
     "$GC" predict "$cat" "$k" --json > "$TMP/$(basename "$k").json" || die "predict --json $k"
 done
-# which parameters drove it, for kernels of loops and scattered accesses
-# (issue 14): a grid-stride reduction waits for its 16 loads one after the
-# other (bound by latency, at the latency measured with its requests in
-# flight); a naive transpose by its scattered stores' cycles per sector
+# which parameters drove it, for kernels of loops and scattered accesses:
+# a grid-stride reduction waits for its 16 loads one after the other
+# (bound by latency, at the latency measured with its requests in flight);
+# a naive transpose by its scattered stores' cycles per sector
 "$GC" predict "$cat" "$ROOT/configs/kernels/heldout/held_reduce_shfl.cfg" > "$TMP/rs.txt" || die "predict reduce_shfl"
 grep -q "^    bound by latency: 64 warps/SM over [0-9]* cycles a warp (critical path [0-9]* with 16 dependent loads at dram_inflight_latency_cycles_n[0-9]* [0-9]*, [0-9.]* requests in flight per SM" "$TMP/rs.txt" ||
     { cat "$TMP/rs.txt"; die "reduce_shfl's bound"; }

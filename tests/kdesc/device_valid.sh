@@ -1,5 +1,5 @@
 #!/bin/bash
-# One call on the GPU machine for the validation suite (issue 5): build
+# One call on the GPU machine for the validation suite: build
 # (with cuobjdump there, the kernel descriptions are counted from this
 # build's SASS), keep the SASS, the ptxas log and the descriptions, run
 # tests/kdesc/valid_gpu.cfg on every GPU (one rank each) and print the

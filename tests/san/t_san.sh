@@ -1,5 +1,5 @@
 #!/bin/sh
-# The host code under AddressSanitizer + UndefinedBehaviorSanitizer (issue 9):
+# The host code under AddressSanitizer + UndefinedBehaviorSanitizer:
 # builds build-san/ with `make san` (gcc through mpicc; the CUDA objects are
 # reused from $BUILD, not sanitized), then runs under the sanitizers every
 # unit test, a 2-rank MPI sim run, merge (of good and of damaged shards) and

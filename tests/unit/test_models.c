@@ -532,7 +532,7 @@ static void test_little(void)
           "compute-bound");
 }
 
-/* bench mlp's parameters in Little's law (issue 14): the latency at the
+/* bench mlp's parameters in Little's law: the latency at the
  * kernel's requests in flight (a fixed point of Little's law for the
  * memory system), the slowest warp's tail, spread accesses, wavefronts */
 static void test_little_mlp(void)

@@ -1,4 +1,4 @@
-/* Memory-level parallelism and scattered accesses (bench `mlp`, issue 14;
+/* Memory-level parallelism and scattered accesses (bench `mlp`;
  * kernels/mlp.cu). One sample per launch: the median over warps of SM
  * cycles per round of R requests.
  *   mode inflight: metric "latency" (cycles): a DRAM request's latency when

@@ -1,4 +1,4 @@
-/* Validation suite driver (bench `valid`, issue 5): times one kernel of
+/* Validation suite driver (bench `valid`): times one kernel of
  * kernels/valid_table.h, whose description (docs/kernel-description.md,
  * counted from this build's SASS) the models predict from. One point per
  * item: metric "time" in ns, one sample per launch (CUDA events), after a
