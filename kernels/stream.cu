@@ -274,7 +274,7 @@ extern "C" int gck_stream_run(gck_stream_kind kind, void *buf, size_t footprint,
 // L2: each block reads L2_ROUNDS chunks of U x blockDim float4 (64 KiB
 // at 256 threads x 16), ld.global.cg (L1 kept out; LDG.E.128.STRONG.GPU in
 // SASS). Loads and adds are volatile asm, but ptxas still interleaves them
-// to save registers: the SASS of 529db9a on an H100 shows 5 loads issued,
+// to save registers: the SASS on an H100 shows 5 loads issued,
 // then one per 4 adds, for U = 16 (32 registers), so U sets the chunk
 // size more than the loads in flight. Long-lived blocks: the block
 // scheduler's replacement latency is paid once per L2_ROUNDS chunks.

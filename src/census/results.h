@@ -12,7 +12,7 @@
 
 #define GC_KEY_MAX 32
 #define GC_STR_MAX 48
-#define GC_MAX_CTX 24   /* a both-ways xfer point re-measured holds 21 (h100 83b6b72), 24 with spin_timeouts, dropped_chunks and over_nominal_samples; median_stable was dropped at 16 */
+#define GC_MAX_CTX 24   /* a both-ways xfer point re-measured holds 21 on a real H100, 24 with spin_timeouts, dropped_chunks and over_nominal_samples; median_stable was dropped at 16 */
 #define GC_NODE_MAX 64
 
 /* One context entry of a point: a parameter of the measurement, e.g.

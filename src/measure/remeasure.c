@@ -47,7 +47,7 @@ static double spread_of(const gc_point *p)
 }
 
 /* p50 / p5 of the times: a slow moment that held most of the point, a few
- * samples at the link's rate (H200 GPU-2e995c50 at d9f77b1: pinned h2d 1 GiB
+ * samples at the link's rate (a real H200, GPU-2e995c50: pinned h2d 1 GiB
  * 38.9-54.5 GB/s, p50 39.4; p95 / p50 of its times 1.01, p50 / p5 1.39). */
 static double spread_low_of(const gc_point *p)
 {

@@ -18,8 +18,8 @@
 # Soak (tests/mpi/load_soak.sh: N runs of a test beside L busy processes),
 # on the 2-core development machine shared with other builds (load 52-157):
 #   tests/mpi/load_soak.sh 20 40 tests/mpi/t_lost.sh   stopped after 4 runs
-#   (time): 4 passed, 438-654 s each. The same with main's t_lost and build
-#   of 5811fc9: 4 of 4 failed, 121-144 s each: twice no catalogue (a rank
+#   (time): 4 passed, 438-654 s each. The same with the earlier t_lost and
+#   build: 4 of 4 failed, 121-144 s each: twice no catalogue (a rank
 #   left after its 2 s wait for the release, and mpirun ended the job
 #   before rank 0 wrote it), twice a live rank judged lost (items miscounted).
 . "$(dirname "$0")/../lib.sh"

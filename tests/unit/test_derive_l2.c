@@ -41,7 +41,7 @@ static int near(double a, double b) { return fabs(a - b) <= 1e-3 * fabs(b); }
 
 int main(void)
 {
-    /* the H100 of 9dcae48's default plan, in short */
+    /* a real H100's default plan, in short */
     gc_gpu g;
     gpu(&g);
     l2_point(&g, 1572864, "chunk", 22, 14.904e12);
