@@ -1,5 +1,5 @@
 #!/bin/bash
-# README, "Running it every day": every line of its first code block, run as
+# docs/operations.md, "Running it every day": every line of its first code block, run as
 # written on the private Slurm cluster of the tests (cluster.sh), with
 #   /opt/gpucensus                 -> an installation in $TMP (links to this
 #                                     checkout's scripts, prolog.conf beside them)
@@ -21,8 +21,8 @@ set -u
 command -v promtool >/dev/null || skip "no promtool (Debian package prometheus; tools/deps.sh test)"
 
 # the README's block, line by line, paths moved
-block=$(awk '/^## Running it every day/ { s = 1 } s && /^```/ { if (inb) exit; inb = 1; next } inb' "$ROOT/README.md")
-[ "$(echo "$block" | grep -vc '^#')" = 4 ] || die "README: expected 4 command lines, got: $block"
+block=$(awk '/^## Running it every day/ { s = 1 } s && /^```/ { if (inb) exit; inb = 1; next } inb' "$ROOT/docs/operations.md")
+[ "$(echo "$block" | grep -vc '^#')" = 4 ] || die "docs/operations.md: expected 4 command lines, got: $block"
 move() {
     sed -e "s|/opt/gpucensus|$TMP/opt/gpucensus|g" -e "s|/var/lib/|$TMP/var/lib/|g" \
         -e "s|/var/log/|$TMP/var/log/|g" -e 's|-N 64 --ntasks-per-node=8|-N 3 --ntasks-per-node=2|' \
@@ -115,4 +115,4 @@ die_nhc() { DIED=1; shift; MSG="$*"; }
 echo "ok: the NHC line passes on a healthy node"
 
 sc_down
-echo "ok: README 'Running it every day': cron, prolog, NHC and node_exporter lines"
+echo "ok: docs/operations.md 'Running it every day': cron, prolog, NHC and node_exporter lines"
