@@ -1,5 +1,5 @@
 // Two questions of issue 18 that the census alone cannot answer, measured
-// on the GPU beside nvbandwidth (tests/gpu/peers_run.sh builds and runs it;
+// on the GPU beside nvbandwidth (lab/gpu/peers_run.sh builds and runs it;
 // never part of the census):
 //
 // 1. host chase: the GPU's load latency from pinned host memory over 1 MiB

@@ -3,9 +3,9 @@
 # write): build; the held-out kernels' SASS and resource usage (cuobjdump,
 # for tools/describe.py); whether Nsight Compute is there and reads them
 # (its per-kernel dynamic counts, kept for describe --ncu); then the census
-# with tests/gpu/models.cfg (model parameters + validation suite) and with
-# tests/gpu/heldout.cfg (the held-out kernels' times), and the accuracy
-# table (tests/gpu/predict_table.py). Everything lands in
+# with lab/gpu/models.cfg (model parameters + validation suite) and with
+# lab/gpu/heldout.cfg (the held-out kernels' times), and the accuracy
+# table (lab/gpu/predict_table.py). Everything lands in
 # $OUT/predict.tgz (log/ and res/) plus $OUT/log.txt.
 # NCU=1 (default) profiles on every kind and makes the descriptions from
 # that GPU's profile (tools/describe.py, $OUT/desc/, in predict.tgz): a
@@ -13,7 +13,7 @@
 # then one pass over a warm launch (the third, --cache-control none) for
 # the DRAM bytes the timing loop's launches move; NCU=0 never.
 # HELDOUT_RUNS=2 times the held-out set twice.
-#   OUT=/some/dir GIT_COMMIT=abc tests/gpu/heldout_run.sh
+#   OUT=/some/dir GIT_COMMIT=abc lab/gpu/heldout_run.sh
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?}
@@ -28,9 +28,9 @@ cuobjdump --version | tail -n 1 > "$OUT/log/tool.txt"
 cuobjdump -sass -arch sm_90 build/kernels/heldout.o > "$OUT/log/heldout.sass" 2>&1
 cuobjdump -res-usage -arch sm_90 build/kernels/heldout.o > "$OUT/log/heldout.res" 2>&1
 echo "heldout.sass: $(grep -c 'Function :' "$OUT/log/heldout.sass") functions"
-census models tests/gpu/models.cfg
-census heldout tests/gpu/heldout.cfg
-[ "${HELDOUT_RUNS:-1}" -ge 2 ] && census heldout2 tests/gpu/heldout.cfg
+census models lab/gpu/models.cfg
+census heldout lab/gpu/heldout.cfg
+[ "${HELDOUT_RUNS:-1}" -ge 2 ] && census heldout2 lab/gpu/heldout.cfg
 GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 NCU=${NCU:-1}
 echo "gpu: $GPU_NAME; ncu profile: $NCU"
@@ -41,7 +41,7 @@ if [ "$NCU" = 1 ] && command -v ncu >/dev/null; then
     timeout 200 ncu --clock-control none --target-processes all --kernel-id ::regex:^held_:1 \
         --section SourceCounters --section InstructionStats --section LaunchStats \
         --section WarpStateStats --section Occupancy --metrics "$M" \
-        -o "$OUT/log/held" -f mpirun -np 1 $GC run tests/gpu/heldout.cfg --backend cuda \
+        -o "$OUT/log/held" -f mpirun -np 1 $GC run lab/gpu/heldout.cfg --backend cuda \
         -o "$OUT/res/ncu" --quiet > "$OUT/log/ncu.log" 2>&1
     echo "ncu: exit $?"; tail -n 5 "$OUT/log/ncu.log"
     if [ -f "$OUT/log/held.ncu-rep" ]; then
@@ -55,7 +55,7 @@ if [ "$NCU" = 1 ] && command -v ncu >/dev/null; then
     W=dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum,gpu__time_duration.sum
     timeout 100 ncu --clock-control none --cache-control none --target-processes all \
         --kernel-id ::regex:^held_:3 --metrics "$W" -o "$OUT/log/warm" -f \
-        mpirun -np 1 $GC run tests/gpu/heldout.cfg --backend cuda -o "$OUT/res/ncu-warm" --quiet \
+        mpirun -np 1 $GC run lab/gpu/heldout.cfg --backend cuda -o "$OUT/res/ncu-warm" --quiet \
         > "$OUT/log/ncu-warm.log" 2>&1
     echo "ncu warm: exit $? ($(grep -c 'pass' "$OUT/log/ncu-warm.log") launches; passes: $(grep -o '[0-9]* pass[es]*' "$OUT/log/ncu-warm.log" | sort | uniq -c | tr '\n' ' '))"
     [ -f "$OUT/log/warm.ncu-rep" ] &&
@@ -83,11 +83,11 @@ grep -A3 'better' "$OUT/log/models.txt"
 # (this GPU's own descriptions where it made them; the committed ones
 # beside, as the what-if of descriptions made on another GPU)
 if [ -d "$OUT/desc" ]; then
-    python3 tests/gpu/predict_table.py $GC configs/kernels/heldout \
+    python3 lab/gpu/predict_table.py $GC configs/kernels/heldout \
         here:"$OUT/res/models":"$OUT/res/heldout":"$OUT/desc" \
         committed:"$OUT/res/models":"$OUT/res/heldout" | tee "$OUT/log/predict.txt"
 else
-    python3 tests/gpu/predict_table.py $GC configs/kernels/heldout \
+    python3 lab/gpu/predict_table.py $GC configs/kernels/heldout \
         here:"$OUT/res/models":"$OUT/res/heldout" | tee "$OUT/log/predict.txt"
 fi
 rm -f "$OUT"/log/*.ncu-rep.gz; gzip -f "$OUT"/log/ncu-source.csv "$OUT"/log/*.ncu-rep 2>/dev/null

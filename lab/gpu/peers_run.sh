@@ -1,12 +1,12 @@
 #!/bin/bash
 # gpucensus beside its peers, one call on a GPU machine of any number of
-# GPUs (issue 18; results/examples/PEERS.md): build the census and, from
+# GPUs (issue 18; lab/examples-2026-11/PEERS.md): build the census and, from
 # copies in $PEERS (never committed: an ignored folder beside the checkout),
 # NVIDIA nvbandwidth and gpu-benches, in the same call; the GPU and SASS
 # tests; the census plans (PLANS, default "default truer3 quick": NAME is
-# configs/NAME.cfg, else tests/gpu/NAME.cfg: truer3 host and peer chases in
+# configs/NAME.cfg, else lab/gpu/NAME.cfg: truer3 host and peer chases in
 # both orders and both-ways copies, truer2 kernel shapes); then on the same
-# GPUs right after: tests/gpu/peers_probe.cu (host chase by writer, timer
+# GPUs right after: lab/gpu/peers_probe.cu (host chase by writer, timer
 # and SM; both-ways kernels), gpu-stream, gpu-l2-cache (cut at L2_S s),
 # gpu-latency from LAT_FROM 64-byte elements (16384 = 1 MiB: its L2
 # plateau; cut at LAT_S s), nvbandwidth's copy tests at 1 GiB (NVBW_TESTS;
@@ -18,8 +18,8 @@
 # arguments, default all: chase, both, hostmem), TESTS=0 the
 # tests, NVBW_TESTS="" nvbandwidth's copies. Changes no clock, power or
 # other setting. Back under $OUT: results.tgz (catalogues), logs.tgz,
-# peers.txt (tests/gpu/peers_best.py over every plan, then the probe).
-#   OUT=/some/dir GIT_COMMIT=abc DEPS=.deps PEERS=../truer2-peers tests/gpu/peers_run.sh
+# peers.txt (lab/gpu/peers_best.py over every plan, then the probe).
+#   OUT=/some/dir GIT_COMMIT=abc DEPS=.deps PEERS=../truer2-peers lab/gpu/peers_run.sh
 # PEERS holds gpu-benches/, nvbandwidth/ and boostdeb/*.deb (Boost 1.74's
 # program_options from Debian 12: the GPU machine has no Boost).
 # Replaces truer_run.sh, truer2_run.sh and truer3_run.sh (git history).
@@ -32,7 +32,7 @@ T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
 P=${PEERS:-}
 NVBW_TESTS=${NVBW_TESTS-host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirectional_memcpy_ce device_to_host_bidirectional_memcpy_ce host_to_device_memcpy_sm device_to_host_memcpy_sm host_to_device_bidirectional_memcpy_sm device_to_host_bidirectional_memcpy_sm device_local_copy device_to_device_memcpy_read_ce device_to_device_memcpy_write_ce device_to_device_bidirectional_memcpy_read_ce device_to_device_memcpy_read_sm device_to_device_memcpy_write_sm device_to_device_bidirectional_memcpy_read_sm}
-. tests/gpu/nvbw_build.sh
+. lab/gpu/nvbw_build.sh
 nvbw_start "$P"
 . tests/gpu/device_lib.sh
 if [ "${TESTS:-1}" = 1 ]; then
@@ -50,13 +50,13 @@ if [ "${TESTS:-1}" = 1 ]; then
     stamp "tests"
 fi
 for plan in ${PLANS:-default truer3 quick}; do
-    if [ -f configs/$plan.cfg ]; then census $plan configs/$plan.cfg; else census $plan tests/gpu/$plan.cfg; fi
+    if [ -f configs/$plan.cfg ]; then census $plan configs/$plan.cfg; else census $plan lab/gpu/$plan.cfg; fi
 done
 stamp "census"
 tar czf "$OUT/results.tgz" -C "$OUT" res   # kept should a time limit cut the peers
 nvidia-smi --query-gpu=index,name,uuid,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
 if [ "${PROBE:-1}" = 1 ]; then
-    nvcc -O3 -std=c++17 -arch=sm_90 -o build/peers_probe tests/gpu/peers_probe.cu > "$OUT/log/probe-build.log" 2>&1 &&
+    nvcc -O3 -std=c++17 -arch=sm_90 -o build/peers_probe lab/gpu/peers_probe.cu > "$OUT/log/probe-build.log" 2>&1 &&
         timeout 300 build/peers_probe ${PROBE_WHAT:-all} > "$OUT/log/peer-probe.txt" 2>&1
     stamp "probe: exit $?"
 fi
@@ -101,11 +101,11 @@ sass_fn() {   # binary function-regex
       echo "== gpu-latency: pchase"; sass_fn "$P/gpu-benches/gpu-latency/cuda-latency" pchase; }
 } > "$OUT/log/sass.txt" 2>&1
 python3 tests/gpu/summarize.py "$OUT"/res/default > "$OUT/log/summary.txt" 2>&1
-[ -d "$OUT/res/truer2" ] && python3 tests/gpu/truer2_summary.py "$OUT"/res/default > "$OUT/log/truer2.txt" 2>&1
-python3 tests/gpu/peers_best.py "$(ls -d "$OUT"/res/* | paste -sd,)" "$OUT/log/peer-stream.txt" "$OUT/log/peer-l2.txt" \
+[ -d "$OUT/res/truer2" ] && python3 lab/gpu/truer2_summary.py "$OUT"/res/default > "$OUT/log/truer2.txt" 2>&1
+python3 lab/gpu/peers_best.py "$(ls -d "$OUT"/res/* | paste -sd,)" "$OUT/log/peer-stream.txt" "$OUT/log/peer-l2.txt" \
     "$OUT/log/peer-nvbandwidth.txt,$OUT/log/peer-nvbandwidth-latency.txt" "$OUT/log/peer-latency.txt" \
     > "$OUT/log/peers.txt" 2>&1
-{ echo; echo "== tests/gpu/peers_probe.cu"; cat "$OUT/log/peer-probe.txt" 2>/dev/null; } >> "$OUT/log/peers.txt"
+{ echo; echo "== lab/gpu/peers_probe.cu"; cat "$OUT/log/peer-probe.txt" 2>/dev/null; } >> "$OUT/log/peers.txt"
 cat "$OUT/log/peers.txt"
 tar czf "$OUT/results.tgz" -C "$OUT" res && rm -rf "$OUT/res"
 tar czf "$OUT/logs.tgz" -C "$OUT" log

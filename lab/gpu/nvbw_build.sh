@@ -1,4 +1,4 @@
-# Sourced by tests/gpu/peers_run.sh and host_ab_run.sh on the GPU machine:
+# Sourced by lab/gpu/peers_run.sh and host_ab_run.sh on the GPU machine:
 # NVIDIA nvbandwidth built from a copy in $1/nvbandwidth (never committed),
 # with Boost's program_options from $1/boostdeb/*.deb (the GPU machine has
 # no Boost), one nvcc per source in the background while the census builds.

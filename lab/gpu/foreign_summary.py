@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Side by side for tests/gpu/foreign_run.sh: per catalogue, how many points
+"""Side by side for lab/gpu/foreign_run.sh: per catalogue, how many points
 were flagged gpu_shared (by benchmark), which processes were seen, a few
 parameters that foreign load moves, and the sustained-load parameters.
 Usage: foreign_summary.py OUT [OUT ...]"""

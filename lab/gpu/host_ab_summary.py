@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The rounds of tests/gpu/host_ab_run.sh side by side: per quantity, the
+"""The rounds of lab/gpu/host_ab_run.sh side by side: per quantity, the
 census's p50 in each round and nvbandwidth's figure in each round, each
 one's median over the rounds and its spread ((max - min) / median), the
 ratio of the medians, and whether the census's median lies within
@@ -122,7 +122,7 @@ for k in range(1, len(ab) + 1):
     except OSError:
         pass
 if ce:
-    print("tests/gpu/peers_probe.cu ce_both (1 GiB each way, median of 6 per round), by round:")
+    print("lab/gpu/peers_probe.cu ce_both (1 GiB each way, median of 6 per round), by round:")
     for k, v in ce.items():
         if k.startswith("alone"):
             print("  one way %s alone: %s GB/s" % (k[6:], fmt([x[0] for x in v])))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What tests/gpu/truer2.cfg measured that issue 18's first pass left open:
+"""What lab/gpu/truer2.cfg measured that issue 18's first pass left open:
 host-bound points (launch, pinned xfer) with their spread and re-measures
 (src/measure/remeasure.h), the loaded-latency law (derive.c loaded_law), the host
 chase. usage: truer2_summary.py CENSUS_OUT"""

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Side by side of a census catalogue and the peers run beside it on the
-same GPU (tests/gpu/peers_run.sh). One row per quantity: ours, the
+same GPU (lab/gpu/peers_run.sh). One row per quantity: ours, the
 peer's, the ratio (ours / peer for bandwidths, ours / peer for latencies:
 under 1 is faster).
 - gpu-stream: its best over block sizes per kernel, bytes read + written

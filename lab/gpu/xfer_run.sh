@@ -1,10 +1,10 @@
 #!/bin/bash
 # One call on the GPU machine for the transfer tests (issue 4): build, run
-# tests/gpu/xfer.cfg on every GPU (one rank per GPU, all GPUs visible to
+# lab/gpu/xfer.cfg on every GPU (one rank per GPU, all GPUs visible to
 # every rank), time it, keep the catalogue, shards and logs under $OUT as
 # three files (results.tgz, logs.tgz, links.txt: the device tool brings
 # back at most 8 files).
-#   OUT=/some/dir tests/gpu/xfer_run.sh [PLAN...]   (default tests/gpu/xfer.cfg)
+#   OUT=/some/dir lab/gpu/xfer_run.sh [PLAN...]   (default lab/gpu/xfer.cfg)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gpucensus-xfer}
@@ -26,7 +26,7 @@ make -j16 ${GITC:+GIT_COMMIT=$GITC} LIBCONFIG_PREFIX=/opt/deps/usr JANSSON_PREFI
     || { tail -40 "$OUT/log/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 ngpu=$(nvidia-smi -L | grep -c '^GPU')
-[ $# -gt 0 ] || set -- tests/gpu/xfer.cfg
+[ $# -gt 0 ] || set -- lab/gpu/xfer.cfg
 for plan in "$@"; do
     b=$(basename "$plan" .cfg)
     s=$(date +%s)
