@@ -187,7 +187,7 @@ static void add_line(gc_gpu *g, const char *prefix, const gc_line *l, const char
 /* The law the loaded latency follows. Document 000's line where it holds
  * (R^2 >= 0.9); where it does not, a floor and a rise past a knee (fit.h,
  * gc_fit_hinge): on Hopper the DRAM chase stays at its unloaded latency
- * up to 16 warps per SM and rises beyond (H100, results/fleet c902708:
+ * up to 16 warps per SM and rises beyond (H100, tests/data/fleet c902708:
  * 680-695 cycles, then 707 at 32, 784 at 64), and the L2 one does not
  * rise at all in the range, where a line's R^2 measures only noise.
  *   <prefix>_law_linear          1: the line is the law, 0: the hinge is

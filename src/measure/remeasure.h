@@ -25,7 +25,7 @@
  *   median_stable   1: below stable_rel, 0: a bound was hit first
  * Points not re-measured carry `spread` and `spread_low` alone (host-bound
  * items only). The low side's bound is wider: the times of small copies
- * lie on a floor, their p50 / p5 1.20-1.23 on four hosts (results/fleet,
+ * lie on a floor, their p50 / p5 1.20-1.23 on four hosts (tests/data/fleet,
  * h100 8bbd760 / eb50d37, h200 cce5b74 / d9f77b1) with no slow moment. */
 #ifndef GC_REMEASURE_H
 #define GC_REMEASURE_H
