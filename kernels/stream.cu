@@ -373,7 +373,7 @@ extern "C" int gck_l2_run(void *buf, size_t footprint, size_t bytes_per_launch, 
     // Blocks reading one chunk at once: the first wave's blocks (all SMs
     // full) over the distinct chunks they read in round 0. Above 1, several
     // SMs ask L2 for the same lines together, and the rate is no longer one
-    // line per request (tests/gpu/truer2.cfg: 4 MiB read 21 TB/s so).
+    // line per request (lab/gpu/truer2.cfg: 4 MiB read 21 TB/s so).
     size_t wave = (size_t)resident * sms < (size_t)*blocks ? (size_t)resident * sms : (size_t)*blocks;
     size_t distinct = 0;
     unsigned char *seen = (unsigned char *)calloc(chunks, 1);

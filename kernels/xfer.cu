@@ -192,7 +192,7 @@ static void sm_shape(const gck_xfer *x, size_t bytes, int *blocks, int *threads)
 // on every SM (nvbandwidth's *_bidirectional_memcpy_sm interleaves the
 // directions warp by warp too). Two kernels on two streams split the SMs
 // between the directions instead (an H200 at 1 GiB: h2d 38.7, d2h 40.4
-// GB/s; this kernel 42.3 each; tests/gpu/peers_probe.cu). n bytes each way.
+// GB/s; this kernel 42.3 each; lab/gpu/peers_probe.cu). n bytes each way.
 __global__ void k_copy_both(const uint8_t *__restrict__ h2d_src, uint8_t *__restrict__ h2d_dst,
                             const uint8_t *__restrict__ d2h_src, uint8_t *__restrict__ d2h_dst,
                             size_t n)

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Per-GPU manufacturing spread and host noise, from the real catalogues.
 
-usage: tools/fleet-spread.py [results/fleet] [--plan quick]
+usage: tools/fleet-spread.py [DIR...] [--plan quick]
+
+DIR: folders of catalogues, by default tests/data/fleet, tests/data/examples
+and lab/fleet (the real fleet's catalogues, wherever they are kept).
 
 For each SKU and plan (quick and default by default), over the physical GPUs
 (distinct UUIDs) that ran it alone (no gpu_shared point): each GPU's latest
@@ -29,7 +32,7 @@ from collections import defaultdict
 import gccat  # tools/gccat.py: a catalogue with its points, whatever its layout
 
 # l2_bw_bps is left out: its kernel changed between the runs of
-# results/fleet (c6515bd, 537d767: 6.8 to 16.4 TB/s on the default plan),
+# the real fleet (c6515bd, 537d767: 6.8 to 16.4 TB/s on the default plan),
 # which is the code's spread, not the GPUs'.
 KINDS = {
     "gpu_bw_rel_sigma": ["hbm_bw_bps", "smem_bw_bps"],
@@ -55,12 +58,16 @@ def host_beta(cat, g, direction):
 
 
 def main(argv):
-    root = next((a for a in argv[1:] if not a.startswith("--")), "results/fleet")
     plans = {"quick", "default"}
-    if "--plan" in argv:
-        plans = {argv[argv.index("--plan") + 1]}
+    args = argv[1:]
+    if "--plan" in args:
+        i = args.index("--plan")
+        plans = {args[i + 1]}
+        del args[i:i + 2]
+    roots = args or ["tests/data/fleet", "tests/data/examples", "lab/fleet"]
     runs = defaultdict(list)   # (sku, plan) -> [(start, uuid, commit, values)]
-    for f in sorted(glob.glob(os.path.join(root, "*", "catalogue.json"))):
+    files = [f for r in roots for f in glob.glob(os.path.join(r, "*", "catalogue.json"))]
+    for f in sorted(files, key=lambda f: os.path.basename(os.path.dirname(f))):
         c = gccat.load(f)
         plan = c["run"].get("plan_name")
         if plan not in plans:
@@ -112,7 +119,7 @@ def main(argv):
                           f"{len(vals)} runs)")
     for n, (_, s, kind) in per_metric.items():
         best[kind] = max(best[kind], s)
-    print("\nspread = {   # tools/fleet-spread.py " + root)
+    print("\nspread = {   # tools/fleet-spread.py " + " ".join(roots))
     for k in ("gpu_bw_rel_sigma", "gpu_latency_rel_sigma", "host_link_rel_sigma"):
         print(f"  {k} = {best[k]:.4f};")
     print("};")

@@ -18,7 +18,7 @@ node's GPUs measured are in OUT/nodes/<node>.json. Schema 1.x: both inline.
     gccat.save(cat, NEW_OUT, OUT)     # a doctored catalogue (its points edited in
                                       # gpus[].results) written back in its own layout
 
-A node file may be gzipped (nodes/<node>.json.gz, as results/fleet keeps
+A node file may be gzipped (nodes/<node>.json.gz, as tests/data/fleet keeps
 them). A missing node file is an error naming it (FileNotFoundError), raised
 only when points are asked for."""
 import copy
@@ -168,7 +168,7 @@ def _node(cat, node):
         if os.path.exists(path):
             with open(path) as f:
                 cache[node] = json.load(f)
-        elif os.path.exists(path + ".gz"):   # results/fleet keeps them gzipped
+        elif os.path.exists(path + ".gz"):   # tests/data/fleet keeps them gzipped
             with gzip.open(path + ".gz", "rt") as f:
                 cache[node] = json.load(f)
         else:
@@ -258,7 +258,7 @@ def save(cat, out, src=None):
             l.pop("sizes", None)
         for node, res in by_node.items():
             path = os.path.join(src, "nodes", node + ".json")
-            if not os.path.exists(path) and os.path.exists(path + ".gz"):   # results/fleet's are gzipped
+            if not os.path.exists(path) and os.path.exists(path + ".gz"):   # tests/data/fleet's are gzipped
                 with gzip.open(path + ".gz", "rt") as f:
                     nf = json.load(f)
             else:

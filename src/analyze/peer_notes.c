@@ -1,5 +1,5 @@
 /* The figures that differ from the peers' convention or sit under the best
- * peer, and why (peer_notes.h). Numbers are from results/examples/PEERS.md
+ * peer, and why (peer_notes.h). Numbers are from lab/examples-2026-11/PEERS.md
  * (card, UUID and commit there); a change of a figure's method that moves
  * it against its peer changes its row here. */
 #include "analyze/peer_notes.h"

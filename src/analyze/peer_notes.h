@@ -2,7 +2,7 @@
  * reported figure known to follow another convention than the peer tools
  * (nvbandwidth, gpu-benches), or to sit under the best peer, says what it
  * measures, the peer quantity it differs from and why (with the measurement
- * that shows it: results/examples/PEERS.md, tests/gpu/peers_run.sh), and
+ * that shows it: lab/examples-2026-11/PEERS.md, lab/gpu/peers_run.sh), and
  * which figure of the same catalogue shows the peer's quantity. One table,
  * written once per catalogue ("peer_notes", schema 3), never per GPU.
  *

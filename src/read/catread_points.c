@@ -64,7 +64,7 @@ static json_t *node_root(gc_catpoints *c, const char *node, gc_err *err)
     json_t *root = json_load_file(path, JSON_ALLOW_NUL, &je);
     FILE *f = root ? NULL : fopen(path, "r");
     if (!root && !f) {
-        /* gzipped (results/fleet keeps node files so) */
+        /* gzipped (tests/data/fleet keeps node files so) */
         char gz[4300];
         snprintf(gz, sizeof gz, "%s.gz", path);
         gzFile z = gzopen(gz, "rb");

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import gccat  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SRC = os.path.join(ROOT, "results", "examples", "h100-default", "catalogue.json")
+SRC = os.path.join(ROOT, "tests", "data", "schema1", "h100-default", "catalogue.json")
 
 
 def main(kind, out, layout=""):

@@ -86,15 +86,15 @@ grep -q "bad.cfg:1: peers.rel_suspect: expected a number, got a string" "$TMP/ba
 expect 0 defaultrules "$TMP/healthy.json" --rules configs/rules.cfg
 
 # a lone GPU: limits alone, or the SKU's baseline file
-expect 0 lone results/examples/h100-default
+expect 0 lone tests/data/schema1/h100-default
 grep -q "judged from limits alone (no baseline given)" "$TMP/lone.out" || die "lone note"
-expect 0 lonebase results/examples/h100-default --baseline configs/baselines/h100-80gb-hbm3.json
+expect 0 lonebase tests/data/schema1/h100-default --baseline configs/baselines/h100-80gb-hbm3.json
 grep -q "judged from the baseline and limits alone" "$TMP/lonebase.out" || die "baseline note"
 # configs/baselines as a directory: each SKU finds its file; a plan it has no
 # values of (p2p) is not judged against it, and the note says so
-expect 0 basedir results/examples/h200x2-p2p --baseline configs/baselines
+expect 0 basedir tests/data/schema1/h200x2-p2p --baseline configs/baselines
 grep -q "the baseline has no values of this plan for this SKU" "$TMP/basedir.out" || die "baseline dir note"
-expect 0 othersku results/examples/h200x2-p2p --baseline configs/baselines/h100-80gb-hbm3.json
+expect 0 othersku tests/data/schema1/h200x2-p2p --baseline configs/baselines/h100-80gb-hbm3.json
 grep -q "limits alone (the baseline has nothing for this SKU)" "$TMP/othersku.out" || die "other SKU note"
 # an earlier catalogue as the baseline: the same GPUs by UUID
 expect 1 history "$TMP/suspect.json" --baseline "$TMP/healthy.json" --rules "$TMP/lax.cfg"
@@ -115,7 +115,7 @@ grep -q "noid.json:[0-9]*: gpus\[0\]: 'identity' is missing (required by the cat
 sed 's/"sm_count": 132/"sm_count": "many"/' "$TMP/healthy.json" > "$TMP/type.json"
 expect 3 type "$TMP/type.json"
 grep -q "'properties.sm_count' must be an integer" "$TMP/type.err" || die "type message"
-expect 3 nodefile results/examples/h100-default/nodes/vm.json
+expect 3 nodefile tests/data/schema1/h100-default/nodes/vm.json
 grep -q "per-node file" "$TMP/nodefile.err" || die "node file message"
 printf '{"schema_version": "1.0", "kind": "catalogue", "run": {"backend": "sim"}, "gpus": [], "nodes": [], "links": [], "models": {}, "verdicts": []}\n' > "$TMP/empty.json"
 expect 3 empty "$TMP/empty.json"

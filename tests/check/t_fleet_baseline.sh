@@ -1,6 +1,7 @@
 #!/bin/sh
-# Like with like, on the real catalogues of results/fleet (H100 and H200, quick
-# and default plans, several hosts and days): each checked against the shipped
+# Like with like, on the real catalogues of tests/data/fleet and
+# tests/data/examples (H100 and H200, quick and default plans, several hosts
+# and days): each checked against the shipped
 # configs/baselines comes out ok (exit 0), its values judged against what the
 # same plan measured (the note counts them, and there are some); the same
 # catalogue with HBM 15% slower (doctored here) comes out degraded through the
@@ -18,7 +19,7 @@ command -v python3 >/dev/null || skip "no python3"
 
 n=0
 noisy=
-for d in results/fleet/*-quick* results/fleet/*-default results/fleet/*-default-noisy; do   # not *-default-failed: items failed by a bug of that commit (results/fleet/README.md), suspect as it should be
+for d in tests/data/fleet/*-quick* tests/data/fleet/*-default tests/data/examples/*-default tests/data/fleet/*-default-noisy; do   # not *-default-failed: items failed by a bug of that commit (lab/fleet/README.md), suspect as it should be
     [ -f "$d/catalogue.json" ] || continue
     case "$d" in
     *-shared) continue ;;   # another process on the GPU: t_shared
@@ -60,7 +61,7 @@ sys.exit(0 if ok else 1)
 PY
 echo "ok: registry.c's method versions and changes = make-baseline.py's METHODS"
 
-# a run whose host link read slow (results/fleet/README.md says which: the
+# a run whose host link read slow (lab/fleet/README.md says which: the
 # h200x2 quick of e2a563f, GPU 0's pinned H2D 48.3 GB/s where the default
 # plan of the same call read 55.5): the link is degraded against the
 # baseline, no GPU is
@@ -69,7 +70,8 @@ echo "ok: registry.c's method versions and changes = make-baseline.py's METHODS"
 # same way from the catalogues measured before that change)
 before=$(python3 - <<'PY'
 import glob, json
-for d in sorted(glob.glob("results/fleet/*-quick*") + glob.glob("results/fleet/*-default")):
+for d in sorted(glob.glob("tests/data/fleet/*-quick*") + glob.glob("tests/data/fleet/*-default")
+                + glob.glob("tests/data/examples/*-default")):
     try:
         c = json.load(open(d + "/catalogue.json"))
     except OSError:
@@ -121,7 +123,7 @@ c["verdicts"] = []
 gccat.save(c, sys.argv[2])
 PY
 }
-src=results/fleet/h200-2026-11-25-a6b4ab1-1-default   # schema 1, measured with the baseline's methods
+src=tests/data/fleet/h200-2026-11-25-a6b4ab1-1-default   # schema 1, measured with the baseline's methods
 doctor_hbm "$src" "$TMP/hbm"
 "$GC" check "$TMP/hbm" --baseline configs/baselines >"$TMP/hbm.out" 2>&1
 rc=$?
@@ -215,13 +217,13 @@ PY
 echo "ok: a baseline of other methods only: not used (basis: no baseline), judged from the limits, exit $rc"
 
 # another plan: the baseline has no values of it, and says so
-"$GC" check results/fleet/h100-2026-11-24-537d76750c70-l2 --baseline configs/baselines >"$TMP/l2.out" 2>&1 ||
+"$GC" check tests/data/fleet/h100-2026-11-24-537d76750c70-l2 --baseline configs/baselines >"$TMP/l2.out" 2>&1 ||
     { cat "$TMP/l2.out"; die "l2 plan: not ok"; }
 grep -q "the baseline has no values of this plan for this SKU" "$TMP/l2.out" || { cat "$TMP/l2.out"; die "l2 plan note"; }
 echo "ok: a plan the baseline does not know is not judged against it"
 # a GPU shared with another process (a second process streaming HBM during the
 # quick census, H100 and H200): inconclusive, never a silent ok nor degraded
-for d in results/fleet/*-quick-shared; do
+for d in tests/data/fleet/*-quick-shared; do
     for b in "" "--baseline configs/baselines"; do
         # shellcheck disable=SC2086
         "$GC" check "$d" $b >"$TMP/sh.out" 2>&1

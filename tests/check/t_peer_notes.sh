@@ -3,7 +3,7 @@
 # run, valid against the JSON Schema, the same table however many GPUs, and
 # every figure and shown_by names a real figure (and `report` shows them): a parameter or a point
 # (benchmark, metric, context) of the real two-H200 catalogues in
-# results/fleet (e2a563f: default plan and tests/gpu/truer3.cfg, the pass
+# tests/data/fleet (e2a563f: default plan and lab/gpu/truer3.cfg, the pass
 # the table's numbers mostly come from).
 . "$(dirname "$0")/../lib.sh"
 for n in 1 4; do
@@ -11,7 +11,7 @@ for n in 1 4; do
         die "run of $n ranks failed"
     $VALIDATE "$TMP/run$n" > /dev/null || { $VALIDATE "$TMP/run$n"; die "schema ($n ranks)"; }
 done
-/usr/bin/python3 - "$TMP/run1" "$TMP/run4" "$ROOT/results/fleet" <<'PY' || die "peer_notes"
+/usr/bin/python3 - "$TMP/run1" "$TMP/run4" "$ROOT/tests/data/fleet" <<'PY' || die "peer_notes"
 import json, re, sys
 import gccat
 one, four, fleet = sys.argv[1:]

@@ -5,7 +5,7 @@
 # (SourceCounters, --page source --csv) and per-kernel totals (--page raw
 # --csv) of the first launch of every held-out kernel, and the DRAM and
 # sector totals of its third launch (ncu-warm.csv, --cache-control none,
-# one pass; tests/gpu/heldout_run.sh): the counts a profile gives, the same counts from
+# one pass; lab/gpu/heldout_run.sh): the counts a profile gives, the same counts from
 # trip counts without a profile, the refusals, and that gpucensus reads the
 # result. Needs python3 only (no GPU, no cuobjdump, no ncu).
 . "$(dirname "$0")/../lib.sh"
@@ -102,7 +102,7 @@ echo "refusals ok"
 
 # gpucensus reads what describe writes (origin "profile", dram_ratio)
 if [ -x "$ROOT/build/gpucensus" ]; then
-    "$ROOT/build/gpucensus" predict "$ROOT/results/fleet/h100-2026-11-25-a912eb2b2ca9-models" \
+    "$ROOT/build/gpucensus" predict "$ROOT/tests/data/fleet/h100-2026-11-25-a912eb2b2ca9-models" \
         "$TMP/sgemm.cfg" > "$TMP/pred.txt" 2>&1 || die "predict: $(cat "$TMP/pred.txt")"
     grep -q 'NVIDIA H100' "$TMP/pred.txt" || die "predict: $(cat "$TMP/pred.txt")"
 fi

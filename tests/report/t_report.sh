@@ -96,9 +96,9 @@ grep -q 'failed<br><span class=note>rank lost (test)' "$TMP/failed.html" || die 
 
 # ---- the HTML page
 "$GC" report "$out/catalogue.json" -o "$TMP/sim.html" || die "report -o"
-"$GC" report "$ROOT/results/examples/h100-default" -o "$TMP/h100.html" || die "report -o (H100 example)"
+"$GC" report "$ROOT/tests/data/schema1/h100-default" -o "$TMP/h100.html" || die "report -o (H100 example)"
 "$GC" check "$out" --json > "$TMP/sim-verdicts.json"; [ $? -le 2 ] || die "check --json"
-"$GC" check "$ROOT/results/examples/h100-default" --json > "$TMP/h100-verdicts.json"; [ $? -le 2 ] || die "check --json (H100)"
+"$GC" check "$ROOT/tests/data/schema1/h100-default" --json > "$TMP/h100-verdicts.json"; [ $? -le 2 ] || die "check --json (H100)"
 for p in sim h100; do
     # self-contained: nothing fetched (the SVG namespace is a name, not a fetch)
     if grep -Eo '(src|href|url)[=(]"?(https?:)?//[^" )]*' "$TMP/$p.html" | grep -v 'www.w3.org/2000/svg'; then
@@ -141,5 +141,5 @@ done
 /usr/bin/python3 "$ROOT/tests/report/check_dom.py" "$TMP/sim.dom" "$out/catalogue.json" \
     "$TMP/sim-verdicts.json" --expect-outlier n3/gpu1:hbm_bw_bps || die "sim report DOM"
 /usr/bin/python3 "$ROOT/tests/report/check_dom.py" "$TMP/h100.dom" \
-    "$ROOT/results/examples/h100-default/catalogue.json" "$TMP/h100-verdicts.json" || die "H100 report DOM"
+    "$ROOT/tests/data/schema1/h100-default/catalogue.json" "$TMP/h100-verdicts.json" || die "H100 report DOM"
 echo "screenshots: $BUILD/test-logs/report-sim.png, $BUILD/test-logs/report-h100.png"

@@ -2,9 +2,11 @@
 """Validate gpucensus output files against results-schema/ (JSON Schema
 draft 2020-12, with Debian's python3-jsonschema).
 
-usage: validate.py FILE_OR_DIR...   (a directory: its catalogue.json and nodes/*.json)
+usage: validate.py FILE_OR_DIR...   (a directory: its catalogue.json and nodes/*.json,
+                                     gzipped node files nodes/*.json.gz too)
 Exit 0 when every file is valid, 1 otherwise; prints one line per file."""
 import glob
+import gzip
 import json
 import os
 import sys
@@ -32,7 +34,8 @@ def files_of(args):
     for a in args:
         if os.path.isdir(a):
             yield os.path.join(a, "catalogue.json")
-            yield from sorted(glob.glob(os.path.join(a, "nodes", "*.json")))
+            yield from sorted(glob.glob(os.path.join(a, "nodes", "*.json")) +
+                              glob.glob(os.path.join(a, "nodes", "*.json.gz")))
         else:
             yield a
 
@@ -44,7 +47,7 @@ def main(argv):
     for path in files_of(argv[1:]):
         n += 1
         try:
-            with open(path) as f:
+            with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
                 doc = json.load(f)
             schema = by_kind.get(doc.get("kind"))
             if schema is None:

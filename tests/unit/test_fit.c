@@ -1,6 +1,6 @@
 /* The loaded-latency law's fits (fit.h): a hinge (floor, knee, rise) must
  * recover its own parameters, a flat series must come out flat, and on the
- * medians of a real H100 (results/fleet/h100-2026-11-24-c902708ebc64-default,
+ * medians of a real H100 (tests/data/fleet/h100-2026-11-24-c902708ebc64-default,
  * chase_loaded at 1 GiB, warps in flight on 132 SMs) the hinge must hold
  * where document 000's line does not (R^2 0.84). */
 #include <math.h>

@@ -251,8 +251,8 @@ int gc_cuda_departure(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
  * an H100 host a 1 MiB chain the GPU had just written read 1079-1143 ns in
  * this chase, the same flushed 1174-1217, nvbandwidth's
  * host_device_latency_sm 1176-1188, whose chain has left the caches after
- * its first launches (tests/gpu/peers_probe.cu hostmem, decay;
- * results/examples/PEERS.md). 0 where the CPU has no such instruction. */
+ * its first launches (lab/gpu/peers_probe.cu hostmem, decay;
+ * lab/examples-2026-11/PEERS.md). 0 where the CPU has no such instruction. */
 static int flush_host_lines(const void *host, uint64_t n, size_t stride)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -307,7 +307,7 @@ int gc_cuda_chase_far(gc_cuda *c, const gc_task *t, gc_gpu *g, void *buf, void *
     /* The chase moves from SM to SM: launch l runs on block l % SMs of a
      * grid of one-thread blocks, so the samples cover every SM's distance
      * to the memory (an H200's SMs read host memory 1123-1238 ns apart,
-     * tests/gpu/peers_probe.cu; block 0 of a one-block grid lands on the
+     * lab/gpu/peers_probe.cu; block 0 of a one-block grid lands on the
      * nearest), as nvbandwidth's host_device_latency_sm averages over
      * them. Not every_sm: one block, FAR_PER_LAUNCH windows a launch. */
     uint32_t sms = every_sm && c->dev.sm_count > 0 ? (uint32_t)c->dev.sm_count : 1;

@@ -60,7 +60,7 @@ static size_t whole_pages(size_t bytes)
 /* Aligned to HUGE_BYTES and advised into transparent huge pages: the GPU
  * then maps the buffer with few large pages, as it maps cudaHostAlloc's
  * memory, so that a chase over hundreds of MiB reads the host's memory and
- * not the GPU's misses on 4 KiB host pages (results/examples/PEERS.md).
+ * not the GPU's misses on 4 KiB host pages (lab/examples-2026-11/PEERS.md).
  * Where the kernel gives no huge pages the buffer is 4 KiB pages, said by
  * gc_numa_huge_bytes. */
 void *gc_numa_alloc(size_t bytes, int node, int *landed, char *msg, size_t len)

@@ -30,7 +30,7 @@ int sim_check_fault(const gc_plan *plan, const gc_fault *f, gc_err *err)
                 !strcmp(f->kind, "slow") || !strcmp(f->kind, "slow_end");
     int is_sus = !strcmp(f->kind, "throttle") || !strcmp(f->kind, "unstable");
     if (!strcmp(f->kind, "foreign_load")) {
-        /* another process on the GPU (as results/fleet *-quick-shared): factor = the
+        /* another process on the GPU (as tests/data/fleet *-quick-shared): factor = the
          * fraction of items NVML sees it in */
         if (strcmp(f->metric, "gpu") || !(f->factor > 0 && f->factor <= 1))
             return gc_fail(err, GC_EINVAL, "%s:%d: sim.faults: foreign_load takes metric \"gpu\" and a "
@@ -97,7 +97,7 @@ void sim_faults_for(const gc_plan *plan, const char *node, int gpu, faultset *fs
         int m = fault_index(f->metric);
         if (!strcmp(f->kind, "foreign_load") && fault_matches(f, node, gpu)) {
             /* what a second process streaming HBM did to a real H100 and H200
-             * (results/fleet *-quick-shared): L2 latency 2.35x (it evicts L2
+             * (tests/data/fleet *-quick-shared): L2 latency 2.35x (it evicts L2
              * between time slices), launch + sync ~45x; HBM bandwidth kept */
             fs->foreign = fmax(fs->foreign, f->factor);
             fs->scale[F_L2_LAT] *= 2.35;

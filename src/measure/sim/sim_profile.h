@@ -72,7 +72,7 @@ typedef struct gc_sim_profile {
     /* noise */
     double bw_sigma, latency_sd_cycles, latency_rel_sigma, time_sigma;
     double outlier_prob, outlier_max, launch_to_launch_sigma;
-    /* spread: how GPUs of one SKU differ (tools/fleet-spread.py on results/fleet) */
+    /* spread: how GPUs of one SKU differ (tools/fleet-spread.py on tests/data/fleet and lab/fleet) */
     double spread_gpu_bw, spread_gpu_latency, spread_host_link;
     /* conditions */
     double idle_temperature_c, power_w;
