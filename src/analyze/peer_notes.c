@@ -48,7 +48,7 @@ const gc_peer_note gc_peer_notes[] = {
       "back to back",
       "the host's slow moments: a slow copy is one sample of ours (in the point's spread and mean, "
       "not its p50) but part of a 16-copy sample of nvbandwidth's. On an H100 host (GPU-3b4a7e79, "
-      "8bbd760, 4 rounds in turn, tests/gpu/host_ab_run.sh) nvbandwidth's rounds spread 9.4% one "
+      "8bbd760, 4 rounds in turn, lab/gpu/host_ab_run.sh) nvbandwidth's rounds spread 9.4% one "
       "way h2d CE (50.07-55.11 GB/s), 1.0-4.1% the other one-way copies, ours 0.1-0.8% (h2d CE "
       "55.26-55.33, the first pass's p95 / p50 up to 1.60); medians one way 1.003-1.025x",
       "" },
@@ -61,7 +61,7 @@ const gc_peer_note gc_peer_notes[] = {
       "not explained: on an H100 host (GPU-3b4a7e79, 8bbd760, 4 rounds in turn) ours 46.41-47.21 / "
       "51.10-51.30 GB/s h2d / d2h, nvbandwidth's 43.18-45.75 / 48.45-51.22 (medians 1.081x / "
       "1.031x; its rounds spread 5.9% / 5.6%, ours 1.7% / 0.4%); the tail moved ours by 0.7% "
-      "(tests/gpu/peers_probe.cu ce_both, same rounds: h2d 47.03 without, 46.70 with). Earlier "
+      "(lab/gpu/peers_probe.cu ce_both, same rounds: h2d 47.03 without, 46.70 with). Earlier "
       "H100 calls read 0.964-1.075x, an H200 1.012 / 0.998x",
       "" },
     { "xfer:bandwidth_h2d{direction=bidir,engine=sm}",
@@ -71,7 +71,7 @@ const gc_peer_note gc_peer_notes[] = {
       "nvbandwidth *_bidirectional_memcpy_sm: the same split-warp interleave, but every lane copies "
       "its 16-byte word 16 times in a row within one launch",
       "re-copying the same bytes: 0.991 / 0.992x on an H200 (GPU-155f0064, ff2101a: 42.14 against "
-      "42.51 / 42.48 GB/s); in the same call tests/gpu/peers_probe.cu's copy in nvbandwidth's "
+      "42.51 / 42.48 GB/s); in the same call lab/gpu/peers_probe.cu's copy in nvbandwidth's "
       "convention read 42.20 GB/s copying each word once and 42.46 copying it 16 times in a row. "
       "Two kernels on two streams read 0.904 / 0.954 (fbb3f58); 0.996 / 0.997x on an H100 "
       "(GPU-3b4a7e79, 8bbd760, medians of 4 rounds in turn)",
@@ -90,14 +90,14 @@ const gc_peer_note gc_peer_notes[] = {
       "DRAM after ~20 ms, loads or not (a GPU-written chain 1079-1143 ns, CPU-written 1127-1185, "
       "flushed 1174-1217 in the census's reading; nvbandwidth's reading 1171-1202 whoever wrote, "
       "its first launch 1088-1106; the allocation and page size made no difference at 1 MiB; "
-      "tests/gpu/peers_probe.cu hostmem and decay, PEERS.md). Neither the kernels (back-to-back "
+      "lab/gpu/peers_probe.cu hostmem and decay, PEERS.md). Neither the kernels (back-to-back "
       "dependent loads, SASS in PEERS.md) nor the timers. Random lines over 256 MiB read "
       "1.013-1.055x in cudaHostAlloc memory and 1.069-1.088x bound to a node in 4 KiB pages; "
       "since a10e007 the bound buffer is in transparent huge pages (host_huge_fraction) and read "
       "1204.2 ns as cudaHostAlloc's 1204.2 (1.029x, the footprint; H200 GPU-52988146); on two H100 "
       "hosts node-bound memory read 1.02-1.12x, cudaHostAlloc's 1.01-1.04x (the host's "
       "translation of registered memory; nvbandwidth's like is numa = any). On a third H100 "
-      "(GPU-3b4a7e79, 8bbd760, rounds in turn with nvbandwidth, tests/gpu/host_ab_run.sh) the two "
+      "(GPU-3b4a7e79, 8bbd760, rounds in turn with nvbandwidth, lab/gpu/host_ab_run.sh) the two "
       "read alike (1 MiB medians 1193.0 / 1195.0 ns, 0.999-1.000x; 256 MiB mostly 1213.4-1246.2, "
       "in the default plan, after its copies and alone) and a 256 MiB chase alone in its process "
       "read 1369.1 node-bound and 1375.2 in cudaHostAlloc's memory in two rounds (p95 1592-1639 "
