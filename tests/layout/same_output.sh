@@ -10,6 +10,10 @@
 # The net benchmark is left out of the plans: it sends real bytes through
 # MPI and times them, so two runs of one build differ there (and in what
 # follows from it: confirmation items, conditions at the end).
+# The sim's time budgets are wall time: on a heavily loaded machine a point
+# can take fewer samples than on an idle one, and its link fits then differ
+# even between two runs of one build; compare on a quiet machine (or pass
+# the same build twice to see the noise).
 # Exit 0 same, 1 different (the differing files named), 2 usage.
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 OLD_GPUCENSUS NEW_GPUCENSUS [WORKDIR]" >&2; exit 2; }
