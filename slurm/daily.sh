@@ -38,6 +38,9 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do sbatch_opts+=("$1"); shift; done
 [ $# -gt 0 ] || set -- configs/quick.cfg
 cd "$(dirname "$(readlink -f "$0")")/.." || exit 3
 bin=${GPUCENSUS:-build/gpucensus}
+# an installation (`module load gpucensus`): its binary on PATH, plans found under GPUCENSUS_HOME
+[ -x "$bin" ] || [ ! -x ../../bin/gpucensus ] || bin=$(cd ../../bin && pwd)/gpucensus   # PREFIX/share/gpucensus/slurm
+[ -x "$bin" ] || bin=$(command -v gpucensus || echo "$bin")
 say() { echo "$(date -u +%FT%TZ) gpucensus daily: $*"; }
 
 # the job's own output: beside its results

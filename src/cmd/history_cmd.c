@@ -289,6 +289,12 @@ static int cmd_last(int argc, char **argv)
     gc_err e = { 0 };
     char vpath[4200] = "", published[64] = "";
     int rc;
+    struct stat st;
+    if (stat(src, &st) && errno == ENOENT && !strstr(src, GC_VFILE_SUFFIX)) {
+        fprintf(stderr, "gpucensus history: %s: missing: no history database, catalogue or folder of "
+                "published verdicts there\n", src);
+        return 3;
+    }
     if (verdict_source(src, node, vpath, sizeof vpath)) {
         gc_vfile f;
         rc = verdict_read(vpath, node, &f, &e);

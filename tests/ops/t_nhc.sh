@@ -96,7 +96,10 @@ rm "$TMP/bad/n1.verdict" && mkfifo "$TMP/bad/n1.verdict"
 run_check 1 -f "$TMP/bad" -n n1     # a FIFO is refused, never waited on
 # a missing database fails
 run_check 1 -d "$TMP/none.db"
-[[ "$DIED_MSG" == *"none.db: cannot open"* ]] || fail "missing database: $DIED_MSG"
+[[ "$DIED_MSG" == *"none.db: missing: no history database, catalogue or folder of published verdicts there"* ]] ||
+    fail "missing database: $DIED_MSG"
+run_check 1 -f "$TMP/nowhere"
+[[ "$DIED_MSG" == *"nowhere: missing"* ]] || fail "missing folder: $DIED_MSG"
 run_check 1 -x
 [[ "$DIED_MSG" == *"unknown option -x"* ]] || fail "bad option"
 echo "ok: check_gpucensus: degraded fails with gpucensus's reason, suspect logs (fails with -s), stale and unknown fail; published files (-f) read, missing, stale and forged ones refused by name"
