@@ -78,6 +78,7 @@ baseline=${GPUCENSUS_BASELINE:-$root/configs/baselines}
 mpirun=${GPUCENSUS_MPIRUN:-mpirun}
 wall_s=${GPUCENSUS_PROLOG_WALL_S:-10}
 node=${SLURMD_NODENAME:-$(hostname -s)}
+[[ "$node" =~ ^[A-Za-z0-9._-]{1,63}$ ]] && [ "$node" != . ] && [ "$node" != .. ] || exit 0   # it names a folder
 dir=${GPUCENSUS_PROLOG_DIR:-/var/tmp/gpucensus-prolog}/$node
 mkdir -p "$dir" || exit 0
 log=$dir/prolog.log
