@@ -136,25 +136,22 @@ static int read_line(const char *path, int lineno, char *line, const char *node,
     }
 }
 
-int gc_vfile_read(const char *path, const char *node, gc_vfile *out, gc_err *err)
+int gc_vfile_parse(const char *path, const char *data, size_t len, const char *node, gc_vfile *out,
+                   gc_err *err)
 {
     memset(out, 0, sizeof *out);
     out->v.level = -1;
-    uint8_t *data;
-    size_t len;
-    int rc = gc_read_file(path, GC_VFILE_MAX, &data, &len, err);
-    if (rc)
-        return rc;
-    char *text = (char *)data, *save = NULL;
-    int seen[K_N] = { 0 }, lineno = 0;
-    if (!len || text[len - 1] != '\n')
-        rc = gc_fail(err, GC_ECORRUPT, "%s: %s", path, len ? "cut short (no newline at its end)" : "empty");
-    else if (memchr(text, '\0', len))
-        rc = gc_fail(err, GC_ECORRUPT, "%s: a NUL byte", path);
-    else
-        text[len - 1] = '\0';
-    for (char *line = rc ? NULL : strtok_r(text, "\n", &save); line && !rc;
-         line = strtok_r(NULL, "\n", &save)) {
+    if (len > GC_VFILE_MAX)
+        return gc_fail(err, GC_ECORRUPT, "%s: %zu bytes, more than the %d allowed", path, len, GC_VFILE_MAX);
+    if (!len || data[len - 1] != '\n')
+        return gc_fail(err, GC_ECORRUPT, "%s: %s", path, len ? "cut short (no newline at its end)" : "empty");
+    if (memchr(data, '\0', len))
+        return gc_fail(err, GC_ECORRUPT, "%s: a NUL byte", path);
+    char text[GC_VFILE_MAX + 1], *save = NULL;
+    memcpy(text, data, len - 1);
+    text[len - 1] = '\0';
+    int seen[K_N] = { 0 }, lineno = 0, rc = 0;
+    for (char *line = strtok_r(text, "\n", &save); line && !rc; line = strtok_r(NULL, "\n", &save)) {
         lineno++;   /* strtok_r skips empty lines: the count is of lines read */
         if (line[0] != '#')
             rc = read_line(path, lineno, line, node, seen, out, err);
@@ -162,6 +159,19 @@ int gc_vfile_read(const char *path, const char *node, gc_vfile *out, gc_err *err
     for (int k = 0; !rc && k < K_N; k++)
         if (!seen[k])
             rc = gc_fail(err, GC_ECORRUPT, "%s: no '%s' line: not a whole verdict file", path, KEYS[k]);
+    return rc;
+}
+
+int gc_vfile_read(const char *path, const char *node, gc_vfile *out, gc_err *err)
+{
+    uint8_t *data;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    out->v.level = -1;
+    int rc = gc_read_file(path, GC_VFILE_MAX, &data, &len, err);
+    if (rc)
+        return rc;
+    rc = gc_vfile_parse(path, (const char *)data, len, node, out, err);
     free(data);
     return rc;
 }

@@ -39,6 +39,10 @@ typedef struct gc_vfile {
 int gc_vfile_path(const char *dir, const char *node, char *out, size_t cap);
 /* Writes v as dir/<v->node>.verdict, atomically, mode 0444. */
 int gc_vfile_write(const char *dir, const gc_hnode *v, gc_err *err);
+/* Checks len bytes of a verdict file (named path in errors), which must be
+ * node's, into out. */
+int gc_vfile_parse(const char *path, const char *data, size_t len, const char *node, gc_vfile *out,
+                   gc_err *err);
 /* Reads and checks the verdict file at path, which must be node's. */
 int gc_vfile_read(const char *path, const char *node, gc_vfile *out, gc_err *err);
 /* `history publish DB DIR [--node NODE]...`: exit 0 published, 1 database or
