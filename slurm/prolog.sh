@@ -16,7 +16,8 @@
 # CUDA_VISIBLE_DEVICES; the census sees them alone (CUDA_VISIBLE_DEVICES),
 # one rank each, and its gpuN is the Nth of them (the log gives the map).
 # A job without GPUs is not measured. When other jobs hold GPUs of the node
-# (a shared node: `scontrol show node` allocates more GPUs than this job's),
+# (a shared node: `scontrol -d show node` has more GPUs in use, GresUsed, than
+# this job's),
 # nothing is measured either: their load would be read as a slow GPU or
 # link, and ours would slow them. Both are logged.
 #
@@ -124,9 +125,11 @@ esac
 # a shared node: other jobs hold GPUs of it (or, with all, run on it at all)
 others=""
 if [ "$mode" = job ]; then
-    alloc=$(timeout -k 1 3 scontrol show node "$node" 2>/dev/null | grep -o 'AllocTRES=[^ ]*' | head -n 1 |
-            grep -o 'gres/gpu=[0-9]*' | head -n 1 | cut -d= -f2)
-    [ -n "$alloc" ] && [ "$alloc" -gt "$gpus" ] && others="$alloc GPUs of the node are allocated, $gpus of them to this job"
+    # GresUsed=gpu:2(IDX:0-1) or gpu:h100:1(IDX:0),gpu:a100:0(IDX:N/A): the GPUs in use, all jobs
+    alloc=$(timeout -k 1 3 scontrol -d show node "$node" 2>/dev/null | grep -o 'GresUsed=[^ ]*' | head -n 1 |
+            cut -d= -f2 | tr , '\n' | sed -n 's/^gpu:\([^(]*:\)\{0,1\}\([0-9]\{1,5\}\).*/\2/p' |
+            awk '{ n += $1 } END { if (NR) print n }')
+    [ -n "$alloc" ] && [ "$alloc" -gt "$gpus" ] && others="$alloc GPUs of the node are in use, $gpus of them by this job"
 else
     ids=$(timeout -k 1 3 squeue -h -w "$node" -t RUNNING,COMPLETING,CONFIGURING -o %A 2>/dev/null |
           grep -vx "${SLURM_JOB_ID:-none}" | head -n 5 | tr '\n' ' ')

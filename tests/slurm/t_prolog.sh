@@ -11,6 +11,10 @@
 #      n1 still runs; a job on n3 does not: the prolog finds n3/gpu1
 #      degraded against the baseline, measures again, confirms, and the
 #      node is drained with gpucensus's reason (sinfo -R shows it);
+#   2b. with GRES (2 GPUs a node, sc_up --gres) and GPUCENSUS_PROLOG_GPUS=job:
+#      a one-GPU job's prolog measures that GPU alone (SLURM_JOB_GPUS); a second
+#      one-GPU job beside it finds the node shared and skips; a job without
+#      GPUs is not measured;
 #   3. every prolog took at most 10 s of wall time;
 #   4. outside slurmd, as slurmd would start it (its variables, a recording
 #      mpirun and a scontrol that says what the node has allocated): only
@@ -41,7 +45,7 @@ sed -e "s|^#\?GPUCENSUS=.*|GPUCENSUS=$GC|" -e "s|^#\?GPUCENSUS_PLAN=.*|GPUCENSUS
     "$ROOT/slurm/prolog.conf.example" > "$TMP/inst/slurm/prolog.conf"
 chmod 644 "$TMP/inst/slurm/prolog.conf"
 grep -q "^GPUCENSUS_PROLOG_WALL_S=10$" "$TMP/inst/slurm/prolog.conf" || die "the example's cap"
-sc_begin --prolog "$TMP/inst/slurm/prolog.sh"
+sc_begin --prolog "$TMP/inst/slurm/prolog.sh" --gres 2
 grep -q "^Prolog=$TMP/inst/slurm/prolog.sh$" "$SLURM_CONF" || die "no Prolog= in slurm.conf"
 
 job() {   # job NODE: a one-line job on NODE; prints its id
@@ -88,6 +92,31 @@ grep -q "exit 1 after .*confirmed: gpucensus: n3/gpu1 degraded" "$TMP/prolog/n3/
 scancel "$id" 2>/dev/null || true
 echo "ok: n3 drained: $reason"
 
+# 2b. the job's GPUs, as Slurm gives them (GRES: 2 GPUs a node): a job of one GPU on n2 measures
+# it alone; a second one-GPU job beside it finds the node shared and measures nothing
+sed -i 's/^GPUCENSUS_PROLOG_GPUS=all$/GPUCENSUS_PROLOG_GPUS=job/' "$TMP/inst/slurm/prolog.conf"
+id1=$(sbatch --parsable -N 1 -w n2 --gres=gpu:1 -t 1 -J g1 -o "$TMP/job-%j.out" --wrap "sleep 6") || die "sbatch g1"
+n=0
+until grep -q "job $id1: exit 0 after" "$TMP/prolog/n2/prolog.log"; do
+    n=$((n + 1)); [ $n -gt 300 ] && { cat "$TMP/prolog/n2/prolog.log"; die "no prolog for the one-GPU job"; }
+    sleep 0.1
+done
+grep -q "job $id1: measuring the job's 1 GPUs (gpu0=GPU 0)" "$TMP/prolog/n2/prolog.log" ||
+    { cat "$TMP/prolog/n2/prolog.log"; die "the one-GPU job: not its GPU alone"; }
+grep -q "job $id1: exit 0 after .*: all ok" "$TMP/prolog/n2/prolog.log" || die "the one-GPU job's prolog"
+runs_on_gres() { sbatch --parsable -N 1 -w n2 --gres=gpu:1 -t 1 -J g2 -o "$TMP/job-%j.out" --wrap "echo ran on \$SLURMD_NODENAME"; }
+id2=$(runs_on_gres) || die "sbatch g2"
+sc_wait_job "$id2" 60
+[ "$SC_STATE" = COMPLETED ] || die "the second one-GPU job: $SC_STATE"
+grep -q "job $id2: exit 0 after .*: shared node: 2 GPUs of the node are in use, 1 of them by this job: not measured" \
+    "$TMP/prolog/n2/prolog.log" || { cat "$TMP/prolog/n2/prolog.log"; die "the shared node was measured"; }
+runs_on n1
+grep -q "the job was given no GPU (no SLURM_JOB_GPUS or CUDA_VISIBLE_DEVICES): nothing to check" "$TMP/prolog/n1/prolog.log" ||
+    die "a job without GPUs was measured"
+sc_wait_job "$id1" 60
+sed -i 's/^GPUCENSUS_PROLOG_GPUS=job$/GPUCENSUS_PROLOG_GPUS=all/' "$TMP/inst/slurm/prolog.conf"
+echo "ok: under slurmd with GRES: a one-GPU job measures its GPU alone, a second beside it skips (shared node), a job without GPUs skips"
+
 # 3. at most 10 s per prolog
 awk '/ exit [0-9]+ after [0-9]+ ms/ { for (i = 1; i <= NF; i++) if ($i == "after") ms = $(i + 1);
      n++; if (ms > max) max = ms; if (ms > 10000) bad++ }
@@ -106,7 +135,7 @@ exec '$(command -v mpirun)' "\$@"
 SH
 cat > "$TMP/fake/scontrol" <<SH
 #!/bin/sh
-[ "\$1 \$2" = "show node" ] && echo "NodeName=\$3 CfgTRES=cpu=4,gres/gpu=4 AllocTRES=cpu=2,gres/gpu=\${FAKE_ALLOC_GPUS:-0}"
+[ "\$1 \$2 \$3" = "-d show node" ] && echo "   Gres=gpu:h100:4 GresUsed=gpu:h100:\${FAKE_ALLOC_GPUS:-0}(IDX:0),gpu:a100:0(IDX:N/A) GresDrain=N/A"
 SH
 chmod 755 "$TMP/fake/mpirun" "$TMP/fake/scontrol"
 cat > "$TMP/p4.conf" <<CONF
@@ -143,7 +172,7 @@ prolog 'SLURM_JOB_GPUS=1;reboot'
 [ $P_RC = 0 ] && [[ "$P_LAST" == *"the job's GPUs '1?reboot' are not a list of GPU indexes: not checked" ]] &&
     [ ! -e "$TMP/mpirun.rec" ] || die "a malformed list: $P_LAST"
 prolog SLURM_JOB_GPUS=1 FAKE_ALLOC_GPUS=3
-[ $P_RC = 0 ] && [[ "$P_LAST" == *"shared node: 3 GPUs of the node are allocated, 1 of them to this job: not measured" ]] &&
+[ $P_RC = 0 ] && [[ "$P_LAST" == *"shared node: 3 GPUs of the node are in use, 1 of them by this job: not measured" ]] &&
     [ ! -e "$TMP/mpirun.rec" ] || die "a shared node: $P_LAST"
 # the cap: a census that would take 30 s is stopped at GPUCENSUS_PROLOG_WALL_S=3
 t0=$(date +%s%N)
