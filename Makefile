@@ -18,6 +18,10 @@
 #   make fuzz SECONDS=N
 #   make kdesc-update  copy this build's SASS-counted validation kernel
 #                   descriptions to configs/kernels/valid/ (needs cuobjdump)
+#   make install PREFIX=/opt/gpucensus [DESTDIR=]
+#                   the binary (PREFIX/bin), configs, schemas, slurm and nhc files
+#                   (PREFIX/share/gpucensus) and an lmod modulefile
+#                   (PREFIX/share/modulefiles/gpucensus.lua)
 
 BUILD      ?= build
 CUDA_HOME  ?= /usr/local/cuda
@@ -60,7 +64,7 @@ GPU_TOOLS  := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu
 # probes the MPI tests run under mpirun (tests/mpi/t_*.sh)
 MPI_TOOLS  := $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(wildcard tests/mpi/*.c))
 
-.PHONY: all check test run demo bench bench-detect soak fuzz deps deps-test clean tests kdesc-update FORCE
+.PHONY: all check test run demo bench bench-detect soak fuzz deps deps-test clean tests kdesc-update install FORCE
 
 all: $(BUILD)/gpucensus
 
@@ -231,6 +235,27 @@ fuzz: deps-test
 
 -include $(FUZZ_LIBOBJ:.o=.d)
 # --- end of sanitizers and fuzzing ---
+
+# --- install: PREFIX/bin, PREFIX/share/gpucensus (GPUCENSUS_HOME), an lmod modulefile ---
+PREFIX  ?= /usr/local
+DESTDIR ?=
+GC_SHARE = $(PREFIX)/share/gpucensus
+
+install: $(BUILD)/gpucensus
+	@case '$(PREFIX)' in /*) ;; *) echo "make install: PREFIX must be an absolute path" >&2; exit 2 ;; esac
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(GC_SHARE) $(DESTDIR)$(PREFIX)/share/modulefiles
+	install -m 755 $(BUILD)/gpucensus $(DESTDIR)$(PREFIX)/bin/gpucensus
+	rm -rf $(DESTDIR)$(GC_SHARE)/configs $(DESTDIR)$(GC_SHARE)/results-schema \
+	    $(DESTDIR)$(GC_SHARE)/slurm $(DESTDIR)$(GC_SHARE)/nhc $(DESTDIR)$(GC_SHARE)/tools
+	cp -R configs results-schema slurm nhc $(DESTDIR)$(GC_SHARE)/
+	install -d $(DESTDIR)$(GC_SHARE)/tools
+	install -m 755 tools/prolog-cost.sh $(DESTDIR)$(GC_SHARE)/tools/
+	install -m 644 README.md INSTALL $(DESTDIR)$(GC_SHARE)/
+	chmod -R u=rwX,go=rX $(DESTDIR)$(GC_SHARE)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e "s|@VERSION@|$$($(BUILD)/gpucensus version | cut -d' ' -f2)|" \
+	    tools/gpucensus.lua.in > $(DESTDIR)$(PREFIX)/share/modulefiles/gpucensus.lua
+	chmod 644 $(DESTDIR)$(PREFIX)/share/modulefiles/gpucensus.lua
+	@echo "installed in $(DESTDIR)$(PREFIX): module use $(PREFIX)/share/modulefiles; module load gpucensus"
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD) build-*/

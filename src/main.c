@@ -11,6 +11,7 @@
 #include "cmd/plan_cmd.h"
 #include "cmd/check_cmd.h"
 #include "util/crash.h"
+#include "util/fsutil.h"
 #include "judge/detect.h"
 #include "cmd/history_cmd.h"
 #include "kernels.h"
@@ -82,6 +83,8 @@ static int cmd_run(int argc, char **argv)
     }
     if (!o.plan_path)
         return fprintf(stderr, "gpucensus run: which plan? (e.g. configs/quick.cfg)\n"), 2;
+    static char installed_plan[4200];   /* a plan of the installation ($GPUCENSUS_HOME) */
+    o.plan_path = gc_config_path(o.plan_path, installed_plan, sizeof installed_plan);
     /* Ours before MPI_Init, so that Open MPI keeps it (it installs its own
      * only where none is set) and a crash inside MPI_Init is reported too;
      * again after it, in case a library took a signal over. */

@@ -6,10 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 #include "util/fsutil.h"
 #include "util/grow.h"
 #include "read/history.h"
+#include "cmd/verdict_file.h"
+#include "util/quote.h"
 #include "util/timeutil.h"
 
 /* The parameters `show` (and the report's history view) print by default. */
@@ -22,7 +26,8 @@ static int usage(void)
     fprintf(stderr,
             "usage: gpucensus history add DB OUT|CATALOGUE... [--timeout S]\n"
             "       gpucensus history show DB [UUID|NODE] [--param NAME]\n"
-            "       gpucensus history last DB|CATALOGUE NODE [--max-age S]\n"
+            "       gpucensus history last DB|CATALOGUE|VERDICTS_DIR|FILE.verdict NODE [--max-age S]\n"
+            "       gpucensus history publish DB DIR [--node NODE]...\n"
             "add: exit 0 added, 1 database error (nothing changed: retry), 2 bad arguments,\n"
             "     3 unreadable catalogue, 4 already in the database\n"
             "last: exit 0 ok, 1 suspect, 2 degraded or failed, 3 no verdict, unreadable or too old\n");
@@ -231,6 +236,39 @@ static int cmd_show(int argc, char **argv)
     return rc ? GC_HIST_DB : 0;
 }
 
+/* A published verdict: SRC is a FILE.verdict, or a folder of them (a
+ * folder with a catalogue.json is a run's OUT instead). path: the file. */
+static int verdict_source(const char *src, const char *node, char *path, size_t cap)
+{
+    size_t n = strlen(src), ns = strlen(GC_VFILE_SUFFIX);
+    struct stat st;
+    char cat[4200];
+    if (n > ns && !strcmp(src + n - ns, GC_VFILE_SUFFIX))
+        return snprintf(path, cap, "%s", src), 1;
+    if (stat(src, &st) || !S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(cat, sizeof cat, "%s/catalogue.json", src);
+    if (!stat(cat, &st))
+        return 0;
+    if (gc_vfile_path(src, node, path, cap))
+        snprintf(path, cap, "%s/?%s", src, GC_VFILE_SUFFIX);
+    return 1;
+}
+
+static int verdict_read(const char *path, const char *node, gc_vfile *f, gc_err *err)
+{
+    struct stat st;
+    memset(f, 0, sizeof *f);
+    f->v.level = -1;
+    if (!gc_name_ok(node))
+        return gc_fail(err, GC_EINVAL, "'%s' is not a node name", node);
+    if (lstat(path, &st) && errno == ENOENT)
+        return gc_fail(err, GC_EINVAL, "%s: missing: no verdict of %s was published (the host that "
+                       "keeps the history writes it: `gpucensus history publish DB DIR`, "
+                       "slurm/daily.sh --publish DIR)", path, node);
+    return gc_vfile_read(path, node, f, err);
+}
+
 static int cmd_last(int argc, char **argv)
 {
     const char *src = NULL, *node = NULL;
@@ -249,8 +287,21 @@ static int cmd_last(int argc, char **argv)
         return usage(), 3;
     gc_hnode v;
     gc_err e = { 0 };
+    char vpath[4200] = "", published[64] = "";
     int rc;
-    if (gc_history_is_db(src)) {
+    struct stat st;
+    if (stat(src, &st) && errno == ENOENT && !strstr(src, GC_VFILE_SUFFIX)) {
+        fprintf(stderr, "gpucensus history: %s: missing: no history database, catalogue or folder of "
+                "published verdicts there\n", src);
+        return 3;
+    }
+    if (verdict_source(src, node, vpath, sizeof vpath)) {
+        gc_vfile f;
+        rc = verdict_read(vpath, node, &f, &e);
+        v = f.v;
+        if (!rc)
+            snprintf(published, sizeof published, ", published %s", f.published);
+    } else if (gc_history_is_db(src)) {
         gc_history *h;
         rc = gc_history_open(src, 0, GC_HISTORY_TIMEOUT_S, &h, &e);
         if (!rc)
@@ -282,11 +333,15 @@ static int cmd_last(int argc, char **argv)
         return 3;
     }
     double age_s = difftime(time(NULL), (time_t)v.t_s);
-    printf("%s: %s at %s (plan %s)%s%s\n", v.node, v.level >= 0 ? gc_verdict_name(v.level) : "no verdict",
-           v.time, v.plan, v.reason[0] ? ": " : "", v.reason);
+    char plan[128], reason[1024];
+    gc_term_esc(v.plan, plan, sizeof plan);
+    gc_term_esc(v.reason, reason, sizeof reason);
+    printf("%s: %s at %s (plan %s%s)%s%s\n", v.node, v.level >= 0 ? gc_verdict_name(v.level) : "no verdict",
+           v.time, plan, published, reason[0] ? ": " : "", reason);
     if (max_age_s > 0 && age_s > max_age_s) {
-        fprintf(stderr, "gpucensus history: %s: the last census is %.0f s old (more than %.0f s)\n",
-                node, age_s, max_age_s);
+        fprintf(stderr, "gpucensus history: %s: the last census is %.0f s old (more than %.0f s)%s%s%s\n",
+                node, age_s, max_age_s, vpath[0] ? ": " : "", vpath,
+                vpath[0] ? " is stale (the host that keeps the history publishes it after each census)" : "");
         return 3;
     }
     return v.level < 0 ? 3 : v.level >= GC_V_DEGRADED ? 2 : v.level;
@@ -302,6 +357,8 @@ int gc_history_main(int argc, char **argv)
         return cmd_show(argc - 1, argv + 1);
     if (!strcmp(argv[0], "last"))
         return cmd_last(argc - 1, argv + 1);
+    if (!strcmp(argv[0], "publish"))
+        return gc_vfile_publish_main(argc - 1, argv + 1);
     fprintf(stderr, "gpucensus history: unknown verb '%s'\n", argv[0]);
     return usage();
 }

@@ -8,10 +8,14 @@
  *   history show DB [UUID|NODE] [--param NAME]
  *       the GPUs it knows; a GPU's (or a node's GPUs') main parameters, or
  *       one, run by run
- *   history last DB|CATALOGUE NODE [--max-age S]
+ *   history last DB|CATALOGUE|DIR|FILE.verdict NODE [--max-age S]
  *       the node's last verdict in one line (for NHC, nhc/gpucensus.nhc):
- *       exit 0 ok, 1 suspect, 2 degraded or failed, 3 none, unreadable,
- *       or older than S seconds */
+ *       from the database, a run's catalogue, or the verdict file the
+ *       history host published (DIR/NODE.verdict, verdict_file.h); exit 0
+ *       ok, 1 suspect, 2 degraded or failed, 3 none, missing, unreadable,
+ *       or older than S seconds
+ *   history publish DB DIR [--node NODE]...
+ *       DIR/NODE.verdict for every node of DB (verdict_file.h) */
 #ifndef GC_HISTORY_CMD_H
 #define GC_HISTORY_CMD_H
 

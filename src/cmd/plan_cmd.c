@@ -8,6 +8,7 @@
 #include "measure/backend.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
+#include "util/fsutil.h"
 
 static int arg_int(const char *s, int lo, int hi, int *out)
 {
@@ -54,6 +55,8 @@ int gc_plan_main(int argc, char **argv)
     }
     if (!path)
         return fprintf(stderr, "gpucensus plan: which plan?\n"), 2;
+    char installed[4200];
+    path = gc_config_path(path, installed, sizeof installed);
     gc_plan p;
     gc_err e = { 0 };
     if (gc_plan_load(path, &p, &e))

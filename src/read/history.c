@@ -686,7 +686,7 @@ int gc_history_last_node(gc_history *h, const char *node, gc_hnode *out, gc_err 
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
     int rc = prepare(h,
-        "SELECT r.start_time, r.start_s, r.plan_name, n.level, n.reason FROM nodes n "
+        "SELECT r.start_time, r.start_s, r.plan_name, n.level, n.reason, r.source FROM nodes n "
         "JOIN runs r ON r.id = n.run WHERE n.node = ?1 ORDER BY r.start_s DESC, r.id DESC LIMIT 1",
         &st, "reading a node's verdict", err);
     if (rc)
@@ -700,9 +700,21 @@ int gc_history_last_node(gc_history *h, const char *node, gc_hnode *out, gc_err 
         col_text(st, 2, out->plan, sizeof out->plan);
         out->level = sqlite3_column_int(st, 3);
         col_text(st, 4, out->reason, sizeof out->reason);
+        col_text(st, 5, out->source, sizeof out->source);
     }
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE)
         return gc_fail(err, GC_EINVAL, "%s: no verdict for node %s", h->path, node);
     return rc == SQLITE_ROW ? 0 : db_fail(h, rc, "reading a node's verdict", err);
+}
+
+int gc_history_node_names(gc_history *h, char (**names)[64], size_t *n, gc_err *err)
+{
+    *names = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = prepare(h, "SELECT DISTINCT node FROM nodes ORDER BY node", &st, "listing its nodes", err);
+    if (rc)
+        return rc;
+    return rows_of(h, st, sizeof **names, fill_name, (void **)names, n, "listing its nodes", err);
 }

@@ -96,11 +96,13 @@ int gc_history_band(gc_history *h, const char *sku, const char *param, const cha
 
 /* The last verdict the database holds for a node. GC_EINVAL: none. */
 typedef struct gc_hnode {
-    char node[64], time[32], plan[64], reason[256];
+    char node[64], time[32], plan[64], reason[256], source[256];   /* source: the run, as added */
     long long t_s;
     int level;
 } gc_hnode;
 int gc_history_last_node(gc_history *h, const char *node, gc_hnode *out, gc_err *err);
+/* Every node the database has a verdict for, sorted. */
+int gc_history_node_names(gc_history *h, char (**names)[64], size_t *n, gc_err *err);
 
 /* ---- history_base.c: `check --baseline DB` ---- */
 

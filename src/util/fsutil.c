@@ -353,3 +353,18 @@ int gc_move_from_fd(FILE *to, int fd, char *buf, size_t cap)
 {
     return copy_from(to, fd, 0, buf, cap, 1);
 }
+
+const char *gc_config_path(const char *arg, char *out, size_t cap)
+{
+    const char *home = getenv("GPUCENSUS_HOME");
+    struct stat st;
+    if (!arg || arg[0] == '/' || !stat(arg, &st) || !home || !home[0])
+        return arg;
+    static const char *const under[] = { "", "configs/" };
+    for (size_t i = 0; i < sizeof under / sizeof *under; i++) {
+        int n = snprintf(out, cap, "%s/%s%s", home, under[i], arg);
+        if (n > 0 && (size_t)n < cap && !stat(out, &st))
+            return out;
+    }
+    return arg;
+}

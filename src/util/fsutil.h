@@ -72,5 +72,10 @@ int gc_mkdir_p(const char *path, gc_err *err);
 /* A catalogue named on the command line: a run's output directory means its
  * catalogue.json, anything else is the file itself. */
 void gc_catalogue_path(const char *arg, char *out, size_t cap);
+/* A configuration file named on the command line (a plan): arg itself
+ * where it exists or is absolute, else the installed one, found under
+ * $GPUCENSUS_HOME (an installation's share/gpucensus, set by its
+ * modulefile) as HOME/arg or HOME/configs/arg. Returns arg or out. */
+const char *gc_config_path(const char *arg, char *out, size_t cap);
 
 #endif

@@ -5,8 +5,10 @@
 # the failure and its message, as NHC's die does before it marks the node
 # offline), log(), dbg() and $HOSTNAME_S. The data is real: a sim run of 2
 # nodes x 2 GPUs where n1/gpu0's SM clock is held at 95% (n1 suspect) and
-# n2/gpu1's HBM at 70% (n2 degraded), in a history database and as a
-# catalogue.
+# n2/gpu1's HBM at 70% (n2 degraded), in a history database, as a
+# catalogue, and as the verdict files `gpucensus history publish` writes
+# (what a compute node reads: -f): read-only, missing, stale and forged
+# ones.
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || die "cd"
 [ -x "$GC" ] || die "no $GC (make first)"
@@ -57,10 +59,47 @@ sleep 2
 run_check 1 -d "$TMP/h.db" -n n1 -a 1
 [[ "$DIED_MSG" == *"the last census is "*" s old (more than 1 s)"* ]] || fail "stale: $DIED_MSG"
 run_check 0 -d "$TMP/h.db" -n n1 -a 3600
-# GPUCENSUS_DB is the default source; a missing database fails
-GPUCENSUS_DB=$TMP/h.db HOSTNAME_S=n2 run_check 1
+# the published verdict files (-f DIR or FILE; $GPUCENSUS_VERDICTS by default)
+"$GC" history publish "$TMP/h.db" "$TMP/pub" || fail "history publish"
+for n in n1 n2; do
+    [ "$(stat -c %a "$TMP/pub/$n.verdict")" = 444 ] || fail "$n.verdict: mode $(stat -c %a "$TMP/pub/$n.verdict")"
+done
+ls "$TMP/pub" | grep -v '\.verdict$' && fail "a temporary left in the verdict folder"
+grep -qx 'verdict degraded' "$TMP/pub/n2.verdict" || fail "n2.verdict: $(cat "$TMP/pub/n2.verdict")"
+HOSTNAME_S=n2
+run_check 1 -f "$TMP/pub"
+[[ "$DIED_MSG" == "check_gpucensus:  n2: degraded at "*"(plan ops-test, published "*"): "*"n2/gpu1 degraded"* ]] ||
+    fail "-f: the reason: $DIED_MSG"
+GPUCENSUS_VERDICTS=$TMP/pub run_check 1
+run_check 0 -f "$TMP/pub/n1.verdict" -n n1 -a 3600
+run_check 1 -f "$TMP/pub" -n n1 -a 1
+[[ "$DIED_MSG" == *"s old (more than 1 s): $TMP/pub/n1.verdict is stale"* ]] || fail "stale file: $DIED_MSG"
+run_check 1 -f "$TMP/pub" -n n3
+[[ "$DIED_MSG" == *"$TMP/pub/n3.verdict: missing: no verdict of n3 was published"* ]] || fail "missing file: $DIED_MSG"
+# forged or broken files: named with their line, nothing of them shown raw
+mkdir "$TMP/bad"
+forge() { sed "$1" "$TMP/pub/n1.verdict" > "$TMP/bad/n1.verdict"; run_check 1 -f "$TMP/bad" -n n1; }
+forge 's/^verdict .*/verdict fine/'
+[[ "$DIED_MSG" == *"n1.verdict:4: verdict: 'fine' (ok, suspect, degraded or failed)"* ]] || fail "bad verdict: $DIED_MSG"
+forge 's/^node .*/node n2/'
+[[ "$DIED_MSG" == *"n1.verdict:3: node: the file is of node 'n2', not n1"* ]] || fail "other node: $DIED_MSG"
+forge 's/^reason /reason \x1b[31m/'
+[[ "$DIED_MSG" == *"n1.verdict:9: a control character (byte 0x1b)"* ]] || fail "escape: $DIED_MSG"
+forge '/^time /d'
+[[ "$DIED_MSG" == *"n1.verdict: no 'time' line"* ]] || fail "no time: $DIED_MSG"
+forge 's/^plan /colour /'
+[[ "$DIED_MSG" == *"n1.verdict:6: unknown key 'colour'"* ]] || fail "unknown key: $DIED_MSG"
+head -c 5000 /dev/zero | tr '\0' x > "$TMP/bad/n1.verdict"
+run_check 1 -f "$TMP/bad" -n n1
+[[ "$DIED_MSG" == *"n1.verdict"* ]] || fail "oversized: $DIED_MSG"
+rm "$TMP/bad/n1.verdict" && mkfifo "$TMP/bad/n1.verdict"
+run_check 1 -f "$TMP/bad" -n n1     # a FIFO is refused, never waited on
+# a missing database fails
 run_check 1 -d "$TMP/none.db"
-[[ "$DIED_MSG" == *"none.db: cannot open"* ]] || fail "missing database: $DIED_MSG"
+[[ "$DIED_MSG" == *"none.db: missing: no history database, catalogue or folder of published verdicts there"* ]] ||
+    fail "missing database: $DIED_MSG"
+run_check 1 -f "$TMP/nowhere"
+[[ "$DIED_MSG" == *"nowhere: missing"* ]] || fail "missing folder: $DIED_MSG"
 run_check 1 -x
 [[ "$DIED_MSG" == *"unknown option -x"* ]] || fail "bad option"
-echo "ok: check_gpucensus: degraded fails with gpucensus's reason, suspect logs (fails with -s), stale and unknown fail"
+echo "ok: check_gpucensus: degraded fails with gpucensus's reason, suspect logs (fails with -s), stale and unknown fail; published files (-f) read, missing, stale and forged ones refused by name"

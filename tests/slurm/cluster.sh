@@ -8,9 +8,12 @@
 #                        exit; skips (77) where Slurm cannot run (lib.sh first);
 #                        the options go to sc_up (--prolog P)
 #   sc_check             why Slurm cannot run here (prints it, returns 1), or 0
-#   sc_up [--prolog P]   start the daemons; call in the shell that calls sc_down;
+#   sc_up [--prolog P] [--gres N]
+#                        start the daemons; call in the shell that calls sc_down;
 #                        --prolog: slurm.conf gets Prolog=P (run by slurmd before
-#                        each job on each of its nodes; non-zero drains the node)
+#                        each job on each of its nodes; non-zero drains the node);
+#                        --gres: each node has N GPUs as GRES (gres.conf, device
+#                        files that are plain files: jobs get SLURM_JOB_GPUS)
 #   sc_wait_job ID [S]   poll scontrol until the job ends; prints its state, sets
 #                        SC_STATE and SC_EXIT ("0:0" = exit 0, no signal)
 #   sc_down              stop what sc_up started (safe twice, safe under set -e)
@@ -65,10 +68,11 @@ _sc_ports() {
 }
 
 sc_up() {
-    local d=$SC_DIR i n base uts prolog=""
+    local d=$SC_DIR i n base uts prolog="" gres=0 gres_line=""
     while [ $# -gt 0 ]; do
         case "$1" in
         --prolog) prolog=$2; shift 2 ;;
+        --gres) gres=$2; shift 2 ;;
         *) echo "sc_up: unknown option $1"; return 1 ;;
         esac
     done
@@ -88,6 +92,12 @@ sc_up() {
     base=$(_sc_ports) || { echo "no free port block"; return 1; }
     # TmpFS per node: PMIx's app dirs of logical nodes collide in one /tmp.
     # config_overrides: nodes may claim more CPUs than the machine has.
+    if [ "$gres" -gt 0 ]; then
+        mkdir -p "$d/dev"
+        for i in $(seq 0 $((gres - 1))); do ln -sf /dev/null "$d/dev/gpu$i"; done
+        echo "NodeName=n[1-$SC_NODES] Name=gpu File=$d/dev/gpu[0-$((gres - 1))]" > "$d/etc/gres.conf"
+        gres_line=" Gres=gpu:$gres"
+    fi
     cat >"$SLURM_CONF" <<CONF
 ClusterName=gctest
 SlurmctldHost=localhost
@@ -117,10 +127,11 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MinJobAge=300
-NodeName=n[1-$SC_NODES] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + 1))-$((base + SC_NODES)) CPUs=$SC_CPUS RealMemory=1000 State=UNKNOWN
+NodeName=n[1-$SC_NODES] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + 1))-$((base + SC_NODES)) CPUs=$SC_CPUS RealMemory=1000 State=UNKNOWN$gres_line
 PartitionName=debug Nodes=n[1-$SC_NODES] Default=YES MaxTime=10 State=UP
 CONF
     [ -n "$prolog" ] && echo "Prolog=$prolog" >> "$SLURM_CONF"
+    [ "$gres" -gt 0 ] && echo "GresTypes=gpu" >> "$SLURM_CONF"
     /usr/sbin/slurmctld -D -i >"$d/log/slurmctld.out" 2>&1 &
     SC_PIDS+=($!)
     _sc_poll 30 sh -c 'scontrol ping | grep -q UP' ||
