@@ -88,7 +88,13 @@ reason=$(sinfo -h -R -n n3 -o '%E')
 sinfo -h -N -n n3 -o '%T' | grep -qi 'drain' || die "n3 is not draining: $(sinfo -h -N -n n3 -o '%T')"
 sinfo -h -N -n n1 -o '%T' | grep -qi 'drain' && die "n1 drained"
 grep -q "degraded: n3/gpu1: measuring again to confirm" "$TMP/prolog/n3/prolog.log" || die "no confirmation census"
-grep -q "exit 1 after .*confirmed: gpucensus: n3/gpu1 degraded" "$TMP/prolog/n3/prolog.log" || die "prolog exit"
+# the prolog drains the node, then logs its exit: wait for that line (a loaded
+# machine can put seconds between the two)
+n=0
+until grep -q "exit 1 after .*confirmed: gpucensus: n3/gpu1 degraded" "$TMP/prolog/n3/prolog.log"; do
+    n=$((n + 1)); [ $n -gt 600 ] && { cat "$TMP/prolog/n3/prolog.log"; die "prolog exit"; }
+    sleep 0.1
+done
 scancel "$id" 2>/dev/null || true
 echo "ok: n3 drained: $reason"
 
