@@ -15,6 +15,7 @@
 #include "read/history.h"
 #include "cmd/history_cmd.h"
 #include "tree/cluster.h"
+#include "util/outlock.h"
 #include "util/crash.h"
 #include "util/fsutil.h"
 #include "measure/hostinfo.h"
@@ -681,6 +682,8 @@ int gc_run_main(const gc_run_opts *o)
     if (rc) {
         if (r.cl.rank == 0)
             fprintf(stderr, "gpucensus: %s\n", e.msg);
+        if (r.out_refused)
+            exit_code = 2;   /* every rank: rank 0 broadcast it */
         goto out;
     }
     /* From here on a rank that hangs (a GPU that never answers) is
@@ -751,6 +754,8 @@ int gc_run_main(const gc_run_opts *o)
          * 0 judged lost while it was slow has its word already). */
         fflush(stdout);
         fflush(stderr);
+        if (r.cl.rank == 0 && r.out_locked)
+            gc_out_unlock(r.out);   /* the catalogue is written: the run has ended */
         if (r.cl.rank == 0)
             gc_watch_abort(r.watch, exit_code ? exit_code : 1);
         /* Rank 0 writes the catalogue first (a minute at 16,384 GPUs):
@@ -764,6 +769,8 @@ int gc_run_main(const gc_run_opts *o)
         _exit(exit_code ? exit_code : 1);
     }
 out:
+    if (r.cl.rank == 0 && r.out_locked)
+        gc_out_unlock(r.out);
     gc_watch_close(r.watch);
     if (r.be)
         r.ops->close(r.be);

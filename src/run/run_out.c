@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/fsutil.h"
 #include "util/outlock.h"
@@ -69,6 +70,25 @@ void gc_run_fill_meta(runner *r, const char *start)
     m->sub_bits = r->sub_bits;
 }
 
+/* An OUT that holds a run, finished (its catalogue) or stopped (its
+ * roster), is not written over without --force: its results would be lost
+ * to a mistyped -o. */
+static int refuse_earlier_run(const char *out, gc_err *e)
+{
+    char cat[4200], roster[4200];
+    struct stat st;
+    snprintf(cat, sizeof cat, "%s/catalogue.json", out);
+    snprintf(roster, sizeof roster, "%s/shards/roster.gcr", out);
+    int finished = lstat(cat, &st) == 0, started = lstat(roster, &st) == 0;
+    if (!finished && !started)
+        return 0;
+    return gc_fail(e, GC_EEXIST,
+                   "%s holds %s: `gpucensus run PLAN --resume %s` measures what it lacks, --force "
+                   "replaces it, or give another -o", out,
+                   finished ? "a run already (its catalogue.json)"
+                            : "a run that stopped before it finished (shards/roster.gcr)", out);
+}
+
 /* Rank 0 picks the output directory and creates it; everyone learns it. */
 int gc_run_make_out_dir(runner *r, const char *stamp, gc_err *e)
 {
@@ -87,8 +107,13 @@ int gc_run_make_out_dir(runner *r, const char *stamp, gc_err *e)
             rc = gc_mkdir_p(shards, e);
         if (!rc)
             rc = gc_out_lock(r->out, e);   /* one run per OUT */
+        r->out_locked = rc == 0;
+        if (!rc && !r->opts->resume && !r->opts->force && (rc = refuse_earlier_run(r->out, e)) != 0)
+            r->out_refused = 1;
     }
     int brc = MPI_Bcast(r->out, sizeof r->out, MPI_CHAR, 0, r->cl.world);
+    if (!brc)
+        brc = MPI_Bcast(&r->out_refused, 1, MPI_INT, 0, r->cl.world);
     if (brc && !rc) {
         rc = gc_mpi_fail(e, brc, "MPI_Bcast of the output directory");
         gc_run_rank_error(r, e);
