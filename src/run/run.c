@@ -541,6 +541,25 @@ static void on_record(void *ctx, int rank, uint8_t *data, size_t len)
     free(data);
 }
 
+/* A resume that did not make the run whole says what is still missing. */
+static void resume_not_whole(const runner *r, const gc_catalogue_stats *st)
+{
+    fprintf(stderr, "gpucensus: the resumed run is still not whole: %d GPU%s with failed items, %d "
+                    "failed, %d incomplete:", st->partial, st->partial == 1 ? "" : "s", st->failed,
+            st->incomplete);
+    int shown = 0;
+    for (int i = 0; i < st->gpus && shown < 8; i++) {
+        const gc_brief *b = &st->briefs[i];
+        if (b->status == GC_GPU_OK)
+            continue;
+        fprintf(stderr, "%s %s/gpu%d (%s, %zu items failed)", shown++ ? "," : "", b->node, b->index,
+                gc_gpu_status_name(b->status), b->failed_items);
+    }
+    fprintf(stderr, "%s; each failed item's error is in %s/catalogue.json (gpus[].results[].error: "
+                    "e.g. the plan's budget spent); another `--resume %s` measures them again\n",
+            shown < st->partial + st->failed + st->incomplete ? ", ..." : "", r->out, r->out);
+}
+
 /* Returns the exit code; *lost_ranks: how many ranks rank 0 gave up on. */
 static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
 {
@@ -618,6 +637,8 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
         fprintf(stderr, "gpucensus: %s: the catalogue in %s is partial; `gpucensus run PLAN "
                         "--resume %s` measures what it lacks\n",
                 gc_watch_reason(r->watch), r->out, r->out);
+    else if (!rc && r->opts->resume && (st.partial || st.failed || st.incomplete))
+        resume_not_whole(r, &st);
     free(lost);
     free(st.briefs);
     return rc || nlost > 0 || r->abandoned ? 1 : 0;

@@ -13,6 +13,10 @@ grep -q 'GPUs measured: 0 in full, 4 partly' "$TMP/run0.log" || { cat "$TMP/run0
 prev=-1
 for i in 1 2 3 4; do
     run --resume "$out" > "$TMP/run$i.log" || { cat "$TMP/run$i.log"; die "resume $i"; }
+    # not whole yet: it says what is missing and why
+    grep -q 'GPUs measured: 4 in full' "$TMP/run$i.log" ||
+        grep -q 'the resumed run is still not whole: .* items failed' "$TMP/run$i.log" ||
+        { cat "$TMP/run$i.log"; die "resume $i: not whole, and not said why"; }
     line=$(grep 'resuming' "$TMP/run$i.log") || { cat "$TMP/run$i.log"; die "resume $i: no 'resuming' line"; }
     echo "$line"
     done_now=$(echo "$line" | sed 's/.*: \([0-9]*\) of 36 .*/\1/')
