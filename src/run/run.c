@@ -1,6 +1,7 @@
 /* The run pipeline. See run.h. */
 #include "run/run.h"
 #include "run/run_int.h"
+#include "run/eta.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -373,6 +374,13 @@ static void remeasure_step(runner *r, gc_step_task *tasks, size_t from, size_t t
     free(bs);
 }
 
+/* The node's wall budget left before task k, to the watch (the ETA). */
+static void eta_tell(runner *r, size_t k)
+{
+    if (r->eta)
+        gc_watch_left(r->watch, r->eta[k].fixed_s, r->eta[k].scalable_s);
+}
+
 static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_geom *geom)
 {
     double deadline = r->plan.budget_s > 0 ? gc_now_s() + r->plan.budget_s : 0;
@@ -391,6 +399,7 @@ static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_g
                 }
                 run_task(r, &tasks[k].task, tasks[k].budget_s, deadline);
                 k++;
+                eta_tell(r, k);
                 gc_watch_item(r->watch, r->gpu.items_done, budget_of(tasks, ntasks, k));
                 if (gc_watch_abandoned(r->watch)) {
                     r->abandoned = 1;
@@ -753,6 +762,19 @@ int gc_run_main(const gc_run_opts *o)
     r.ops->conditions(r.be, &r.gpu.start);
     write_shard(&r, NULL);
     gc_watch_plan(r.watch, (uint32_t)ntasks, r.gpu.items_done, budget_of(tasks, ntasks, 0));
+    /* rank 0's ETA: the plan's budgets along its node's phases (eta.h);
+     * without it, the item counts */
+    if (r.cl.rank == 0 && (r.eta = calloc(ntasks + 1, sizeof *r.eta)) != NULL) {
+        gc_err ee = { 0 };
+        if (gc_eta_timeline(items, nitems, &geom, r.plan.pair_budget_s, tasks, ntasks, r.eta, &ee)) {
+            free(r.eta);
+            r.eta = NULL;
+        }
+        size_t first = 0;
+        while (r.skip && first < ntasks && r.skip[first])
+            first++;
+        eta_tell(&r, first);
+    }
 
     if (ok > 0)
         run_phases(&r, tasks, ntasks, &geom);
@@ -798,6 +820,7 @@ out:
     gc_gpu_free(&r.gpu);
     gc_resume_free(&r.rs);   /* after the GPU: carried points borrow its bytes */
     free(r.skip);
+    free(r.eta);
     free(tasks);
     free(items);
     gc_plan_free(&r.plan);
