@@ -1,6 +1,7 @@
 /* The plan's wall budget left, per task of this rank. See eta.h. */
 #include "run/eta.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,19 @@ static size_t seg_of(const gc_step_task *t, int maxsteps)
     int p = (int)t->task.item->phase;
     int serial = p != GC_PHASE_GPU && p != GC_PHASE_CONCURRENT;
     return (size_t)p * (size_t)(maxsteps + 1) + (size_t)(serial ? t->step + 1 : 0);
+}
+
+/* The rank of the node's GPU lr (a node's ranks need not be contiguous);
+ * -1: not in the roster. */
+static int rank_of(const gc_geom *g, int lr)
+{
+    if (!g->roster)
+        return g->rank - g->local_rank + lr;
+    const char *node = g->roster[g->rank].node;
+    for (int r = 0; r < g->size; r++)
+        if (g->roster[r].local_index == lr && !strcmp(g->roster[r].node, node))
+            return r;
+    return -1;
 }
 
 static int fixed_time(const gc_step_task *t)
@@ -39,7 +53,7 @@ int gc_eta_timeline(const gc_item *items, size_t nitems, const gc_geom *g, doubl
     for (int lr = 0; !rc && lr < g->local_size; lr++) {
         gc_geom o = *g;
         o.local_rank = lr;
-        o.rank = g->rank - g->local_rank + lr;
+        o.rank = rank_of(g, lr);
         gc_step_task *ts = NULL;
         size_t n = 0;
         gc_err e = { 0 };
@@ -103,6 +117,16 @@ int gc_eta_timeline(const gc_item *items, size_t nitems, const gc_geom *g, doubl
         for (size_t x = 0; ntasks && x < s_next && x < nseg; x++) {
             left[0].fixed_s += wall[x].fixed_s;
             left[0].scalable_s += wall[x].scalable_s;
+        }
+        /* as the watch hears it: once task k-1 is done (the waits for the
+         * node's other GPUs that follow it still ahead), not before task k */
+        for (size_t k = ntasks; k > 0; k--) {
+            int fx = fixed_time(&tasks[k - 1]);
+            left[k] = left[k - 1];
+            if (fx)
+                left[k].fixed_s = fmax(0, left[k].fixed_s - tasks[k - 1].budget_s);
+            else
+                left[k].scalable_s = fmax(0, left[k].scalable_s - tasks[k - 1].budget_s);
         }
     }
     free(wall), free(own), free(sum);

@@ -20,9 +20,10 @@ typedef struct gc_eta_left {
     double scalable_s;   /* the rest: budgets are upper bounds */
 } gc_eta_left;
 
-/* left[k] (k = 0..ntasks): the wall budget left before this rank's task k
- * (left[ntasks]: after its last). tasks are this rank's (gc_schedule with
- * g); the node's other GPUs are scheduled alike here. */
+/* left[0]: the wall budget left before this rank's first task; left[k]
+ * (k = 1..ntasks): left once its task k-1 is done (the node's other GPUs'
+ * steps it then waits for included). tasks are this rank's (gc_schedule
+ * with g); the node's other GPUs are scheduled alike here. */
 int gc_eta_timeline(const gc_item *items, size_t nitems, const gc_geom *g, double pair_budget_s,
                     const gc_step_task *tasks, size_t ntasks, gc_eta_left *left, gc_err *err);
 

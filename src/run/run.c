@@ -133,9 +133,21 @@ static void mark_points(runner *r, size_t first, const gc_item *it, const gc_con
     }
 }
 
-static void record_failure(runner *r, const gc_item *it, const char *msg)
+/* A failed task's point; one with a peer names it as its measured points
+ * do (peer_rank and peer_node across nodes, peer_gpu within one), so that
+ * the failure with each partner is its own result and --resume measures
+ * that task again with that partner. */
+static void record_failure(runner *r, const gc_task *t, const char *msg)
 {
-    gc_point *p = gc_gpu_add_point(&r->gpu, it->id, it->spec->name, &it->params, "error", "none",
+    const gc_item *it = t->item;
+    gc_ctx ctx = it->params;
+    if (t->peer_node && t->peer_rank >= 0) {
+        gc_ctx_set_num(&ctx, "peer_rank", t->peer_rank);
+        gc_ctx_set_str(&ctx, "peer_node", t->peer_node);
+    } else if (t->peer_local_index >= 0) {
+        gc_ctx_set_num(&ctx, "peer_gpu", t->peer_local_index);
+    }
+    gc_point *p = gc_gpu_add_point(&r->gpu, it->id, it->spec->name, &ctx, "error", "none",
                                    1, r->sub_bits);
     if (!p)
         return;
@@ -179,7 +191,7 @@ static void run_task(runner *r, gc_task *t, double budget_s, double plan_deadlin
         else
             snprintf(msg, sizeof msg, "skipped: the plan's budget of %.0f s per GPU is spent",
                      r->plan.budget_s);
-        record_failure(r, it, msg);
+        record_failure(r, t, msg);
     } else {
         t->deadline_s = now + budget_s;
         gc_err e = { 0 };
@@ -197,7 +209,7 @@ static void run_task(runner *r, gc_task *t, double budget_s, double plan_deadlin
             for (size_t i = first; i < r->gpu.npoints; i++)
                 gc_hist_free(&r->gpu.points[i].hist);
             r->gpu.npoints = first;
-            record_failure(r, it, e.msg[0] ? e.msg : "failed");
+            record_failure(r, t, e.msg[0] ? e.msg : "failed");
         }
     }
     r->ops->conditions(r->be, &after);

@@ -373,8 +373,8 @@ static double budget_eta(const gc_watch *w, double now)
 {
     if (!w->eta_known || w->eta_fixed + w->eta_scal <= 0)
         return -1;
-    /* how long a second of the scalable budget has taken so far, waits for
-     * the node's other GPUs included (until now: a long wait slows the
+    /* how long a second of the scalable budget has taken so far, the waits
+     * for the node's other GPUs included (until now: a long wait slows the
      * estimate as it goes); before a second of it is done, the budgets as
      * they are */
     double spent = now - w->eta_t0;

@@ -8,7 +8,10 @@
 # catalogue or a node file), and the results and links are those of an
 # uninterrupted run (tests/mpi/resume_same.py).
 . "$(dirname "$0")/../lib.sh"
-plan=$ROOT/configs/demo.cfg
+# the demo plan without its overall budget: on a loaded machine that budget
+# is spent and the items after it are failed ("budget spent"), by design
+sed -e "s#\"sim/#\"$ROOT/configs/sim/#" -e 's/^budget_s = .*//' "$ROOT/configs/demo.cfg" > "$TMP/demo.cfg"
+plan=$TMP/demo.cfg
 t0=$(date +%s.%N)
 $MPIRUN -np 16 "$GC" run "$plan" --backend sim -o "$TMP/whole" --quiet > "$TMP/whole.log" 2>&1 ||
     { cat "$TMP/whole.log"; die "uninterrupted run"; }
