@@ -373,15 +373,15 @@ static double budget_eta(const gc_watch *w, double now)
 {
     if (!w->eta_known || w->eta_fixed + w->eta_scal <= 0)
         return -1;
-    /* how long a second of the scalable budget has taken so far, the waits
-     * for the node's other GPUs included (until now: a long wait slows the
-     * estimate as it goes); before a second of it is done, the budgets as
-     * they are */
-    double spent = now - w->eta_t0;
+    /* how long a second of the scalable budget took up to rank 0's last
+     * task, the waits for the node's other GPUs before it included (before
+     * a second of it is done: the budgets as they are); then the time since
+     * that task counts down what it left */
     double fixed_done = w->eta_total_fixed - w->eta_fixed, scal_done = w->eta_total_scal - w->eta_scal;
-    double scale = scal_done >= 1.0 ? (spent - fixed_done) / scal_done : 1.0;
+    double scale = scal_done >= 1.0 ? (w->eta_at - w->eta_t0 - fixed_done) / scal_done : 1.0;
     scale = scale < 0.02 ? 0.02 : scale > 5.0 ? 5.0 : scale;
-    return w->eta_fixed + scale * w->eta_scal;
+    double eta = w->eta_fixed + scale * w->eta_scal - (now - w->eta_at);
+    return eta > 0 ? eta : 0;
 }
 
 void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s)

@@ -1,6 +1,6 @@
 """resume_same.py RESUMED WHOLE: a resumed run is whole and measured each
 item once. Every GPU is ok with items_done == items_total; no result
-(item, metric, context) appears twice in the catalogue or in a node file;
+(item, metric, partner) appears twice in the catalogue or in a node file;
 the set of results and the set of links equal the uninterrupted run's.
 Prints the counts; exit 1 with the differences."""
 import gzip, json, os, sys
@@ -18,7 +18,11 @@ def results(gpus, where, errors):
     keys = {}
     for g in gpus:
         for r in g.get("results", []):
-            k = (g["node"], g["index"], r["item"], r["metric"], json.dumps(r["context"], sort_keys=True))
+            # the item, and for a pair or net task its partner, name a result
+            # (the rest of the context holds measured annotations: spread, clocks)
+            c = r["context"]
+            k = (g["node"], g["index"], r["item"], r["metric"], c.get("peer_rank"), c.get("peer_gpu"),
+                 c.get("confirm"))
             keys[k] = keys.get(k, 0) + 1
     dup = [k for k, n in keys.items() if n > 1]
     if dup:
@@ -42,6 +46,8 @@ def main(resumed, whole):
         if g["status"] != "ok" or g["items_done"] != g["items_total"]:
             errors.append("%s/gpu%d: %s, %d of %d items: %s" % (g["node"], g["index"], g["status"],
                           g["items_done"], g["items_total"], g["status_reason"]))
+            errors += ["  item %d: %s" % (r["item"], r.get("error", "?")) for r in g["results"]
+                       if r["status"] != "ok"][:4]
     ra, rb = results(a["gpus"], "catalogue", errors), results(b["gpus"], "whole catalogue", errors)
     if ra != rb:
         errors.append("results differ: only resumed %s, only whole %s" % (sorted(ra - rb)[:3], sorted(rb - ra)[:3]))
