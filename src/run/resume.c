@@ -98,8 +98,8 @@ int gc_resume_load(gc_resume *rs, const char *shard_path, const char *plan_sha25
     size_t nbad = 0;
     for (size_t i = 0; i < rs->old.npoints; i++) {
         const gc_point *p = &rs->old.points[i];
-        if (p->item_id >= nitems || gc_ctx_get(&p->ctx, "confirm"))
-            continue;   /* a confirmation is no measurement of the plan's (see carry) */
+        if (p->item_id >= nitems || gc_ctx_get(&p->ctx, "confirm") || gc_ctx_get(&p->ctx, "net_check"))
+            continue;   /* a confirmation or net check is no measurement of the plan's (see carry) */
         uint8_t bit = (uint8_t)(1u << (p->item_id & 7));
         int peer = point_peer(p);
         /* measured with another method than this build's: measure again */
@@ -137,9 +137,10 @@ int gc_resume_carry(gc_resume *rs, gc_gpu *gpu, gc_err *err)
     for (size_t i = 0; i < total; i++) {
         gc_point *p = &rs->old.points[i];
         int peer = point_peer(p);
-        /* the old run's confirmations are dropped: this run confirms
-         * again what its judgment then blames (no point twice) */
-        if (!gc_ctx_get(&p->ctx, "confirm") &&
+        /* the old run's confirmations and net checks are dropped: this run
+         * confirms and checks again what its judgment then blames (no point
+         * twice); so are failures of a task done (its other end's) */
+        if (p->status == GC_PT_OK && !gc_ctx_get(&p->ctx, "confirm") && !gc_ctx_get(&p->ctx, "net_check") &&
             (peer >= 0 ? gc_resume_has(rs->pairs, rs->npairs, gc_resume_key(p->item_id, peer))
                       : p->item_id < rs->nbytes * 8 && gc_resume_bit(rs->done, p->item_id)))
             rs->old.points[n++] = *p;
