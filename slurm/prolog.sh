@@ -33,8 +33,10 @@
 # for the same GPUs. It then drains the node itself with gpucensus's reason
 # (scontrol update ... State=DRAIN Reason="gpucensus: ...") before Slurm
 # sees the failure, so `sinfo -R` names the GPU and why. Anything else (all
-# ok, suspects, a fault that did not repeat, no time left to confirm, the
-# check itself failing to run or judge) lets the job start, and is logged.
+# ok, suspects, a fault that did not repeat, no time left to confirm,
+# check's exit 3 "could not judge": a census cut short leaves its GPUs
+# incomplete, or the check itself failing to run) lets the job start
+# (exit 0), and is logged.
 #
 # Variables (defaults):
 #   GPUCENSUS            the binary (build/gpucensus of this checkout, or
@@ -179,7 +181,7 @@ case $rc in
 0) finish 0 "all ok" ;;
 1) finish 0 "suspects only (not drained): $(bad_gpus 1 | tr '\n' ' ')$(grep -m1 '^suspect' "$dir/check1.out")" ;;
 2) ;;
-*) finish 0 "check could not judge (exit $rc, see $dir/check1.out)" ;;
+*) finish 0 "check could not judge (exit $rc: GPUs incomplete or no catalogue, see $dir/check1.out): not drained" ;;
 esac
 first=$(bad_gpus 1)
 say "degraded: ${first//$'\n'/ }: measuring again to confirm"

@@ -74,6 +74,8 @@ static int cmd_run(int argc, char **argv)
             o.resume = argv[++i];
         else if (strcmp(argv[i], "--resume-reshape") == 0)
             o.resume_reshape = 1;
+        else if (strcmp(argv[i], "--force") == 0)
+            o.force = 1;
         else if (strcmp(argv[i], "--history") == 0 && i + 1 < argc)
             o.history = argv[++i];
         else if (argv[i][0] != '-' && !o.plan_path)
@@ -141,12 +143,13 @@ static const command commands[] = {
     { "run", cmd_run,
       "  run PLAN.cfg [--backend cuda|sim] [-o OUT] [--sim-nodes N] [--quiet]\n"
       "      [--progress=text|json|off] [--gather-timeout S] [--resume OUT [--resume-reshape]]\n"
-      "      [--history DB]\n"
+      "      [--force] [--history DB]\n"
       "        measure every GPU of the job (one MPI rank per GPU); writes OUT/catalogue.json;\n"
       "        progress on stderr once a second; a rank silent S s (default 60) past its\n"
       "        item's budget is lost: partial catalogue, exit 1; --resume measures only\n"
       "        what OUT's shards lack (refused when the job's GPUs are not the old run's,\n"
-      "        unless --resume-reshape); --history adds the catalogue to a history database\n" },
+      "        unless --resume-reshape); an OUT that holds a run is refused (exit 2) unless\n"
+      "        --resume or --force (replace it); --history adds the catalogue to a history database\n" },
     { "plan", gc_plan_main,
       "  plan PLAN.cfg [--ranks N] [--nodes M]\n"
       "        validate a plan and print the work list of every rank\n" },

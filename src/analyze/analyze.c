@@ -8,11 +8,18 @@
 #include "analyze/derive.h"
 #include "util/err.h"
 
-static const char *const status_names[] = { "ok", "partial", "failed" };
+static const char *const status_names[] = { "ok", "partial", "failed", "incomplete" };
 
 const char *gc_gpu_status_name(int s)
 {
-    return s >= 0 && s <= GC_GPU_FAILED ? status_names[s] : "?";
+    return s >= 0 && s <= GC_GPU_INCOMPLETE ? status_names[s] : "?";
+}
+
+int gc_gpu_status_worse(int a, int b)
+{
+    static const int rank[] = { 0, 1, 3, 2 };   /* by GC_GPU_*: ok, partial, failed, incomplete */
+    int ra = a >= 0 && a <= GC_GPU_INCOMPLETE ? rank[a] : 3, rb = b >= 0 && b <= GC_GPU_INCOMPLETE ? rank[b] : 3;
+    return rb > ra ? b : a;
 }
 
 /* Status from progress and failures; a missing shard is decided by
@@ -24,8 +31,8 @@ static void judge(gc_gpu *g)
         failed += g->points[i].status != GC_PT_OK;
     if (!g->complete) {
         /* The rank died or was stopped: what it finished is kept, but the
-         * GPU was not measured as the plan asked. */
-        g->status = GC_GPU_FAILED;
+         * GPU was not measured as the plan asked: nothing says it is bad. */
+        g->status = GC_GPU_INCOMPLETE;
         snprintf(g->status_reason, sizeof g->status_reason,
                  "the rank stopped after %u of %u work items (it died, hung or was stopped); "
                  "results up to then are kept", g->items_done, g->items_total);
@@ -64,7 +71,9 @@ static void load_gpu(const gc_roster_entry *e, const gc_blob *b, gc_gpu *g, gc_r
     snprintf(g->info.node, sizeof g->info.node, "%s", e->node);
     g->info.local_index = e->local_index;
     g->info.rank = e->rank;
-    g->status = GC_GPU_FAILED;
+    /* nothing received: the rank was lost or stopped (incomplete); a
+     * record that does not decode is a failure */
+    g->status = b->data ? GC_GPU_FAILED : GC_GPU_INCOMPLETE;
     snprintf(g->status_reason, sizeof g->status_reason, "no results from rank %d: %.120s", e->rank,
              b->data ? err.msg : (b->missing_reason[0] ? b->missing_reason : "nothing received"));
 }

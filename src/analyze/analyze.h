@@ -64,6 +64,8 @@ typedef struct gc_brief {
 
 void gc_analysed_brief(const gc_gpu *g, gc_brief *b);
 
-const char *gc_gpu_status_name(int status);   /* "ok", "partial", "failed" */
+const char *gc_gpu_status_name(int status);
+/* The worse of two GPU statuses: failed > incomplete > partial > ok. */
+int gc_gpu_status_worse(int a, int b);   /* "ok", "partial", "failed", "incomplete" */
 
 #endif

@@ -144,7 +144,10 @@ typedef struct gc_gpu_info {
     char host_cpus[64], host_mems[32];
 } gc_gpu_info;
 
-enum { GC_GPU_OK = 0, GC_GPU_PARTIAL = 1, GC_GPU_FAILED = 2 };
+/* incomplete: the run stopped (a signal, a time limit, a lost rank) before
+ * the GPU finished its plan; what it measured is kept, it is not judged in
+ * full, and --resume finishes it */
+enum { GC_GPU_OK = 0, GC_GPU_PARTIAL = 1, GC_GPU_FAILED = 2, GC_GPU_INCOMPLETE = 3 };
 
 /* The method version a benchmark was measured with (registry.c). */
 #define GC_MAX_METHODS 32

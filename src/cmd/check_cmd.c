@@ -18,6 +18,10 @@
 int gc_check_exit_code(const gc_detect *d)
 {
     int w = gc_detect_worst(d);
+    /* a GPU the run stopped on was not judged: "could not judge" unless
+     * something measured is bad enough to drain */
+    if (w < GC_V_DEGRADED && gc_detect_incomplete(d))
+        return GC_CHECK_ERROR;
     return w == GC_V_OK ? GC_CHECK_OK : w == GC_V_SUSPECT ? GC_CHECK_SUSPECT : GC_CHECK_DEGRADED;
 }
 
@@ -53,15 +57,21 @@ static const char *T(const char *s)
 
 void gc_check_print(FILE *f, const gc_detect *d)
 {
-    size_t n = gc_detect_count(d), shown = 0, counts[3][4] = { { 0 } };
+    size_t n = gc_detect_count(d), shown = 0, counts[3][4] = { { 0 } }, incomplete = 0;
     for (size_t i = 0; i < n; i++) {
         const gc_verdict *v = gc_detect_verdict(d, i);
-        counts[v->type][v->level]++;
+        if (gc_verdict_incomplete(v))
+            incomplete++;   /* not judged: counted apart */
+        else
+            counts[v->type][v->level]++;
     }
     static const char *const tn[3] = { "GPUs", "links", "nodes" };
+    char inc[64] = "";
+    if (incomplete)
+        snprintf(inc, sizeof inc, ", %zu incomplete (not judged)", incomplete);
     for (int t = 0; t < 3; t++)
-        fprintf(f, "%-6s %5zu ok, %zu suspect, %zu degraded, %zu failed\n", tn[t], counts[t][0],
-                counts[t][1], counts[t][2], counts[t][3]);
+        fprintf(f, "%-6s %5zu ok, %zu suspect, %zu degraded, %zu failed%s\n", tn[t], counts[t][0],
+                counts[t][1], counts[t][2], counts[t][3], t == 0 ? inc : "");
     for (int t = 0; t < 3; t++)
         for (size_t i = 0; i < n; i++) {
             const gc_verdict *v = gc_detect_verdict(d, i);
@@ -78,7 +88,8 @@ void gc_check_print(FILE *f, const gc_detect *d)
             for (size_t k = 0; k < v->nreasons && k < MAX_SHOWN_REASONS; k++) {
                 const gc_reason *r = rs[k];
                 if (k == 0)
-                    fprintf(f, "%-9s %-34s ", gc_verdict_name(v->level), T(v->subject));
+                    fprintf(f, "%-9s %-34s ",
+                            gc_verdict_incomplete(v) ? "incomplete" : gc_verdict_name(v->level), T(v->subject));
                 else
                     fprintf(f, "%-9s %-34s ", "", "");
                 if (!strcmp(r->rule, "gpu") || !strcmp(r->rule, "link"))
@@ -137,7 +148,7 @@ void gc_check_print(FILE *f, const gc_detect *d)
         if (mr && isfinite(mr->value) && isfinite(mr->reference) && mr->reference != 0 &&
             strcmp(mr->deviation_unit, "wasserstein_rel") && strcmp(mr->deviation_unit, "count"))
             snprintf(dev, sizeof dev, " %+.1f%%", 100 * (mr->value - mr->reference) / fabs(mr->reference));
-        if (mr && !strncmp(mr->rule, "limit_", 6))
+        if (mr && (!strncmp(mr->rule, "limit_", 6) || !strcmp(mr->rule, mr->metric)))
             snprintf(why, sizeof why, "gpucensus: %s %s: %.150s%s", m->subject,
                      gc_verdict_name(m->level), mr->detail, bad > 1 ? " (and more, see gpucensus check)" : "");
         else if (mr)   /* a grouped reason: the worst of its points, and how many moved */
@@ -170,7 +181,8 @@ static int usage(void)
                     "  without --baseline or --rules, a catalogue of schema 2 gives the run's own verdicts\n"
                     "  (nothing judged again, no node file opened); with either, every GPU is judged again,\n"
                     "  its points read from OUT/nodes/<node>.json\n"
-                    "exit codes: 0 all ok, 1 suspects only, 2 degraded or failed, 3 could not judge\n");
+                    "exit codes: 0 all ok, 1 suspects only, 2 degraded or failed, 3 could not judge\n"
+                    "  (bad arguments, an unreadable catalogue, or GPUs incomplete: the run stopped early)\n");
     return GC_CHECK_ERROR;
 }
 
@@ -269,8 +281,13 @@ int gc_check_main(int argc, char **argv)
                base ? gc_baseline_source(base) : "none (peers and limits)", hnote ? "history: " : "",
                hnote ? hnote : "", hnote ? "\n" : "");
         gc_check_print(stdout, d);
-        static const char *const what[3] = { "all ok", "suspects or inconclusive only", "degraded or failed" };
-        printf("\nexit %d: %s\n", code, what[code]);
+        static const char *const what[4] = { "all ok", "suspects or inconclusive only", "degraded or failed",
+                                             "could not judge" };
+        printf("\nexit %d: %s", code, what[code]);
+        if (code == GC_CHECK_ERROR)
+            printf(" (%zu GPUs incomplete: the run stopped before they finished; no node drained for "
+                   "them; `gpucensus run PLAN --resume OUT` finishes it)", gc_detect_incomplete(d));
+        printf("\n");
     }
     gc_detect_free(d);
     gc_baseline_free(base);

@@ -278,6 +278,11 @@ int gc_detect_add_verdict(gc_detect *d, const gc_verdict *v, gc_err *err);
 void gc_detect_release(gc_detect *d);
 /* Worst level over all subjects. */
 int gc_detect_worst(const gc_detect *d);
+/* Whether v is of a GPU the run stopped on before it finished (its
+ * "incomplete" reason): it could not be judged in full. */
+int gc_verdict_incomplete(const gc_verdict *v);
+/* How many GPU verdicts are incomplete. */
+size_t gc_detect_incomplete(const gc_detect *d);
 /* The "verdicts" array as JSON text (malloc'd), lines after the first
  * indented by indent spaces; NULL: out of memory. */
 char *gc_detect_json(const gc_detect *d, int indent);

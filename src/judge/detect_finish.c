@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "judge/detect_int.h"
 
@@ -213,6 +214,8 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
                 rc = det_judge_limits(d, g, links, v);
             if (!rc)
                 rc = det_temper_gpu(d, g, v);
+            if (!rc && !strcmp(g->status, "incomplete"))
+                det_temper_incomplete(v);
             if (!rc)
                 rc = gc_verdict_group_reasons(v);
         }

@@ -224,6 +224,10 @@ int det_add_note(gc_detect *d, gc_verdict *v, const char *fmt, ...) __attribute_
 /* from's reasons appended to to's, in their order, to's level raised to
  * from's; from left without reasons. */
 int det_move_reasons(gc_verdict *to, gc_verdict *from);
+/* A GPU the run stopped on before it finished: none of its reasons is
+ * worse than suspect (it was not measured as the plan asks; the verdict
+ * says "incomplete", gc_verdict_incomplete). */
+void det_temper_incomplete(gc_verdict *v);
 int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double value,
                    double ref, double dev, const char *dev_unit, int sev, const char *fmt, ...)
     __attribute__((format(printf, 9, 10)));

@@ -152,6 +152,10 @@ int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v
     if (!strcmp(g->status, "failed"))
         rc = det_add_reason(v, "status", "status", NAN, NAN, NAN, "", GC_V_FAILED, "measurement failed: %s",
                             g->reason[0] ? g->reason : "no reason given");
+    else if (!strcmp(g->status, "incomplete"))   /* stopped early: not the GPU's fault */
+        rc = det_add_reason(v, "incomplete", "incomplete", NAN, NAN, NAN, "", GC_V_SUSPECT,
+                            "not judged in full (could not judge): %s; `gpucensus run PLAN --resume OUT` "
+                            "measures the rest", g->reason[0] ? g->reason : "the run stopped early");
     else if (!strcmp(g->status, "partial"))
         rc = det_add_reason(v, "status", "status", NAN, NAN, NAN, "", GC_V_SUSPECT, "%s",
                             g->reason[0] ? g->reason : "some work items failed");

@@ -113,6 +113,20 @@ static int held(const gc_detect *d, const grec *g, const gc_reason *r)
     return bad >= (!strcmp(r->rule, "baseline") ? R->base_rel_degraded : R->rel_degraded);
 }
 
+void det_temper_incomplete(gc_verdict *v)
+{
+    v->level = GC_V_OK;
+    for (size_t k = 0; k < v->nreasons; k++) {
+        gc_reason *r = &v->reasons[k];
+        if (r->severity > GC_V_SUSPECT) {
+            r->severity = GC_V_SUSPECT;
+            prefix(r, "incomplete run: ");
+        }
+        if (r->severity > v->level)
+            v->level = r->severity;
+    }
+}
+
 int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v)
 {
     const gc_rules *R = d->r;

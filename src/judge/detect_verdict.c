@@ -345,6 +345,22 @@ int gc_detect_worst(const gc_detect *d)
     return w;
 }
 
+int gc_verdict_incomplete(const gc_verdict *v)
+{
+    for (size_t k = 0; v->type == GC_SUBJ_GPU && k < v->nreasons; k++)
+        if (!strcmp(v->reasons[k].rule, "incomplete"))
+            return 1;
+    return 0;
+}
+
+size_t gc_detect_incomplete(const gc_detect *d)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->nv; i++)
+        n += gc_verdict_incomplete(&d->v[i]);
+    return n;
+}
+
 /* ---- JSON ------------------------------------------------------------- */
 
 static json_t *num_or_null(double v)

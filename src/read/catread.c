@@ -209,7 +209,8 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
     g->rank = clampi(i_req(r, o, "rank", "", 0, 0, &rc), -1, 1 << 30);
     g->status = s_req(r, o, "status", "", &rc);
     g->status_reason = s_req(r, o, "status_reason", "", &rc);
-    if (!rc && strcmp(g->status, "ok") && strcmp(g->status, "partial") && strcmp(g->status, "failed"))
+    if (!rc && strcmp(g->status, "ok") && strcmp(g->status, "partial") && strcmp(g->status, "failed") &&
+        strcmp(g->status, "incomplete"))
         rc = cr_bad(r, "'status' must be ok, partial or failed, not \"%.40s\"", g->status);
     json_t *id = o_req(r, o, "identity", "", 0, &rc);
     g->uuid = s_req(r, id, "uuid", "identity.", &rc);

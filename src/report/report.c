@@ -30,17 +30,21 @@ void gc_report_summary(FILE *f, const gc_run_meta *run, const gc_catalogue_stats
             run->tool_version, run->plan_name, run->backend,
             strcmp(run->backend, "sim") == 0 ? " (simulated GPUs)" : "", run->ranks, run->nodes,
             elapsed_s);
-    fprintf(f, "%-12s %3s %-8s %6s %6s %6s %8s %6s %6s  %s\n", "node", "gpu", "status", "L1", "L2",
+    /* what was measured, not a verdict (gpucensus check judges): ok is
+     * "measured", never a word the verdicts use */
+    static const char *const measured[] = { "measured", "partial", "failed", "incomplete" };
+    fprintf(f, "%-12s %3s %-10s %6s %6s %6s %8s %6s %6s  %s\n", "node", "gpu", "measured", "L1", "L2",
             "DRAM", "HBM", "HBM", "failed", "name");
-    fprintf(f, "%-12s %3s %-8s %6s %6s %6s %8s %6s %6s\n", "", "", "", "cycles", "cycles", "cycles",
+    fprintf(f, "%-12s %3s %-10s %6s %6s %6s %8s %6s %6s\n", "", "", "", "cycles", "cycles", "cycles",
             "GB/s", "%theo", "items");
     int shown = 0;
     for (int i = 0; i < st->gpus; i++) {
         const gc_brief *b = &st->briefs[i];
         if (st->gpus > ALL_ROWS_MAX && b->status == GC_GPU_OK)
             continue;
-        const char *c = b->status == GC_GPU_FAILED ? red : b->status == GC_GPU_PARTIAL ? yel : "";
-        fprintf(f, "%-12s %3d %s%-8s%s", b->node, b->index, c, gc_gpu_status_name(b->status),
+        const char *c = b->status == GC_GPU_FAILED ? red : b->status == GC_GPU_OK ? "" : yel;
+        fprintf(f, "%-12s %3d %s%-10s%s", b->node, b->index, c,
+                b->status >= 0 && b->status <= GC_GPU_INCOMPLETE ? measured[b->status] : "?",
                 *c ? off : "");
         cell(f, b->l1_cycles, 6, 0);
         cell(f, b->l2_cycles, 6, 0);
@@ -51,9 +55,10 @@ void gc_report_summary(FILE *f, const gc_run_meta *run, const gc_catalogue_stats
         shown++;
     }
     if (shown < st->gpus)
-        fprintf(f, "(%d GPUs ok not shown)\n", st->gpus - shown);
-    fprintf(f, "GPUs: %d ok, %d partial, %d failed, on %d nodes\n", st->ok, st->partial, st->failed,
-            st->nodes);
+        fprintf(f, "(%d GPUs measured in full not shown)\n", st->gpus - shown);
+    fprintf(f, "GPUs measured: %d in full, %d partly (items failed), %d failed, %d incomplete (the run "
+               "stopped), on %d nodes; verdicts: gpucensus check %s\n",
+            st->ok, st->partial, st->failed, st->incomplete, st->nodes, out_dir);
     fprintf(f, "catalogue: %s/catalogue.json (per node: %s/nodes/)\n", out_dir, out_dir);
     fprintf(f, "report: gpucensus report %s [-o report.html]\n", out_dir);
 }

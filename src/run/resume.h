@@ -6,9 +6,11 @@
  * failed items are measured again. Its results are carried into the new
  * run, whose shard then holds old and new together. A shard of another
  * plan (plan SHA-256) is refused; a shard of another GPU (UUID) is
- * ignored with a warning. Pair and net items are skipped only when the
- * rank that initiates them has them done; the caller shares the bitmaps
- * between ranks (MPI stays in run.c). */
+ * ignored with a warning. A pair or net item is one task per partner (the
+ * same item id with several peers), so what is done is kept per item and
+ * peer: such a task is skipped only when the rank that initiates it has it
+ * done with that peer, and one that failed is measured again by both; the
+ * caller shares the initiators' lists between ranks (MPI stays in run.c). */
 #ifndef GC_RESUME_H
 #define GC_RESUME_H
 
@@ -17,6 +19,7 @@
 
 #include "util/err.h"
 #include "census/results.h"
+#include "plan/schedule.h"
 
 typedef struct gc_resume {
     uint8_t *shard;        /* the old shard's bytes: carried points borrow from them */
@@ -24,7 +27,9 @@ typedef struct gc_resume {
     gc_gpu old;            /* decoded; its done points move into the new run */
     int have;              /* 1: a usable shard was found */
     size_t nbytes;         /* bytes of one bitmap: (nitems + 7) / 8 */
-    uint8_t *done;         /* this rank's bitmap of done items */
+    uint8_t *done;         /* this rank's bitmap of done items without a peer */
+    uint64_t *pairs;       /* done (item, peer) of its items with a peer, sorted (gc_resume_key) */
+    size_t npairs;
     char note[256];        /* why nothing was taken (no shard, other GPU), for a message */
 } gc_resume;
 
@@ -32,12 +37,29 @@ typedef struct gc_resume {
  * shard's; uuid (the GPU now) should. GC_EINVAL for another plan. */
 int gc_resume_load(gc_resume *rs, const char *shard_path, const char *plan_sha256,
                    const char *uuid, size_t nitems, gc_err *err);
-/* Move the done items' points into gpu (which holds no points yet). */
+/* Move the points of skipped tasks into gpu (which holds no points yet):
+ * rs->done and rs->pairs, as the caller left them, say which. */
 int gc_resume_carry(gc_resume *rs, gc_gpu *gpu, gc_err *err);
 static inline int gc_resume_bit(const uint8_t *bitmap, uint32_t item)
 {
     return (bitmap[item >> 3] >> (item & 7)) & 1;
 }
+static inline uint64_t gc_resume_key(uint32_t item, int peer_rank)
+{
+    return (uint64_t)item << 32 | (uint32_t)peer_rank;
+}
+/* A pair task's peer is a GPU of the node (its points say peer_gpu, the
+ * local index), a net task's a rank (peer_rank): keys of the first kind
+ * carry this bit. */
+#define GC_RESUME_LOCAL 0x40000000
+/* The key of a task with a peer as its initiator records it: with the
+ * peer's id, or, for the responder's look-up (self), with this rank's own
+ * (rank, local_rank). */
+uint64_t gc_resume_task_key(const gc_task *t, int self, int rank, int local_rank);
+/* Whether the sorted keys hold key. */
+int gc_resume_has(const uint64_t *keys, size_t n, uint64_t key);
+/* Sort keys and drop repeats; returns the new count. */
+size_t gc_resume_sort(uint64_t *keys, size_t n);
 void gc_resume_free(gc_resume *rs);
 
 #endif

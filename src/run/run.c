@@ -1,6 +1,7 @@
 /* The run pipeline. See run.h. */
 #include "run/run.h"
 #include "run/run_int.h"
+#include "run/eta.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "read/history.h"
 #include "cmd/history_cmd.h"
 #include "tree/cluster.h"
+#include "util/outlock.h"
 #include "util/crash.h"
 #include "util/fsutil.h"
 #include "measure/hostinfo.h"
@@ -131,9 +133,21 @@ static void mark_points(runner *r, size_t first, const gc_item *it, const gc_con
     }
 }
 
-static void record_failure(runner *r, const gc_item *it, const char *msg)
+/* A failed task's point; one with a peer names it as its measured points
+ * do (peer_rank and peer_node across nodes, peer_gpu within one), so that
+ * the failure with each partner is its own result and --resume measures
+ * that task again with that partner. */
+static void record_failure(runner *r, const gc_task *t, const char *msg)
 {
-    gc_point *p = gc_gpu_add_point(&r->gpu, it->id, it->spec->name, &it->params, "error", "none",
+    const gc_item *it = t->item;
+    gc_ctx ctx = it->params;
+    if (t->peer_node && t->peer_rank >= 0) {
+        gc_ctx_set_num(&ctx, "peer_rank", t->peer_rank);
+        gc_ctx_set_str(&ctx, "peer_node", t->peer_node);
+    } else if (t->peer_local_index >= 0) {
+        gc_ctx_set_num(&ctx, "peer_gpu", t->peer_local_index);
+    }
+    gc_point *p = gc_gpu_add_point(&r->gpu, it->id, it->spec->name, &ctx, "error", "none",
                                    1, r->sub_bits);
     if (!p)
         return;
@@ -177,7 +191,7 @@ static void run_task(runner *r, gc_task *t, double budget_s, double plan_deadlin
         else
             snprintf(msg, sizeof msg, "skipped: the plan's budget of %.0f s per GPU is spent",
                      r->plan.budget_s);
-        record_failure(r, it, msg);
+        record_failure(r, t, msg);
     } else {
         t->deadline_s = now + budget_s;
         gc_err e = { 0 };
@@ -195,7 +209,7 @@ static void run_task(runner *r, gc_task *t, double budget_s, double plan_deadlin
             for (size_t i = first; i < r->gpu.npoints; i++)
                 gc_hist_free(&r->gpu.points[i].hist);
             r->gpu.npoints = first;
-            record_failure(r, it, e.msg[0] ? e.msg : "failed");
+            record_failure(r, t, e.msg[0] ? e.msg : "failed");
         }
     }
     r->ops->conditions(r->be, &after);
@@ -372,6 +386,13 @@ static void remeasure_step(runner *r, gc_step_task *tasks, size_t from, size_t t
     free(bs);
 }
 
+/* The node's wall budget left before task k, to the watch (the ETA). */
+static void eta_tell(runner *r, size_t k)
+{
+    if (r->eta)
+        gc_watch_left(r->watch, r->eta[k].fixed_s, r->eta[k].scalable_s);
+}
+
 static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_geom *geom)
 {
     double deadline = r->plan.budget_s > 0 ? gc_now_s() + r->plan.budget_s : 0;
@@ -390,6 +411,7 @@ static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_g
                 }
                 run_task(r, &tasks[k].task, tasks[k].budget_s, deadline);
                 k++;
+                eta_tell(r, k);
                 gc_watch_item(r->watch, r->gpu.items_done, budget_of(tasks, ntasks, k));
                 if (gc_watch_abandoned(r->watch)) {
                     r->abandoned = 1;
@@ -540,6 +562,25 @@ static void on_record(void *ctx, int rank, uint8_t *data, size_t len)
     free(data);
 }
 
+/* A resume that did not make the run whole says what is still missing. */
+static void resume_not_whole(const runner *r, const gc_catalogue_stats *st)
+{
+    fprintf(stderr, "gpucensus: the resumed run is still not whole: %d GPU%s with failed items, %d "
+                    "failed, %d incomplete:", st->partial, st->partial == 1 ? "" : "s", st->failed,
+            st->incomplete);
+    int shown = 0;
+    for (int i = 0; i < st->gpus && shown < 8; i++) {
+        const gc_brief *b = &st->briefs[i];
+        if (b->status == GC_GPU_OK)
+            continue;
+        fprintf(stderr, "%s %s/gpu%d (%s, %zu items failed)", shown++ ? "," : "", b->node, b->index,
+                gc_gpu_status_name(b->status), b->failed_items);
+    }
+    fprintf(stderr, "%s; each failed item's error is in %s/catalogue.json (gpus[].results[].error: "
+                    "e.g. the plan's budget spent); another `--resume %s` measures them again\n",
+            shown < st->partial + st->failed + st->incomplete ? ", ..." : "", r->out, r->out);
+}
+
 /* Returns the exit code; *lost_ranks: how many ranks rank 0 gave up on. */
 static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
 {
@@ -617,6 +658,8 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
         fprintf(stderr, "gpucensus: %s: the catalogue in %s is partial; `gpucensus run PLAN "
                         "--resume %s` measures what it lacks\n",
                 gc_watch_reason(r->watch), r->out, r->out);
+    else if (!rc && r->opts->resume && (st.partial || st.failed || st.incomplete))
+        resume_not_whole(r, &st);
     free(lost);
     free(st.briefs);
     return rc || nlost > 0 || r->abandoned ? 1 : 0;
@@ -681,6 +724,8 @@ int gc_run_main(const gc_run_opts *o)
     if (rc) {
         if (r.cl.rank == 0)
             fprintf(stderr, "gpucensus: %s\n", e.msg);
+        if (r.out_refused)
+            exit_code = 2;   /* every rank: rank 0 broadcast it */
         goto out;
     }
     /* From here on a rank that hangs (a GPU that never answers) is
@@ -729,6 +774,19 @@ int gc_run_main(const gc_run_opts *o)
     r.ops->conditions(r.be, &r.gpu.start);
     write_shard(&r, NULL);
     gc_watch_plan(r.watch, (uint32_t)ntasks, r.gpu.items_done, budget_of(tasks, ntasks, 0));
+    /* rank 0's ETA: the plan's budgets along its node's phases (eta.h);
+     * without it, the item counts */
+    if (r.cl.rank == 0 && (r.eta = calloc(ntasks + 1, sizeof *r.eta)) != NULL) {
+        gc_err ee = { 0 };
+        if (gc_eta_timeline(items, nitems, &geom, r.plan.pair_budget_s, tasks, ntasks, r.eta, &ee)) {
+            free(r.eta);
+            r.eta = NULL;
+        }
+        size_t first = 0;
+        while (r.skip && first < ntasks && r.skip[first])
+            first++;
+        eta_tell(&r, first);
+    }
 
     if (ok > 0)
         run_phases(&r, tasks, ntasks, &geom);
@@ -751,6 +809,8 @@ int gc_run_main(const gc_run_opts *o)
          * 0 judged lost while it was slow has its word already). */
         fflush(stdout);
         fflush(stderr);
+        if (r.cl.rank == 0 && r.out_locked)
+            gc_out_unlock(r.out);   /* the catalogue is written: the run has ended */
         if (r.cl.rank == 0)
             gc_watch_abort(r.watch, exit_code ? exit_code : 1);
         /* Rank 0 writes the catalogue first (a minute at 16,384 GPUs):
@@ -764,12 +824,15 @@ int gc_run_main(const gc_run_opts *o)
         _exit(exit_code ? exit_code : 1);
     }
 out:
+    if (r.cl.rank == 0 && r.out_locked)
+        gc_out_unlock(r.out);
     gc_watch_close(r.watch);
     if (r.be)
         r.ops->close(r.be);
     gc_gpu_free(&r.gpu);
     gc_resume_free(&r.rs);   /* after the GPU: carried points borrow its bytes */
     free(r.skip);
+    free(r.eta);
     free(tasks);
     free(items);
     gc_plan_free(&r.plan);

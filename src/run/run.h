@@ -16,6 +16,7 @@ typedef struct gc_run_opts {
                                  lost; <= 0: GC_GATHER_TIMEOUT_S */
     const char *resume;       /* measure only what OUT's shards lack; NULL: all */
     int resume_reshape;       /* --resume-reshape: resume with other GPUs than the old run's */
+    int force;                /* --force: write over an OUT that holds a run */
     const char *history;      /* rank 0 adds the catalogue to this history database */
 } gc_run_opts;
 

@@ -26,6 +26,9 @@ typedef struct runner {
     gc_run_meta meta;
     gc_gpu gpu;
     char out[4096];
+    struct gc_eta_left *eta;   /* rank 0: the wall budget left before each task (eta.h) */
+    int out_locked;          /* rank 0: OUT's lock is ours (removed as the run ends) */
+    int out_refused;         /* OUT holds another run (no --resume, no --force): exit 2 */
     char shard_path[4096];
     gc_file_id node_prior;   /* a leader: its node file before the run (tree.h) */
     double last_shard_s;

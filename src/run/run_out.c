@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/fsutil.h"
 #include "util/outlock.h"
@@ -69,6 +70,25 @@ void gc_run_fill_meta(runner *r, const char *start)
     m->sub_bits = r->sub_bits;
 }
 
+/* An OUT that holds a run, finished (its catalogue) or stopped (its
+ * roster), is not written over without --force: its results would be lost
+ * to a mistyped -o. */
+static int refuse_earlier_run(const char *out, gc_err *e)
+{
+    char cat[4200], roster[4200];
+    struct stat st;
+    snprintf(cat, sizeof cat, "%s/catalogue.json", out);
+    snprintf(roster, sizeof roster, "%s/shards/roster.gcr", out);
+    int finished = lstat(cat, &st) == 0, started = lstat(roster, &st) == 0;
+    if (!finished && !started)
+        return 0;
+    return gc_fail(e, GC_EEXIST,
+                   "%s holds %s: `gpucensus run PLAN --resume %s` measures what it lacks, --force "
+                   "replaces it, or give another -o", out,
+                   finished ? "a run already (its catalogue.json)"
+                            : "a run that stopped before it finished (shards/roster.gcr)", out);
+}
+
 /* Rank 0 picks the output directory and creates it; everyone learns it. */
 int gc_run_make_out_dir(runner *r, const char *stamp, gc_err *e)
 {
@@ -87,8 +107,13 @@ int gc_run_make_out_dir(runner *r, const char *stamp, gc_err *e)
             rc = gc_mkdir_p(shards, e);
         if (!rc)
             rc = gc_out_lock(r->out, e);   /* one run per OUT */
+        r->out_locked = rc == 0;
+        if (!rc && !r->opts->resume && !r->opts->force && (rc = refuse_earlier_run(r->out, e)) != 0)
+            r->out_refused = 1;
     }
     int brc = MPI_Bcast(r->out, sizeof r->out, MPI_CHAR, 0, r->cl.world);
+    if (!brc)
+        brc = MPI_Bcast(&r->out_refused, 1, MPI_INT, 0, r->cl.world);
     if (brc && !rc) {
         rc = gc_mpi_fail(e, brc, "MPI_Bcast of the output directory");
         gc_run_rank_error(r, e);
@@ -179,39 +204,80 @@ int gc_run_resume_setup(runner *r, const gc_step_task *tasks, size_t ntasks, siz
     if (!r->rs.have)
         fprintf(stderr, "gpucensus: rank %d (node %s, gpu %d): %s\n", r->cl.rank,
                 r->cl.node_name, r->cl.local_rank, r->rs.note);
-    size_t nb = r->rs.nbytes;
-    uint8_t *all = malloc(nb * (size_t)r->cl.size);
+    /* the (item, peer) tasks this rank initiates and has done: every rank
+     * learns every initiator's, so both ends of a task agree */
+    size_t nb = r->rs.nbytes, np = 0, size = (size_t)r->cl.size;
+    uint64_t *mine = malloc((ntasks ? ntasks : 1) * sizeof *mine), *all = NULL;
+    int *counts = malloc(size * sizeof *counts), *displs = malloc(size * sizeof *displs);
     r->skip = calloc(ntasks ? ntasks : 1, 1);
-    rc = all && r->skip ? 0 : GC_ENOMEM;
-    if (!gc_cluster_all_ok(&r->cl, rc == 0)) {
-        free(all);
+    rc = mine && counts && displs && r->skip ? 0 : GC_ENOMEM;
+    for (size_t k = 0; !rc && k < ntasks; k++) {
+        const gc_task *t = &tasks[k].task;
+        uint64_t key = gc_resume_task_key(t, 0, r->cl.rank, r->cl.local_rank);
+        if (t->peer_rank >= 0 && t->initiator && gc_resume_has(r->rs.pairs, r->rs.npairs, key))
+            mine[np++] = key;
+    }
+    np = gc_resume_sort(mine, np);
+    int mrc = 0, n_mine = (int)np;
+    if (gc_cluster_all_ok(&r->cl, rc == 0)) {
+        mrc = MPI_Allgather(&n_mine, 1, MPI_INT, counts, 1, MPI_INT, r->cl.world);
+        size_t total = 0;
+        for (size_t i = 0; !mrc && i < size; i++) {
+            displs[i] = (int)total;
+            total += (size_t)counts[i];
+        }
+        if (!mrc && !(all = malloc((total ? total : 1) * sizeof *all)))
+            rc = GC_ENOMEM;
+        if (!gc_cluster_all_ok(&r->cl, rc == 0 && mrc == 0))
+            mrc = mrc ? mrc : MPI_ERR_NO_MEM;
+        else
+            mrc = MPI_Allgatherv(mine, n_mine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T,
+                                 r->cl.world);
+    } else {
+        free(mine), free(counts), free(displs);
         return 1;
     }
-    int mrc = MPI_Allgather(r->rs.done, (int)nb, MPI_BYTE, all, (int)nb, MPI_BYTE, r->cl.world);
     if (mrc) {
-        memset(all, 0, nb * (size_t)r->cl.size);   /* measure everything rather than guess */
-        gc_run_rank_error(r, (gc_mpi_fail(&e, mrc, "MPI_Allgather of the items done"), &e));
+        free(all);
+        all = NULL;   /* measure every pair and net task again rather than guess */
+        gc_run_rank_error(r, (gc_mpi_fail(&e, mrc, "MPI_Allgatherv of the tasks done"), &e));
     }
     uint32_t skipped = 0;
+    size_t nkept = 0;
     for (size_t k = 0; k < ntasks; k++) {
         const gc_task *t = &tasks[k].task;
-        int who = t->peer_rank >= 0 && !t->initiator ? t->peer_rank : r->cl.rank;
-        r->skip[k] = gc_resume_bit(all + (size_t)who * nb, t->item->id);
+        if (t->peer_rank < 0) {
+            r->skip[k] = gc_resume_bit(r->rs.done, t->item->id);
+        } else if (all && t->peer_rank < (int)size) {
+            int who = t->initiator ? r->cl.rank : t->peer_rank;
+            uint64_t key = gc_resume_task_key(t, !t->initiator, r->cl.rank, r->cl.local_rank);
+            r->skip[k] = gc_resume_has(all + displs[who], (size_t)counts[who], key);
+        }
         skipped += r->skip[k];
     }
-    free(all);
-    /* Points of items that will be measured again are dropped. */
+    free(all), free(counts), free(displs);
+    /* Points of tasks that will be measured again are dropped: the done
+     * sets become the skipped tasks' */
     for (size_t b = 0; b < nb; b++)
         r->rs.done[b] = 0;
-    for (size_t k = 0; k < ntasks; k++)
-        if (r->skip[k])
-            r->rs.done[tasks[k].task.item->id >> 3] |= (uint8_t)(1u << (tasks[k].task.item->id & 7));
+    for (size_t k = 0; k < ntasks; k++) {
+        const gc_task *t = &tasks[k].task;
+        if (!r->skip[k])
+            continue;
+        if (t->peer_rank < 0)
+            r->rs.done[t->item->id >> 3] |= (uint8_t)(1u << (t->item->id & 7));
+        else
+            mine[nkept++] = gc_resume_task_key(t, 0, r->cl.rank, r->cl.local_rank);
+    }
+    free(r->rs.pairs);
+    r->rs.pairs = mine;
+    r->rs.npairs = gc_resume_sort(mine, nkept);
     rc = mrc ? GC_EIO : gc_resume_carry(&r->rs, &r->gpu, &e);
     if (rc && !mrc)
         gc_run_rank_error(r, &e);
     r->gpu.items_done = skipped;
-    unsigned long long mine[2] = { skipped, ntasks }, sum[2] = { 0, 0 };
-    if (MPI_Reduce(mine, sum, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, r->cl.world) == MPI_SUCCESS &&
+    unsigned long long tot[2] = { skipped, ntasks }, sum[2] = { 0, 0 };
+    if (MPI_Reduce(tot, sum, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, r->cl.world) == MPI_SUCCESS &&
         r->cl.rank == 0 && !r->opts->quiet)
         fprintf(stderr, "gpucensus: resuming %s: %llu of %llu work items already done, "
                         "measuring the other %llu\n", r->out, sum[0], sum[1], sum[1] - sum[0]);

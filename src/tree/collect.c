@@ -12,6 +12,7 @@
 #include "write/catalogue_int.h"
 #include "util/fsutil.h"
 #include "util/jsonw.h"
+#include "analyze/analyze.h"
 #include "analyze/links.h"
 #include "write/model_json.h"
 #include "util/timeutil.h"
@@ -69,7 +70,7 @@ struct gc_collect {
      * (in the catalogue's order): no pass over every slot after the last record */
     gc_models_pool pool;
     gc_cat_node_row *node_rows;
-    int ok, partial, failed;
+    int ok, partial, failed, incomplete;
 };
 
 /* The head of catalogue.json (schema, kind, run) up to the GPUs' "[". */
@@ -276,11 +277,11 @@ static void put_gpu(gc_collect *c, const slot *s, const char *text, size_t len)
     gc_jw_put(&c->w, text, len);
     gc_cat_node_row *row = &c->node_rows[c->node_of[c->at[c->next]]];
     row->gpus++;
-    if (s->status > row->worst)
-        row->worst = s->status;
+    row->worst = gc_gpu_status_worse(row->worst, s->status);
     c->ok += s->status == GC_GPU_OK;
     c->partial += s->status == GC_GPU_PARTIAL;
     c->failed += s->status == GC_GPU_FAILED;
+    c->incomplete += s->status == GC_GPU_INCOMPLETE;
     if (s->models) {
         gc_models m;
         memset(&m, 0, sizeof m);
@@ -541,6 +542,7 @@ int gc_collect_finish(gc_collect *c, gc_blob_fetch shard_fetch, void *ctx,
         rc = write_ready(c, err);   /* every GPU is in now */
     stats->ok = c->ok;
     stats->partial = c->partial;
+    stats->incomplete = c->incomplete;
     stats->failed = c->failed;
     stats->gpus = (int)c->n;
     stats->nodes = (int)c->nnodes;

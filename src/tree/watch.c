@@ -99,6 +99,8 @@ static void send_progress(gc_watch *w)
     /* All slots busy: rank 0 is behind; this report can be skipped. */
 }
 
+static double budget_eta(const gc_watch *w, double now);
+
 void wt_print_progress(gc_watch *w, double now)
 {
     uint64_t done = 0;
@@ -119,8 +121,10 @@ void wt_print_progress(gc_watch *w, double now)
         ranks_done += w->delivered[r];
     }
     double el = now - w->t0;
-    double eta = done && done < w->all_total ? el * (double)(w->all_total - done) / (double)done
-                                             : done >= w->all_total ? 0 : -1;
+    double eta = budget_eta(w, now);
+    if (eta < 0)
+        eta = done && done < w->all_total ? el * (double)(w->all_total - done) / (double)done
+                                          : done >= w->all_total ? 0 : -1;
     char etas[32] = "null";
     if (eta >= 0)
         snprintf(etas, sizeof etas, "%.1f", eta);
@@ -346,6 +350,38 @@ void gc_watch_plan(gc_watch *w, uint32_t total, uint32_t done, double first_budg
     if (w->rank != 0)
         send_progress(w);
     gc_watch_poll(w);
+}
+
+void gc_watch_left(gc_watch *w, double fixed_s, double scalable_s)
+{
+    double now = gc_now_s();
+    if (!w->eta_known) {
+        w->eta_known = 1;
+        w->eta_t0 = now;
+        w->eta_total_fixed = fixed_s;
+        w->eta_total_scal = scalable_s;
+    }
+    w->eta_fixed = fixed_s;
+    w->eta_scal = scalable_s;
+    w->eta_at = now;
+}
+
+/* Seconds left by the plan's budgets and what the run has shown (rank
+ * 0's node), -1: not known (before the plan, or once rank 0 has nothing
+ * left of its own: the item counts then). */
+static double budget_eta(const gc_watch *w, double now)
+{
+    if (!w->eta_known || w->eta_fixed + w->eta_scal <= 0)
+        return -1;
+    /* how long a second of the scalable budget took up to rank 0's last
+     * task, the waits for the node's other GPUs before it included (before
+     * a second of it is done: the budgets as they are); then the time since
+     * that task counts down what it left */
+    double fixed_done = w->eta_total_fixed - w->eta_fixed, scal_done = w->eta_total_scal - w->eta_scal;
+    double scale = scal_done >= 1.0 ? (w->eta_at - w->eta_t0 - fixed_done) / scal_done : 1.0;
+    scale = scale < 0.02 ? 0.02 : scale > 5.0 ? 5.0 : scale;
+    double eta = w->eta_fixed + scale * w->eta_scal - (now - w->eta_at);
+    return eta > 0 ? eta : 0;
 }
 
 void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s)

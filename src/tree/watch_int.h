@@ -52,6 +52,10 @@ struct gc_watch {
     double *budget_of, *heard;
     int *lost, *delivered;
     uint64_t all_total;
+    /* rank 0's own wall budget left (gc_watch_left): at the plan's start
+     * (total), at its last task (left), when that was, and when the plan began */
+    double eta_total_fixed, eta_total_scal, eta_fixed, eta_scal, eta_at, eta_t0;
+    int eta_known;
     double last_print;
     int printed_end;
     MPI_Request *abandon_out, *lost_out;

@@ -54,3 +54,10 @@ int gc_out_lock(const char *out_dir, gc_err *err)
     /* fd stays open (and locked) until the process ends */
     return 0;
 }
+
+void gc_out_unlock(const char *out_dir)
+{
+    char path[4200];
+    if (snprintf(path, sizeof path, "%s/gpucensus.lock", out_dir) < (int)sizeof path)
+        (void)unlink(path);
+}

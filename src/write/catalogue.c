@@ -12,6 +12,7 @@
 
 #include "util/fsutil.h"
 #include "util/jsonw.h"
+#include "analyze/analyze.h"
 #include "analyze/links.h"
 #include "write/links_json.h"
 #include "write/model_json.h"
@@ -379,8 +380,8 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
             stats->ok += g->status == GC_GPU_OK;
             stats->partial += g->status == GC_GPU_PARTIAL;
             stats->failed += g->status == GC_GPU_FAILED;
-            if (g->status > worst)
-                worst = g->status;
+            stats->incomplete += g->status == GC_GPU_INCOMPLETE;
+            worst = gc_gpu_status_worse(worst, g->status);
         }
         rows[k].name = nodes[k];
         rows[k].gpus = j->n;

@@ -25,7 +25,7 @@
 #define GC_SCHEMA_VERSION "3.1"
 
 typedef struct gc_catalogue_stats {
-    int nodes, gpus, ok, partial, failed;
+    int nodes, gpus, ok, partial, failed, incomplete;
     gc_brief *briefs;      /* gpus entries, free() them */
 } gc_catalogue_stats;
 

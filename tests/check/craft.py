@@ -55,6 +55,8 @@ def main(kind, out, layout=""):
             slow = 0.5
         if kind == "failed" and (node, idx) == ("n2", 3):
             g["status"], g["status_reason"] = "failed", "the rank stopped after 3 of 950 work items"
+        if kind == "incomplete" and (node, idx) == ("n2", 3):
+            g["status"], g["status_reason"] = "incomplete", "the rank stopped after 3 of 950 work items"
         gpus.append(g)
         for l in links0:
             l = copy.deepcopy(l)

@@ -2,7 +2,7 @@
 # gpucensus check: every exit code. Crafted catalogues (tests/check/craft.py,
 # clones of the real H100 example): healthy -> 0, one GPU 5% slow -> 1
 # (suspect), PCIe x8 -> 2 with a drain command for its node, a failed GPU
-# -> 2; and 3 with a clear message for a missing file, malformed JSON,
+# -> 2, a GPU the run stopped on (incomplete) -> 3 with no drain line; and 3 with a clear message for a missing file, malformed JSON,
 # truncated and schema-invalid catalogues, a per-node file, bad rules, a bad
 # baseline, bad arguments and an empty catalogue. The baseline file of
 # configs/baselines judges a lone GPU, and says so.
@@ -20,7 +20,7 @@ expect() {   # expect CODE NAME ARGS...: runs check, keeps its output in $TMP/NA
     echo "ok: $name -> exit $rc"
 }
 
-for k in healthy suspect degraded failed; do
+for k in healthy suspect degraded failed incomplete; do
     python3 tests/check/craft.py $k "$TMP/$k.json" || die "craft $k"
 done
 
@@ -41,6 +41,13 @@ grep -q "NodeName='n1'" "$TMP/degraded.out" && die "n1 is healthy"
 
 expect 2 failed "$TMP/failed.json"
 grep -q "^failed    n2/gpu3 .*status: measurement failed: the rank stopped" "$TMP/failed.out" || die "failed row"
+grep -q "Reason='gpucensus: n2/gpu3 failed: measurement failed: the rank stopped" "$TMP/failed.out" ||
+    die "failed: the drain reason is not the failure's detail"
+# a GPU the run stopped on is not judged: exit 3, no drain line
+expect 3 incomplete "$TMP/incomplete.json"
+grep -q "^incomplete n2/gpu3 .*incomplete: not judged in full" "$TMP/incomplete.out" || die "incomplete row"
+grep -q "1 incomplete (not judged)" "$TMP/incomplete.out" || die "incomplete count"
+grep -q "scontrol" "$TMP/incomplete.out" && die "an incomplete GPU drains its node"
 
 # the same in the compact layout (schema 2, points in the node files, no
 # verdicts written): judged from the node files, alike

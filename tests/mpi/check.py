@@ -5,7 +5,7 @@ usage: check.py OUT PLAN_LISTING [--failed RANK ...]
 Every rank's GPU must be in the catalogue under the node and index the
 listing gives; ranks not named --failed must be ok with items_done ==
 items_total == their task count, and hold exactly one or more ok results
-for each item they initiate. Ranks named --failed must be 'failed'.
+for each item they initiate. Ranks named --failed (lost or dead) must be 'incomplete'.
 When the run measured slow network pairs again (points with context
 net_check), a rank may have done more items than the plan lists: the
 re-measures; then items_done == items_total >= the task count."""
@@ -58,8 +58,8 @@ def main(argv):
         if (g["node"], g["index"]) != (w["node"], w["index"]):
             errors.append("rank %d is %s/%d, expected %s/%d" % (r, g["node"], g["index"], w["node"], w["index"]))
         if r in failed:
-            if g["status"] != "failed" or not g["status_reason"]:
-                errors.append("rank %d: status %s, expected failed with a reason" % (r, g["status"]))
+            if g["status"] != "incomplete" or not g["status_reason"]:
+                errors.append("rank %d: status %s, expected incomplete with a reason" % (r, g["status"]))
             continue
         if g["status"] != "ok":
             errors.append("rank %d: status %s (%s)" % (r, g["status"], g["status_reason"]))

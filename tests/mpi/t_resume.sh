@@ -9,18 +9,22 @@ plan=$ROOT/tests/mpi/resume.cfg
 out=$TMP/out
 run() { $MPIRUN -np 4 "$GC" run "$plan" --backend sim --progress=off "$@" 2>&1; }
 run -o "$out" > "$TMP/run0.log" || { cat "$TMP/run0.log"; die "first run"; }
-grep -q 'GPUs: 0 ok, 4 partial' "$TMP/run0.log" || { cat "$TMP/run0.log"; die "first run should leave every GPU partial"; }
+grep -q 'GPUs measured: 0 in full, 4 partly' "$TMP/run0.log" || { cat "$TMP/run0.log"; die "first run should leave every GPU partial"; }
 prev=-1
 for i in 1 2 3 4; do
     run --resume "$out" > "$TMP/run$i.log" || { cat "$TMP/run$i.log"; die "resume $i"; }
+    # not whole yet: it says what is missing and why
+    grep -q 'GPUs measured: 4 in full' "$TMP/run$i.log" ||
+        grep -q 'the resumed run is still not whole: .* items failed' "$TMP/run$i.log" ||
+        { cat "$TMP/run$i.log"; die "resume $i: not whole, and not said why"; }
     line=$(grep 'resuming' "$TMP/run$i.log") || { cat "$TMP/run$i.log"; die "resume $i: no 'resuming' line"; }
     echo "$line"
     done_now=$(echo "$line" | sed 's/.*: \([0-9]*\) of 36 .*/\1/')
     [ "$done_now" -gt "$prev" ] || die "resume $i made no progress ($done_now after $prev)"
     prev=$done_now
-    grep -q 'GPUs: 4 ok' "$TMP/run$i.log" && break
+    grep -q 'GPUs measured: 4 in full' "$TMP/run$i.log" && break
 done
-grep -q 'GPUs: 4 ok' "$TMP/run$i.log" || die "still not whole after $i resumes"
+grep -q 'GPUs measured: 4 in full' "$TMP/run$i.log" || die "still not whole after $i resumes"
 $VALIDATE "$out" > /dev/null || { $VALIDATE "$out"; die "schema"; }
 "$GC" plan "$plan" --ranks 4 --nodes 2 > "$TMP/plan.txt" || die "plan listing"
 /usr/bin/python3 "$ROOT/tests/mpi/check.py" "$out" "$TMP/plan.txt" || die "resumed catalogue"

@@ -3,7 +3,8 @@
 # ranks end the work item they are in (item 3 of every GPU, made 6 s long
 # by the plan), rank 0 gathers what they have, writes a partial catalogue,
 # says so, and the job ends with exit 1 in bounded time; nothing is left
-# half-written. Once with every rank signalled (as Slurm does), once with
+# half-written; the unfinished GPUs are "incomplete" and check exits 3
+# (could not judge) and drains nothing. Once with every rank signalled (as Slurm does), once with
 # one rank only (it tells rank 0). Then `merge` interrupted by SIGTERM at
 # many moments: it leaves no temporary behind.
 . "$(dirname "$0")/../lib.sh"
@@ -47,10 +48,19 @@ for g in cat["gpus"]:
     signalled = sys.argv[2] == "all" or (g["node"], g["index"]) == ("n2", 0)
     assert g["items_done"] == 4 if signalled else g["items_done"] >= 4, (g["node"], g["index"], g["items_done"])
     if g["items_done"] < 6:
-        assert g["status"] == "failed" and "stopped after" in g["status_reason"], g["status_reason"]
+        assert g["status"] == "incomplete" and "stopped after" in g["status_reason"], g["status_reason"]
 print("items done per GPU:", [g["items_done"] for g in cat["gpus"]])
 PY
-    echo "$name: exit $rc, $secs s after SIGTERM"
+    # a stopped run is not a bad GPU: check could not judge (3), drains nothing
+    "$GC" check "$out" > "$TMP/$name.check" 2>&1
+    crc=$?
+    cat "$TMP/$name.check"
+    [ $crc = 3 ] || die "$name: check exit $crc, expected 3 (could not judge)"
+    grep -q 'scontrol' "$TMP/$name.check" && die "$name: check drains a node of a stopped run"
+    grep -q '^incomplete ' "$TMP/$name.check" || die "$name: no GPU shown incomplete"
+    grep -Eq '^GPUs .* 0 degraded, 0 failed, [1-9][0-9]* incomplete' "$TMP/$name.check" ||
+        die "$name: check's counts"
+    echo "$name: exit $rc, $secs s after SIGTERM; check exit $crc"
 }
 
 stop_run all all

@@ -74,13 +74,13 @@ import json, sys
 cat = json.load(open(sys.argv[1]))
 g = {(x["node"], x["index"]): x for x in cat["gpus"]}
 assert len(g) == 6, sorted(g)
-assert g[("n2", 1)]["status"] == "failed" and g[("n2", 1)]["items_done"] == 2, g[("n2", 1)]
-print("partial catalogue: 6 GPUs, n2/1 failed:", g[("n2", 1)]["status_reason"])
+assert g[("n2", 1)]["status"] == "incomplete" and g[("n2", 1)]["items_done"] == 2, g[("n2", 1)]
+print("partial catalogue: 6 GPUs, n2/1 incomplete:", g[("n2", 1)]["status_reason"])
 PY
 
 # A rank that segfaults: it reports where, Slurm ends the step (PMIx),
 # census.sbatch builds the catalogue from the shards; the job fails with
-# 1, the dead GPU is failed.
+# 1, the dead GPU is incomplete.
 job=$(submit segv "$TMP/segv" tests/slurm/segv.cfg --progress=off) || die "sbatch"
 sc_wait_job "$job" 120
 cat "$TMP"/segv-"$job".out
@@ -95,8 +95,8 @@ $VALIDATE "$TMP/segv" > /dev/null || { $VALIDATE "$TMP/segv"; die "schema of the
 import json, sys
 cat = json.load(open(sys.argv[1]))
 g = {(x["node"], x["index"]): x for x in cat["gpus"]}
-assert len(g) == 6 and g[("n2", 1)]["status"] == "failed" and g[("n2", 1)]["items_done"] == 2, g[("n2", 1)]
-print("merged catalogue: 6 GPUs, n2/1 failed:", g[("n2", 1)]["status_reason"])
+assert len(g) == 6 and g[("n2", 1)]["status"] == "incomplete" and g[("n2", 1)]["items_done"] == 2, g[("n2", 1)]
+print("merged catalogue: 6 GPUs, n2/1 incomplete:", g[("n2", 1)]["status_reason"])
 PY
 
 # The plan's sim section says one node (as configs/quick.cfg ships): the
