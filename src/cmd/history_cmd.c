@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/args.h"
 #include "util/fsutil.h"
 #include "util/grow.h"
 #include "read/history.h"
@@ -17,16 +18,32 @@ static const char *const MAIN_PARAMS[] = { "hbm_bw_bps", "l2_bw_bps", "l1_latenc
                                            "l2_latency_cycles", "dram_latency_cycles", "launch_ns" };
 #define NMAIN (sizeof MAIN_PARAMS / sizeof *MAIN_PARAMS)
 
+const char gc_history_usage[] =
+    "history add DB OUT|CATALOGUE... [--timeout S] | history show DB [UUID|NODE|NODE/gpuN]\n"
+    "      [--param NAME] | history last DB|CATALOGUE NODE [--max-age S]\n"
+    "        each GPU's runs over time in an SQLite database; check --baseline DB\n"
+    "        judges a run against them (steps and drift)\n"
+    "\n"
+    "  add:   store each run (one transaction each); --timeout: wait S s for a lock\n"
+    "  show:  the GPUs it knows; a GPU's (UUID or NODE/gpuN, as check names it) or a\n"
+    "         node's GPUs' main parameters run by run, with units; --param: one parameter\n"
+    "  last:  the node's last verdict in one line (NHC); --max-age: older is no verdict\n"
+    "exit codes: add: 0 added; 1 database locked, corrupt or foreign (nothing changed);\n"
+    "            2 bad arguments; 3 unreadable catalogue; 4 already there\n"
+    "            show: 0; 1 database error or no such GPU; 2 bad arguments\n"
+    "            last: 0 ok; 1 suspect; 2 degraded or failed, or bad arguments;\n"
+    "            3 no verdict, unreadable or too old\n";
+
 static int usage(void)
 {
-    fprintf(stderr,
-            "usage: gpucensus history add DB OUT|CATALOGUE... [--timeout S]\n"
-            "       gpucensus history show DB [UUID|NODE] [--param NAME]\n"
-            "       gpucensus history last DB|CATALOGUE NODE [--max-age S]\n"
-            "add: exit 0 added, 1 database error (nothing changed: retry), 2 bad arguments,\n"
-            "     3 unreadable catalogue, 4 already in the database\n"
-            "last: exit 0 ok, 1 suspect, 2 degraded or failed, 3 no verdict, unreadable or too old\n");
+    fprintf(stderr, "gpucensus history: add, show or last (gpucensus history --help)\n");
     return GC_HIST_USAGE;
+}
+
+/* The verb's loop: -1 to go on, else the exit code. */
+static int verb_arg(int k)
+{
+    return k == GC_ARG_HELP ? 0 : k == GC_ARG_BAD ? GC_HIST_USAGE : -1;
 }
 
 int gc_history_add_path(const char *db, const char *out, double timeout_s, gc_err *err)
@@ -56,13 +73,6 @@ int gc_history_add_path(const char *db, const char *out, double timeout_s, gc_er
     return code;
 }
 
-static int seconds_arg(const char *s, double *out)
-{
-    char *end;
-    *out = strtod(s, &end);
-    return *end || !(*out > 0 && *out <= 1e9);
-}
-
 /* The exit code of several adds: a database error first, then an unreadable
  * catalogue, then a duplicate. */
 static int worse(int a, int b)
@@ -80,19 +90,22 @@ static int cmd_add(int argc, char **argv)
     int worst = GC_HIST_OK, nout = 0;
     if (!outs)
         return fprintf(stderr, "gpucensus history: out of memory\n"), GC_HIST_DB;
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-            if (seconds_arg(argv[++i], &timeout_s)) {
-                free(outs);
-                return fprintf(stderr, "gpucensus history: --timeout: seconds, > 0\n"), GC_HIST_USAGE;
-            }
-        } else if (argv[i][0] == '-') {
+    static const gc_opt opts[] = { { "--timeout", 1 } };
+    gc_args a;
+    gc_args_init(&a, "gpucensus history add", gc_history_usage, argc, argv, opts, 1);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        int v = verb_arg(k);
+        if (v < 0 && k == 0 && gc_args_seconds(&a, "--timeout", a.value, 1e9, &timeout_s))
+            v = GC_HIST_USAGE;
+        if (v >= 0) {
             free(outs);
-            return fprintf(stderr, "gpucensus history add: unexpected argument '%s'\n", argv[i]), usage();
-        } else if (!db)
-            db = argv[i];
-        else
-            outs[nout++] = argv[i];
+            return v;
+        }
+        if (k == GC_ARG_POS && !db)
+            db = a.value;
+        else if (k == GC_ARG_POS)
+            outs[nout++] = a.value;
+    }
     if (!db || !nout) {
         free(outs);
         return usage();
@@ -189,17 +202,22 @@ static int show_gpu(gc_history *h, const gc_hgpu *g, const char *const *params, 
 static int cmd_show(int argc, char **argv)
 {
     const char *db = NULL, *who = NULL, *param = NULL;
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--param") && i + 1 < argc)
-            param = argv[++i];
-        else if (argv[i][0] == '-')
-            return fprintf(stderr, "gpucensus history show: unexpected argument '%s'\n", argv[i]), usage();
+    static const gc_opt opts[] = { { "--param", 1 } };
+    gc_args a;
+    gc_args_init(&a, "gpucensus history show", gc_history_usage, argc, argv, opts, 1);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        int v = verb_arg(k);
+        if (v >= 0)
+            return v;
+        if (k == 0)
+            param = a.value;
         else if (!db)
-            db = argv[i];
+            db = a.value;
         else if (!who)
-            who = argv[i];
+            who = a.value;
         else
-            return fprintf(stderr, "gpucensus history show: unexpected argument '%s'\n", argv[i]), usage();
+            return gc_args_unexpected(&a, a.value);
+    }
     if (!db)
         return usage();
     gc_history *h;
@@ -235,18 +253,27 @@ static int cmd_last(int argc, char **argv)
 {
     const char *src = NULL, *node = NULL;
     double max_age_s = 0;
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--max-age") && i + 1 < argc) {
-            if (seconds_arg(argv[++i], &max_age_s))
-                return fprintf(stderr, "gpucensus history: --max-age: seconds, > 0\n"), 3;
-        } else if (argv[i][0] == '-' || (src && node))
-            return fprintf(stderr, "gpucensus history last: unexpected argument '%s'\n", argv[i]), usage(), 3;
-        else if (!src)
-            src = argv[i];
+    static const gc_opt opts[] = { { "--max-age", 1 } };
+    gc_args a;
+    gc_args_init(&a, "gpucensus history last", gc_history_usage, argc, argv, opts, 1);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        int v = verb_arg(k);
+        if (v < 0 && k == 0 && gc_args_seconds(&a, "--max-age", a.value, 1e9, &max_age_s))
+            v = GC_HIST_USAGE;
+        if (v >= 0)
+            return v;
+        if (k == 0)
+            continue;
+        if (src && node)
+            return gc_args_unexpected(&a, a.value);
+        if (!src)
+            src = a.value;
         else
-            node = argv[i];
+            node = a.value;
+    }
     if (!src || !node)
-        return usage(), 3;
+        return fprintf(stderr, "gpucensus history last: DB|CATALOGUE and NODE (gpucensus history "
+                               "--help)\n"), GC_HIST_USAGE;
     gc_hnode v;
     gc_err e = { 0 };
     int rc;
@@ -296,6 +323,8 @@ int gc_history_main(int argc, char **argv)
 {
     if (argc < 1)
         return usage();
+    if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))
+        return gc_args_print_usage(stdout, gc_history_usage, 0), 0;
     if (!strcmp(argv[0], "add"))
         return cmd_add(argc - 1, argv + 1);
     if (!strcmp(argv[0], "show"))

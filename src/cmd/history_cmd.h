@@ -10,8 +10,8 @@
  *       one, run by run
  *   history last DB|CATALOGUE NODE [--max-age S]
  *       the node's last verdict in one line (for NHC, nhc/gpucensus.nhc):
- *       exit 0 ok, 1 suspect, 2 degraded or failed, 3 none, unreadable,
- *       or older than S seconds */
+ *       exit 0 ok, 1 suspect, 2 degraded or failed (and bad arguments, as
+ *       everywhere), 3 none, unreadable, or older than S seconds */
 #ifndef GC_HISTORY_CMD_H
 #define GC_HISTORY_CMD_H
 
@@ -20,6 +20,7 @@
 enum { GC_HIST_OK = 0, GC_HIST_DB = 1, GC_HIST_USAGE = 2, GC_HIST_CATALOGUE = 3, GC_HIST_DUP = 4 };
 
 int gc_history_main(int argc, char **argv);
+extern const char gc_history_usage[];
 /* Adds the catalogue of out (a run's directory or its catalogue.json) to
  * the database db (created if needed). Returns a GC_HIST_* exit code and
  * the message in err. */

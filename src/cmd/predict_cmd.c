@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "read/catread_models.h"
+#include "util/args.h"
 #include "util/fsutil.h"
 #include "util/jsonw.h"
 #include "census/kdesc.h"
@@ -371,39 +372,55 @@ static void json_bytes(gc_jw *w, const gc_cat_models *cat, const char *path, dou
 
 /* ---- main -------------------------------------------------------------------------- */
 
-static int usage(void)
-{
-    fprintf(stderr, "usage: gpucensus predict CATALOGUE KERNEL.cfg [--json]\n"
-                    "       gpucensus predict CATALOGUE --bytes N [--json]\n");
-    return 2;
-}
+const char gc_predict_usage[] =
+    "predict CATALOGUE|OUT KERNEL.cfg [--json] | predict CATALOGUE|OUT --bytes N [--json]\n"
+    "        a kernel's time on every GPU of a catalogue with both models (MWP-CWP,\n"
+    "        Little's law), or a transfer's time on every link\n"
+    "\n"
+    "  KERNEL.cfg:  a kernel description (docs/kernel-description.md, configs/kernels)\n"
+    "  --bytes:     a transfer of N bytes on every link, from the links' fitted models\n"
+    "  --json:      JSON on stdout instead of the table\n"
+    "  the models' inputs are measured by configs/default.cfg; a catalogue of a plan that\n"
+    "  did not measure them (demo, quick) has none: exit 3, naming the plan that does\n"
+    "exit codes: 0 done; 1 could not write; 2 bad arguments or description;\n"
+    "            3 unreadable catalogue, or one without the models' inputs\n";
+
+enum { PR_JSON, PR_BYTES };
+static const gc_opt predict_opts[] = { [PR_JSON] = { "--json", 0 }, [PR_BYTES] = { "--bytes", 1 } };
 
 int gc_predict_main(int argc, char **argv)
 {
     const char *cat_path = NULL, *kpath = NULL;
     int json = 0, have_bytes = 0;
     double bytes = 0;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
+    gc_args a;
+    gc_args_init(&a, "gpucensus predict", gc_predict_usage, argc, argv, predict_opts,
+                 sizeof predict_opts / sizeof *predict_opts);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        if (k == GC_ARG_HELP)
+            return 0;
+        if (k == GC_ARG_BAD)
+            return GC_EXIT_USAGE;
+        if (k == PR_JSON) {
             json = 1;
-        } else if (strcmp(argv[i], "--bytes") == 0 && i + 1 < argc) {
+        } else if (k == PR_BYTES) {
             char *end;
             errno = 0;
-            bytes = strtod(argv[++i], &end);
-            if (*end || errno || !(bytes >= 0 && bytes <= 1e15))
+            bytes = strtod(a.value, &end);
+            if (!*a.value || *end || errno || !(bytes >= 0 && bytes <= 1e15))
                 return fprintf(stderr, "gpucensus predict: --bytes: a size in bytes, 0..1e15\n"), 2;
             have_bytes = 1;
-        } else if (argv[i][0] != '-' && !cat_path) {
-            cat_path = argv[i];
-        } else if (argv[i][0] != '-' && !kpath) {
-            kpath = argv[i];
+        } else if (!cat_path) {
+            cat_path = a.value;
+        } else if (!kpath) {
+            kpath = a.value;
         } else {
-            fprintf(stderr, "gpucensus predict: unexpected argument '%s'\n", argv[i]);
-            return usage();
+            return gc_args_unexpected(&a, a.value);
         }
     }
     if (!cat_path || (!kpath) == !have_bytes)
-        return usage();
+        return fprintf(stderr, "gpucensus predict: CATALOGUE and KERNEL.cfg or --bytes N, one of them "
+                               "(gpucensus predict --help)\n"), GC_EXIT_USAGE;
     char path[4200];
     gc_catalogue_path(cat_path, path, sizeof path);
     cat_path = path;
