@@ -115,8 +115,7 @@ static int run_args(int argc, char **argv, gc_run_opts *o)
         }
     }
     if (!o->plan_path)
-        return fprintf(stderr, "gpucensus run: which plan? (e.g. configs/quick.cfg; gpucensus list)\n"),
-               GC_EXIT_USAGE;
+        return gc_args_missing(&a, "which plan? (e.g. configs/quick.cfg; gpucensus list)");
     return -1;
 }
 

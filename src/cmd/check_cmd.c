@@ -184,6 +184,19 @@ static const gc_opt check_opts[] = {
     [CK_TABLE] = { "--table", 0 },       [CK_PROM] = { "--prometheus", 1 },
 };
 
+/* The per-GPU table (check_table.c), its GPUs' benchmarks and links read
+ * from the catalogue if not read already; one that lacks them (a minimal
+ * catalogue) gets a line instead. */
+static void check_table_of(FILE *f, const gc_detect *d, gc_hcat *hc, int have_hc, const char *path)
+{
+    gc_err e = { 0 };
+    if (!have_hc && gc_catread_hist(path, hc, &e)) {
+        fprintf(f, "\n(no per-GPU table: %s)\n", T(e.msg));
+        return;
+    }
+    gc_check_table(f, d, hc);
+}
+
 int gc_check_main(int argc, char **argv)
 {
     const char *cat = NULL, *base_path = NULL, *rules_path = NULL, *prom_path = NULL;
@@ -207,8 +220,7 @@ int gc_check_main(int argc, char **argv)
         }
     }
     if (!cat)
-        return fprintf(stderr, "gpucensus check: which catalogue? (gpucensus check --help)\n"),
-               GC_EXIT_USAGE;
+        return gc_args_missing(&a, "which catalogue?");
     char path[4200];
     gc_catalogue_path(cat, path, sizeof path);
     gc_rules rules;
@@ -223,7 +235,8 @@ int gc_check_main(int argc, char **argv)
     /* the history database and the metrics need the run, parameters and links */
     gc_hcat hc = { 0 };
     int history = base_path && gc_history_is_db(base_path);
-    if (!rc && (history || prom_path))
+    int have_hc = !rc && (history || prom_path);
+    if (have_hc)
         rc = gc_catread_hist(path, &hc, &e);
     if (!rc && base_path)
         rc = history ? gc_history_baseline_path(base_path, &hc, &rules, &base, &hnote, &e)
@@ -255,9 +268,9 @@ int gc_check_main(int argc, char **argv)
         rc = gc_detect_finish(d, &e);
     if (!rc && prom_path)
         rc = gc_prom_write(prom_path, &hc, d, &e);
-    gc_hcat_free(&hc);
     if (rc) {
         fprintf(stderr, "gpucensus check: %s\n", e.msg);
+        gc_hcat_free(&hc);
         gc_detect_free(d);
         gc_baseline_free(base);
         free(hnote);
@@ -265,14 +278,12 @@ int gc_check_main(int argc, char **argv)
     }
     int code = gc_check_exit_code(d);
     if (json) {
-        char *t = gc_detect_json(d, 0);
-        if (!t) {
-            fprintf(stderr, "gpucensus check: out of memory\n");
+        if (gc_check_json(stdout, d, path, &info, code, &e)) {
+            fprintf(stderr, "gpucensus check: %s\n", e.msg);
             code = GC_CHECK_ERROR;
-        } else {
-            printf("%s\n", t);
-            free(t);
         }
+    } else if (table_only) {
+        check_table_of(stdout, d, &hc, have_hc, path);
     } else {
         printf("gpucensus check %s: %zu GPUs, %zu links (backend %s, plan %s, started %s)\n"
                "rules: %s; baseline: %s\n%s%s%s\n",
@@ -282,9 +293,11 @@ int gc_check_main(int argc, char **argv)
                base ? gc_baseline_source(base) : "none (peers and limits)", hnote ? "history: " : "",
                hnote ? hnote : "", hnote ? "\n" : "");
         gc_check_print(stdout, d);
+        check_table_of(stdout, d, &hc, have_hc, path);
         static const char *const what[3] = { "all ok", "suspects or inconclusive only", "degraded or failed" };
         printf("\nexit %d: %s\n", code, what[code]);
     }
+    gc_hcat_free(&hc);
     gc_detect_free(d);
     gc_baseline_free(base);
     free(hnote);

@@ -108,7 +108,7 @@ static int cmd_add(int argc, char **argv)
     }
     if (!db || !nout) {
         free(outs);
-        return usage();
+        return gc_args_missing(&a, "DB and at least one OUT|CATALOGUE");
     }
     for (int i = 0; i < nout; i++) {
         gc_err e = { 0 };
@@ -219,7 +219,7 @@ static int cmd_show(int argc, char **argv)
             return gc_args_unexpected(&a, a.value);
     }
     if (!db)
-        return usage();
+        return gc_args_missing(&a, "which database?");
     gc_history *h;
     gc_err e = { 0 };
     gc_hgpu *g = NULL;
@@ -272,8 +272,7 @@ static int cmd_last(int argc, char **argv)
             node = a.value;
     }
     if (!src || !node)
-        return fprintf(stderr, "gpucensus history last: DB|CATALOGUE and NODE (gpucensus history "
-                               "--help)\n"), GC_HIST_USAGE;
+        return gc_args_missing(&a, "DB|CATALOGUE and NODE");
     gc_hnode v;
     gc_err e = { 0 };
     int rc;

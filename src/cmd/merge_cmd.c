@@ -36,7 +36,7 @@ int gc_merge_main(int argc, char **argv)
             return gc_args_unexpected(&a, a.value);
     }
     if (!dir || !out)
-        return fprintf(stderr, "gpucensus merge: SHARDS_DIR and -o OUT (gpucensus merge --help)\n"), 2;
+        return gc_args_missing(&a, "SHARDS_DIR and -o OUT");
     if (!*out)
         return fprintf(stderr, "gpucensus merge: -o: the output directory is empty\n"), 2;
     gc_run_meta run;

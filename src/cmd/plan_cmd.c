@@ -76,7 +76,7 @@ int gc_plan_main(int argc, char **argv)
             return GC_EXIT_USAGE;
     }
     if (!path)
-        return fprintf(stderr, "gpucensus plan: which plan? (gpucensus list)\n"), GC_EXIT_USAGE;
+        return gc_args_missing(&a, "which plan? (gpucensus list)");
     gc_plan p;
     gc_err e = { 0 };
     if (gc_plan_load(path, &p, &e))

@@ -419,8 +419,7 @@ int gc_predict_main(int argc, char **argv)
         }
     }
     if (!cat_path || (!kpath) == !have_bytes)
-        return fprintf(stderr, "gpucensus predict: CATALOGUE and KERNEL.cfg or --bytes N, one of them "
-                               "(gpucensus predict --help)\n"), GC_EXIT_USAGE;
+        return gc_args_missing(&a, "CATALOGUE and either KERNEL.cfg or --bytes N");
     char path[4200];
     gc_catalogue_path(cat_path, path, sizeof path);
     cat_path = path;

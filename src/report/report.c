@@ -205,9 +205,7 @@ int gc_report_main(int argc, char **argv)
     }
     if (!cat || (history && !out) || (nasked && !out)) {
         free(asked);
-        fprintf(stderr, "gpucensus report: %s (gpucensus report --help)\n",
-                !cat ? "which catalogue?" : "--history and --node need -o PAGE.html");
-        return GC_EXIT_USAGE;
+        return gc_args_missing(&a, !cat ? "which catalogue?" : "--history and --node need -o PAGE.html");
     }
     rp_cat c;
     gc_err e = { 0 };

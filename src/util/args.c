@@ -81,6 +81,15 @@ void gc_args_print_usage(FILE *f, const char *usage, int synopsis_only)
     fprintf(f, "  %.*s", (int)n, usage);
 }
 
+int gc_args_missing(const gc_args *a, const char *what)
+{
+    fprintf(stderr, "%s: %s\n", a->cmd, what);
+    const char *u = a->usage, *end = u ? strstr(u, "\n\n") : NULL;
+    if (u)
+        fprintf(stderr, "usage: gpucensus %.*s(%s --help)\n", (int)(end ? end - u + 1 : (long)strlen(u)), u, a->cmd);
+    return GC_EXIT_USAGE;
+}
+
 int gc_args_unexpected(const gc_args *a, const char *arg)
 {
     fprintf(stderr, "%s: unexpected argument '%s' (%s --help)\n", a->cmd, arg, a->cmd);

@@ -47,6 +47,9 @@ int gc_args_next(gc_args *a);
 /* "usage: gpucensus " and the whole usage; synopsis_only: up to its
  * first blank line, indented, without "usage: gpucensus ". */
 void gc_args_print_usage(FILE *f, const char *usage, int synopsis_only);
+/* A required argument missing: "CMD: what" and the synopsis on stderr;
+ * returns GC_EXIT_USAGE. */
+int gc_args_missing(const gc_args *a, const char *what);
 /* "gpucensus X: unexpected argument 'A'" on stderr; returns GC_EXIT_USAGE. */
 int gc_args_unexpected(const gc_args *a, const char *arg);
 /* Integer and seconds values: 0 when valid and within [lo, hi], else the

@@ -36,10 +36,10 @@ PY
 $VALIDATE "$TMP/v2" > /dev/null || { $VALIDATE "$TMP/v2"; die "the 2.0 copy: schema"; }
 for a in "" "--rules $ROOT/configs/rules.cfg"; do
     # shellcheck disable=SC2086
-    "$GC" check "$out" $a --json > "$TMP/c3.json"
+    "$GC" check "$out" $a --json | grep -v '"catalogue"' > "$TMP/c3.json"
     r3=$?
     # shellcheck disable=SC2086
-    "$GC" check "$TMP/v2" $a --json > "$TMP/c2.json"
+    "$GC" check "$TMP/v2" $a --json | grep -v '"catalogue"' > "$TMP/c2.json"
     [ $? = $r3 ] && [ $r3 -le 2 ] || die "check $a: exit $r3 (3.0), other on 2.0"
     cmp -s "$TMP/c3.json" "$TMP/c2.json" || die "check $a: verdicts of 3.0 and of its 2.0 copy differ"
 done

@@ -129,7 +129,7 @@ grep -q "baseline: $DB (each GPU's last 10 good runs of plan ops-test)" "$TMP/hi
 $PY - "$TMP/peers.json" "$TMP/hist.json" <<'PY' || die "verdicts against the history"
 import json, sys
 def gpus(p):
-    return {v["subject"]: v for v in json.load(open(p)) if v["type"] == "gpu"}
+    return {v["subject"]: v for v in json.load(open(p))["verdicts"] if v["type"] == "gpu"}
 peers, hist = gpus(sys.argv[1]), gpus(sys.argv[2])
 assert len(hist) == 4, sorted(hist)
 for s, v in peers.items():
