@@ -15,6 +15,7 @@
 
 #include "read/catread_models.h"
 #include "util/args.h"
+#include "util/datadir.h"
 #include "util/fsutil.h"
 #include "util/jsonw.h"
 #include "census/kdesc.h"
@@ -372,6 +373,36 @@ static void json_bytes(gc_jw *w, const gc_cat_models *cat, const char *path, dou
 
 /* ---- main -------------------------------------------------------------------------- */
 
+/* Whether any GPU (a kernel: p) or any link (a transfer: p NULL) has what
+ * its model needs: a catalogue of a plan that measured none has nothing to
+ * predict with. */
+static int predictable(const gc_cat_models *cat, const gpu_pred *p)
+{
+    for (size_t i = 0; p && i < cat->ngpus; i++)
+        if (p[i].ok[GC_M_MWP] || p[i].ok[GC_M_LITTLE])
+            return 1;
+    for (size_t i = 0; !p && i < cat->nlinks; i++)
+        if (has_model(&cat->links[i]))
+            return 1;
+    return 0;
+}
+
+/* Says which plan measures the models' inputs (exit 3: could not). */
+static void no_inputs(const char *path, const gc_cat_models *cat, const gpu_pred *p)
+{
+    char dir[4096], plan[4200] = "configs/default.cfg";
+    if (!gc_configs_dir(dir, sizeof dir))
+        snprintf(plan, sizeof plan, "%s/default.cfg", dir);
+    if (p)
+        fprintf(stderr, "gpucensus predict: %s: none of its %zu GPUs has the models' inputs (%s): "
+                "its plan did not measure them; %s does (gpucensus run %s)\n", path, cat->ngpus,
+                cat->ngpus ? p[0].error[GC_M_LITTLE] : "no GPU", plan, plan);
+    else
+        fprintf(stderr, "gpucensus predict: %s: none of its %zu links has a fitted transfer model "
+                "(its plan measured no sweep of sizes); %s does (gpucensus run %s)\n", path,
+                cat->nlinks, plan, plan);
+}
+
 const char gc_predict_usage[] =
     "predict CATALOGUE|OUT KERNEL.cfg [--json] | predict CATALOGUE|OUT --bytes N [--json]\n"
     "        a kernel's time on every GPU of a catalogue with both models (MWP-CWP,\n"
@@ -441,7 +472,10 @@ int gc_predict_main(int argc, char **argv)
     for (size_t i = 0; kpath && i < cat.ngpus; i++)
         predict_gpu(&cat.gpus[i], &d, &p[i]);
     int rc = 0;
-    if (json) {
+    if (!predictable(&cat, p)) {
+        no_inputs(cat_path, &cat, p);
+        rc = 3;
+    } else if (json) {
         gc_jw w;
         gc_jw_init(&w, stdout, buf, 0);
         if (kpath)
