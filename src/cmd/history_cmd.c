@@ -164,6 +164,20 @@ static int show_gpu(gc_history *h, const gc_hgpu *g, const char *const *params, 
         for (size_t k = 0; k < np; k++)
             printf(" %14.14s", params[k]);
         putchar('\n');
+        /* the units, as the catalogues gave them */
+        printf("%-20s %-12s %-12s %-8s %-8s", "", "", "", "", "");
+        if (np == 1)
+            printf(" %6s", "");
+        for (size_t k = 0; k < np; k++) {
+            const char *u = "";
+            for (size_t i = 0; i < nall && !*u; i++)
+                if (col[i] == (int)k)
+                    u = all[i].unit;
+            char b[32];
+            snprintf(b, sizeof b, "[%.12s]", *u ? u : "?");
+            printf(" %14.14s", b);
+        }
+        putchar('\n');
         /* rows: one per run, in time order (series come oldest first) */
         char done_time[32] = "";
         long long last_t = -1;
@@ -224,11 +238,26 @@ static int cmd_show(int argc, char **argv)
     gc_err e = { 0 };
     gc_hgpu *g = NULL;
     size_t n = 0;
+    /* NODE/gpuN, as check names a GPU: the node's GPUs, then that one */
+    char node[64];
+    int index = -1;
+    const char *sl = who ? strstr(who, "/gpu") : NULL;
+    if (sl && sl > who && (size_t)(sl - who) < sizeof node && sl[4] >= '0' && sl[4] <= '9' &&
+        strspn(sl + 4, "0123456789") == strlen(sl + 4) && strlen(sl + 4) <= 4) {
+        snprintf(node, sizeof node, "%.*s", (int)(sl - who), who);
+        index = atoi(sl + 4);
+    }
     int rc = gc_history_open(db, 0, GC_HISTORY_TIMEOUT_S, &h, &e);
     if (!rc)
-        rc = gc_history_gpus(h, who, &g, &n, &e);
+        rc = gc_history_gpus(h, index >= 0 ? node : who, &g, &n, &e);
+    size_t kept = 0;
+    for (size_t i = 0; !rc && index >= 0 && i < n; i++)
+        if (g[i].index == index)
+            g[kept++] = g[i];
+    if (index >= 0)
+        n = kept;
     if (!rc && who && !n)
-        rc = gc_fail(&e, GC_EINVAL, "%s: no GPU with UUID or node %s", db, who);
+        rc = gc_fail(&e, GC_EINVAL, "%s: no GPU with UUID, node or NODE/gpuN %s", db, who);
     if (!rc && !who && !param) {
         printf("%-44s %-16s %-28s %5s %-20s %s\n", "UUID", "GPU", "NAME", "RUNS", "LAST RUN", "VERDICT");
         for (size_t i = 0; i < n; i++) {
