@@ -50,7 +50,7 @@ static int family_of_reason(const gc_reason *r)
     if (p)
         return family_of_bench(p);
     if (!strncmp(r->metric, "pcie", 4) || !strncmp(r->metric, "h2d", 3) ||
-        !strncmp(r->metric, "d2h", 3) || !strcmp(r->rule, "limit_pcie") || !strncmp(r->metric, "numa", 4))
+        !strncmp(r->metric, "d2h", 3) || !strcmp(r->rule, "limit_pcie") || !strncmp(r->metric, "numa", 4) || !strncmp(r->metric, "host", 4))
         return F_HOST;
     if (!strncmp(r->metric, "nvlink", 6) || !strncmp(r->metric, "p2p", 3))
         return F_P2P;

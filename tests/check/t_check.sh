@@ -33,6 +33,10 @@ grep -q "^suspect   n1/gpu2 .*peers: hbm_" "$TMP/suspect.out" || die "suspect ro
 grep -q "scontrol" "$TMP/suspect.out" && die "a suspect node is not drained"
 
 expect 2 degraded "$TMP/degraded.json"
+# the per-GPU table (as dcgmi diag): the slow host link fails n2/gpu1's host family only
+grep -q "^n2/gpu1  *Pass  *Pass  *Pass  *Pass  *Fail  *Pass  *Pass  *Pass  *Pass  *Pass$" "$TMP/degraded.out" &&
+    [ "$(grep -c "^n[12]/gpu[0-3]  *Pass  *Pass  *Pass  *Pass  *Pass  *Pass  *Pass  *Pass  *Pass  *Pass$" "$TMP/degraded.out")" = 7 ] ||
+    { cat "$TMP/degraded.out"; die "per-GPU table"; }
 grep -q "^degraded  n2/gpu1 .*limit_pcie: pcie_width: PCIe link trained at x8 of x16" "$TMP/degraded.out" ||
     die "degraded row"
 grep -q '^  scontrol update NodeName='"'n2'"' State=DRAIN Reason='"'"'gpucensus: n2/gpu1 degraded: PCIe link trained at x8 of x16' \
