@@ -5,18 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/backend.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
 #include "util/args.h"
 
 const char gc_plan_usage[] =
-    "plan PLAN.cfg [--ranks N] [--nodes M] [--only NAME[,NAME...]]\n"
+    "plan PLAN.cfg [--ranks N] [--nodes M] [--only NAME[,NAME...]] [--backend cuda|sim]\n"
     "        validate a plan; print every rank's work list and the budgets\n"
     "\n"
     "  --ranks:  ranks (GPUs) to schedule for (default 1)\n"
     "  --nodes:  nodes they are spread over (default 1)\n"
     "  --only:   only these benchmarks (names or labels), as `run --only` would measure\n"
-    "  the sim section is checked only by a sim run (gpucensus run --backend sim)\n"
+    "  --backend: sim also checks the sim section (its profile, faults) as a sim run\n"
+    "             would; cuda (default) leaves it alone, as a real run does\n"
     "exit codes: 0 valid; 2 bad plan or arguments\n";
 
 static void print_task(const gc_step_task *t)
@@ -36,9 +38,10 @@ static void print_task(const gc_step_task *t)
     putchar('\n');
 }
 
-enum { PL_RANKS, PL_NODES, PL_ONLY };
+enum { PL_RANKS, PL_NODES, PL_ONLY, PL_BACKEND };
 static const gc_opt plan_opts[] = {
     [PL_RANKS] = { "--ranks", 1 }, [PL_NODES] = { "--nodes", 1 }, [PL_ONLY] = { "--only", 1 },
+    [PL_BACKEND] = { "--backend", 1 },
 };
 
 static void print_rank(void *ctx, int r, const gc_roster_entry *ro, const gc_step_task *tasks,
@@ -56,7 +59,7 @@ static void print_rank(void *ctx, int r, const gc_roster_entry *ro, const gc_ste
 
 int gc_plan_main(int argc, char **argv)
 {
-    const char *path = NULL, *only = NULL;
+    const char *path = NULL, *only = NULL, *backend = "cuda";
     int ranks = 1, nodes = 1;
     gc_args a;
     gc_args_init(&a, "gpucensus plan", gc_plan_usage, argc, argv, plan_opts,
@@ -72,6 +75,10 @@ int gc_plan_main(int argc, char **argv)
             path = a.value;
         else if (k == PL_ONLY)
             only = a.value;
+        else if (k == PL_BACKEND && strcmp(a.value, "cuda") && strcmp(a.value, "sim"))
+            return fprintf(stderr, "gpucensus plan: --backend: cuda or sim\n"), GC_EXIT_USAGE;
+        else if (k == PL_BACKEND)
+            backend = a.value;
         else if (gc_args_int(&a, plan_opts[k].name, a.value, 1, 1 << 16, k == PL_RANKS ? &ranks : &nodes))
             return GC_EXIT_USAGE;
     }
@@ -81,7 +88,8 @@ int gc_plan_main(int argc, char **argv)
     gc_err e = { 0 };
     if (gc_plan_load(path, &p, &e))
         return fprintf(stderr, "gpucensus: %s\n", e.msg), 2;
-    if (only && gc_plan_only_check(&p, only, &e)) {
+    if ((only && gc_plan_only_check(&p, only, &e)) ||
+        (!strcmp(backend, "sim") && gc_sim_plan_check(&p, &e))) {
         gc_plan_free(&p);
         return fprintf(stderr, "gpucensus: %s\n", e.msg), 2;
     }
