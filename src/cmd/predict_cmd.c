@@ -471,9 +471,10 @@ int gc_predict_main(int argc, char **argv)
     }
     for (size_t i = 0; kpath && i < cat.ngpus; i++)
         predict_gpu(&cat.gpus[i], &d, &p[i]);
-    int rc = 0;
-    if (!predictable(&cat, p)) {
+    int rc = 0, none = !predictable(&cat, p);
+    if (none)   /* the JSON still says what each GPU lacks; a table of "-" would not */
         no_inputs(cat_path, &cat, p);
+    if (none && !json) {
         rc = 3;
     } else if (json) {
         gc_jw w;
@@ -483,7 +484,7 @@ int gc_predict_main(int argc, char **argv)
         else
             json_bytes(&w, &cat, cat_path, bytes);
         gc_jw_put(&w, "\n", 1);
-        rc = gc_jw_finish(&w, "stdout", &e) ? 1 : 0;
+        rc = gc_jw_finish(&w, "stdout", &e) ? 1 : none ? 3 : 0;
     } else if (kpath) {
         table_kernel(&cat, cat_path, &d, p);
     } else {
