@@ -197,7 +197,7 @@ def verify(args, d, n, plan, verdicts):
     r = run([gc, "check", os.path.join(m, f"n{n}", "out"), "--json"])
     if r.returncode not in (0, 1, 2):
         raise ToolFailed(f"check: {r.stderr}")
-    if json.loads(r.stdout) != verdicts:
+    if json.loads(r.stdout)["verdicts"] != verdicts:   # check --json: {run, counts, exit_status, verdicts}
         raise ToolFailed(f"{d}: bench_verdicts and merge + check disagree")
     shutil.rmtree(m)
 

@@ -23,7 +23,7 @@
  * the run would have measured again and dropped counts here.
  *
  * Output: DIR/healthy.json and DIR/faulted.json (the verdicts array, as
- * catalogue.json's `verdicts` and `check --json`), and key=value lines:
+ * catalogue.json's `verdicts` and `check --json`'s), and key=value lines:
  * measure_s, analyse_s, detect_s (detect for each census), gpus_measured.
  *
  * Usage: bench_verdicts [-n GPUS] [-g GPUS_PER_NODE] -o DIR HEALTHY.cfg [FAULTED.cfg] */

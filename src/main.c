@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cmd/list_cmd.h"
 #include "cmd/merge_cmd.h"
 #include "cmd/plan_cmd.h"
 #include "cmd/check_cmd.h"
@@ -18,6 +19,7 @@
 #include "cmd/predict_cmd.h"
 #include "report/report.h"
 #include "run/run.h"
+#include "util/args.h"
 #include "util/stop.h"
 #include "util/version.h"
 
@@ -45,48 +47,91 @@ static int launcher_rank(void)
     return -1;
 }
 
+static const char run_usage[] =
+    "run PLAN.cfg [--backend cuda|sim] [-o OUT] [--only NAME[,NAME...]] [--sim-nodes N]\n"
+    "      [--quiet] [--progress text|json|off] [--gather-timeout S] [--resume OUT\n"
+    "      [--resume-reshape]] [--force] [--history DB]\n"
+    "        measure every GPU of the job (one MPI rank per GPU); write OUT/catalogue.json\n"
+    "\n"
+    "  --backend:        cuda (default) or sim (the simulator, configs/sim; never a fallback)\n"
+    "  -o:               the output directory (default: the plan's output, %t a UTC timestamp)\n"
+    "  --only:           only these benchmarks of the plan (names or labels, gpucensus list)\n"
+    "  --sim-nodes:      simulated nodes (sim backend; default the plan's sim.nodes)\n"
+    "  --quiet:          no summary, no progress\n"
+    "  --progress:       on stderr once a second: text (default), json lines, or off\n"
+    "  --gather-timeout: a rank silent S s (default 60) past its item's budget is lost:\n"
+    "                    partial catalogue, exit 1\n"
+    "  --resume:         measure only what OUT's shards lack (refused when the job's GPUs\n"
+    "                    are not the old run's, unless --resume-reshape)\n"
+    "  --force:          replace a run already in OUT (without it, or --resume, an OUT\n"
+    "                    that holds a run is refused: exit 2)\n"
+    "  --history:        add the catalogue to a history database\n"
+    "exit codes: 0 done; 1 a failure during the run (a lost rank, a signal, an MPI error);\n"
+    "            2 bad plan or arguments, or a refused --resume\n";
+
+enum { RUN_BACKEND, RUN_OUT, RUN_ONLY, RUN_SIM_NODES, RUN_QUIET, RUN_PROGRESS, RUN_GATHER,
+       RUN_RESUME, RUN_RESHAPE, RUN_FORCE, RUN_HISTORY };
+static const gc_opt run_opts[] = {
+    [RUN_BACKEND] = { "--backend", 1 },  [RUN_OUT] = { "-o", 1 },
+    [RUN_ONLY] = { "--only", 1 },        [RUN_SIM_NODES] = { "--sim-nodes", 1 },
+    [RUN_QUIET] = { "--quiet", 0 },      [RUN_PROGRESS] = { "--progress", 1 },
+    [RUN_GATHER] = { "--gather-timeout", 1 }, [RUN_RESUME] = { "--resume", 1 },
+    [RUN_RESHAPE] = { "--resume-reshape", 0 }, [RUN_FORCE] = { "--force", 0 },
+    [RUN_HISTORY] = { "--history", 1 },
+};
+
+/* run's arguments into o; -1 to go on, else the exit code. */
+static int run_args(int argc, char **argv, gc_run_opts *o)
+{
+    gc_args a;
+    gc_args_init(&a, "gpucensus run", run_usage, argc, argv, run_opts,
+                 sizeof run_opts / sizeof *run_opts);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        const char *v = a.value;
+        switch (k) {
+        case GC_ARG_HELP: return 0;
+        case GC_ARG_BAD: return GC_EXIT_USAGE;
+        case GC_ARG_POS:
+            if (o->plan_path)
+                return gc_args_unexpected(&a, v);
+            o->plan_path = v;
+            break;
+        case RUN_BACKEND: o->backend = v; break;
+        case RUN_OUT: o->out_dir = v; break;
+        case RUN_ONLY: o->only = v; break;
+        case RUN_SIM_NODES:
+            if (gc_args_int(&a, "--sim-nodes", v, 1, 1 << 20, &o->sim_nodes))
+                return GC_EXIT_USAGE;
+            break;
+        case RUN_QUIET: o->quiet = 1; break;
+        case RUN_PROGRESS:
+            o->progress = !strcmp(v, "off") ? 0 : !strcmp(v, "text") ? 1 : !strcmp(v, "json") ? 2 : -1;
+            if (o->progress < 0)
+                return fprintf(stderr, "gpucensus run: --progress: text, json or off\n"), GC_EXIT_USAGE;
+            break;
+        case RUN_GATHER:
+            if (gc_args_seconds(&a, "--gather-timeout", v, 1e6, &o->gather_timeout_s))
+                return GC_EXIT_USAGE;
+            break;
+        case RUN_RESUME: o->resume = v; break;
+        case RUN_RESHAPE: o->resume_reshape = 1; break;
+        case RUN_FORCE: o->force = 1; break;
+        case RUN_HISTORY: o->history = v; break;
+        }
+    }
+    if (!o->plan_path)
+        return gc_args_missing(&a, "which plan? (e.g. configs/quick.cfg; gpucensus list)");
+    static char installed_plan[4200];   /* a plan of the installation ($GPUCENSUS_HOME) */
+    o->plan_path = gc_config_path(o->plan_path, installed_plan, sizeof installed_plan);
+    return -1;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     gc_run_opts o = { .backend = "cuda", .progress = 1 /* GC_PROGRESS_TEXT */ };
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc)
-            o.backend = argv[++i];
-        else if (strncmp(argv[i], "--backend=", 10) == 0)
-            o.backend = argv[i] + 10;
-        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-            o.out_dir = argv[++i];
-        else if (strcmp(argv[i], "--sim-nodes") == 0 && i + 1 < argc) {
-            if (arg_int(argv[++i], 1, 1 << 20, &o.sim_nodes))
-                return fprintf(stderr, "gpucensus: --sim-nodes: a positive integer\n"), 2;
-        } else if (strcmp(argv[i], "--quiet") == 0)
-            o.quiet = 1;
-        else if (strncmp(argv[i], "--progress=", 11) == 0) {
-            const char *m = argv[i] + 11;
-            o.progress = !strcmp(m, "off") ? 0 : !strcmp(m, "text") ? 1 : !strcmp(m, "json") ? 2 : -1;
-            if (o.progress < 0)
-                return fprintf(stderr, "gpucensus: --progress: text, json or off\n"), 2;
-        } else if (strcmp(argv[i], "--gather-timeout") == 0 && i + 1 < argc) {
-            char *end;
-            o.gather_timeout_s = strtod(argv[++i], &end);
-            if (*end || !(o.gather_timeout_s > 0 && o.gather_timeout_s <= 1e6))
-                return fprintf(stderr, "gpucensus: --gather-timeout: seconds, > 0\n"), 2;
-        } else if (strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
-            o.resume = argv[++i];
-        else if (strcmp(argv[i], "--resume-reshape") == 0)
-            o.resume_reshape = 1;
-        else if (strcmp(argv[i], "--force") == 0)
-            o.force = 1;
-        else if (strcmp(argv[i], "--history") == 0 && i + 1 < argc)
-            o.history = argv[++i];
-        else if (argv[i][0] != '-' && !o.plan_path)
-            o.plan_path = argv[i];
-        else
-            return fprintf(stderr, "gpucensus run: unexpected argument '%s'\n", argv[i]), 2;
-    }
-    if (!o.plan_path)
-        return fprintf(stderr, "gpucensus run: which plan? (e.g. configs/quick.cfg)\n"), 2;
-    static char installed_plan[4200];   /* a plan of the installation ($GPUCENSUS_HOME) */
-    o.plan_path = gc_config_path(o.plan_path, installed_plan, sizeof installed_plan);
+    int arc = run_args(argc, argv, &o);
+    if (arc >= 0)
+        return arc;
     /* Ours before MPI_Init, so that Open MPI keeps it (it installs its own
      * only where none is set) and a crash inside MPI_Init is reported too;
      * again after it, in case a library took a signal over. */
@@ -111,9 +156,27 @@ static int cmd_run(int argc, char **argv)
     return rc;
 }
 
+/* A command without options: -h/--help, else nothing. */
+static int no_args(const char *cmd, const char *use, int argc, char **argv)
+{
+    gc_args a;
+    gc_args_init(&a, cmd, use, argc, argv, NULL, 0);
+    int k = gc_args_next(&a);
+    return k == GC_ARG_END ? -1 : k == GC_ARG_HELP ? 0 : k == GC_ARG_POS ? gc_args_unexpected(&a, a.value)
+                                                                      : GC_EXIT_USAGE;
+}
+
+static const char gpus_usage[] =
+    "gpus\n"
+    "        print the number of GPUs this process can see\n"
+    "\n"
+    "exit codes: 0; 1 cannot count them; 2 bad arguments\n";
+
 static int cmd_gpus(int argc, char **argv)
 {
-    (void)argc, (void)argv;
+    int arc = no_args("gpucensus gpus", gpus_usage, argc, argv);
+    if (arc >= 0)
+        return arc;
     int n = 0;
     char err[256] = "";
     if (gck_device_count(&n, err, sizeof err)) {
@@ -124,15 +187,23 @@ static int cmd_gpus(int argc, char **argv)
     return 0;
 }
 
+static const char version_usage[] =
+    "version\n"
+    "        the version and commit of this build\n"
+    "\n"
+    "exit codes: 0; 2 bad arguments\n";
+
 static int cmd_version(int argc, char **argv)
 {
-    (void)argc, (void)argv;
+    int arc = no_args("gpucensus version", version_usage, argc, argv);
+    if (arc >= 0)
+        return arc;
     printf("gpucensus %s (%s)\n", GC_VERSION, GC_GIT_COMMIT);
     return 0;
 }
 
-/* The commands: name, what runs it (argv after the name), and the lines of
- * the top-level usage (its synopsis, then what it does). */
+/* The commands: name, what runs it (argv after the name), and its usage
+ * (util/args.h: the synopsis that `gpucensus help` lists, then details). */
 typedef struct command {
     const char *name;
     int (*main)(int argc, char **argv);
@@ -140,50 +211,30 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    { "run", cmd_run,
-      "  run PLAN.cfg [--backend cuda|sim] [-o OUT] [--sim-nodes N] [--quiet]\n"
-      "      [--progress=text|json|off] [--gather-timeout S] [--resume OUT [--resume-reshape]]\n"
-      "      [--force] [--history DB]\n"
-      "        measure every GPU of the job (one MPI rank per GPU); writes OUT/catalogue.json;\n"
-      "        progress on stderr once a second; a rank silent S s (default 60) past its\n"
-      "        item's budget is lost: partial catalogue, exit 1; --resume measures only\n"
-      "        what OUT's shards lack (refused when the job's GPUs are not the old run's,\n"
-      "        unless --resume-reshape); an OUT that holds a run is refused (exit 2) unless\n"
-      "        --resume or --force (replace it); --history adds the catalogue to a history database\n" },
-    { "plan", gc_plan_main,
-      "  plan PLAN.cfg [--ranks N] [--nodes M]\n"
-      "        validate a plan and print the work list of every rank\n" },
-    { "merge", gc_merge_main,
-      "  merge SHARDS_DIR -o OUT\n"
-      "        rebuild OUT/catalogue.json and OUT/nodes/ from the shards alone\n" },
-    { "check", gc_check_main,
-      "  check CATALOGUE [--baseline B] [--rules R.cfg] [--json]\n"
-      "        verdicts per GPU, link and node; exit 0 ok, 1 suspects, 2 degraded, 3 could not judge\n" },
-    { "report", gc_report_main,
-      "  report CATALOGUE [-o REPORT.html [--history DB]]\n"
-      "        a table per node (latencies, HBM, host links, P2P, verdict), or one\n"
-      "        self-contained HTML page with the plots; exit 3: unreadable catalogue\n" },
-    { "predict", gc_predict_main,
-      "  predict CATALOGUE KERNEL.cfg [--json] | predict CATALOGUE --bytes N [--json]\n"
-      "        a kernel's time on every GPU of a catalogue with both models (MWP-CWP,\n"
-      "        Little's law), or a transfer's time on every link; exit 3: unreadable catalogue\n" },
-    { "history", gc_history_main,
-      "  history add DB OUT... | history show DB [UUID|NODE] [--param NAME] |\n"
-      "  history last DB|CATALOGUE NODE [--max-age S]\n"
-      "        each GPU's runs over time in an SQLite database; check --baseline DB\n"
-      "        judges a run against them (steps and drift)\n" },
-    { "gpus", cmd_gpus, "  gpus  print the number of GPUs this process can see\n" },
-    { "version", cmd_version, "  version\n" },
+    { "run", cmd_run, run_usage },
+    { "plan", gc_plan_main, gc_plan_usage },
+    { "list", gc_list_main, gc_list_usage },
+    { "merge", gc_merge_main, gc_merge_usage },
+    { "check", gc_check_main, gc_check_usage },
+    { "report", gc_report_main, gc_report_usage },
+    { "predict", gc_predict_main, gc_predict_usage },
+    { "history", gc_history_main, gc_history_usage },
+    { "gpus", cmd_gpus, gpus_usage },
+    { "version", cmd_version, version_usage },
     { "--version", cmd_version, NULL },
 };
 
 static void usage(FILE *f)
 {
-    fputs("usage: gpucensus COMMAND [ARGS]\n", f);
+    fputs("usage: gpucensus COMMAND [ARGS]   (gpucensus COMMAND --help: its options in full)\n", f);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (commands[i].usage)
-            fputs(commands[i].usage, f);
-    fputs("exit codes: 0 done, 1 failure, 2 bad plan or arguments\n", f);
+            gc_args_print_usage(f, commands[i].usage, 1);
+    fputs("  help, -h, --help\n"
+          "        this text\n"
+          "options take `--opt V` or `--opt=V`; -h/--help works on every command\n"
+          "exit codes: 0 done, 1 failure, 2 bad plan or arguments; check, history last,\n"
+          "report, predict: 3 could not judge or read (each command's --help)\n", f);
 }
 
 int main(int argc, char **argv)
@@ -206,6 +257,11 @@ int main(int argc, char **argv)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].main(argc - 2, argv + 2);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        for (size_t i = 0; argc > 2 && i < sizeof commands / sizeof *commands; i++)
+            if (commands[i].usage && strcmp(argv[2], commands[i].name) == 0) {
+                gc_args_print_usage(stdout, commands[i].usage, 0);
+                return 0;
+            }
         usage(stdout);
         return 0;
     }

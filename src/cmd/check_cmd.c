@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "read/catread.h"
+#include "util/args.h"
 #include "util/fsutil.h"
 #include "read/history.h"
 #include "cmd/prom.h"
@@ -170,44 +171,68 @@ void gc_check_print(FILE *f, const gc_detect *d)
     }
 }
 
-static int usage(void)
+const char gc_check_usage[] =
+    "check CATALOGUE|OUT [--baseline B.json|DIR|DB] [--rules R.cfg] [--json] [--table]\n"
+    "      [--prometheus FILE.prom]\n"
+    "        verdicts per GPU, link and node; drain lines for the degraded nodes\n"
+    "\n"
+    "  --baseline:   an earlier catalogue, a reference file, or a directory of them\n"
+    "                (configs/baselines: one per SKU), or a history database (each\n"
+    "                GPU against its own last good runs: steps and drift)\n"
+    "  --rules:      judge again with these rules (configs/rules.cfg)\n"
+    "  --json:       one JSON object on stdout: {run, counts, exit_status, verdicts}\n"
+    "  --table:      only the per-GPU table of benchmark families (pass, warn, fail, skip)\n"
+    "  --prometheus: the verdicts and main parameters for node_exporter's textfile collector\n"
+    "  without --baseline or --rules, a catalogue of schema 2 gives the run's own verdicts\n"
+    "  (nothing judged again, no node file opened); with either, every GPU is judged again,\n"
+    "  its points read from OUT/nodes/<node>.json\n"
+    "exit codes: 0 all ok; 1 suspects or inconclusive only; 2 degraded or failed;\n"
+    "            3 could not judge (an unreadable catalogue, or GPUs incomplete: the run\n"
+    "            stopped early); 2 bad arguments\n";
+
+enum { CK_BASELINE, CK_RULES, CK_JSON, CK_TABLE, CK_PROM };
+static const gc_opt check_opts[] = {
+    [CK_BASELINE] = { "--baseline", 1 }, [CK_RULES] = { "--rules", 1 }, [CK_JSON] = { "--json", 0 },
+    [CK_TABLE] = { "--table", 0 },       [CK_PROM] = { "--prometheus", 1 },
+};
+
+/* The per-GPU table (check_table.c), its GPUs' benchmarks and links read
+ * from the catalogue if not read already; one that lacks them (a minimal
+ * catalogue) gets a line instead. */
+static void check_table_of(FILE *f, const gc_detect *d, gc_hcat *hc, int have_hc, const char *path)
 {
-    fprintf(stderr, "usage: gpucensus check CATALOGUE|OUT_DIR [--baseline B.json|DIR|DB] [--rules R.cfg] [--json]\n"
-                    "                       [--prometheus FILE.prom]\n"
-                    "  --baseline: an earlier catalogue, a reference file, or a directory of them\n"
-                    "              (configs/baselines: one per SKU), or a history database (each\n"
-                    "              GPU against its own last good runs: steps and drift)\n"
-                    "  --prometheus: the verdicts and main parameters for node_exporter's textfile collector\n"
-                    "  without --baseline or --rules, a catalogue of schema 2 gives the run's own verdicts\n"
-                    "  (nothing judged again, no node file opened); with either, every GPU is judged again,\n"
-                    "  its points read from OUT/nodes/<node>.json\n"
-                    "exit codes: 0 all ok, 1 suspects only, 2 degraded or failed, 3 could not judge\n"
-                    "  (bad arguments, an unreadable catalogue, or GPUs incomplete: the run stopped early)\n");
-    return GC_CHECK_ERROR;
+    gc_err e = { 0 };
+    if (!have_hc && gc_catread_hist(path, hc, &e)) {
+        fprintf(f, "\n(no per-GPU table: %s)\n", T(e.msg));
+        return;
+    }
+    gc_check_table(f, d, hc);
 }
 
 int gc_check_main(int argc, char **argv)
 {
     const char *cat = NULL, *base_path = NULL, *rules_path = NULL, *prom_path = NULL;
-    int json = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--baseline") && i + 1 < argc)
-            base_path = argv[++i];
-        else if (!strcmp(argv[i], "--rules") && i + 1 < argc)
-            rules_path = argv[++i];
-        else if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else if (!strcmp(argv[i], "--prometheus") && i + 1 < argc)
-            prom_path = argv[++i];
-        else if (argv[i][0] != '-' && !cat)
-            cat = argv[i];
-        else {
-            fprintf(stderr, "gpucensus check: unexpected argument '%s'\n", argv[i]);
-            return usage();
+    int json = 0, table_only = 0;
+    gc_args a;
+    gc_args_init(&a, "gpucensus check", gc_check_usage, argc, argv, check_opts,
+                 sizeof check_opts / sizeof *check_opts);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        switch (k) {
+        case GC_ARG_HELP: return 0;
+        case GC_ARG_BAD: return GC_EXIT_USAGE;
+        case CK_BASELINE: base_path = a.value; break;
+        case CK_RULES: rules_path = a.value; break;
+        case CK_JSON: json = 1; break;
+        case CK_TABLE: table_only = 1; break;
+        case CK_PROM: prom_path = a.value; break;
+        default:
+            if (cat)
+                return gc_args_unexpected(&a, a.value);
+            cat = a.value;
         }
     }
     if (!cat)
-        return usage();
+        return gc_args_missing(&a, "which catalogue?");
     char path[4200];
     gc_catalogue_path(cat, path, sizeof path);
     gc_rules rules;
@@ -222,7 +247,8 @@ int gc_check_main(int argc, char **argv)
     /* the history database and the metrics need the run, parameters and links */
     gc_hcat hc = { 0 };
     int history = base_path && gc_history_is_db(base_path);
-    if (!rc && (history || prom_path))
+    int have_hc = !rc && (history || prom_path);
+    if (have_hc)
         rc = gc_catread_hist(path, &hc, &e);
     if (!rc && base_path)
         rc = history ? gc_history_baseline_path(base_path, &hc, &rules, &base, &hnote, &e)
@@ -254,9 +280,9 @@ int gc_check_main(int argc, char **argv)
         rc = gc_detect_finish(d, &e);
     if (!rc && prom_path)
         rc = gc_prom_write(prom_path, &hc, d, &e);
-    gc_hcat_free(&hc);
     if (rc) {
         fprintf(stderr, "gpucensus check: %s\n", e.msg);
+        gc_hcat_free(&hc);
         gc_detect_free(d);
         gc_baseline_free(base);
         free(hnote);
@@ -264,14 +290,12 @@ int gc_check_main(int argc, char **argv)
     }
     int code = gc_check_exit_code(d);
     if (json) {
-        char *t = gc_detect_json(d, 0);
-        if (!t) {
-            fprintf(stderr, "gpucensus check: out of memory\n");
+        if (gc_check_json(stdout, d, path, &info, code, &e)) {
+            fprintf(stderr, "gpucensus check: %s\n", e.msg);
             code = GC_CHECK_ERROR;
-        } else {
-            printf("%s\n", t);
-            free(t);
         }
+    } else if (table_only) {
+        check_table_of(stdout, d, &hc, have_hc, path);
     } else {
         printf("gpucensus check %s: %zu GPUs, %zu links (backend %s, plan %s, started %s)\n"
                "rules: %s; baseline: %s\n%s%s%s\n",
@@ -281,6 +305,7 @@ int gc_check_main(int argc, char **argv)
                base ? gc_baseline_source(base) : "none (peers and limits)", hnote ? "history: " : "",
                hnote ? hnote : "", hnote ? "\n" : "");
         gc_check_print(stdout, d);
+        check_table_of(stdout, d, &hc, have_hc, path);
         static const char *const what[4] = { "all ok", "suspects or inconclusive only", "degraded or failed",
                                              "could not judge" };
         printf("\nexit %d: %s", code, what[code]);
@@ -289,6 +314,7 @@ int gc_check_main(int argc, char **argv)
                    "them; `gpucensus run PLAN --resume OUT` finishes it)", gc_detect_incomplete(d));
         printf("\n");
     }
+    gc_hcat_free(&hc);
     gc_detect_free(d);
     gc_baseline_free(base);
     free(hnote);

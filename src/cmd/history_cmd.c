@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
+#include "util/args.h"
 #include "util/fsutil.h"
 #include "util/grow.h"
 #include "read/history.h"
@@ -21,17 +22,37 @@ static const char *const MAIN_PARAMS[] = { "hbm_bw_bps", "l2_bw_bps", "l1_latenc
                                            "l2_latency_cycles", "dram_latency_cycles", "launch_ns" };
 #define NMAIN (sizeof MAIN_PARAMS / sizeof *MAIN_PARAMS)
 
+const char gc_history_usage[] =
+    "history add DB OUT|CATALOGUE... [--timeout S] | history show DB [UUID|NODE|NODE/gpuN]\n"
+    "      [--param NAME] | history last DB|CATALOGUE|DIR|FILE.verdict NODE [--max-age S] |\n"
+    "      history publish DB DIR [--node NODE]...\n"
+    "        each GPU's runs over time in an SQLite database; check --baseline DB\n"
+    "        judges a run against them (steps and drift)\n"
+    "\n"
+    "  add:   store each run (one transaction each); --timeout: wait S s for a lock\n"
+    "  show:  the GPUs it knows; a GPU's (UUID or NODE/gpuN, as check names it) or a\n"
+    "         node's GPUs' main parameters run by run, with units; --param: one parameter\n"
+    "  last:  the node's last verdict in one line (NHC): from the database, a catalogue,\n"
+    "         or the verdict file the history host published (DIR/NODE.verdict);\n"
+    "         --max-age: older is no verdict\n"
+    "  publish: DIR/NODE.verdict (read-only, atomic) for every node of DB, or --node's\n"
+    "exit codes: add: 0 added; 1 database locked, corrupt or foreign (nothing changed);\n"
+    "            2 bad arguments; 3 unreadable catalogue; 4 already there\n"
+    "            show: 0; 1 database error or no such GPU; 2 bad arguments\n"
+    "            last: 0 ok; 1 suspect; 2 degraded or failed, or bad arguments;\n"
+    "            3 no verdict, unreadable, missing or too old\n"
+    "            publish: 0 written; 1 database or file error; 2 bad arguments\n";
+
 static int usage(void)
 {
-    fprintf(stderr,
-            "usage: gpucensus history add DB OUT|CATALOGUE... [--timeout S]\n"
-            "       gpucensus history show DB [UUID|NODE] [--param NAME]\n"
-            "       gpucensus history last DB|CATALOGUE|VERDICTS_DIR|FILE.verdict NODE [--max-age S]\n"
-            "       gpucensus history publish DB DIR [--node NODE]...\n"
-            "add: exit 0 added, 1 database error (nothing changed: retry), 2 bad arguments,\n"
-            "     3 unreadable catalogue, 4 already in the database\n"
-            "last: exit 0 ok, 1 suspect, 2 degraded or failed, 3 no verdict, unreadable or too old\n");
+    fprintf(stderr, "gpucensus history: add, show, last or publish (gpucensus history --help)\n");
     return GC_HIST_USAGE;
+}
+
+/* The verb's loop: -1 to go on, else the exit code. */
+static int verb_arg(int k)
+{
+    return k == GC_ARG_HELP ? 0 : k == GC_ARG_BAD ? GC_HIST_USAGE : -1;
 }
 
 int gc_history_add_path(const char *db, const char *out, double timeout_s, gc_err *err)
@@ -61,13 +82,6 @@ int gc_history_add_path(const char *db, const char *out, double timeout_s, gc_er
     return code;
 }
 
-static int seconds_arg(const char *s, double *out)
-{
-    char *end;
-    *out = strtod(s, &end);
-    return *end || !(*out > 0 && *out <= 1e9);
-}
-
 /* The exit code of several adds: a database error first, then an unreadable
  * catalogue, then a duplicate. */
 static int worse(int a, int b)
@@ -85,22 +99,25 @@ static int cmd_add(int argc, char **argv)
     int worst = GC_HIST_OK, nout = 0;
     if (!outs)
         return fprintf(stderr, "gpucensus history: out of memory\n"), GC_HIST_DB;
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-            if (seconds_arg(argv[++i], &timeout_s)) {
-                free(outs);
-                return fprintf(stderr, "gpucensus history: --timeout: seconds, > 0\n"), GC_HIST_USAGE;
-            }
-        } else if (argv[i][0] == '-') {
+    static const gc_opt opts[] = { { "--timeout", 1 } };
+    gc_args a;
+    gc_args_init(&a, "gpucensus history add", gc_history_usage, argc, argv, opts, 1);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        int v = verb_arg(k);
+        if (v < 0 && k == 0 && gc_args_seconds(&a, "--timeout", a.value, 1e9, &timeout_s))
+            v = GC_HIST_USAGE;
+        if (v >= 0) {
             free(outs);
-            return fprintf(stderr, "gpucensus history add: unexpected argument '%s'\n", argv[i]), usage();
-        } else if (!db)
-            db = argv[i];
-        else
-            outs[nout++] = argv[i];
+            return v;
+        }
+        if (k == GC_ARG_POS && !db)
+            db = a.value;
+        else if (k == GC_ARG_POS)
+            outs[nout++] = a.value;
+    }
     if (!db || !nout) {
         free(outs);
-        return usage();
+        return gc_args_missing(&a, "DB and at least one OUT|CATALOGUE");
     }
     for (int i = 0; i < nout; i++) {
         gc_err e = { 0 };
@@ -156,6 +173,20 @@ static int show_gpu(gc_history *h, const gc_hgpu *g, const char *const *params, 
         for (size_t k = 0; k < np; k++)
             printf(" %14.14s", params[k]);
         putchar('\n');
+        /* the units, as the catalogues gave them */
+        printf("%-20s %-12s %-12s %-8s %-8s", "", "", "", "", "");
+        if (np == 1)
+            printf(" %6s", "");
+        for (size_t k = 0; k < np; k++) {
+            const char *u = "";
+            for (size_t i = 0; i < nall && !*u; i++)
+                if (col[i] == (int)k)
+                    u = all[i].unit;
+            char b[32];
+            snprintf(b, sizeof b, "[%.12s]", *u ? u : "?");
+            printf(" %14.14s", b);
+        }
+        putchar('\n');
         /* rows: one per run, in time order (series come oldest first) */
         char done_time[32] = "";
         long long last_t = -1;
@@ -194,28 +225,48 @@ static int show_gpu(gc_history *h, const gc_hgpu *g, const char *const *params, 
 static int cmd_show(int argc, char **argv)
 {
     const char *db = NULL, *who = NULL, *param = NULL;
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--param") && i + 1 < argc)
-            param = argv[++i];
-        else if (argv[i][0] == '-')
-            return fprintf(stderr, "gpucensus history show: unexpected argument '%s'\n", argv[i]), usage();
+    static const gc_opt opts[] = { { "--param", 1 } };
+    gc_args a;
+    gc_args_init(&a, "gpucensus history show", gc_history_usage, argc, argv, opts, 1);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        int v = verb_arg(k);
+        if (v >= 0)
+            return v;
+        if (k == 0)
+            param = a.value;
         else if (!db)
-            db = argv[i];
+            db = a.value;
         else if (!who)
-            who = argv[i];
+            who = a.value;
         else
-            return fprintf(stderr, "gpucensus history show: unexpected argument '%s'\n", argv[i]), usage();
+            return gc_args_unexpected(&a, a.value);
+    }
     if (!db)
-        return usage();
+        return gc_args_missing(&a, "which database?");
     gc_history *h;
     gc_err e = { 0 };
     gc_hgpu *g = NULL;
     size_t n = 0;
+    /* NODE/gpuN, as check names a GPU: the node's GPUs, then that one */
+    char node[64];
+    int index = -1;
+    const char *sl = who ? strstr(who, "/gpu") : NULL;
+    if (sl && sl > who && (size_t)(sl - who) < sizeof node && sl[4] >= '0' && sl[4] <= '9' &&
+        strspn(sl + 4, "0123456789") == strlen(sl + 4) && strlen(sl + 4) <= 4) {
+        snprintf(node, sizeof node, "%.*s", (int)(sl - who), who);
+        index = atoi(sl + 4);
+    }
     int rc = gc_history_open(db, 0, GC_HISTORY_TIMEOUT_S, &h, &e);
     if (!rc)
-        rc = gc_history_gpus(h, who, &g, &n, &e);
+        rc = gc_history_gpus(h, index >= 0 ? node : who, &g, &n, &e);
+    size_t kept = 0;
+    for (size_t i = 0; !rc && index >= 0 && i < n; i++)
+        if (g[i].index == index)
+            g[kept++] = g[i];
+    if (index >= 0)
+        n = kept;
     if (!rc && who && !n)
-        rc = gc_fail(&e, GC_EINVAL, "%s: no GPU with UUID or node %s", db, who);
+        rc = gc_fail(&e, GC_EINVAL, "%s: no GPU with UUID, node or NODE/gpuN %s", db, who);
     if (!rc && !who && !param) {
         printf("%-44s %-16s %-28s %5s %-20s %s\n", "UUID", "GPU", "NAME", "RUNS", "LAST RUN", "VERDICT");
         for (size_t i = 0; i < n; i++) {
@@ -273,18 +324,26 @@ static int cmd_last(int argc, char **argv)
 {
     const char *src = NULL, *node = NULL;
     double max_age_s = 0;
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--max-age") && i + 1 < argc) {
-            if (seconds_arg(argv[++i], &max_age_s))
-                return fprintf(stderr, "gpucensus history: --max-age: seconds, > 0\n"), 3;
-        } else if (argv[i][0] == '-' || (src && node))
-            return fprintf(stderr, "gpucensus history last: unexpected argument '%s'\n", argv[i]), usage(), 3;
-        else if (!src)
-            src = argv[i];
+    static const gc_opt opts[] = { { "--max-age", 1 } };
+    gc_args a;
+    gc_args_init(&a, "gpucensus history last", gc_history_usage, argc, argv, opts, 1);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        int v = verb_arg(k);
+        if (v < 0 && k == 0 && gc_args_seconds(&a, "--max-age", a.value, 1e9, &max_age_s))
+            v = GC_HIST_USAGE;
+        if (v >= 0)
+            return v;
+        if (k == 0)
+            continue;
+        if (src && node)
+            return gc_args_unexpected(&a, a.value);
+        if (!src)
+            src = a.value;
         else
-            node = argv[i];
+            node = a.value;
+    }
     if (!src || !node)
-        return usage(), 3;
+        return gc_args_missing(&a, "DB|CATALOGUE and NODE");
     gc_hnode v;
     gc_err e = { 0 };
     char vpath[4200] = "", published[64] = "";
@@ -351,6 +410,8 @@ int gc_history_main(int argc, char **argv)
 {
     if (argc < 1)
         return usage();
+    if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))
+        return gc_args_print_usage(stdout, gc_history_usage, 0), 0;
     if (!strcmp(argv[0], "add"))
         return cmd_add(argc - 1, argv + 1);
     if (!strcmp(argv[0], "show"))

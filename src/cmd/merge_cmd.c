@@ -6,21 +6,37 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "util/args.h"
 #include "write/merge.h"
+
+const char gc_merge_usage[] =
+    "merge SHARDS_DIR -o OUT\n"
+    "        rebuild OUT/catalogue.json and OUT/nodes/ from the shards alone\n"
+    "\n"
+    "  -o:  the output directory\n"
+    "exit codes: 0 done; 1 merge failed (a bad shard, named); 2 bad arguments\n";
+
+static const gc_opt merge_opts[] = { { "-o", 1 } };
 
 int gc_merge_main(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-            out = argv[++i];
-        else if (argv[i][0] != '-' && !dir)
-            dir = argv[i];
+    gc_args a;
+    gc_args_init(&a, "gpucensus merge", gc_merge_usage, argc, argv, merge_opts, 1);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        if (k == GC_ARG_HELP)
+            return 0;
+        if (k == GC_ARG_BAD)
+            return GC_EXIT_USAGE;
+        if (k == 0)
+            out = a.value;
+        else if (!dir)
+            dir = a.value;
         else
-            return fprintf(stderr, "gpucensus merge: unexpected argument '%s'\n", argv[i]), 2;
+            return gc_args_unexpected(&a, a.value);
     }
     if (!dir || !out)
-        return fprintf(stderr, "usage: gpucensus merge SHARDS_DIR -o OUT\n"), 2;
+        return gc_args_missing(&a, "SHARDS_DIR and -o OUT");
     if (!*out)
         return fprintf(stderr, "gpucensus merge: -o: the output directory is empty\n"), 2;
     gc_run_meta run;

@@ -4,5 +4,6 @@
 #define GC_MERGE_CMD_H
 
 int gc_merge_main(int argc, char **argv);
+extern const char gc_merge_usage[];
 
 #endif

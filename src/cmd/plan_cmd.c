@@ -8,17 +8,19 @@
 #include "measure/backend.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
+#include "util/args.h"
 #include "util/fsutil.h"
 
-static int arg_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
+const char gc_plan_usage[] =
+    "plan PLAN.cfg [--ranks N] [--nodes M] [--only NAME[,NAME...]] [--backend cuda|sim]\n"
+    "        validate a plan; print every rank's work list and the budgets\n"
+    "\n"
+    "  --ranks:  ranks (GPUs) to schedule for (default 1)\n"
+    "  --nodes:  nodes they are spread over (default 1)\n"
+    "  --only:   only these benchmarks (names or labels), as `run --only` would measure\n"
+    "  --backend: sim also checks the sim section (its profile, faults) as a sim run\n"
+    "             would; cuda (default) leaves it alone, as a real run does\n"
+    "exit codes: 0 valid; 2 bad plan or arguments\n";
 
 static void print_task(const gc_step_task *t)
 {
@@ -37,31 +39,60 @@ static void print_task(const gc_step_task *t)
     putchar('\n');
 }
 
+enum { PL_RANKS, PL_NODES, PL_ONLY, PL_BACKEND };
+static const gc_opt plan_opts[] = {
+    [PL_RANKS] = { "--ranks", 1 }, [PL_NODES] = { "--nodes", 1 }, [PL_ONLY] = { "--only", 1 },
+    [PL_BACKEND] = { "--backend", 1 },
+};
+
+static void print_rank(void *ctx, int r, const gc_roster_entry *ro, const gc_step_task *tasks,
+                       size_t nt, const double b[GC_NPHASES])
+{
+    (void)ctx;
+    printf("rank %d (node %s, gpu %d): %zu tasks; budget %.1f s on-GPU, transfers %.1f s "
+           "(isolated %.1f, concurrent %.1f, pair %.1f, net %.1f)\n", r, ro->node,
+           ro->local_index, nt, b[GC_PHASE_GPU],
+           b[GC_PHASE_ISOLATED] + b[GC_PHASE_CONCURRENT] + b[GC_PHASE_PAIR] + b[GC_PHASE_NET],
+           b[GC_PHASE_ISOLATED], b[GC_PHASE_CONCURRENT], b[GC_PHASE_PAIR], b[GC_PHASE_NET]);
+    for (size_t k = 0; k < nt; k++)
+        print_task(&tasks[k]);
+}
+
 int gc_plan_main(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *only = NULL, *backend = "cuda";
     int ranks = 1, nodes = 1;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
-            if (arg_int(argv[++i], 1, 1 << 16, &ranks))
-                return fprintf(stderr, "gpucensus plan: --ranks: 1..65536\n"), 2;
-        } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
-            if (arg_int(argv[++i], 1, 1 << 16, &nodes))
-                return fprintf(stderr, "gpucensus plan: --nodes: 1..65536\n"), 2;
-        } else if (argv[i][0] != '-' && !path)
-            path = argv[i];
-        else
-            return fprintf(stderr, "gpucensus plan: unexpected argument '%s'\n", argv[i]), 2;
+    gc_args a;
+    gc_args_init(&a, "gpucensus plan", gc_plan_usage, argc, argv, plan_opts,
+                 sizeof plan_opts / sizeof *plan_opts);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        if (k == GC_ARG_HELP)
+            return 0;
+        if (k == GC_ARG_BAD)
+            return GC_EXIT_USAGE;
+        if (k == GC_ARG_POS && path)
+            return gc_args_unexpected(&a, a.value);
+        if (k == GC_ARG_POS)
+            path = a.value;
+        else if (k == PL_ONLY)
+            only = a.value;
+        else if (k == PL_BACKEND && strcmp(a.value, "cuda") && strcmp(a.value, "sim"))
+            return fprintf(stderr, "gpucensus plan: --backend: cuda or sim\n"), GC_EXIT_USAGE;
+        else if (k == PL_BACKEND)
+            backend = a.value;
+        else if (gc_args_int(&a, plan_opts[k].name, a.value, 1, 1 << 16, k == PL_RANKS ? &ranks : &nodes))
+            return GC_EXIT_USAGE;
     }
     if (!path)
-        return fprintf(stderr, "gpucensus plan: which plan?\n"), 2;
+        return gc_args_missing(&a, "which plan? (gpucensus list)");
     char installed[4200];
     path = gc_config_path(path, installed, sizeof installed);
     gc_plan p;
     gc_err e = { 0 };
     if (gc_plan_load(path, &p, &e))
         return fprintf(stderr, "gpucensus: %s\n", e.msg), 2;
-    if (p.sim.present && gc_sim_plan_check(&p, &e)) {
+    if ((only && gc_plan_only_check(&p, only, &e)) ||
+        (!strcmp(backend, "sim") && gc_sim_plan_check(&p, &e))) {
         gc_plan_free(&p);
         return fprintf(stderr, "gpucensus: %s\n", e.msg), 2;
     }
@@ -70,49 +101,18 @@ int gc_plan_main(int argc, char **argv)
     int rc = gc_plan_expand(&p, &items, &n, &e);
     printf("plan %s (%s), sha256 %s: %zu benchmarks, %zu work items\n", p.name, p.file, p.sha256,
            p.nbench, n);
-    /* budgets: per GPU the items it drives; per node the phases that run
-     * one GPU (isolated) or one pair (pair) at a time add up */
-    double most[GC_NPHASES] = { 0 }, node_wall = 0, node_max = 0;
-    char node[GC_NODE_MAX] = "";
-    for (int r = 0; !rc && r < ranks; r++) {
-        gc_geom g;
-        gc_roster_entry *ro = NULL;
-        gc_step_task *tasks = NULL;
-        size_t nt = 0;
-        rc = gc_geom_simulated(ranks, nodes, r, &g, &ro, &e);
-        if (!rc)
-            rc = gc_schedule(items, n, &g, p.pair_budget_s, &tasks, &nt, &e);
-        if (!rc) {
-            double b[GC_NPHASES];
-            gc_schedule_budgets(tasks, nt, b);
-            printf("rank %d (node %s, gpu %d): %zu tasks; budget %.1f s on-GPU, transfers %.1f s "
-                   "(isolated %.1f, concurrent %.1f, pair %.1f, net %.1f)\n", r, ro[r].node,
-                   ro[r].local_index, nt, b[GC_PHASE_GPU],
-                   b[GC_PHASE_ISOLATED] + b[GC_PHASE_CONCURRENT] + b[GC_PHASE_PAIR] + b[GC_PHASE_NET],
-                   b[GC_PHASE_ISOLATED], b[GC_PHASE_CONCURRENT], b[GC_PHASE_PAIR], b[GC_PHASE_NET]);
-            for (size_t k = 0; k < nt; k++)
-                print_task(&tasks[k]);
-            for (int ph = 0; ph < GC_NPHASES; ph++)
-                most[ph] = b[ph] > most[ph] ? b[ph] : most[ph];
-            if (strcmp(node, ro[r].node))   /* a new node */
-                node_wall = b[GC_PHASE_CONCURRENT] + b[GC_PHASE_NET];
-            node_wall += b[GC_PHASE_ISOLATED] + b[GC_PHASE_PAIR];
-            node_max = node_wall > node_max ? node_wall : node_max;
-            snprintf(node, sizeof node, "%s", ro[r].node);
-        }
-        free(tasks);
-        free(ro);
-    }
+    gc_plan_budget b;
+    if (!rc)
+        rc = gc_plan_budget_of(items, n, p.pair_budget_s, ranks, nodes, only, print_rank, NULL, &b, &e);
+    const double *most = b.most_s;
     if (!rc)
         printf("estimate (sums of per-item budgets, an upper bound): per GPU %.1f s on-GPU + %.1f s "
                "transfers (isolated %.1f, concurrent %.1f, pair %.1f, net %.1f); per node the "
                "transfer phases take up to %.1f s of wall time (isolated and pair items run one "
                "GPU or one pair at a time)\n",
-               most[GC_PHASE_GPU],
-               most[GC_PHASE_ISOLATED] + most[GC_PHASE_CONCURRENT] + most[GC_PHASE_PAIR] +
-                   most[GC_PHASE_NET],
-               most[GC_PHASE_ISOLATED], most[GC_PHASE_CONCURRENT], most[GC_PHASE_PAIR],
-               most[GC_PHASE_NET], node_max);
+               most[GC_PHASE_GPU], b.per_gpu_s - most[GC_PHASE_GPU], most[GC_PHASE_ISOLATED],
+               most[GC_PHASE_CONCURRENT], most[GC_PHASE_PAIR], most[GC_PHASE_NET],
+               b.node_transfers_s);
     free(items);
     gc_plan_free(&p);
     if (rc)

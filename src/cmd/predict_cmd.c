@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "read/catread_models.h"
+#include "util/args.h"
+#include "util/datadir.h"
 #include "util/fsutil.h"
 #include "util/jsonw.h"
 #include "census/kdesc.h"
@@ -371,39 +373,84 @@ static void json_bytes(gc_jw *w, const gc_cat_models *cat, const char *path, dou
 
 /* ---- main -------------------------------------------------------------------------- */
 
-static int usage(void)
+/* Whether any GPU (a kernel: p) or any link (a transfer: p NULL) has what
+ * its model needs: a catalogue of a plan that measured none has nothing to
+ * predict with. */
+static int predictable(const gc_cat_models *cat, const gpu_pred *p)
 {
-    fprintf(stderr, "usage: gpucensus predict CATALOGUE KERNEL.cfg [--json]\n"
-                    "       gpucensus predict CATALOGUE --bytes N [--json]\n");
-    return 2;
+    for (size_t i = 0; p && i < cat->ngpus; i++)
+        if (p[i].ok[GC_M_MWP] || p[i].ok[GC_M_LITTLE])
+            return 1;
+    for (size_t i = 0; !p && i < cat->nlinks; i++)
+        if (has_model(&cat->links[i]))
+            return 1;
+    return 0;
 }
+
+/* Says which plan measures the models' inputs (exit 3: could not). */
+static void no_inputs(const char *path, const gc_cat_models *cat, const gpu_pred *p)
+{
+    char dir[4096], plan[4200] = "configs/default.cfg";
+    if (!gc_configs_dir(dir, sizeof dir))
+        snprintf(plan, sizeof plan, "%s/default.cfg", dir);
+    if (p)
+        fprintf(stderr, "gpucensus predict: %s: none of its %zu GPUs has the models' inputs (%s): "
+                "its plan did not measure them; %s does (gpucensus run %s)\n", path, cat->ngpus,
+                cat->ngpus ? p[0].error[GC_M_LITTLE] : "no GPU", plan, plan);
+    else
+        fprintf(stderr, "gpucensus predict: %s: none of its %zu links has a fitted transfer model "
+                "(its plan measured no sweep of sizes); %s does (gpucensus run %s)\n", path,
+                cat->nlinks, plan, plan);
+}
+
+const char gc_predict_usage[] =
+    "predict CATALOGUE|OUT KERNEL.cfg [--json] | predict CATALOGUE|OUT --bytes N [--json]\n"
+    "        a kernel's time on every GPU of a catalogue with both models (MWP-CWP,\n"
+    "        Little's law), or a transfer's time on every link\n"
+    "\n"
+    "  KERNEL.cfg:  a kernel description (docs/kernel-description.md, configs/kernels)\n"
+    "  --bytes:     a transfer of N bytes on every link, from the links' fitted models\n"
+    "  --json:      JSON on stdout instead of the table\n"
+    "  the models' inputs are measured by configs/default.cfg; a catalogue of a plan that\n"
+    "  did not measure them (demo, quick) has none: exit 3, naming the plan that does\n"
+    "exit codes: 0 done; 1 could not write; 2 bad arguments or description;\n"
+    "            3 unreadable catalogue, or one without the models' inputs\n";
+
+enum { PR_JSON, PR_BYTES };
+static const gc_opt predict_opts[] = { [PR_JSON] = { "--json", 0 }, [PR_BYTES] = { "--bytes", 1 } };
 
 int gc_predict_main(int argc, char **argv)
 {
     const char *cat_path = NULL, *kpath = NULL;
     int json = 0, have_bytes = 0;
     double bytes = 0;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
+    gc_args a;
+    gc_args_init(&a, "gpucensus predict", gc_predict_usage, argc, argv, predict_opts,
+                 sizeof predict_opts / sizeof *predict_opts);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        if (k == GC_ARG_HELP)
+            return 0;
+        if (k == GC_ARG_BAD)
+            return GC_EXIT_USAGE;
+        if (k == PR_JSON) {
             json = 1;
-        } else if (strcmp(argv[i], "--bytes") == 0 && i + 1 < argc) {
+        } else if (k == PR_BYTES) {
             char *end;
             errno = 0;
-            bytes = strtod(argv[++i], &end);
-            if (*end || errno || !(bytes >= 0 && bytes <= 1e15))
+            bytes = strtod(a.value, &end);
+            if (!*a.value || *end || errno || !(bytes >= 0 && bytes <= 1e15))
                 return fprintf(stderr, "gpucensus predict: --bytes: a size in bytes, 0..1e15\n"), 2;
             have_bytes = 1;
-        } else if (argv[i][0] != '-' && !cat_path) {
-            cat_path = argv[i];
-        } else if (argv[i][0] != '-' && !kpath) {
-            kpath = argv[i];
+        } else if (!cat_path) {
+            cat_path = a.value;
+        } else if (!kpath) {
+            kpath = a.value;
         } else {
-            fprintf(stderr, "gpucensus predict: unexpected argument '%s'\n", argv[i]);
-            return usage();
+            return gc_args_unexpected(&a, a.value);
         }
     }
     if (!cat_path || (!kpath) == !have_bytes)
-        return usage();
+        return gc_args_missing(&a, "CATALOGUE and either KERNEL.cfg or --bytes N");
     char path[4200];
     gc_catalogue_path(cat_path, path, sizeof path);
     cat_path = path;
@@ -424,8 +471,12 @@ int gc_predict_main(int argc, char **argv)
     }
     for (size_t i = 0; kpath && i < cat.ngpus; i++)
         predict_gpu(&cat.gpus[i], &d, &p[i]);
-    int rc = 0;
-    if (json) {
+    int rc = 0, none = !predictable(&cat, p);
+    if (none)   /* the JSON still says what each GPU lacks; a table of "-" would not */
+        no_inputs(cat_path, &cat, p);
+    if (none && !json) {
+        rc = 3;
+    } else if (json) {
         gc_jw w;
         gc_jw_init(&w, stdout, buf, 0);
         if (kpath)
@@ -433,7 +484,7 @@ int gc_predict_main(int argc, char **argv)
         else
             json_bytes(&w, &cat, cat_path, bytes);
         gc_jw_put(&w, "\n", 1);
-        rc = gc_jw_finish(&w, "stdout", &e) ? 1 : 0;
+        rc = gc_jw_finish(&w, "stdout", &e) ? 1 : none ? 3 : 0;
     } else if (kpath) {
         table_kernel(&cat, cat_path, &d, p);
     } else {

@@ -7,5 +7,6 @@
 #define GC_PREDICT_CMD_H
 
 int gc_predict_main(int argc, char **argv);
+extern const char gc_predict_usage[];
 
 #endif

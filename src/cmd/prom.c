@@ -69,6 +69,39 @@ static void gpu_labels(FILE *f, const char *metric, const gc_hc_gpu *g)
     label(f, "sku", g->name, 0);
 }
 
+/* A link's class (gc_det_link_class: "kind bench direction memory
+ * [engine] [peer_access=X] [concurrent]") as one label per dimension, so
+ * that a query selects on each (direction="h2d"), not on a packed string.
+ * kind, bench, direction, memory and engine are always there (engine ""
+ * where it has none), peer_access and concurrent where the class has them. */
+static void class_labels(FILE *f, const char *cls)
+{
+    static const char *const pos[4] = { "kind", "bench", "direction", "memory" };
+    char w[8][64], engine[64] = "", peer[64] = "";
+    int n = 0, concurrent = 0;
+    for (const char *p = cls; *p && n < 8;) {
+        size_t len = strcspn(p, " ");
+        snprintf(w[n++], sizeof w[0], "%.*s", (int)(len < 63 ? len : 63), p);
+        p += len;
+        p += strspn(p, " ");
+    }
+    for (int i = 0; i < 4; i++)
+        label(f, pos[i], i < n ? w[i] : "", 0);
+    for (int i = 4; i < n; i++) {
+        if (!strncmp(w[i], "peer_access=", 12))
+            snprintf(peer, sizeof peer, "%s", w[i] + 12);
+        else if (!strcmp(w[i], "concurrent"))
+            concurrent = 1;
+        else
+            snprintf(engine, sizeof engine, "%s", w[i]);
+    }
+    label(f, "engine", engine, 0);
+    if (peer[0])
+        label(f, "peer_access", peer, 0);
+    if (concurrent)
+        label(f, "concurrent", "1", 0);
+}
+
 /* "CLASS: SRC -> DST" (a link verdict's subject) -> its ends. */
 static void link_labels(FILE *f, const char *metric, const gc_hc_link *l, const char *subject)
 {
@@ -80,7 +113,7 @@ static void link_labels(FILE *f, const char *metric, const gc_hc_link *l, const 
     }
     fprintf(f, "gpucensus_%s{", metric);
     label(f, "node", l->node, 1);
-    label(f, "class", l->cls, 0);
+    class_labels(f, l->cls);
     label(f, "src", src, 0);
     label(f, "dst", dst, 0);
 }

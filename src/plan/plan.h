@@ -59,7 +59,9 @@ typedef struct gc_fault {
 
 typedef struct gc_sim_spec {
     int present;
-    char profile[256];             /* path, relative to the plan's directory or cwd */
+    char profile[256];             /* path, relative to the plan's directory, the
+                                      installed configs or cwd (gc_plan_sim_profile) */
+    int profile_line;              /* where the plan gives it */
     uint64_t seed;
     int nodes;                     /* simulated nodes, ranks are spread over them;
                                       0 (absent) = the real node names */
@@ -102,5 +104,13 @@ typedef struct gc_item {
 } gc_item;
 
 int gc_plan_expand(const gc_plan *plan, gc_item **items, size_t *nitems, gc_err *err);
+
+/* The sim profile's path, for the sim backend only (a plan copied anywhere
+ * still validates for a real run): absolute as given; relative, the first
+ * readable of the plan's directory, the installed configs (util/datadir.h:
+ * a plan copied out of configs/ names sim/h100-sxm.cfg) and the working
+ * directory. GC_EINVAL "PLAN:LINE: sim.profile: ..." naming where it
+ * looked when none is. */
+int gc_plan_sim_profile(const gc_plan *plan, char *out, size_t cap, gc_err *err);
 
 #endif

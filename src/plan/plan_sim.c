@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "util/datadir.h"
 
 static const char *const sim_keys[] = {
     "profile", "seed", "nodes", "gpus_per_node", "faults", NULL };
@@ -177,6 +180,7 @@ int pl_load_sim(const gc_cfg *L, const config_setting_t *g, gc_sim_spec *sim)
     if (!profile[0])
         return gc_cfg_fail_at(L, gc_cfg_line_of(s), "sim.profile", "empty path");
     snprintf(sim->profile, sizeof sim->profile, "%s", profile);
+    sim->profile_line = gc_cfg_line_of(s);
     if ((rc = gc_cfg_opt_int(L, g, "sim", "seed", 0, INT64_MAX, &seed)) ||
         (rc = gc_cfg_opt_int(L, g, "sim", "nodes", 1, 4096, &nodes)) ||
         (rc = gc_cfg_opt_int(L, g, "sim", "gpus_per_node", 1, 16, &gpn)))
@@ -187,4 +191,33 @@ int pl_load_sim(const gc_cfg *L, const config_setting_t *g, gc_sim_spec *sim)
     sim->gpus_per_node = (int)gpn;
     s = config_setting_get_member(g, "faults");
     return s ? load_faults(L, s, sim) : 0;
+}
+
+int gc_plan_sim_profile(const gc_plan *plan, char *out, size_t cap, gc_err *err)
+{
+    const gc_sim_spec *sim = &plan->sim;
+    if (!sim->present || !sim->profile[0])
+        return gc_fail(err, GC_EINVAL, "%s: the sim backend needs a sim section with a profile",
+                       plan->file);
+    if (sim->profile[0] == '/') {
+        snprintf(out, cap, "%s", sim->profile);
+        return access(out, R_OK) == 0 ? 0 : gc_fail(err, GC_EINVAL, "%s:%d: sim.profile: %s: cannot read it",
+                                                     plan->file, sim->profile_line, sim->profile);
+    }
+    char tried[3][4400], cfg[4096];
+    int n = 0;
+    const char *slash = strrchr(plan->file, '/');
+    snprintf(tried[n++], sizeof tried[0], "%.*s%s%s", slash ? (int)(slash - plan->file) : 0, plan->file,
+             slash ? "/" : "", sim->profile);
+    if (!gc_configs_dir(cfg, sizeof cfg))
+        snprintf(tried[n++], sizeof tried[0], "%s/%s", cfg, sim->profile);
+    snprintf(tried[n++], sizeof tried[0], "%s", sim->profile);
+    for (int i = 0; i < n; i++)
+        if (access(tried[i], R_OK) == 0 && strlen(tried[i]) < cap) {
+            memcpy(out, tried[i], strlen(tried[i]) + 1);
+            return 0;
+        }
+    return gc_fail(err, GC_EINVAL, "%s:%d: sim.profile: '%s' not found (looked for %s%s%s%s%s)",
+                   plan->file, sim->profile_line, sim->profile, tried[0], n > 1 ? ", " : "",
+                   n > 1 ? tried[1] : "", n > 2 ? ", " : "", n > 2 ? tried[2] : "");
 }

@@ -202,3 +202,103 @@ int gc_geom_simulated(int ranks, int nodes, int rank, gc_geom *g, gc_roster_entr
     *roster = ro;
     return 0;
 }
+
+int gc_plan_budget_of(const gc_item *items, size_t nitems, double pair_budget_s, int ranks,
+                      int nodes, const char *only, gc_budget_each each, void *ctx, gc_plan_budget *out,
+                      gc_err *err)
+{
+    memset(out, 0, sizeof *out);
+    double node_wall = 0;
+    char node[GC_NODE_MAX] = "";
+    int rc = 0;
+    for (int r = 0; !rc && r < ranks; r++) {
+        gc_geom g;
+        gc_roster_entry *ro = NULL;
+        gc_step_task *tasks = NULL;
+        size_t nt = 0;
+        rc = gc_geom_simulated(ranks, nodes, r, &g, &ro, err);
+        if (!rc)
+            rc = gc_schedule(items, nitems, &g, pair_budget_s, &tasks, &nt, err);
+        if (!rc && only)
+            gc_schedule_only(tasks, &nt, only);
+        if (!rc) {
+            double b[GC_NPHASES];
+            gc_schedule_budgets(tasks, nt, b);
+            if (each)
+                each(ctx, r, &ro[r], tasks, nt, b);
+            for (int ph = 0; ph < GC_NPHASES; ph++)
+                out->most_s[ph] = b[ph] > out->most_s[ph] ? b[ph] : out->most_s[ph];
+            if (strcmp(node, ro[r].node))   /* a new node */
+                node_wall = b[GC_PHASE_CONCURRENT] + b[GC_PHASE_NET];
+            node_wall += b[GC_PHASE_ISOLATED] + b[GC_PHASE_PAIR];
+            if (node_wall > out->node_transfers_s)
+                out->node_transfers_s = node_wall;
+            snprintf(node, sizeof node, "%s", ro[r].node);
+        }
+        free(tasks);
+        free(ro);
+    }
+    const double *m = out->most_s;
+    out->per_gpu_s = m[GC_PHASE_GPU] + m[GC_PHASE_ISOLATED] + m[GC_PHASE_CONCURRENT] +
+                     m[GC_PHASE_PAIR] + m[GC_PHASE_NET];
+    out->per_node_s = m[GC_PHASE_GPU] + out->node_transfers_s;
+    return rc;
+}
+
+/* Whether the comma-separated list holds word. */
+static int list_has(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; *p;) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        if (len == n && !strncmp(p, word, n))
+            return 1;
+        p += len + (c != NULL);
+    }
+    return 0;
+}
+
+int gc_spec_selected(const gc_bench_spec *s, const char *only)
+{
+    return !only || list_has(only, s->name) || list_has(only, s->label);
+}
+
+int gc_plan_only_check(const gc_plan *plan, const char *only, gc_err *err)
+{
+    if (!*only)
+        return gc_fail(err, GC_EINVAL, "--only: no benchmark named");
+    for (const char *p = only; *p;) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        int found = 0;
+        for (size_t i = 0; i < plan->nbench && !found; i++)
+            found = (strlen(plan->bench[i].name) == len && !strncmp(plan->bench[i].name, p, len)) ||
+                    (strlen(plan->bench[i].label) == len && !strncmp(plan->bench[i].label, p, len));
+        if (!found) {
+            char valid[2048];
+            size_t n = 0;
+            valid[0] = '\0';
+            for (size_t i = 0; i < plan->nbench && n + 1 < sizeof valid; i++) {
+                const gc_bench_spec *b = &plan->bench[i];
+                int same = !strcmp(b->name, b->label);
+                n += (size_t)snprintf(valid + n, sizeof valid - n, "%s%s%s%s%s", i ? ", " : "",
+                                      b->label, same ? "" : " (", same ? "" : b->name,
+                                      same ? "" : ")");
+            }
+            return gc_fail(err, GC_EINVAL, "--only: %s has no benchmark '%.*s' (its benchmarks: %s)",
+                           plan->file, (int)(len > 64 ? 64 : len), p, valid);
+        }
+        p += len + (c != NULL);
+    }
+    return 0;
+}
+
+void gc_schedule_only(gc_step_task *tasks, size_t *ntasks, const char *only)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < *ntasks; i++)
+        if (gc_spec_selected(tasks[i].task.item->spec, only))
+            tasks[k++] = tasks[i];
+    *ntasks = k;
+}

@@ -67,4 +67,34 @@ void gc_schedule_budgets(const gc_step_task *t, size_t n, double out[GC_NPHASES]
 int gc_geom_simulated(int ranks, int nodes, int rank, gc_geom *g, gc_roster_entry **roster,
                       gc_err *err);
 
+/* A plan's budgets on `ranks` ranks over `nodes` simulated nodes (what
+ * `gpucensus plan` and `gpucensus list` print): per phase the most any GPU
+ * drives; per GPU its on-GPU items plus its transfers; per node the on-GPU
+ * phase (all GPUs at once) plus the transfer phases' wall time (isolated
+ * and pair items run one GPU or one pair at a time). Sums of per-item
+ * budgets: upper bounds, not measured times. only: --only's list (NULL:
+ * all). each, when given, sees every
+ * rank's tasks and budgets as they are computed. */
+typedef struct gc_plan_budget {
+    double most_s[GC_NPHASES];
+    double per_gpu_s;
+    double node_transfers_s;   /* the transfer phases' wall time on the busiest node */
+    double per_node_s;
+} gc_plan_budget;
+typedef void (*gc_budget_each)(void *ctx, int rank, const gc_roster_entry *ro,
+                               const gc_step_task *tasks, size_t ntasks,
+                               const double b[GC_NPHASES]);
+int gc_plan_budget_of(const gc_item *items, size_t nitems, double pair_budget_s, int ranks,
+                      int nodes, const char *only, gc_budget_each each, void *ctx, gc_plan_budget *out,
+                      gc_err *err);
+
+/* --only: a comma-separated list of benchmark names (registry) or labels
+ * (the plan's). gc_plan_only_check fails (GC_EINVAL) on a name no
+ * benchmark of the plan has, naming the valid ones; gc_schedule_only keeps
+ * the tasks of the named benchmarks (item ids unchanged, so shards and
+ * --resume still refer to the whole plan's items). */
+int gc_plan_only_check(const gc_plan *plan, const char *only, gc_err *err);
+int gc_spec_selected(const gc_bench_spec *s, const char *only);
+void gc_schedule_only(gc_step_task *tasks, size_t *ntasks, const char *only);
+
 #endif

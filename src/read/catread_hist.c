@@ -43,8 +43,12 @@ static int h_gpu(sink *s, rd *r, json_t *o)
     x->index = g.index;
     x->first = c->nparams;
     x->v.level = -1;
-    for (size_t b = 0; b < gc_bench_ndefs && b < GC_HC_NBENCH; b++)
+    for (size_t b = 0; b < gc_bench_ndefs && b < GC_HC_NBENCH; b++) {
         x->method[b] = (unsigned short)gc_det_gpu_method(&g, (int)b);
+        x->measured[b] = g.nmethods == 0;
+        for (int k = 0; k < g.nmethods && !x->measured[b]; k++)
+            x->measured[b] = !strcmp(g.methods[k].bench, gc_bench_defs[b].name);
+    }
     for (size_t i = 0; i < g.nvalues; i++) {
         const gc_det_value *v = &g.values[i];
         if (v->has_q)   /* a point's median, not a parameter */

@@ -36,6 +36,9 @@ typedef struct gc_hc_gpu {
     /* by registry index: the method each benchmark was measured with, as the
      * catalogue recorded it, else dated by the run's start (0: unknown) */
     unsigned short method[GC_HC_NBENCH];
+    /* by registry index: 1 when the GPU measured the benchmark (its methods
+     * name it; a catalogue that records no methods: 1 for all, unknown) */
+    unsigned char measured[GC_HC_NBENCH];
     size_t first, nparams;   /* its parameters: params[first .. first + nparams) */
     gc_hc_verdict v;
 } gc_hc_gpu;

@@ -549,19 +549,20 @@ static void fill_point(sqlite3_stmt *st, void *item)
     p->level = sqlite3_column_int(st, 5);
     p->value = sqlite3_column_double(st, 6);
     p->method = sqlite3_column_int(st, 7);   /* NULL: 0 */
+    col_text(st, 8, p->unit, sizeof p->unit);
 }
 
 int gc_history_series(gc_history *h, const gc_hquery *q, gc_hpoint **out, size_t *n, gc_err *err)
 {
     /* %1$s: the value's method (param_method, link_method) */
     static const char *const gpu_sql =
-        "SELECT r.start_s, r.start_time, r.plan_name, r.git_commit, g.node, g.level, p.value, %1$s "
+        "SELECT r.start_s, r.start_time, r.plan_name, r.git_commit, g.node, g.level, p.value, %1$s, p.unit "
         "FROM params p JOIN runs r ON r.id = p.run JOIN gpus g ON g.run = p.run AND g.uuid = p.uuid "
         "WHERE p.uuid = ?1 AND p.name = ?2 AND (?3 IS NULL OR r.plan_name = ?3) "
         "AND (?4 = 0 OR (g.level <= 1 AND g.status = 'ok')) AND (?5 IS NULL OR r.run_key <> ?5) "
         "AND (?7 = 0 OR %1$s = ?7) ORDER BY r.start_s DESC, r.id DESC LIMIT ?6";
     static const char *const link_sql =
-        "SELECT r.start_s, r.start_time, r.plan_name, r.git_commit, l.node, l.level, l.beta_bps, %1$s "
+        "SELECT r.start_s, r.start_time, r.plan_name, r.git_commit, l.node, l.level, l.beta_bps, %1$s, 'bytes_per_s' "
         "FROM links l JOIN runs r ON r.id = l.run "
         "WHERE l.uuid = ?1 AND l.class = ?2 AND l.beta_bps IS NOT NULL "
         "AND (?3 IS NULL OR r.plan_name = ?3) AND (?4 = 0 OR l.level <= 1) "

@@ -61,6 +61,7 @@ typedef struct gc_hpoint {
     int level;              /* the GPU's (or link's) verdict, -1: none */
     double value;
     int method;             /* its benchmark's method version, 0: unknown or none */
+    char unit[24];          /* the value's unit as the catalogue gave it (a link: bytes_per_s) */
 } gc_hpoint;
 
 /* The values of a GPU's parameter (or, with link_class, the beta_bps of

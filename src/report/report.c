@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "report/report_int.h"
+#include "util/args.h"
 
 /* Past this many GPUs only the ones that are not ok get a row. */
 #define ALL_ROWS_MAX 64
@@ -162,20 +163,26 @@ void rp_table(FILE *f, const rp_cat *c, int colour)
             c->as_written ? "the run's, as the catalogue holds them" : "default rules", c->path);
 }
 
-static int report_usage(void)
-{
-    fprintf(stderr, "usage: gpucensus report CATALOGUE|OUT_DIR [-o REPORT.html [--history DB] "
-                    "[--node NAME]...]\n"
-                    "  --history: the page shows each GPU's main parameters over its runs in the\n"
-                    "             history database, against its SKU's band\n"
-                    "  --node:    draw this node in full (its node file read) whatever the census's\n"
-                    "             size; past %d nodes the page draws in full only the nodes with\n"
-                    "             something not ok (at most %d) and a sample of %d\n",
-            RP_FULL_NODES, RP_FLAGGED_MAX, RP_SAMPLE_NODES);
-    fprintf(stderr, "exit codes: 0 done, 1 could not write the report, 2 bad arguments,\n"
-                    "            3 unreadable, malformed or schema-invalid catalogue\n");
-    return 2;
-}
+#define RP_STR_(x) #x
+#define RP_STR(x) RP_STR_(x)
+const char gc_report_usage[] =
+    "report CATALOGUE|OUT [-o REPORT.html [--history DB] [--node NAME]...]\n"
+    "        a table per node (latencies, HBM, host links, P2P, verdict), or one\n"
+    "        self-contained HTML page with the plots\n"
+    "\n"
+    "  -o:        write the HTML page there\n"
+    "  --history: the page shows each GPU's main parameters over its runs in the\n"
+    "             history database, against its SKU's band\n"
+    "  --node:    draw this node in full (its node file read) whatever the census's\n"
+    "             size; past " RP_STR(RP_FULL_NODES) " nodes the page draws in full only the nodes with\n"
+    "             something not ok (at most " RP_STR(RP_FLAGGED_MAX) ") and a sample of " RP_STR(RP_SAMPLE_NODES) "\n"
+    "exit codes: 0 done; 1 could not write the page; 2 bad arguments;\n"
+    "            3 unreadable, malformed or schema-invalid catalogue\n";
+
+enum { RP_OUT, RP_NODE, RP_HISTORY };
+static const gc_opt report_opts[] = {
+    [RP_OUT] = { "-o", 1 }, [RP_NODE] = { "--node", 1 }, [RP_HISTORY] = { "--history", 1 },
+};
 
 int gc_report_main(int argc, char **argv)
 {
@@ -184,24 +191,26 @@ int gc_report_main(int argc, char **argv)
     size_t nasked = 0;
     if (!asked)
         return 1;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--node") && i + 1 < argc)
-            asked[nasked++] = argv[++i];
-        else if (!strcmp(argv[i], "--history") && i + 1 < argc)
-            history = argv[++i];
-        else if (argv[i][0] != '-' && !cat)
-            cat = argv[i];
-        else {
-            fprintf(stderr, "gpucensus report: unexpected argument '%s'\n", argv[i]);
+    gc_args a;
+    gc_args_init(&a, "gpucensus report", gc_report_usage, argc, argv, report_opts,
+                 sizeof report_opts / sizeof *report_opts);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        if (k == GC_ARG_HELP || k == GC_ARG_BAD || (k == GC_ARG_POS && cat)) {
             free(asked);
-            return report_usage();
+            return k == GC_ARG_HELP ? 0 : k == GC_ARG_BAD ? GC_EXIT_USAGE : gc_args_unexpected(&a, a.value);
         }
+        if (k == RP_OUT)
+            out = a.value;
+        else if (k == RP_NODE)
+            asked[nasked++] = a.value;
+        else if (k == RP_HISTORY)
+            history = a.value;
+        else
+            cat = a.value;
     }
     if (!cat || (history && !out) || (nasked && !out)) {
         free(asked);
-        return report_usage();
+        return gc_args_missing(&a, !cat ? "which catalogue?" : "--history and --node need -o PAGE.html");
     }
     rp_cat c;
     gc_err e = { 0 };

@@ -17,5 +17,6 @@ void gc_report_summary(FILE *f, const gc_run_meta *run, const gc_catalogue_stats
  * 1 the page could not be written, 2 bad arguments, 3 unreadable,
  * malformed or schema-invalid catalogue (the message names the file). */
 int gc_report_main(int argc, char **argv);
+extern const char gc_report_usage[];
 
 #endif

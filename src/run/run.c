@@ -681,6 +681,8 @@ int gc_run_main(const gc_run_opts *o)
         rc = setup(&r, &e);
     if (!rc && r.ops == &gc_backend_sim)
         rc = gc_sim_plan_check(&r.plan, &e);
+    if (!rc && o->only)
+        rc = gc_plan_only_check(&r.plan, o->only, &e);
     int ok = rc == 0, all_ok, root_ok = ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     MPI_Bcast(&root_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -755,6 +757,8 @@ int gc_run_main(const gc_run_opts *o)
     rc = gc_plan_expand(&r.plan, &items, &nitems, &e);
     if (!rc)
         rc = gc_schedule(items, nitems, &geom, r.plan.pair_budget_s, &tasks, &ntasks, &e);
+    if (!rc && o->only)
+        gc_schedule_only(tasks, &ntasks, o->only);
     if (!rc && r.cl.rank == 0 && (rc = gc_run_write_roster(&r, &e)) == GC_EINVAL)
         exit_code = 2;   /* --resume of another plan or other GPUs: nothing measured */
     if (rc)

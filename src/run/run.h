@@ -18,6 +18,7 @@ typedef struct gc_run_opts {
     int resume_reshape;       /* --resume-reshape: resume with other GPUs than the old run's */
     int force;                /* --force: write over an OUT that holds a run */
     const char *history;      /* rank 0 adds the catalogue to this history database */
+    const char *only;         /* --only: comma-separated benchmark names or labels; NULL: all */
 } gc_run_opts;
 
 #define GC_GATHER_TIMEOUT_S 60.0

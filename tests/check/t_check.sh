@@ -33,6 +33,10 @@ grep -q "^suspect   n1/gpu2 .*peers: hbm_" "$TMP/suspect.out" || die "suspect ro
 grep -q "scontrol" "$TMP/suspect.out" && die "a suspect node is not drained"
 
 expect 2 degraded "$TMP/degraded.json"
+# the per-GPU table (as dcgmi diag): the slow host link fails n2/gpu1's host family only
+grep -q "^n2/gpu1  *Pass  *Pass  *Pass  *Pass  *Fail  *Pass  *Pass  *Pass  *Pass  *Pass$" "$TMP/degraded.out" &&
+    [ "$(grep -c "^n[12]/gpu[0-3]  *Pass  *Pass  *Pass  *Pass  *Pass  *Pass  *Pass  *Pass  *Pass  *Pass$" "$TMP/degraded.out")" = 7 ] ||
+    { cat "$TMP/degraded.out"; die "per-GPU table"; }
 grep -q "^degraded  n2/gpu1 .*limit_pcie: pcie_width: PCIe link trained at x8 of x16" "$TMP/degraded.out" ||
     die "degraded row"
 grep -q '^  scontrol update NodeName='"'n2'"' State=DRAIN Reason='"'"'gpucensus: n2/gpu1 degraded: PCIe link trained at x8 of x16' \
@@ -53,8 +57,8 @@ grep -q "scontrol" "$TMP/incomplete.out" && die "an incomplete GPU drains its no
 # verdicts written): judged from the node files, alike
 for k in healthy suspect degraded failed; do
     python3 tests/check/craft.py $k "$TMP/c-$k" --compact || die "craft $k --compact"
-    "$GC" check "$TMP/$k.json" --json > "$TMP/$k.v1"
-    "$GC" check "$TMP/c-$k" --json > "$TMP/$k.v2"
+    "$GC" check "$TMP/$k.json" --json | grep -v '"catalogue"' > "$TMP/$k.v1"
+    "$GC" check "$TMP/c-$k" --json | grep -v '"catalogue"' > "$TMP/$k.v2"
     cmp -s "$TMP/$k.v1" "$TMP/$k.v2" || die "$k: the compact layout judged otherwise"
 done
 expect 1 c-suspect "$TMP/c-suspect"
@@ -63,11 +67,17 @@ rm "$TMP/c-suspect/nodes/n2.json"
 expect 3 c-nonode "$TMP/c-suspect"
 grep -q "c-suspect/nodes/n2.json: cannot open it" "$TMP/c-nonode.err" || die "compact: missing node file not named"
 
-# --json: the verdicts array, one per GPU, link and node
+# --json: an object {run, counts, exit_status, verdicts}: one verdict per GPU, link and node
 expect 2 json "$TMP/degraded.json" --json
 python3 - "$TMP/json.out" <<'PY' || die "--json output"
 import json, sys
-v = json.load(open(sys.argv[1]))
+o = json.load(open(sys.argv[1]))
+assert sorted(o) == ["counts", "exit_status", "run", "verdicts"], sorted(o)
+assert o["exit_status"] == 2 and o["run"]["gpus"] == 8, (o["exit_status"], o["run"])
+v = o["verdicts"]
+c = o["counts"]
+assert c["gpus"]["ok"] + c["gpus"]["suspect"] + c["gpus"]["degraded"] + c["gpus"]["failed"] == 8, c
+assert c["nodes"]["degraded"] + c["nodes"]["failed"] >= 1, c
 assert sum(x["type"] == "gpu" for x in v) == 8 and sum(x["type"] == "node" for x in v) == 2
 bad = [x["subject"] for x in v if x["verdict"] != "ok"]
 assert any(x["subject"] == "n2" and x["verdict"] == "degraded" for x in v), bad
@@ -76,7 +86,7 @@ PY
 if python3 -c 'import jsonschema' 2>/dev/null; then
     python3 - "$TMP/json.out" "$ROOT/results-schema/catalogue.schema.json" <<'PY' || die "--json output is not schema-valid"
 import json, sys, jsonschema
-v = json.load(open(sys.argv[1]))
+v = json.load(open(sys.argv[1]))["verdicts"]
 s = json.load(open(sys.argv[2]))
 schema = {"$defs": s["$defs"], "type": "array", "items": {"$ref": "#/$defs/verdict"}}
 errs = list(jsonschema.Draft202012Validator(schema).iter_errors(v))
@@ -130,6 +140,6 @@ grep -q "no GPU in this catalogue" "$TMP/empty.err" || die "empty message"
 printf '{"schema_version": "1.0", "kind": "baseline"}\n' > "$TMP/base.json"
 expect 3 badbase "$TMP/healthy.json" --baseline "$TMP/base.json"
 grep -q 'names its "sku"' "$TMP/badbase.err" || die "baseline message"
-expect 3 args --frobnicate
-expect 3 noargs
+expect 2 args --frobnicate
+expect 2 noargs
 echo "t_check: all exit codes"

@@ -207,7 +207,7 @@ PY
 rc=$?
 python3 - "$TMP/m9.json" <<'PY' || { cat "$TMP/m9.json" "$TMP/m9.err"; die "baseline of other methods only: expected judged without it"; }
 import json, sys
-v = [x for x in json.load(open(sys.argv[1])) if x["type"] == "gpu"][0]
+v = [x for x in json.load(open(sys.argv[1]))["verdicts"] if x["type"] == "gpu"][0]
 note = v.get("note", "")
 assert "baseline" not in v["basis"], v["basis"]
 assert "judged from limits alone (no baseline value of this run's methods)" in note, note

@@ -29,8 +29,8 @@ assert json.load(open(sys.argv[1]))["schema_version"] == "3.1"
 cat = gccat.load(sys.argv[1], points=False)   # schema 3 read as 2.0
 assert all("results" not in g for g in cat["gpus"])
 v = cat["verdicts"]
-assert v == json.load(open(sys.argv[2])), "check's verdicts differ from the run's"
-assert v == json.load(open(sys.argv[4])), "check --rules (judged again from the node files) differs from the run's"
+assert v == json.load(open(sys.argv[2]))["verdicts"], "check's verdicts differ from the run's"
+assert v == json.load(open(sys.argv[4]))["verdicts"], "check --rules (judged again from the node files) differs from the run's"
 assert v == gccat.load(sys.argv[3], points=False)["verdicts"], "the merge's verdicts differ from the run's"
 assert sum(x["type"] == "gpu" for x in v) == 8 and sum(x["type"] == "node" for x in v) == 2
 assert sum(x["type"] == "link" for x in v) == len(cat["links"])
@@ -79,7 +79,7 @@ PY
 [ $? -eq 2 ] || die "doctored against the run: exit $?, expected 2"
 /usr/bin/python3 - "$TMP/doctored.json" "$(cat "$TMP/doctored.nbw")" <<'PY' || die "n2/gpu0's HBM points not judged against the baseline's"
 import json, sys
-v = {x["subject"]: x for x in json.load(open(sys.argv[1]))}
+v = {x["subject"]: x for x in json.load(open(sys.argv[1]))["verdicts"]}
 nbw = int(sys.argv[2])
 rs = [r for r in v["n2/gpu0"]["reasons"] if r["rule"] == "baseline" and r["metric"].startswith("hbm_bw.bandwidth")]
 assert v["n2/gpu0"]["verdict"] == "degraded" and rs, v["n2/gpu0"]

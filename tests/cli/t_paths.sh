@@ -137,18 +137,20 @@ $T "$GC" check "$cat" --baseline "$TMP/base" > "$TMP/out" 2>&1
 ok "FIFOs (catalogue, rules, @include, plan, baseline entry), /dev/zero, a directory as rules: refused at once"
 
 # a sim profile that is missing or a FIFO: a bad plan (exit 2) at plan time
-# and before a run measures anything, not a failure of every rank
+# (plan --backend sim: only the sim backend reads it) and before a run
+# measures anything, not a failure of every rank
 mkfifo "$TMP/prof.fifo"
 for prof in "$TMP/nope.cfg" "$TMP/prof.fifo"; do
     sed "s#^sim = { profile = \"[^\"]*\"#sim = { profile = \"$prof\"#" "$plan" > "$TMP/badsim.cfg"
     grep -q "$prof" "$TMP/badsim.cfg" || die "crafting the sim profile"
-    $T "$GC" plan "$TMP/badsim.cfg" > "$TMP/out" 2>&1
-    [ $? = 2 ] || { cat "$TMP/out"; die "plan with sim profile $prof: not exit 2"; }
-    said "sim profile $prof"
+    $T "$GC" plan "$TMP/badsim.cfg" > /dev/null 2>&1 || die "plan (cuda) opened the sim profile $prof"
+    $T "$GC" plan "$TMP/badsim.cfg" --backend sim > "$TMP/out" 2>&1
+    [ $? = 2 ] || { cat "$TMP/out"; die "plan --backend sim with sim profile $prof: not exit 2"; }
+    said "$prof"
     $T $MPIRUN -np 2 "$GC" run "$TMP/badsim.cfg" --backend sim -o "$TMP/bs" --quiet > "$TMP/out" 2>&1
     [ $? = 2 ] || { cat "$TMP/out"; die "run with sim profile $prof: not exit 2"; }
 done
-ok "a missing or FIFO sim profile: exit 2 from plan and run"
+ok "a missing or FIFO sim profile: exit 2 from plan --backend sim and run"
 
 # --- shards ----------------------------------------------------------------
 mkfifo "$TMP/fifo.gcs"

@@ -31,7 +31,7 @@ for g in d["gpus"]:
 assert tags.get("remeasure", 0) > 0 and tags.get("partner", 0) > 0, tags
 again = [l for l in d["links"] if "remeasured_bandwidth_bps" in l]
 assert again, "no link carries its second measurement"
-v = json.load(open(sys.argv[2]))
+v = json.load(open(sys.argv[2]))["verdicts"]
 assert v == d["verdicts"], "check and the run disagree"
 links = {x["subject"].split(": ", 1)[1]: x for x in v if x["type"] == "link"}
 def det(x):

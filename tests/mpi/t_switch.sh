@@ -25,7 +25,7 @@ d = gccat.load(sys.argv[1])
 sw = {(g["node"], g["index"]): g["properties"]["pcie"]["switch"] for g in d["gpus"]}
 want = ["0000:10:00.0", "0000:40:00.0", "0000:70:00.0", "0000:a0:00.0"]
 assert all(sw[(n, i)] == want[i // 2] for n in ("n1", "n2") for i in range(8)), sw
-v = json.load(open(sys.argv[2]))
+v = json.load(open(sys.argv[2]))["verdicts"]
 rules = {x["subject"]: sorted((r["rule"], r["metric"]) for r in x["reasons"] if r["rule"] not in ("gpu", "link"))
          for x in v if x["type"] == "node"}
 assert rules == {"n1": [("pcie_switch", "pcie_switch")], "n2": [("numa", "host_numa_node")]}, rules

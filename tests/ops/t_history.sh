@@ -115,6 +115,15 @@ print("show: n1's GPUs, 5 runs each, HBM falling")
 PY
 uuid=$(awk '/^GPU-/ && $2 == "n2/gpu1" { print $1 }' "$TMP/show.out")
 "$GC" history show "$DB" "$uuid" | grep -q "n2/gpu1" || die "history show UUID"
+# the subject as check prints it (NODE/gpuN): that GPU only, its values with units
+"$GC" history show "$DB" n2/gpu1 > "$TMP/show_sub.out" || { cat "$TMP/show_sub.out"; die "history show n2/gpu1"; }
+[ "$(grep -c '^GPU-' "$TMP/show_sub.out")" = 1 ] && grep -q "^$uuid  n2/gpu1 " "$TMP/show_sub.out" ||
+    { cat "$TMP/show_sub.out"; die "history show n2/gpu1: not that GPU alone"; }
+grep -q "\[bytes_per_s\]" "$TMP/show_sub.out" && grep -q "\[cycles\]" "$TMP/show_sub.out" ||
+    { cat "$TMP/show_sub.out"; die "history show: no units"; }
+"$GC" history show "$DB" n2/gpu9 > /dev/null 2>&1
+[ $? = 1 ] || die "history show n2/gpu9: expected 1 (no such GPU)"
+echo "ok: history show NODE/gpuN, with units"
 
 # the last run: peers see the step of n2/gpu1 only; the history also sees
 # the fleet's drift, and the step against the GPU's own past
@@ -129,7 +138,7 @@ grep -q "baseline: $DB (each GPU's last 10 good runs of plan ops-test)" "$TMP/hi
 $PY - "$TMP/peers.json" "$TMP/hist.json" <<'PY' || die "verdicts against the history"
 import json, sys
 def gpus(p):
-    return {v["subject"]: v for v in json.load(open(p)) if v["type"] == "gpu"}
+    return {v["subject"]: v for v in json.load(open(p))["verdicts"] if v["type"] == "gpu"}
 peers, hist = gpus(sys.argv[1]), gpus(sys.argv[2])
 assert len(hist) == 4, sorted(hist)
 for s, v in peers.items():

@@ -150,7 +150,7 @@ $PY - "$TMP" <<'PY' || die "verdicts against histories of other methods"
 import json, re, sys
 T = sys.argv[1]
 def gpus(name):
-    return {v["subject"]: v for v in json.load(open(f"{T}/{name}.json")) if v["type"] == "gpu"}
+    return {v["subject"]: v for v in json.load(open(f"{T}/{name}.json"))["verdicts"] if v["type"] == "gpu"}
 def judged(v):   # the detector's count of values judged against the baseline
     m = re.search(r"baseline: (\d+) values judged", v["note"])
     return int(m.group(1)) if m else 0

@@ -45,6 +45,14 @@ nodes = {dict(k)["node"]: x for k, x in samples("gpucensus_node_verdict").items(
 assert nodes == {"n1": 0, "n2": 2}, nodes
 links = samples("gpucensus_link_verdict")
 assert len(links) == len(cat["links"]), (len(links), len(cat["links"]))
+# one label per dimension of a link's class, as the catalogue's link has them
+dims = ("kind", "bench", "direction", "memory", "engine")
+for k in links:
+    d = dict(k)
+    assert "class" not in d and all(x in d for x in dims), d
+want = sorted((l["kind"], l["benchmark"], l["direction"], l["memory"], l.get("engine") or "") for l in cat["links"])
+got = sorted(tuple(dict(k)[x] for x in dims) for k in links)
+assert got == want, (got[:3], want[:3])
 t = samples("gpucensus_census_start_timestamp_seconds")
 start = calendar.timegm(time.strptime(cat["run"]["start_time"], "%Y-%m-%dT%H:%M:%SZ"))
 assert list(t.values()) == [start], (t, start)

@@ -4,7 +4,7 @@ catalogue: the sections, and the SVG plots and their elements in the
 numbers the catalogue implies.
 
 usage: check_dom.py DOM.html CATALOGUE.json VERDICTS.json [--expect-outlier NODE/gpuN:METRIC]
-VERDICTS.json: `gpucensus check --json` of the catalogue."""
+VERDICTS.json: `gpucensus check --json` of the catalogue (its "verdicts")."""
 import json
 import os
 import sys
@@ -82,7 +82,7 @@ def main():
     t.feed(open(dom_path, encoding="utf-8").read())
     root = t.root
     cat = gccat.load(cat_path)
-    verdicts = json.load(open(ver_path))
+    verdicts = json.load(open(ver_path))["verdicts"]   # check --json: {run, counts, exit_status, verdicts}
     gpus, links, nodes = cat["gpus"], cat["links"], cat["nodes"]
     node_names = [n["name"] for n in nodes]
 

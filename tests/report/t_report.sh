@@ -83,7 +83,7 @@ PY
 /usr/bin/python3 - "$TMP/failed/catalogue.json" "$TMP/failed.verdicts" <<'PY' || die "verdicts of the doctored catalogue"
 import json, sys
 c = json.load(open(sys.argv[1]))
-c["verdicts"] = json.load(open(sys.argv[2]))
+c["verdicts"] = json.load(open(sys.argv[2]))["verdicts"]
 json.dump(c, open(sys.argv[1], "w"), indent=1)
 PY
 rm "$TMP/failed/nodes/n3.json"

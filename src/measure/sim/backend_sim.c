@@ -111,15 +111,9 @@ static void fill_info(const gc_backend *b, const gc_backend_args *a, gc_gpu_info
 
 static int load_profile(const gc_plan *plan, gc_sim_profile *prof, gc_err *err)
 {
-    char path[512];
-    if (!plan->sim.present || !plan->sim.profile[0])
-        return gc_fail(err, GC_EINVAL, "%s: the sim backend needs a sim section with a profile",
-                       plan->file);
-    gc_sim_profile_resolve(plan->file, plan->sim.profile, path, sizeof path);
-    if (access(path, R_OK) != 0 && plan->sim.profile[0] != '/' &&
-        access(plan->sim.profile, R_OK) == 0)
-        snprintf(path, sizeof path, "%s", plan->sim.profile);   /* cwd */
-    return gc_sim_profile_load(path, prof, err);
+    char path[4200];
+    int rc = gc_plan_sim_profile(plan, path, sizeof path, err);
+    return rc ? rc : gc_sim_profile_load(path, prof, err);
 }
 
 int gc_sim_plan_check(const gc_plan *plan, gc_err *err)

@@ -350,13 +350,3 @@ const gc_sim_op *gc_sim_profile_op(const gc_sim_profile *p, const char *name)
             return &p->ops[i];
     return NULL;
 }
-
-void gc_sim_profile_resolve(const char *plan_file, const char *profile,
-                            char *out, size_t cap)
-{
-    const char *slash = plan_file ? strrchr(plan_file, '/') : NULL;
-    if (profile[0] == '/' || !slash)
-        snprintf(out, cap, "%s", profile);
-    else
-        snprintf(out, cap, "%.*s/%s", (int)(slash - plan_file), plan_file, profile);
-}

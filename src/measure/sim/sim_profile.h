@@ -90,9 +90,5 @@ int gc_sim_profile_load(const char *path, gc_sim_profile *p, gc_err *err);
 
 const gc_sim_op *gc_sim_profile_op(const gc_sim_profile *p, const char *name);
 
-/* Resolve a profile path given in a plan: absolute paths as they are,
- * relative ones against the plan file's directory. */
-void gc_sim_profile_resolve(const char *plan_file, const char *profile,
-                            char *out, size_t cap);
 
 #endif
