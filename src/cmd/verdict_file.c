@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "judge/detect.h"
+#include "util/args.h"
 #include "util/fsutil.h"
 #include "util/quote.h"
 #include "util/timeutil.h"
@@ -178,13 +179,13 @@ int gc_vfile_read(const char *path, const char *node, gc_vfile *out, gc_err *err
 
 /* ---- `history publish` ---------------------------------------------------- */
 
-static int publish_usage(void)
-{
-    fprintf(stderr, "usage: gpucensus history publish DB DIR [--node NODE]...\n"
-                    "  writes DIR/NODE.verdict (mode 0444, atomically) for every node of DB, or those named\n"
-                    "  exit 0 published, 1 database or file error, 2 bad arguments\n");
-    return 2;
-}
+static const char publish_usage[] =
+    "history publish DB DIR [--node NODE]...\n"
+    "        DIR/NODE.verdict (mode 0444, written atomically) for every node of DB,\n"
+    "        or the nodes named: what NHC and the prolog read on compute nodes\n"
+    "\n"
+    "  --node:  this node only (again for more)\n"
+    "exit codes: 0 published; 1 database or file error; 2 bad arguments\n";
 
 static int publish_one(gc_history *h, const char *dir, const char *node, gc_err *err)
 {
@@ -208,21 +209,29 @@ int gc_vfile_publish_main(int argc, char **argv)
     size_t nn = 0;
     if (!nodes)
         return fprintf(stderr, "gpucensus history: out of memory\n"), 1;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--node") && i + 1 < argc && gc_name_ok(argv[i + 1]))
-            nodes[nn++] = argv[++i];
-        else if (argv[i][0] == '-' || (db && dir)) {
-            fprintf(stderr, "gpucensus history publish: unexpected argument '%s'\n", argv[i]);
+    static const gc_opt opts[] = { { "--node", 1 } };
+    gc_args a;
+    gc_args_init(&a, "gpucensus history publish", publish_usage, argc, argv, opts, 1);
+    for (int k; (k = gc_args_next(&a)) != GC_ARG_END;) {
+        int rc = k == GC_ARG_HELP ? 0 : k == GC_ARG_BAD ? GC_EXIT_USAGE : -1;
+        if (rc < 0 && k == 0 && !gc_name_ok(a.value))
+            rc = (fprintf(stderr, "gpucensus history publish: --node: not a node name\n"), GC_EXIT_USAGE);
+        else if (rc < 0 && k == GC_ARG_POS && db && dir)
+            rc = gc_args_unexpected(&a, a.value);
+        if (rc >= 0) {
             free(nodes);
-            return publish_usage();
-        } else if (!db)
-            db = argv[i];
+            return rc;
+        }
+        if (k == 0)
+            nodes[nn++] = a.value;
+        else if (!db)
+            db = a.value;
         else
-            dir = argv[i];
+            dir = a.value;
     }
     if (!db || !dir) {
         free(nodes);
-        return publish_usage();
+        return gc_args_missing(&a, "DB and DIR");
     }
     gc_err e = { 0 };
     gc_history *h = NULL;

@@ -25,7 +25,7 @@ seen = set()
 for row in rows:
     cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
     syn, codes = cells[0], cells[2]
-    words = re.match(r"`([a-z]+(?: (?:add|show|last))?)", syn).group(1).split()
+    words = re.match(r"`([a-z]+(?: (?:add|show|last|publish))?)", syn).group(1).split()
     name = " ".join(words)
     seen.add(words[0])
     h = subprocess.run([gc, *words, "--help"], capture_output=True, text=True)
@@ -43,9 +43,11 @@ for row in rows:
         assert re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", top), (name, o, "not in gpucensus --help")
     # the exit codes: each of the row's in the command's --help, and bad arguments are 2
     ex = h.stdout.split("exit codes:", 1)[1]
-    if words[0] == "history":   # one usage for the three verbs: the verb's part
+    if name == "history publish":   # a usage of its own
+        pass
+    elif words[0] == "history":   # one usage for the other three verbs: the verb's part
         ex = ex.split(words[1] + ":", 1)[1] if words[1] != "add" else ex
-        ex = re.split(r"\n\s+(?:show|last):", ex)[0] if words[1] == "add" else re.split(r"\n\s+last:", ex)[0] if words[1] == "show" else ex
+        ex = re.split(r"\n\s+(?:show|last):", ex)[0] if words[1] == "add" else re.split(r"\n\s+last:", ex)[0] if words[1] == "show" else re.split(r"\n\s+publish:", ex)[0]
     row_codes = sorted(set(re.findall(r"(?:^|; )(\d)\b", codes)))
     help_codes = sorted(set(re.findall(r"(?:^\s*|[;:] |\n\s+)(\d)\b", ex)))
     assert row_codes == help_codes, (name, "README", row_codes, "--help", help_codes)
