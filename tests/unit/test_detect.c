@@ -66,6 +66,9 @@ static void put(sb *b, const char *fmt, ...)
     b->n += (size_t)k;
 }
 
+/* with_d2h: each GPU's host link both ways (h2d and d2h), not h2d alone */
+static int with_d2h;
+
 /* per_node GPUs a node, nodes n1, n2, ...; gpu i gets spec g[i] */
 static char *catalogue(const gspec *g, int n, int per_node)
 {
@@ -118,6 +121,16 @@ static char *catalogue(const gspec *g, int n, int per_node)
                 "\"nominal_basis\": \"x\", \"lambda\": %.10g, \"share\": null}",
             i ? "," : "", node, g[i].numa, node, idx, i, g[i].numa, node, idx, i, beta, beta,
             beta / 63015384620.0);
+        if (with_d2h)
+            put(&b, ",\n  {\"kind\": \"pcie\", \"benchmark\": \"xfer\", \"direction\": \"d2h\", \"memory\": \"pinned\", "
+                    "\"engine\": \"ce\", \"peer_access\": null, \"concurrent\": false, "
+                    "\"src\": {\"type\": \"gpu\", \"node\": \"n%d\", \"gpu_index\": %d, \"uuid\": \"GPU-%04d\", \"numa_node\": %d}, "
+                    "\"dst\": {\"type\": \"host\", \"node\": \"n%d\", \"gpu_index\": null, \"uuid\": null, \"numa_node\": %d}, "
+                    "\"measured_on\": {\"node\": \"n%d\", \"gpu_index\": %d, \"rank\": %d}, "
+                    "\"sizes\": [{\"size_bytes\": 268435456.0, \"bandwidth_p50_bps\": %.10g}], "
+                    "\"model\": {\"alpha_s\": 2e-6, \"beta_bps\": %.10g}, \"nominal_bps\": 63015384620.0, "
+                    "\"nominal_basis\": \"x\", \"lambda\": %.10g, \"share\": null}",
+                node, idx, i, g[i].numa, node, g[i].numa, node, idx, i, beta, beta, beta / 63015384620.0);
     }
     put(&b, "\n ],\n \"models\": {},\n \"verdicts\": []\n}\n");
     return b.s;
@@ -350,6 +363,50 @@ int main(void)
     CHECK(find(j.d, "n1/gpu2")->level == GC_V_OK, "the GPU itself is fine");
     CHECK(has_rule(find(j.d, "n2"), "numa", NULL) == GC_V_DEGRADED, "numa node");
     CHECK(!has_rule(find(j.d, "n1"), "numa", NULL), "one slow link is not a NUMA node");
+    gc_detect_free(j.d);
+    free(js);
+
+    /* a slow host: every GPU of n2 (4 nodes of 4 GPUs, two NUMA nodes each) copies to and from the
+     * host at 80%; then all but one of them. The host is the common end
+     * (the node's "host" reason), not each GPU, nor a NUMA node */
+    for (int all_but = 0; all_but < 2; all_but++) {
+        fleet(g);
+        for (int i = 0; i < N; i++)
+            g[i].numa = (i % 4) / 2;
+        for (int i = 4 + all_but; i < 8; i++)
+            g[i].h2d_beta = 0.8 * 53e9;
+        with_d2h = 1;
+        js = catalogue(g, N, 4);
+        with_d2h = 0;
+        j = judge(js, &R, NULL);
+        CHECK(j.rc == 0, "judged: %s", j.msg);
+        CHECK(has_rule(find(j.d, "n2"), "host", "host_links") == GC_V_DEGRADED, "host named (all but %d)", all_but);
+        CHECK(!has_rule(find(j.d, "n2"), "numa", NULL), "no NUMA node named (all but %d)", all_but);
+        for (int i = 0; i < 4; i++) {
+            char s[16];
+            snprintf(s, sizeof s, "n2/gpu%d", i);
+            CHECK(find(j.d, s)->level == GC_V_OK, "%s not named (all but %d)", s, all_but);
+        }
+        CHECK(!has_rule(find(j.d, "n1"), "host", NULL), "n1's host is fine");
+        {
+            const gc_verdict *v = find(j.d, "n2");
+            for (size_t k = 0; k < v->nreasons; k++)
+                if (!strcmp(v->reasons[k].rule, "host"))
+                    CHECK(strstr(v->reasons[k].detail, all_but ? "of 3 of the node's 4 GPUs" : "of 4 of the node's 4 GPUs"),
+                          "detail: %s", v->reasons[k].detail);
+        }
+        gc_detect_free(j.d);
+        free(js);
+    }
+    /* one GPU's host links slow (both ways): the GPU is their common end, no host named */
+    fleet(g);
+    g[10].h2d_beta = 0.8 * 53e9;
+    with_d2h = 1;
+    js = catalogue(g, N, 8);
+    with_d2h = 0;
+    j = judge(js, &R, NULL);
+    CHECK(has_rule(find(j.d, "n2/gpu2"), "common_end", "host_links") >= GC_V_SUSPECT, "one GPU: its own end");
+    CHECK(!has_rule(find(j.d, "n2"), "host", NULL), "one GPU is not the host");
     gc_detect_free(j.d);
     free(js);
 
