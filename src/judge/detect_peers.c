@@ -43,6 +43,26 @@ static double w1_bad(const float *x, const double *ref, int better)
     return area / (qs[LAST] - qs[FIRST]);
 }
 
+/* The sampling noise of a point's distance (w1_bad over its p5, p50, p95:
+ * weights 1/4, 1/2, 1/4): each quantile's standard error,
+ * sqrt(q (1 - q) / n) / f, with the density f near p5 and p95 from the
+ * next knots out (4% of the samples between p1 and p5, p95 and p99) and
+ * near p50 the normal's 1.2533 sigma / sqrt(n), sigma = (p95 - p5) / 3.29.
+ * Not the p5..p95 width alone: a bimodal point (30% of its samples at
+ * 0.6x) is that wide because its slow samples are many, and their p5 is
+ * as sharp as any; the width called its 12% loss noise. */
+static double dist_noise(const val *x)
+{
+    double n = x->count;
+    if (!(n > 0))
+        return 0;
+    double se_tail = sqrt(0.05 * 0.95 / n) / 0.04;
+    double se5 = se_tail * fabs(x->q[1] - x->q[0]), se95 = se_tail * fabs(x->q[4] - x->q[3]);
+    double se50 = 1.2533 * (x->q[3] - x->q[1]) / 3.29 / sqrt(n);
+    double s = sqrt(0.0625 * se5 * se5 + 0.25 * se50 * se50 + 0.0625 * se95 * se95);
+    return isfinite(s) ? s : 0;
+}
+
 /* A degraded distribution finding against the point's second measurement
  * (confirm.c), by the same rule: its distance from the same peers'
  * quantile function, at the same thresholds. A shifted distribution
@@ -61,7 +81,7 @@ static void again_distribution(const gc_detect *d, const grec *g, uint32_t key, 
         if (!(scale > 0))
             return;
         double dist = w1_bad(y->q, ref, y->better) / scale;
-        double own = y->count > 0 ? (y->q[3] - y->q[1]) / scale / sqrt(y->count) : 0;
+        double own = dist_noise(y) / scale;
         double dz = (dist - dmed) / (isfinite(own) ? hypot(dsig, own) : dsig);
         r->again = dist;
         r->again_held = dz >= dzt && dist >= R->dist_rel_degraded ? 1 : 2;
@@ -199,9 +219,7 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
                                 a, b, 100.0 * (x->v - med) / fabs(med), (x->v - med) / sigma, n);
         }
         if (nq && !rc && x->count >= cmin && !(dzt > 0 && (dist[i] - dmed) / dsig < dzt)) {   /* as zmin */
-            /* the distance's own sampling noise: its p5..p95 width over
-             * the reference median, by the square root of its samples */
-            double ownd = (x->q[3] - x->q[1]) / fabs(ref[2] ? ref[2] : med) / sqrt(x->count);
+            double ownd = dist_noise(x) / fabs(ref[2] ? ref[2] : med);
             double dz = (dist[i] - dmed) / (isfinite(ownd) ? hypot(dsig, ownd) : dsig);
             int ds = dz >= dzt && dist[i] >= R->dist_rel_degraded ? GC_V_DEGRADED
                    : dz >= dzt && dist[i] >= R->dist_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
