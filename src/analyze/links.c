@@ -709,11 +709,6 @@ static void view_of(const lk *x, size_t index, const gc_xfer_model *m, double no
     lk_view_end(&x->by, &v->by);
 }
 
-int gc_link_view_named(const gc_link_view *v)
-{
-    return !((v->src.is_gpu && v->src.gpu_index < 0) || (v->dst.is_gpu && v->dst.gpu_index < 0));
-}
-
 int gc_links_view(const gc_links *l, size_t i, gc_link_view *v)
 {
     if (!l || l->no_sizes || i >= l->n)

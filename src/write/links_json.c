@@ -151,7 +151,6 @@ void gc_links_json(gc_jw *w, const gc_links *l)
     gc_link_size_view s[GC_LINK_MAX_SIZES];
     gc_jw_open(w, "[");
     for (size_t i = 0; gc_links_view(l, i, &v); i++)
-        if (gc_link_view_named(&v))   /* as gc_links_emit: a GPU end it cannot name is left out */
-            link_json(w, &v, s, gc_links_sizes(l, i, s));
+        link_json(w, &v, s, gc_links_sizes(l, i, s));
     gc_jw_close(w, "]");
 }
