@@ -166,12 +166,14 @@ typedef struct lgstat {
 /* The links of a group with a host end, by host: the links of one node
  * share its host (CPUs, memory, root complexes: a draw of its own), so
  * they are not independent peers; 8 links of each of 4 hosts are 4 units,
- * not 32, and their spread is the hosts' spread. Per host its links'
- * median; the group's median is the hosts' median; sigma the hosts'
- * spread (1.4826 MAD of their medians, widened by k / (k - 1) for k hosts:
- * a MAD of a few units understates the spread; at least
- * host_sigma_floor_rel, the spread of healthy hosts) with the links' own
- * spread about their host's median added. The threshold: z_host, or the
+ * not 32, and their spread is the hosts' spread. Per host its best link
+ * (a slow NUMA node or switch of it leaves that as it is: several such
+ * nodes in a fleet neither move the hosts' median nor widen their spread
+ * and hide a slow host); the group's median is the hosts' median; sigma
+ * the hosts' spread (1.4826 MAD of their best links, at least
+ * host_sigma_floor_rel, the spread of healthy hosts: a MAD of a few hosts
+ * can be near zero) with the links' own spread about their host's median
+ * added. The threshold: z_host, or the
  * one-sided z that the run's false-positive rate allows over k hosts,
  * whichever is higher (few units: few comparisons); degraded at z_degraded
  * / z_suspect times that. A link is also judged against its own host's
@@ -220,7 +222,7 @@ static int host_stats(const gc_rules *R, const double *xs, const uint32_t *hs, s
         double sg = c >= (size_t)R->min_peers ? fmax(1.4826 * gc_median(dv, c), R->sigma_floor_rel * fabs(med)) : NAN;
         for (size_t i = a; i < e; i++)
             hmed[hv[i].j] = med, hsig[hv[i].j] = sg;
-        t[k++] = med;
+        t[k++] = hv[e - 1].x;   /* the host's unit: its best link (a slow NUMA node or switch of it is not the host) */
         a = e;
     }
     double med = gc_median(t, k);

@@ -416,7 +416,7 @@ int main(void)
      * index), every window of 4 consecutive nodes of 40: no healthy host is
      * named (a node drawn 5.2% or 7% below the others is the hosts' spread, not a
      * fault); a host at 90% of its draw is caught where it lies beyond that
-     * spread (58 of 148 placements: of 3% host noise a 10% fault is ~3 sigma;
+     * spread (59 of 148 placements: of 3% host noise a 10% fault is ~3 sigma;
      * no threshold without a false positive here catches more than 84) */
     {
         enum { W = 4, PER = 8, NODES = 40 };
