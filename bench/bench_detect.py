@@ -10,7 +10,9 @@ two fleets are simulated:
            1.6x slower), a slow host NUMA node (host copies of the 4 GPUs
            near it at 90% and 80%), one GPU's P2P 30% low, throttling under
            sustained load, a flapping P2P link, another process on a GPU,
-           the host copies of the 2 GPUs behind one PCIe switch at 90% and 80%.
+           the host copies of the 2 GPUs behind one PCIe switch at 90% and 80%,
+           30% of a GPU's HBM samples at 0.6x (a bimodal bandwidth), and
+           every GPU of one node copying to and from the host at 80%.
 build/bench/bench_verdicts makes both in one process, each GPU the way a
 run's GPU goes (sim backend through the schedule, the rank's record, rank
 0's analysis, the catalogue writer's detector with the default rules): the
@@ -77,14 +79,20 @@ FAULTS = [
     # the 2 GPUs behind one PCIe switch (sim profile: 4 switches of 2 GPUs)
     ("switch", "host copies -10%", "h2d_bw+d2h_bw", "scale", 0.90, 2),
     ("switch", "host copies -20%", "h2d_bw+d2h_bw", "scale", 0.80, 2),
+    # a bimodal bandwidth: 30% of a GPU's HBM samples 1.6x slower (at 0.625x:
+    # a flapping HBM, a throttling GPU); a slow host: every GPU of one node
+    # copies to and from the host at 80% (its memory or root complex)
+    ("hbm_bimodal", "30% at 0.6x", "hbm_bw", "bimodal", 0.30, 1),
+    ("host", "all 8 GPUs -20%", "numa", "scale", 0.80, PER_NODE),
 ]
 # magnitude as a relative loss, for the targets (None: not a percentage fault)
 LOSS = {"-5%": 0.05, "-10%": 0.10, "-20%": 0.20, "x8 of x16": 0.5, "1 of 18 down": 0.056,
         "capped 90%": 0.10, "capped 70%": 0.30, "bimodal 10%": 0.06, "bimodal 25%": 0.15,
         "host copies -10%": 0.10, "host copies -20%": 0.20, "P2P -30%": 0.30,
-        "throttle after 1 s": 0.30, "P2P flapping x0.5": 0.25, "another process": None}
-# faults found on the node's verdict (a NUMA node or switch named), not on the GPUs
-GROUP = {"numa": "numa", "switch": "pcie_switch"}
+        "throttle after 1 s": 0.30, "P2P flapping x0.5": 0.25, "another process": None,
+        "30% at 0.6x": 0.11, "all 8 GPUs -20%": 0.20}
+# faults found on the node's verdict (a NUMA node, switch or host named), not on the GPUs
+GROUP = {"numa": "numa", "switch": "pcie_switch", "host": "host"}
 
 
 def plan_text(base_plan, seed, faults):
@@ -115,7 +123,16 @@ def place(rng, n):
     rng.shuffle(halves)
     used_nodes = set()
     for spec in FAULTS:
-        if spec[5] == 2:   # a switch: a quarter of a node of its own
+        if spec[5] == PER_NODE:   # the host: a node of its own
+            while True:
+                node, h = halves.pop()
+                if node not in used_nodes:
+                    break
+            used_nodes.add(node)
+            gpus = [(node, i) for i in range(PER_NODE)]
+            free -= {(node, g) for g in range(PER_NODE)}
+            out.append((spec, gpus))
+        elif spec[5] == 2:   # a switch: a quarter of a node of its own
             while True:
                 node, h = halves.pop()
                 if node not in used_nodes:
@@ -222,6 +239,8 @@ def attributed(kind, v_gpu, links, node_v):
         return any(r == "limit_clock" for r, _ in rules)
     if kind == "l2_latency":
         return any(r == "distribution" and m.startswith("chase.latency") for r, m in rules)
+    if kind == "hbm_bimodal":
+        return any(m.startswith("hbm_") for _, m in rules)
     if kind in GROUP:
         return any(r["rule"] == GROUP[kind] for r in (node_v or {}).get("reasons", []))
     if kind == "p2p_gpu":
@@ -253,7 +272,14 @@ def score(verdicts, instances):
         else:
             det = all(gpus[g]["verdict"] != "ok" or g in bad_links for g in gs)
             att = all(attributed(spec[0], gpus.get(g), bad_links.get(g, []), nodes.get(g[0])) for g in gs)
-        res.append((spec, det, att))
+        named = set()
+        for g in gs:
+            for r in (gpus.get(g) or {}).get("reasons", []):
+                named.add(r["rule"])
+        for r in (nodes.get(gs[0][0]) or {}).get("reasons", []) if spec[0] in GROUP else []:
+            if r["rule"] not in ("gpu", "link"):
+                named.add(r["rule"])
+        res.append((spec, det, att, sorted(named)))
     fp = {"gpu": 0, "link": 0, "node": 0, "degraded": 0}
     fp_rules = {}
     fp_examples = []
@@ -337,11 +363,13 @@ def main():
                     examples += [f"faulted seed {seed}: {e}" for e in exf]
                     times.append(det_s)
                     walls.append(wall)
-                    for spec, det, att in res:
-                        s = stats.setdefault(spec[:2], [0, 0, 0])
+                    for spec, det, att, named in res:
+                        s = stats.setdefault(spec[:2], [0, 0, 0, {}])
                         s[0] += 1
                         s[1] += det
                         s[2] += att
+                        for r in named:
+                            s[3][r] = s[3].get(r, 0) + 1
                     if args.progress:
                         missed = [f"{k[0]} {k[1]}: {v[1]}/{v[0]}" for k, v in stats.items() if v[1] < v[0]]
                         print(f"  seed {seed} ({len(walls)} of {args.seeds}): healthy fp {fp_h}, faulted fp "
@@ -361,8 +389,9 @@ def main():
             target = 1.0 if loss is None or loss >= 0.0999 else 0.9
             met = rec >= target
             ok &= met
+            by = ", ".join(f"{r} {c / s[0]:.2f}" for r, c in sorted(s[3].items(), key=lambda x: -x[1]))
             print(f"{spec[0]:12} {spec[1]:18} {s[0]:9d} {rec:7.3f} {s[2] / s[0]:10.3f}  "
-                  f">= {target:.1f} {'ok' if met else 'MISSED'}")
+                  f">= {target:.1f} {'ok' if met else 'MISSED'}  rules: {by or 'none'}")
 
         def recall_at(lo, hi):
             k = [stats[f[:2]] for f in FAULTS if LOSS[f[1]] is not None and lo <= LOSS[f[1]] < hi]

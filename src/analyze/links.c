@@ -134,6 +134,8 @@ struct gc_links {
     int32_t *end_of_rank;    /* per rank: its end (index into ends), -1: not added */
     size_t emit_next;        /* gc_links_emit: the next position (or end) to tell */
     size_t emitted;          /* links told so far: the next one's index */
+    size_t dropped;          /* links not told: a GPU end without an index (tell_c) */
+    char dropped_first[200]; /* the first of them */
     int emit_final;          /* gc_links_emit(final) has run */
 };
 
@@ -984,12 +986,21 @@ static int end_ready(const gc_links *l, size_t e)
 
 /* c's view (its model as fitted, lk_finalize) to the observer, with its
  * index in the catalogue's order. */
-static void tell_c(const gc_links *l, const lkc *c, size_t index)
+static void tell_c(gc_links *l, const lkc *c, size_t index)
 {
     if (!l->obs)
         return;
     lk x;
     lk_view_of(l, c, &x);
+    if ((!x.src.host && x.src.gpu_index < 0) || (!x.dst.host && x.dst.gpu_index < 0)) {
+        /* a GPU end no shard names (a net peer outside the directory, no
+         * roster): not written, counted (gc_links_dropped) */
+        if (!l->dropped++)
+            snprintf(l->dropped_first, sizeof l->dropped_first, "%.40s %.20s: %.40s/gpu%d -> %.40s (rank %d)",
+                     x.bench, x.dir, x.src.node, x.src.gpu_index, x.dst.node, x.dst.rank);
+        return;
+    }
+    l->emitted++;
     char basis[96];
     double nom = lk_nominal(&x, basis, sizeof basis);
     gc_xfer_model m;
@@ -1012,7 +1023,14 @@ static void tell_c(const gc_links *l, const lkc *c, size_t index)
 static void tell_end(gc_links *l, size_t e)
 {
     for (size_t i = l->end_first[e]; i < end_last(l, e); i++)
-        tell_c(l, &l->c[i], l->emitted++);
+        tell_c(l, &l->c[i], l->emitted);
+}
+
+size_t gc_links_dropped(const gc_links *l, const char **first)
+{
+    if (first)
+        *first = l && l->dropped ? l->dropped_first : "";
+    return l ? l->dropped : 0;
 }
 
 size_t gc_links_emit(gc_links *l, const size_t *at, size_t n, int final)

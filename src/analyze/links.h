@@ -101,6 +101,12 @@ void gc_links_observe(gc_links *l, gc_link_observer fn, void *ctx);
  * links of GPUs outside the roster; later calls tell nothing. Returns
  * the number of links told so far. */
 size_t gc_links_emit(gc_links *l, const size_t *at, size_t n, int final);
+/* Links gc_links_emit did not tell: a GPU end no shard names (a network
+ * peer outside the roster, or outside the directory of a merge without
+ * one), which the catalogue cannot name; *first (may be NULL): the first
+ * of them, "" none. A node file (gc_links_json) keeps them: the run's
+ * network checks read a node's links to other nodes' GPUs from it. */
+size_t gc_links_dropped(const gc_links *l, const char **first);
 /* Every rank's GPU end as the links resolve them (node, index, UUID, NUMA
  * node; a rank whose GPU never came: its roster's node and index). */
 size_t gc_links_nranks(const gc_links *l);

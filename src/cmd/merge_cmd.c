@@ -1,4 +1,5 @@
 /* `gpucensus merge`: the command around write/merge.c. See merge_cmd.h. */
+#include "util/quote.h"
 #include "cmd/merge_cmd.h"
 
 #include <stdio.h>
@@ -45,6 +46,13 @@ int gc_merge_main(int argc, char **argv)
     if (gc_merge(dir, out, &run, &st, &e)) {
         fprintf(stderr, "gpucensus: merge: %s\n", e.msg);
         return 1;
+    }
+    if (st.links_dropped) {   /* names from the shards, escaped for the terminal */
+        char d[600], f[600];
+        gc_term_esc(dir, d, sizeof d);
+        gc_term_esc(st.link_dropped_first, f, sizeof f);
+        fprintf(stderr, "gpucensus merge: left out %zu link(s) whose other end is no GPU of %s (no roster "
+                "names it), first: %s\n", st.links_dropped, d, f);
     }
     gc_report_summary(stdout, &run, &st, out, 0);
     free(st.briefs);

@@ -222,6 +222,12 @@ typedef struct gc_reason {
      * and detail are the worst point's, dev_lo..dev_hi the points' range. */
     int points;
     double dev_lo, dev_hi;
+    /* The rule applied again to the point's second measurement (confirm.c),
+     * where the rule itself must do it (distribution: against the peers'
+     * quantiles it fired on): 0 not done, 1 it fires again, 2 it does not;
+     * again: the second measurement's value of the rule (its distance). */
+    int again_held;
+    double again;
 } gc_reason;
 
 /* subject, node, uuid, group and note: kept by the detector that made the

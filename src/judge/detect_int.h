@@ -234,10 +234,13 @@ int det_add_reason(gc_verdict *v, const char *rule, const char *metric, double v
 
 /* ---- layer 1: the common end above the GPUs (detect_topo.c) ----------- */
 
-/* A host NUMA node or PCIe switch of a node whose every GPU's host copies are slow. */
+/* A host NUMA node or PCIe switch of a node whose every GPU's host copies
+ * are slow, or the host itself when most of its GPUs' are. */
 typedef struct det_hostgroup {
     char node[GC_NODE_MAX];
     int is_switch;
+    int is_host;           /* 0, or the host itself: its node's GPUs with host links (most of
+                            * them, gpus, all slow); ratio against the fleet's median */
     int numa;              /* the NUMA node (a switch's, -1 unknown) */
     char sw[24];           /* the switch's bus id */
     int gpus, severity;

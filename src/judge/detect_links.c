@@ -159,7 +159,87 @@ typedef struct lgstat {
     double med[2], sigma[2];
     size_t used[2];
     int judged[2];
+    size_t hosts;     /* links with a host end: the hosts (nodes) they span, 0: judged link by link */
+    double zs, zd;    /* the z thresholds */
 } lgstat;
+
+/* The links of a group with a host end, by host: the links of one node
+ * share its host (CPUs, memory, root complexes: a draw of its own), so
+ * they are not independent peers; 8 links of each of 4 hosts are 4 units,
+ * not 32, and their spread is the hosts' spread. Per host its best link
+ * (a slow NUMA node or switch of it leaves that as it is: several such
+ * nodes in a fleet neither move the hosts' median nor widen their spread
+ * and hide a slow host); the group's median is the hosts' median; sigma
+ * the hosts' spread (1.4826 MAD of their best links, at least
+ * host_sigma_floor_rel, the spread of healthy hosts: a MAD of a few hosts
+ * can be near zero) with the links' own spread about their host's median
+ * added. The threshold: z_host, or the
+ * one-sided z that the run's false-positive rate allows over k hosts,
+ * whichever is higher (few units: few comparisons); degraded at z_degraded
+ * / z_suspect times that. A link is also judged against its own host's
+ * other links (the host's draw cancels) at the links' thresholds: a slow
+ * slot on one node of one. xs: the group's values, hs: their hosts (ids),
+ * n of them; hmed, hsig: per value its host's median and its links' sigma
+ * about it (out; NAN: a host of fewer than min_peers links); t: scratch of n. */
+typedef struct hval {
+    uint32_t host, j;
+    double x;
+} hval;
+
+static int by_host_value(const void *a, const void *b)
+{
+    const hval *x = a, *y = b;
+    if (x->host != y->host)
+        return x->host < y->host ? -1 : 1;
+    return (x->x > y->x) - (x->x < y->x);
+}
+
+static int host_stats(const gc_rules *R, const double *xs, const uint32_t *hs, size_t n, double *hmed,
+                      double *hsig, double *t, lgstat *st, int w)
+{
+    hval *hv = malloc((n ? n : 1) * sizeof *hv);
+    double *dv = malloc((n ? n : 1) * sizeof *dv);
+    if (!hv || !dv) {
+        free(hv), free(dv);
+        return GC_ENOMEM;
+    }
+    size_t m = 0, k = 0;
+    for (size_t j = 0; j < n; j++) {
+        hmed[j] = hsig[j] = NAN;
+        if (isfinite(xs[j]))
+            hv[m++] = (hval){ hs[j], (uint32_t)j, xs[j] };
+    }
+    qsort(hv, m, sizeof *hv, by_host_value);
+    for (size_t a = 0; a < m;) {   /* a host's run, sorted by value: its median */
+        size_t e = a;
+        while (e < m && hv[e].host == hv[a].host)
+            e++;
+        size_t c = e - a;
+        double med = c % 2 ? hv[a + c / 2].x : 0.5 * (hv[a + c / 2 - 1].x + hv[a + c / 2].x);
+        for (size_t i = a; i < e; i++)
+            dv[i - a] = fabs(hv[i].x - med);
+        /* its links' own spread (a host of fewer than min_peers links: none) */
+        double sg = c >= (size_t)R->min_peers ? fmax(1.4826 * gc_median(dv, c), R->sigma_floor_rel * fabs(med)) : NAN;
+        for (size_t i = a; i < e; i++)
+            hmed[hv[i].j] = med, hsig[hv[i].j] = sg;
+        t[k++] = hv[e - 1].x;   /* the host's unit: its best link (a slow NUMA node or switch of it is not the host) */
+        a = e;
+    }
+    double med = gc_median(t, k);
+    for (size_t i = 0; i < k; i++)
+        t[i] = fabs(t[i] - med);
+    double between = 1.4826 * gc_median(t, k);
+    for (size_t i = 0; i < m; i++)
+        t[i] = fabs(hv[i].x - hmed[hv[i].j]);
+    double within = fmax(1.4826 * gc_median(t, m), R->sigma_floor_rel * fabs(med));
+    free(hv), free(dv);
+    st->med[w] = med;
+    st->sigma[w] = hypot(fmax(between, R->host_sigma_floor_rel * fabs(med)), within);
+    st->used[w] = m;
+    st->hosts = k;
+    st->judged[w] = k >= (size_t)R->min_peers && med > 0;
+    return 0;
+}
 
 /* What link_first found for links before this one, reused where a link
  * has the same inputs: a link's strings are interned (det_vstr: the same
@@ -340,15 +420,18 @@ static int link_first(gc_detect *d, strtab *ids, size_t i, long *lsrc, long *lds
 
 /* Each group's peers' statistics from the links' bandwidths (bw), the
  * links of a group in link order; size: each group's number of links. */
-static int group_stats(gc_detect *d, const uint32_t *lgroup, const double *bw, size_t ngroups,
-                       size_t *size, lgstat *st)
+static int group_stats(gc_detect *d, const uint32_t *lgroup, const uint32_t *lhost, const double *bw,
+                       size_t ngroups, size_t *size, lgstat *st, double *hmed, double *hsig)
 {
     const gc_rules *R = d->r;
     size_t nl = d->nl;
     size_t *end = calloc(ngroups + 1, sizeof *end);
-    uint32_t *byg = malloc(nl * sizeof *byg);
-    double *xs = malloc(nl * sizeof *xs);
-    int rc = end && byg && xs ? 0 : GC_ENOMEM;
+    uint32_t *byg = malloc(nl * sizeof *byg), *hs = malloc(nl * sizeof *hs);
+    double *xs = malloc(nl * sizeof *xs), *t = malloc(nl * sizeof *t), *hm = malloc(nl * sizeof *hm);
+    double *hg = malloc(nl * sizeof *hg);
+    int rc = end && byg && xs && hs && t && hm && hg ? 0 : GC_ENOMEM;
+    for (size_t i = 0; !rc && i < 2 * nl; i++)
+        hmed[i] = hsig[i] = NAN;
     for (size_t i = 0; !rc && i < nl; i++)
         end[lgroup[i] + 1]++;
     for (size_t k = 0; !rc && k < ngroups; k++) {
@@ -362,20 +445,35 @@ static int group_stats(gc_detect *d, const uint32_t *lgroup, const double *bw, s
         size_t n = end[k] - start;
         const uint32_t *m = byg + start;
         start = end[k];
+        int by_host = n > 0 && lhost[m[0]] != DET_NO_NODE;
+        st[k].zs = R->z_suspect, st[k].zd = R->z_degraded;
         for (int w = 0; w < 2 && !rc && n >= (size_t)R->min_peers; w++) {
-            for (size_t j = 0; j < n; j++)
+            for (size_t j = 0; j < n; j++) {
                 xs[j] = bw[2 * m[j] + (size_t)w];
+                hs[j] = lhost[m[j]];
+                by_host &= hs[j] != DET_NO_NODE;
+            }
+            if (by_host) {
+                if ((rc = host_stats(R, xs, hs, n, hm, hg, t, &st[k], w)))
+                    break;
+                for (size_t j = 0; j < n; j++)
+                    hmed[2 * m[j] + (size_t)w] = hm[j], hsig[2 * m[j] + (size_t)w] = hg[j];
+                st[k].zs = fmax(R->z_host, gc_det_z_for(R->fleet_fp_rate, (double)st[k].hosts));
+                st[k].zd = st[k].zs * R->z_degraded / R->z_suspect;
+                continue;
+            }
             rc = robust(xs, n, R->sigma_floor_rel, &st[k].med[w], &st[k].sigma[w], &st[k].used[w]);
             st[k].judged[w] = st[k].used[w] >= (size_t)R->min_peers && st[k].med[w] > 0;
         }
     }
-    free(end), free(byg), free(xs);
+    free(end), free(byg), free(xs), free(hs), free(t), free(hm), free(hg);
     return rc;
 }
 
 /* Link i's peers (its group's size, note and findings), then its second
  * measurement; its level noted in its side. */
-static int link_peers(gc_detect *d, size_t i, size_t n, const lgstat *st, const double *bw)
+static int link_peers(gc_detect *d, size_t i, size_t n, const lgstat *st, const double *bw, const double *hmed,
+                      const double *hsig)
 {
     const gc_rules *R = d->r;
     static const char *const what[2] = { "beta_bps", "top_bandwidth_bps" };
@@ -390,12 +488,33 @@ static int link_peers(gc_detect *d, size_t i, size_t n, const lgstat *st, const 
                                     : "limits alone (no baseline given)");
     for (int w = 0; w < 2 && !rc && n >= (size_t)R->min_peers; w++) {
         double x = bw[2 * i + (size_t)w], med = st->med[w], sigma = st->sigma[w];
+        double hm = hmed[2 * i + (size_t)w], hs = hsig[2 * i + (size_t)w];
+        if (st->hosts && isfinite(x) && hm > 0 && hs > 0) {
+            /* against its own host's other links (at least min_peers - 1 of them) */
+            double zo = (hm - x) / hs, ro = (hm - x) / hm;
+            int so = zo >= R->z_degraded && ro >= R->rel_degraded ? GC_V_DEGRADED
+                   : zo >= R->z_suspect && ro >= R->rel_suspect   ? GC_V_SUSPECT : GC_V_OK;
+            if (so && (rc = det_add_reason(v, "peers", what[w], x, hm, (x - hm) / hs, "robust_z", so,
+                                           "%s %.4g GB/s vs its host's other links' median %.4g GB/s "
+                                           "(%+.1f%%, robust z %+.1f)",
+                                           w ? "bandwidth at the largest size" : "model bandwidth",
+                                           x / 1e9, hm / 1e9, -100 * ro, (x - hm) / hs)))
+                break;
+            if (so)
+                continue;
+        }
         if (!st->judged[w] || !isfinite(x))
             continue;
         double z = (med - x) / sigma, rel = (med - x) / med;
-        int sev = z >= R->z_degraded && rel >= R->rel_degraded ? GC_V_DEGRADED
-                : z >= R->z_suspect && rel >= R->rel_suspect   ? GC_V_SUSPECT : GC_V_OK;
-        if (sev)
+        int sev = z >= st->zd && rel >= R->rel_degraded ? GC_V_DEGRADED
+                : z >= st->zs && rel >= R->rel_suspect   ? GC_V_SUSPECT : GC_V_OK;
+        if (sev && st->hosts)
+            rc = det_add_reason(v, "peers", what[w], x, med, (x - med) / sigma, "robust_z", sev,
+                                "%s %.4g GB/s vs the hosts' median %.4g GB/s (%+.1f%%, z %+.1f over "
+                                "%zu hosts' spread, threshold %.2g)",
+                                w ? "bandwidth at the largest size" : "model bandwidth", x / 1e9,
+                                med / 1e9, -100 * rel, (x - med) / sigma, st->hosts, st->zs);
+        else if (sev)
             rc = det_add_reason(v, "peers", what[w], x, med, (x - med) / sigma, "robust_z", sev,
                                 "%s %.4g GB/s vs peers' median %.4g GB/s (%+.1f%%, robust z %+.1f over %zu links)",
                                 w ? "bandwidth at the largest size" : "model bandwidth", x / 1e9,
@@ -413,22 +532,29 @@ int det_judge_links(gc_detect *d, strtab *ids, long *lsrc, long *ldst)
     if (!nl)
         return 0;
     double *bw = malloc(2 * nl * sizeof *bw);
-    uint32_t *lgroup = malloc(nl * sizeof *lgroup);
+    uint32_t *lgroup = malloc(nl * sizeof *lgroup), *lhost = malloc(nl * sizeof *lhost);
     link_memo *memo = calloc(1, sizeof *memo);
     size_t *size = NULL;
     lgstat *st = NULL;
-    int rc = bw && lgroup && memo ? 0 : GC_ENOMEM;
-    for (size_t i = 0; i < nl && !rc; i++)
+    double *hmed = malloc(2 * nl * sizeof *hmed);   /* per link and bandwidth: its host's median */
+    double *hsig = malloc(2 * nl * sizeof *hsig);   /* and its links' sigma about it */
+    int rc = bw && lgroup && lhost && memo && hmed && hsig ? 0 : GC_ENOMEM;
+    for (size_t i = 0; i < nl && !rc; i++) {
         rc = link_first(d, ids, i, lsrc, ldst, lgroup, bw, memo);
+        /* a link with a host end (not a network one): its host's node */
+        const gc_det_link *l = &d->l[i].l;
+        lhost[i] = d->ls[i].network ? DET_NO_NODE : !l->src.is_gpu ? d->ls[i].src_node
+                 : !l->dst.is_gpu ? d->ls[i].dst_node : DET_NO_NODE;
+    }
     size_t ngroups = d->groups.n;
     if (!rc && (!(size = calloc(ngroups + 1, sizeof *size)) || !(st = calloc(ngroups + 1, sizeof *st))))
         rc = GC_ENOMEM;
     if (!rc)
-        rc = group_stats(d, lgroup, bw, ngroups, size, st);
+        rc = group_stats(d, lgroup, lhost, bw, ngroups, size, st, hmed, hsig);
     for (size_t i = 0; i < nl && !rc; i++)
-        rc = link_peers(d, i, size[lgroup[i]], &st[lgroup[i]], bw);
+        rc = link_peers(d, i, size[lgroup[i]], &st[lgroup[i]], bw, hmed, hsig);
     if (memo)
         free(memo->gvstr);
-    free(bw), free(lgroup), free(memo), free(size), free(st);
+    free(bw), free(lgroup), free(lhost), free(memo), free(size), free(st), free(hmed), free(hsig);
     return rc;
 }

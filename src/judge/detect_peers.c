@@ -43,6 +43,58 @@ static double w1_bad(const float *x, const double *ref, int better)
     return area / (qs[LAST] - qs[FIRST]);
 }
 
+/* The sampling noise of a point's distance (w1_bad over its p5, p50, p95:
+ * weights 1/4, 1/2, 1/4): each quantile's standard error,
+ * sqrt(q (1 - q) / n) / f, with the density f near p5 and p95 from the
+ * next knots out (4% of the samples between p1 and p5, p95 and p99) and
+ * near p50 the normal's 1.2533 sigma / sqrt(n), sigma = (p95 - p5) / 3.29.
+ * Not the p5..p95 width alone: a bimodal bandwidth (30% of its samples
+ * at 0.6x) is that wide because its slow samples are many, and their p5
+ * is as sharp as any; the width called its 12% loss noise. Times and
+ * latencies keep the width over sqrt(n): their tails are the host's
+ * jitter (a healthy simulated GPU's validation kernel, default plan, had
+ * its p95 at 2.4x its p50 with a sharp p95..p99), which the width rightly
+ * calls noise. */
+static double dist_noise(const val *x)
+{
+    double n = x->count;
+    if (!(n > 0))
+        return 0;
+    if (x->better != GC_BETTER_HIGHER)
+        return (x->q[3] - x->q[1]) / sqrt(n);
+    double se_tail = sqrt(0.05 * 0.95 / n) / 0.04;
+    double se5 = se_tail * fabs(x->q[1] - x->q[0]), se95 = se_tail * fabs(x->q[4] - x->q[3]);
+    double se50 = 1.2533 * (x->q[3] - x->q[1]) / 3.29 / sqrt(n);
+    double s = sqrt(0.0625 * se5 * se5 + 0.25 * se50 * se50 + 0.0625 * se95 * se95);
+    return isfinite(s) ? s : 0;
+}
+
+/* A degraded distribution finding against the point's second measurement
+ * (confirm.c), by the same rule: its distance from the same peers'
+ * quantile function, at the same thresholds. A shifted distribution
+ * measured again with the same shape (a transient fault) no longer lies
+ * far from the peers, so the finding does not hold; the tail width alone
+ * would say it did. */
+static void again_distribution(const gc_detect *d, const grec *g, uint32_t key, const double *ref,
+                               double dmed, double dsig, double dzt, gc_reason *r)
+{
+    const gc_rules *R = d->r;
+    for (size_t j = 0; j < g->nrv; j++) {
+        const val *y = &g->rv[j];
+        if (y->key != key || !y->has_q)
+            continue;
+        double scale = fabs(ref[2]);
+        if (!(scale > 0))
+            return;
+        double dist = w1_bad(y->q, ref, y->better) / scale;
+        double own = dist_noise(y) / scale;
+        double dz = (dist - dmed) / (isfinite(own) ? hypot(dsig, own) : dsig);
+        r->again = dist;
+        r->again_held = dz >= dzt && dist >= R->dist_rel_degraded ? 1 : 2;
+        return;
+    }
+}
+
 /* Column of one key over a peer group: (member, value index) pairs. */
 typedef struct cell {
     uint32_t gi;
@@ -91,10 +143,11 @@ static double median_of_floats(double *tmp, const float *x, size_t n)
     return gc_median(tmp, n);
 }
 
-/* One key's peers (n values xs of members xm, in member order): its median
+/* One key's peers (n values xs of members xm, in member order; member m's
+ * verdict verd[members[m]], its record d->g[gids[m]]): its median
  * and MAD, its distribution's reference, each member's reasons. */
 static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, size_t n,
-                     const uint32_t *members, gc_verdict *verd, cols *c)
+                     const uint32_t *members, const uint32_t *gids, gc_verdict *verd, cols *c)
 {
     const gc_rules *R = d->r;
     int rc = 0;
@@ -172,9 +225,7 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
                                 a, b, 100.0 * (x->v - med) / fabs(med), (x->v - med) / sigma, n);
         }
         if (nq && !rc && x->count >= cmin && !(dzt > 0 && (dist[i] - dmed) / dsig < dzt)) {   /* as zmin */
-            /* the distance's own sampling noise: its p5..p95 width over
-             * the reference median, by the square root of its samples */
-            double ownd = (x->q[3] - x->q[1]) / fabs(ref[2] ? ref[2] : med) / sqrt(x->count);
+            double ownd = dist_noise(x) / fabs(ref[2] ? ref[2] : med);
             double dz = (dist[i] - dmed) / (isfinite(ownd) ? hypot(dsig, ownd) : dsig);
             int ds = dz >= dzt && dist[i] >= R->dist_rel_degraded ? GC_V_DEGRADED
                    : dz >= dzt && dist[i] >= R->dist_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
@@ -188,6 +239,9 @@ static int judge_key(gc_detect *d, size_t k, const val *xs, const uint32_t *xm, 
                                     x->better == GC_BETTER_HIGHER ? "lower" : "higher",
                                     100 * dist[i], 100 * dmed, x->q[2], x->q[3], x->q[4], ref[2],
                                     ref[3], ref[4]);
+            if (ds >= GC_V_DEGRADED && !rc)
+                again_distribution(d, &d->g[gids[xm[i]]], (uint32_t)k, ref, dmed, dsig, dzt,
+                                   &v->reasons[v->nreasons - 1]);
         }
     }
     return rc;
@@ -216,7 +270,7 @@ enum { KEY_CHUNK = 8, VISIT_AHEAD = 8 };
  * time; member m's verdict: verd[members[m]]. */
 typedef struct half {
     gc_detect *d;
-    const uint32_t *members;
+    const uint32_t *members, *gids;   /* gids: the members' records (d->g) */
     gc_verdict *verd;
     size_t nm, k_lo, k_hi;
     const val *const *vp0;
@@ -261,7 +315,7 @@ static void *judge_half(void *arg)
         for (size_t kk = 0; k0 + kk < kend && !h->rc; kk++)
             if (cn[kk] >= (size_t)R->min_peers)
                 h->rc = judge_key(h->d, k0 + kk, cb + kk * stride, cm + kk * stride, cn[kk], h->members,
-                                  h->verd, &c);
+                                  h->gids, h->verd, &c);
     }
     free(cb), free(cm), free(cur);
     cols_free(&c);
@@ -276,7 +330,7 @@ static int judge_sorted(gc_detect *d, const uint32_t *members, size_t nm, const 
                         const size_t *vn, gc_verdict *verd)
 {
     size_t nk = d->keys.n, kmid = nk / 2;
-    half h0 = { d, members, verd, nm, 0, nk, vp0, vn, 0 };
+    half h0 = { d, members, members, verd, nm, 0, nk, vp0, vn, 0 };
     gc_verdict *shadow = kmid ? calloc(nm ? nm : 1, sizeof *shadow) : NULL;
     uint32_t *self = shadow ? malloc((nm ? nm : 1) * sizeof *self) : NULL;
     pthread_t t;
@@ -286,7 +340,7 @@ static int judge_sorted(gc_detect *d, const uint32_t *members, size_t nm, const 
             self[m] = (uint32_t)m;
         h0.k_hi = kmid;
     }
-    half h1 = { d, self, shadow, nm, kmid, nk, vp0, vn, 0 };
+    half h1 = { d, self, members, shadow, nm, kmid, nk, vp0, vn, 0 };
     if (self && !(threaded = det_threads_allowed() && pthread_create(&t, NULL, judge_half, &h1) == 0))
         h0.k_hi = nk;   /* no thread: every key here */
     judge_half(&h0);
@@ -376,7 +430,7 @@ int det_judge_gpu_peers(gc_detect *d, const uint32_t *members, size_t nm, gc_ver
             xs[i] = vp[ce[i].gi][ce[i].vi];
             xm[i] = ce[i].gi;
         }
-        rc = judge_key(d, k, xs, xm, n, members, verd, &c);
+        rc = judge_key(d, k, xs, xm, n, members, members, verd, &c);
     }
     free(cnt), free(cells), free(fill), free(xs), free(xm), free(vp);
     cols_free(&c);

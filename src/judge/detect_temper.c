@@ -92,21 +92,18 @@ static void suffix(gc_reason *r, const char *what)
 }
 
 /* A degraded value reason against the GPU's re-measurement of the same
- * point: 1 held, 0 did not, -1 not measured again. Peers and baseline:
- * the new median is still off by the degraded floor from the same
- * reference; distribution: the new tail (p95 against p50, in the bad
- * direction) is still at least half as heavy as the first one's. */
+ * point: 1 held, 0 did not, -1 not measured again. Each rule as it fired:
+ * peers and baseline, the new median is still off by the degraded floor
+ * from the same reference; distribution, the new quantile function is
+ * still as far from the peers' (again_distribution, detect_peers.c). */
 static int held(const gc_detect *d, const grec *g, const gc_reason *r)
 {
     const val *y = remeasured(d, g, r->metric), *x = y ? value_of(d, g, r->metric) : NULL;
     if (!x || !y)
         return -1;
     const gc_rules *R = d->r;
-    if (!strcmp(r->rule, "distribution")) {
-        double t0 = x->better == GC_BETTER_LOWER ? x->q[3] - x->q[2] : x->q[2] - x->q[1];
-        double t1 = y->better == GC_BETTER_LOWER ? y->q[3] - y->q[2] : y->q[2] - y->q[1];
-        return t1 >= 0.5 * t0;
-    }
+    if (!strcmp(r->rule, "distribution"))   /* the rule applied to y by the peers (again_distribution) */
+        return r->again_held == 1 ? 1 : r->again_held == 2 ? 0 : -1;
     if (!isfinite(r->reference) || r->reference == 0)
         return -1;
     double bad = (y->better == GC_BETTER_HIGHER ? r->reference - y->v : y->v - r->reference) / fabs(r->reference);
@@ -153,8 +150,12 @@ int det_temper_gpu(gc_detect *d, const grec *g, gc_verdict *v)
                 suffix(r, " [confirmed: measured again]");
             } else if (h == 0) {
                 const val *y = remeasured(d, g, r->metric);
-                char t[64];
-                snprintf(t, sizeof t, "not confirmed (measured again: %.6g): ", y ? y->v : NAN);
+                char t[96];
+                if (!strcmp(r->rule, "distribution"))
+                    snprintf(t, sizeof t, "not confirmed (measured again: %.6g, Wasserstein-1 %.1f%%): ",
+                             y ? y->v : NAN, 100 * r->again);
+                else
+                    snprintf(t, sizeof t, "not confirmed (measured again: %.6g): ", y ? y->v : NAN);
                 r->severity = GC_V_SUSPECT;
                 prefix(r, t);
                 not_held++;

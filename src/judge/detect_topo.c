@@ -1,5 +1,7 @@
 /* The common end above the GPUs (part of detect; see detect_int.h): a host
- * NUMA node or a PCIe switch whose every GPU's host copies are slow.
+ * NUMA node or a PCIe switch whose every GPU's host copies are slow, or the
+ * host itself when most of a node's GPUs' host links are slow against the
+ * fleet (host_group).
  *
  * The host copies of the GPUs of a group (near one NUMA node, or behind
  * one switch) are compared with those of the node's other GPUs, which
@@ -116,6 +118,77 @@ static int add_group(det_hostgroups *hg, const gc_detect *d, size_t gi, int is_s
     return 0;
 }
 
+/* Per GPU its host links (det_link_family), the slow ones (judged suspect
+ * or worse, not failed) and the level every slow one has at least. */
+static void host_levels(const gc_detect *d, const long *lsrc, const long *ldst, int *all, int *slow,
+                        int *worst)
+{
+    for (size_t i = 0; i < d->nl; i++) {
+        if (d->ls[i].fam != DET_FAM_HOST)
+            continue;
+        long gi = lsrc[i] >= 0 ? lsrc[i] : ldst[i];
+        if (gi < 0)
+            continue;
+        int level = d->ls[i].level;
+        all[gi]++;
+        if (level >= GC_V_SUSPECT && level < GC_V_FAILED) {
+            slow[gi]++;
+            if (!worst[gi] || level < worst[gi])
+                worst[gi] = level;
+        }
+    }
+}
+
+/* The host as the common end: on a node (its GPUs at[0..n)) where most
+ * GPUs with host links, and at least 2, have every host link slow against
+ * the fleet, whichever NUMA node or switch they are near, the one thing
+ * they share is the host (its memory, CPUs, root complexes): it is named
+ * on the node, at the level all of them have at least, and its GPUs are
+ * not named the common end of their own host links (covered). The ratio:
+ * the slow GPUs' median best host copy over the fleet's, per direction,
+ * the directions' mean. */
+static int host_group(const gc_detect *d, det_hostgroups *hg, const size_t *at, size_t n, const double *bw,
+                      const double *fleet_bw, const int *all, const int *slow, const int *worst, double *tmp)
+{
+    size_t with = 0, nslow = 0;
+    int sev = 0;
+    for (size_t a = 0; a < n; a++) {
+        size_t gi = at[a];
+        if (!all[gi])
+            continue;
+        with++;
+        if (slow[gi] == all[gi]) {
+            nslow++;
+            sev = !sev || worst[gi] < sev ? worst[gi] : sev;
+        }
+    }
+    if (nslow < 2 || 2 * nslow <= with)
+        return 0;
+    double sum = 0;
+    int ndir = 0;
+    for (int dir = 0; dir < NDIR; dir++) {
+        size_t m = 0;
+        for (size_t a = 0; a < n; a++) {
+            size_t gi = at[a];
+            if (all[gi] && slow[gi] == all[gi] && isfinite(bw[gi * NDIR + (size_t)dir]))
+                tmp[m++] = bw[gi * NDIR + (size_t)dir];
+        }
+        if (m && fleet_bw[dir] > 0) {
+            sum += gc_median(tmp, m) / fleet_bw[dir];
+            ndir++;
+        }
+    }
+    if (add_group(hg, d, at[0], 0, -1, "", (int)nslow, ndir ? sum / ndir : NAN, sev))
+        return GC_ENOMEM;
+    hg->v[hg->n - 1].is_host = (int)with;
+    for (size_t a = 0; a < n; a++) {
+        size_t gi = at[a];
+        if (all[gi] && slow[gi] == all[gi])
+            hg->covered[gi] = 1;
+    }
+    return 0;
+}
+
 int det_host_groups(gc_detect *d, const long *lsrc, const long *ldst, det_hostgroups *hg)
 {
     const gc_rules *R = d->r;
@@ -126,9 +199,20 @@ int det_host_groups(gc_detect *d, const long *lsrc, const long *ldst, det_hostgr
     double *tmp = malloc((ng ? ng : 1) * sizeof *tmp);
     size_t *order = malloc((ng ? ng : 1) * sizeof *order);
     size_t *in = malloc((ng ? ng : 1) * sizeof *in), *oth = malloc((ng ? ng : 1) * sizeof *oth);
-    int rc = hg->covered && bw && tmp && order && in && oth ? 0 : GC_ENOMEM;
+    int *hall = calloc(ng ? ng : 1, sizeof *hall), *hslow = calloc(ng ? ng : 1, sizeof *hslow);
+    int *hworst = calloc(ng ? ng : 1, sizeof *hworst);
+    double fleet_bw[NDIR] = { NAN, NAN };
+    int rc = hg->covered && bw && tmp && order && in && oth && hall && hslow && hworst ? 0 : GC_ENOMEM;
     if (!rc) {
         host_bw(d, lsrc, ldst, bw);
+        host_levels(d, lsrc, ldst, hall, hslow, hworst);
+        for (int dir = 0; dir < NDIR; dir++) {
+            size_t m = 0;
+            for (size_t i = 0; i < ng; i++)
+                if (isfinite(bw[i * NDIR + (size_t)dir]))
+                    tmp[m++] = bw[i * NDIR + (size_t)dir];
+            fleet_bw[dir] = m ? gc_median(tmp, m) : NAN;
+        }
         for (size_t i = 0; i < ng; i++)
             order[i] = i;
         qsort_r(order, ng, sizeof *order, by_node, d);
@@ -137,6 +221,13 @@ int det_host_groups(gc_detect *d, const long *lsrc, const long *ldst, det_hostgr
         size_t e = s;
         while (e < ng && !strcmp(d->g[order[e]].node, d->g[order[s]].node))
             e++;
+        /* the host first: most of its GPUs slow is the host, whichever NUMA node they are near */
+        size_t named = hg->n;
+        rc = host_group(d, hg, order + s, e - s, bw, fleet_bw, hall, hslow, hworst, tmp);
+        if (rc || hg->n > named) {
+            s = e;
+            continue;
+        }
         /* NUMA nodes of this node: against the node's GPUs near other NUMA nodes */
         for (size_t a = s; a < e && !rc; a++) {
             int k = d->g[order[a]].numa_node;
@@ -197,7 +288,7 @@ int det_host_groups(gc_detect *d, const long *lsrc, const long *ldst, det_hostgr
         }
         s = e;
     }
-    free(bw), free(tmp), free(order), free(in), free(oth);
+    free(bw), free(tmp), free(order), free(in), free(oth), free(hall), free(hslow), free(hworst);
     if (rc)
         det_host_groups_free(hg);
     return rc;
@@ -205,6 +296,12 @@ int det_host_groups(gc_detect *d, const long *lsrc, const long *ldst, det_hostgr
 
 int det_host_group_reason(const det_hostgroup *g, gc_verdict *v)
 {
+    if (g->is_host)
+        return det_add_reason(v, "host", "host_links", g->gpus, g->is_host, g->ratio, "ratio", g->severity,
+                              "every host link of %d of the node's %d GPUs is slow (their host copies at "
+                              "%.0f%% of the fleet's median): the host (its memory, CPUs or PCIe root "
+                              "complex) is their common end, not the GPUs", g->gpus, g->is_host,
+                              100 * g->ratio);
     if (!g->is_switch)
         return det_add_reason(v, "numa", "host_numa_node", g->numa, 1.0, g->ratio, "ratio", g->severity,
                               "host copies of the %d GPUs near host NUMA node %d run at %.0f%% of the "

@@ -32,6 +32,8 @@ void gc_rules_default(gc_rules *r)
     r->rel_suspect = 0.03;
     r->rel_degraded = 0.08;
     r->sigma_floor_rel = 0.005;
+    r->host_sigma_floor_rel = 0.0275;
+    r->z_host = 3.0;
     r->judge_points = 1;
     r->nskip = 3;
     snprintf(r->skip_bench[0], sizeof r->skip_bench[0], "xfer");
@@ -126,7 +128,8 @@ static const field f_peers[] = {
     F("min_peers", 1, 2, 1000000, min_peers), F("z_suspect", 0, 0.5, 1e6, z_suspect),
     F("z_degraded", 0, 0.5, 1e6, z_degraded), F("rel_suspect", 0, 0, 10, rel_suspect),
     F("rel_degraded", 0, 0, 10, rel_degraded), F("sigma_floor_rel", 0, 0, 1, sigma_floor_rel),
-    F("judge_points", 2, 0, 0, judge_points), { "skip_benchmarks", 9, 0, 0, 0 }, { 0 } };
+    F("judge_points", 2, 0, 0, judge_points), { "skip_benchmarks", 9, 0, 0, 0 },
+    F("host_sigma_floor_rel", 0, 0, 1, host_sigma_floor_rel), F("z_host", 0, 0.5, 1e6, z_host), { 0 } };
 static const field f_dist[] = {
     F("enabled", 2, 0, 0, dist_enabled), F("rel_suspect", 0, 0, 10, dist_rel_suspect),
     F("rel_degraded", 0, 0, 10, dist_rel_degraded), F("z", 0, 0.5, 1e6, dist_z),

@@ -26,6 +26,9 @@ typedef struct gc_rules {
     double z_suspect, z_degraded;  /* robust z = (x - median) / (1.4826 MAD) */
     double rel_suspect, rel_degraded;   /* and |x - median| / median at least */
     double sigma_floor_rel;        /* 1.4826 MAD is at least this x |median| */
+    /* links with a host end: judged by host (their node), not link by link */
+    double host_sigma_floor_rel;   /* the hosts' spread is at least this x |median| */
+    double z_host;                 /* z threshold over the hosts' sigma (raised by the run's hosts) */
     int judge_points;              /* every point's median, not only parameters */
     size_t nskip;                  /* benchmarks whose points are judged as links */
     char skip_bench[GC_RULES_MAX_SKIP][32];

@@ -405,6 +405,11 @@ int gc_catalogue_write_fetch(const char *out_dir, const gc_run_meta *run,
     pthread_cond_destroy(&pl.cv);
     pthread_mutex_destroy(&pl.mu);
     stats->nodes = (int)nnodes;
+    {
+        const char *first;
+        stats->links_dropped = gc_links_dropped(links, &first);
+        snprintf(stats->link_dropped_first, sizeof stats->link_dropped_first, "%s", first);
+    }
     if (!rc) {
         gc_cat_doc_tail(&w, rows, nnodes, lrows, &pool);
         rc = gc_jw_finish(&w, path, err);

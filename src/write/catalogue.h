@@ -27,6 +27,8 @@
 typedef struct gc_catalogue_stats {
     int nodes, gpus, ok, partial, failed, incomplete;
     gc_brief *briefs;      /* gpus entries, free() them */
+    size_t links_dropped;  /* links left out: a GPU end no shard names (a merge without a roster) */
+    char link_dropped_first[200];   /* the first of them */
 } gc_catalogue_stats;
 
 /* Writes out_dir/catalogue.json and out_dir/nodes/<node>.json. run is the

@@ -20,6 +20,7 @@
 #include "judge/detect.h"
 #include "judge/detect_int.h"
 #include "judge/rules.h"
+#include "measure/sim/sim_rng.h"
 
 /* ---- a crafted catalogue ---------------------------------------------- */
 
@@ -65,6 +66,9 @@ static void put(sb *b, const char *fmt, ...)
     va_end(ap);
     b->n += (size_t)k;
 }
+
+/* with_d2h: each GPU's host link both ways (h2d and d2h), not h2d alone */
+static int with_d2h;
 
 /* per_node GPUs a node, nodes n1, n2, ...; gpu i gets spec g[i] */
 static char *catalogue(const gspec *g, int n, int per_node)
@@ -118,6 +122,16 @@ static char *catalogue(const gspec *g, int n, int per_node)
                 "\"nominal_basis\": \"x\", \"lambda\": %.10g, \"share\": null}",
             i ? "," : "", node, g[i].numa, node, idx, i, g[i].numa, node, idx, i, beta, beta,
             beta / 63015384620.0);
+        if (with_d2h)
+            put(&b, ",\n  {\"kind\": \"pcie\", \"benchmark\": \"xfer\", \"direction\": \"d2h\", \"memory\": \"pinned\", "
+                    "\"engine\": \"ce\", \"peer_access\": null, \"concurrent\": false, "
+                    "\"src\": {\"type\": \"gpu\", \"node\": \"n%d\", \"gpu_index\": %d, \"uuid\": \"GPU-%04d\", \"numa_node\": %d}, "
+                    "\"dst\": {\"type\": \"host\", \"node\": \"n%d\", \"gpu_index\": null, \"uuid\": null, \"numa_node\": %d}, "
+                    "\"measured_on\": {\"node\": \"n%d\", \"gpu_index\": %d, \"rank\": %d}, "
+                    "\"sizes\": [{\"size_bytes\": 268435456.0, \"bandwidth_p50_bps\": %.10g}], "
+                    "\"model\": {\"alpha_s\": 2e-6, \"beta_bps\": %.10g}, \"nominal_bps\": 63015384620.0, "
+                    "\"nominal_basis\": \"x\", \"lambda\": %.10g, \"share\": null}",
+                node, idx, i, g[i].numa, node, g[i].numa, node, idx, i, beta, beta, beta / 63015384620.0);
     }
     put(&b, "\n ],\n \"models\": {},\n \"verdicts\": []\n}\n");
     return b.s;
@@ -352,6 +366,102 @@ int main(void)
     CHECK(!has_rule(find(j.d, "n1"), "numa", NULL), "one slow link is not a NUMA node");
     gc_detect_free(j.d);
     free(js);
+
+    /* a slow host: every GPU of n2 (4 nodes of 4 GPUs, two NUMA nodes each) copies to and from the
+     * host at 80%; then all but one of them. The host is the common end
+     * (the node's "host" reason), not each GPU, nor a NUMA node */
+    for (int all_but = 0; all_but < 2; all_but++) {
+        fleet(g);
+        for (int i = 0; i < N; i++)
+            g[i].numa = (i % 4) / 2;
+        for (int i = 4 + all_but; i < 8; i++)
+            g[i].h2d_beta = 0.8 * 53e9;
+        with_d2h = 1;
+        js = catalogue(g, N, 4);
+        with_d2h = 0;
+        j = judge(js, &R, NULL);
+        CHECK(j.rc == 0, "judged: %s", j.msg);
+        CHECK(has_rule(find(j.d, "n2"), "host", "host_links") == GC_V_DEGRADED, "host named (all but %d)", all_but);
+        CHECK(!has_rule(find(j.d, "n2"), "numa", NULL), "no NUMA node named (all but %d)", all_but);
+        for (int i = 0; i < 4; i++) {
+            char s[16];
+            snprintf(s, sizeof s, "n2/gpu%d", i);
+            CHECK(find(j.d, s)->level == GC_V_OK, "%s not named (all but %d)", s, all_but);
+        }
+        CHECK(!has_rule(find(j.d, "n1"), "host", NULL), "n1's host is fine");
+        {
+            const gc_verdict *v = find(j.d, "n2");
+            for (size_t k = 0; k < v->nreasons; k++)
+                if (!strcmp(v->reasons[k].rule, "host"))
+                    CHECK(strstr(v->reasons[k].detail, all_but ? "of 3 of the node's 4 GPUs" : "of 4 of the node's 4 GPUs"),
+                          "detail: %s", v->reasons[k].detail);
+        }
+        gc_detect_free(j.d);
+        free(js);
+    }
+    /* one GPU's host links slow (both ways): the GPU is their common end, no host named */
+    fleet(g);
+    g[10].h2d_beta = 0.8 * 53e9;
+    with_d2h = 1;
+    js = catalogue(g, N, 8);
+    with_d2h = 0;
+    j = judge(js, &R, NULL);
+    CHECK(has_rule(find(j.d, "n2/gpu2"), "common_end", "host_links") >= GC_V_SUSPECT, "one GPU: its own end");
+    CHECK(!has_rule(find(j.d, "n2"), "host", NULL), "one GPU is not the host");
+    gc_detect_free(j.d);
+    free(js);
+
+    /* host links are judged by host: 4 nodes of 8 GPUs whose hosts are
+     * drawn as the sim draws them (spread.host_link_rel_sigma 3.06%, by node
+     * index), every window of 4 consecutive nodes of 40: no healthy host is
+     * named (a node drawn 5.2% or 7% below the others is the hosts' spread, not a
+     * fault); a host at 90% of its draw is caught where it lies beyond that
+     * spread (59 of 148 placements: of 3% host noise a 10% fault is ~3 sigma;
+     * no threshold without a false positive here catches more than 84) */
+    {
+        enum { W = 4, PER = 8, NODES = 40 };
+        double hf[NODES];
+        for (int k = 0; k < NODES; k++) {
+            sim_rng r;
+            uint64_t keys[] = { (uint64_t)k, 0x484f5354ull };
+            sim_rng_seed(&r, keys, 2);
+            hf[k] = 1 + 0.0306 * sim_rng_normal(&r);
+        }
+        gspec h[W * PER];
+        int false_pos = 0, caught = 0, tried = 0;
+        for (int w0 = 0; w0 + W <= NODES; w0++)
+            for (int fault = -1; fault < W; fault++) {
+                for (int i = 0; i < W * PER; i++) {
+                    h[i] = healthy();
+                    h[i].h2d_beta = 53e9 * hf[w0 + i / PER] * (i / PER == fault ? 0.9 : 1);
+                }
+                with_d2h = 1;
+                js = catalogue(h, W * PER, PER);
+                with_d2h = 0;
+                j = judge(js, &R, NULL);
+                int bad = 0, named = 0;
+                for (size_t k = 0; k < gc_detect_count(j.d); k++) {
+                    const gc_verdict *v = gc_detect_verdict(j.d, k);
+                    int on = fault >= 0 && !strcmp(v->node, (char[8]){ 'n', (char)('1' + fault), 0 });
+                    if (v->level != GC_V_OK && !on)
+                        bad++;
+                    if (on && v->type == GC_SUBJ_NODE && has_rule(v, "host", NULL))
+                        named = 1;
+                }
+                if (fault < 0)
+                    false_pos += bad > 0;
+                else {
+                    tried++;
+                    caught += named && !bad;
+                }
+                gc_detect_free(j.d);
+                free(js);
+            }
+        printf("hosts by window: %d false positive windows of %d healthy; 10%% host fault caught %d of %d\n",
+               false_pos, NODES - W + 1, caught, tried);
+        CHECK(false_pos == 0, "healthy windows with a suspect: %d", false_pos);
+        CHECK(caught >= tried / 3, "10%% host faults caught: %d of %d", caught, tried);
+    }
 
     /* fewer than 3 peers: a SKU of 2 is judged from limits alone, says so */
     fleet(g);
