@@ -145,7 +145,7 @@ static const command commands[] = {
       "        what OUT's shards lack (refused when the job's GPUs are not the old run's,\n"
       "        unless --resume-reshape); --history adds the catalogue to a history database\n" },
     { "plan", gc_plan_main,
-      "  plan PLAN.cfg [--ranks N] [--nodes M]\n"
+      "  plan PLAN.cfg [--ranks N] [--nodes M] [--all-tasks]\n"
       "        validate a plan and print the work list of every rank\n" },
     { "merge", gc_merge_main,
       "  merge SHARDS_DIR -o OUT\n"

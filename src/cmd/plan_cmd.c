@@ -9,6 +9,8 @@
 #include "plan/plan.h"
 #include "plan/schedule.h"
 
+enum { PLAN_LIST_RANKS = 1024 };   /* ranks whose task lists are printed by default */
+
 static int arg_int(const char *s, int lo, int hi, int *out)
 {
     char *end;
@@ -39,7 +41,7 @@ static void print_task(const gc_step_task *t)
 int gc_plan_main(int argc, char **argv)
 {
     const char *path = NULL;
-    int ranks = 1, nodes = 1;
+    int ranks = 1, nodes = 1, all_tasks = 0;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
             if (arg_int(argv[++i], 1, 1 << 16, &ranks))
@@ -47,6 +49,8 @@ int gc_plan_main(int argc, char **argv)
         } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
             if (arg_int(argv[++i], 1, 1 << 16, &nodes))
                 return fprintf(stderr, "gpucensus plan: --nodes: 1..65536\n"), 2;
+        } else if (strcmp(argv[i], "--all-tasks") == 0) {
+            all_tasks = 1;
         } else if (argv[i][0] != '-' && !path)
             path = argv[i];
         else
@@ -71,14 +75,19 @@ int gc_plan_main(int argc, char **argv)
      * one GPU (isolated) or one pair (pair) at a time add up */
     double most[GC_NPHASES] = { 0 }, node_wall = 0, node_max = 0;
     char node[GC_NODE_MAX] = "";
+    /* one roster and one index for every rank: linear in ranks */
+    gc_geom g;
+    gc_geom_index ix = { 0 };
+    gc_roster_entry *ro = NULL;
+    if (!rc)
+        rc = gc_geom_simulated(ranks, nodes, 0, &g, &ro, &e);
+    if (!rc && !(rc = gc_geom_index_build(ro, ranks, &ix, &e)))
+        g.index = &ix;
     for (int r = 0; !rc && r < ranks; r++) {
-        gc_geom g;
-        gc_roster_entry *ro = NULL;
         gc_step_task *tasks = NULL;
         size_t nt = 0;
-        rc = gc_geom_simulated(ranks, nodes, r, &g, &ro, &e);
-        if (!rc)
-            rc = gc_schedule(items, n, &g, p.pair_budget_s, &tasks, &nt, &e);
+        gc_geom_at(&g, r);
+        rc = gc_schedule(items, n, &g, p.pair_budget_s, &tasks, &nt, &e);
         if (!rc) {
             double b[GC_NPHASES];
             gc_schedule_budgets(tasks, nt, b);
@@ -87,7 +96,9 @@ int gc_plan_main(int argc, char **argv)
                    ro[r].local_index, nt, b[GC_PHASE_GPU],
                    b[GC_PHASE_ISOLATED] + b[GC_PHASE_CONCURRENT] + b[GC_PHASE_PAIR] + b[GC_PHASE_NET],
                    b[GC_PHASE_ISOLATED], b[GC_PHASE_CONCURRENT], b[GC_PHASE_PAIR], b[GC_PHASE_NET]);
-            for (size_t k = 0; k < nt; k++)
+            /* a large cluster's lists run to gigabytes: the first ranks'
+             * (a node and more) unless asked */
+            for (size_t k = 0; (all_tasks || r < PLAN_LIST_RANKS) && k < nt; k++)
                 print_task(&tasks[k]);
             for (int ph = 0; ph < GC_NPHASES; ph++)
                 most[ph] = b[ph] > most[ph] ? b[ph] : most[ph];
@@ -98,8 +109,12 @@ int gc_plan_main(int argc, char **argv)
             snprintf(node, sizeof node, "%s", ro[r].node);
         }
         free(tasks);
-        free(ro);
     }
+    gc_geom_index_free(&ix);
+    free(ro);
+    if (!rc && !all_tasks && ranks > PLAN_LIST_RANKS)
+        printf("(the task lists of ranks %d to %d are left out; --all-tasks prints them)\n",
+               PLAN_LIST_RANKS, ranks - 1);
     if (!rc)
         printf("estimate (sums of per-item budgets, an upper bound): per GPU %.1f s on-GPU + %.1f s "
                "transfers (isolated %.1f, concurrent %.1f, pair %.1f, net %.1f); per node the "

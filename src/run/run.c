@@ -704,7 +704,7 @@ int gc_run_main(const gc_run_opts *o)
         gc_watch_on_busy(r.watch, gc_sim_end_step, &r.sim_end);
     }
     gc_geom geom = { r.cl.rank, r.cl.size, r.cl.local_rank, r.cl.local_size,
-                     r.cl.node_index, r.cl.nodes, r.cl.roster };
+                     r.cl.node_index, r.cl.nodes, r.cl.roster, NULL };
     /* Abandoned already: still learn the plan, so the GPU is reported
      * with its items (none done), and rank 0 writes the roster. */
     rc = gc_plan_expand(&r.plan, &items, &nitems, &e);
