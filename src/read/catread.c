@@ -479,6 +479,9 @@ int cr_cat_top(sink *s, rd *r, const char *key, json_t *v)
         if (!json_is_object(v))
             return cr_bad(r, "'run' must be an object");
         const char *b = s_req(r, v, "backend", "run.", &rc);
+        /* this run, as node files beside the catalogue must name it */
+        gc_catpoints_set_run(r->pts, json_string_value(json_object_get(v, "start_time")),
+                             json_string_value(json_object_get(v, "plan_sha256")));
         if (s->info) {
             snprintf(s->info->backend, sizeof s->info->backend, "%s", b);
             json_t *x = json_object_get(v, "plan_name");

@@ -120,7 +120,7 @@ static int resume_same_job(const runner *r, const char *path, gc_err *e)
     uint8_t *data;
     size_t len;
     gc_err re = { 0 };
-    if (gc_read_file(path, 64u << 20, &data, &len, &re))
+    if (gc_read_file_in(path, 1, 64u << 20, &data, &len, &re))
         return 0;   /* no roster: nothing to compare (each shard is checked) */
     gc_run_meta old;
     gc_roster_entry *v;

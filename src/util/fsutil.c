@@ -11,79 +11,6 @@
 
 #include "util/stop.h"
 
-int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err)
-{
-    *data = NULL;
-    *len = 0;
-    int fd = gc_open_input(path, max, err);
-    if (fd < 0)
-        return err ? err->code : GC_EIO;
-    struct stat st;
-    fstat(fd, &st);
-    uint8_t *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-    if (!buf) {
-        close(fd);
-        return gc_fail(err, GC_ENOMEM, "%s: out of memory", path);
-    }
-    size_t got = 0;
-    while (got < (size_t)st.st_size) {
-        ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            int e = errno;
-            free(buf);
-            close(fd);
-            return gc_fail(err, GC_EIO, "%s: read: %s", path, k ? strerror(e) : "file shrank");
-        }
-        got += (size_t)k;
-    }
-    close(fd);
-    *data = buf;
-    *len = got;
-    return 0;
-}
-
-int gc_open_input(const char *path, size_t max, gc_err *err)
-{
-    /* O_NONBLOCK: a FIFO planted where a file was expected must not block
-     * the open; it is then refused as not regular */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        gc_fail(err, GC_EIO, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        gc_fail(err, GC_EIO, "%s: not a regular file", path);
-        return -1;
-    }
-    if ((uint64_t)st.st_size > max) {
-        close(fd);
-        gc_fail(err, GC_EINVAL, "%s: %lld bytes, more than the %zu allowed", path,
-                (long long)st.st_size, max);
-        return -1;
-    }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    return fd;
-}
-
-FILE *gc_fopen_input(const char *path, size_t max, gc_err *err)
-{
-    int fd = gc_open_input(path, max, err);
-    if (fd < 0)
-        return NULL;
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        gc_fail(err, GC_ENOMEM, "%s: %s", path, strerror(errno));
-        close(fd);
-    }
-    return f;
-}
-
 int gc_afile_open(gc_afile *a, const char *path, gc_err *err)
 {
     memset(a, 0, sizeof *a);
@@ -273,7 +200,14 @@ int gc_mkdir_p(const char *path, gc_err *err)
             *p = '\0';
             if (mkdir(buf, 0777) != 0 && errno != EEXIST)
                 return gc_fail(err, GC_EIO, "mkdir %s: %s", buf, strerror(errno));
+            /* the last component (OUT/nodes, OUT/shards: what we write
+             * into) must be a directory itself, never a link planted to
+             * send our files elsewhere; the components above it are the
+             * operator's path and may be links to directories */
             struct stat st;
+            if (!c && (lstat(buf, &st) != 0 || S_ISLNK(st.st_mode)))
+                return gc_fail(err, GC_EIO, "%s: a symbolic link where a directory of ours belongs; "
+                               "refused (not followed)", buf);
             if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
                 return gc_fail(err, GC_EIO, "%s: exists and is not a directory", buf);
             *p = c;
