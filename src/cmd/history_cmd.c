@@ -1,5 +1,6 @@
 /* `gpucensus history add|show|last`. See history_cmd.h. */
 #include "cmd/history_cmd.h"
+#include "util/quote.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -143,8 +144,8 @@ static int show_gpu(gc_history *h, const gc_hgpu *g, const char *const *params, 
         free(p);
     }
     if (!rc) {
-        printf("\n%s  %s/gpu%d  %s  (%ld runs, %s .. %s)\n", g->uuid, g->node, g->index, g->name,
-               g->runs, g->first_time, g->last_time);
+        printf("\n%s  %s/gpu%d  %s  (%ld runs, %s .. %s)\n", gc_esc(g->uuid), gc_esc(g->node), g->index,
+               gc_esc(g->name), g->runs, gc_esc(g->first_time), gc_esc(g->last_time));
         printf("%-20s %-12s %-12s %-8s %-8s", "TIME", "PLAN", "COMMIT", "NODE", "VERDICT");
         if (np == 1)   /* one parameter: its method too (values of two are never compared) */
             printf(" %6s", "METHOD");
@@ -163,7 +164,8 @@ static int show_gpu(gc_history *h, const gc_hgpu *g, const char *const *params, 
                     t = all[i].t_s, row = &all[i];
             if (!row)
                 break;
-            printf("%-20s %-12.12s %-12.12s %-8.8s %-8s", row->time, row->plan, row->commit, row->node,
+            printf("%-20s %-12.12s %-12.12s %-8.8s %-8s", gc_esc(row->time), gc_esc(row->plan),
+                   gc_esc(row->commit), gc_esc(row->node),
                    row->level >= 0 ? gc_verdict_name(row->level) : "-");
             if (np == 1 && row->method > 0)
                 printf(" %6d", row->method);
@@ -215,9 +217,9 @@ static int cmd_show(int argc, char **argv)
         printf("%-44s %-16s %-28s %5s %-20s %s\n", "UUID", "GPU", "NAME", "RUNS", "LAST RUN", "VERDICT");
         for (size_t i = 0; i < n; i++) {
             char at[96];
-            snprintf(at, sizeof at, "%s/gpu%d", g[i].node, g[i].index);
-            printf("%-44s %-16s %-28.28s %5ld %-20s %s\n", g[i].uuid, at, g[i].name, g[i].runs,
-                   g[i].last_time, g[i].verdict);
+            snprintf(at, sizeof at, "%s/gpu%d", gc_esc(g[i].node), g[i].index);
+            printf("%-44s %-16s %-28.28s %5ld %-20s %s\n", gc_esc(g[i].uuid), at, gc_esc(g[i].name),
+                   g[i].runs, gc_esc(g[i].last_time), gc_esc(g[i].verdict));
         }
     }
     for (size_t i = 0; !rc && (who || param) && i < n; i++) {
@@ -282,11 +284,13 @@ static int cmd_last(int argc, char **argv)
         return 3;
     }
     double age_s = difftime(time(NULL), (time_t)v.t_s);
-    printf("%s: %s at %s (plan %s)%s%s\n", v.node, v.level >= 0 ? gc_verdict_name(v.level) : "no verdict",
-           v.time, v.plan, v.reason[0] ? ": " : "", v.reason);
+    /* one line NHC shows: every field from the database escaped */
+    printf("%s: %s at %s (plan %s)%s%s\n", gc_esc(v.node),
+           v.level >= 0 ? gc_verdict_name(v.level) : "no verdict", gc_esc(v.time), gc_esc(v.plan),
+           v.reason[0] ? ": " : "", gc_esc(v.reason));
     if (max_age_s > 0 && age_s > max_age_s) {
         fprintf(stderr, "gpucensus history: %s: the last census is %.0f s old (more than %.0f s)\n",
-                node, age_s, max_age_s);
+                gc_esc(node), age_s, max_age_s);
         return 3;
     }
     return v.level < 0 ? 3 : v.level >= GC_V_DEGRADED ? 2 : v.level;

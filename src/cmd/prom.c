@@ -1,5 +1,6 @@
 /* Prometheus textfile metrics of a judged catalogue. See prom.h. */
 #include "cmd/prom.h"
+#include "util/quote.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -30,20 +31,18 @@ static const struct {
 };
 #define NGP (sizeof GPU_PARAMS / sizeof *GPU_PARAMS)
 
-/* A label value: \ " and newline escaped; not valid UTF-8: bytes >= 0x80 as '?'. */
+/* A label value: the one terminal escape (C0, C1, invalid UTF-8 as \\xNN;
+ * no control character reaches a scrape or a dashboard), then the format's
+ * \\ and \" escapes. */
 static void label(FILE *f, const char *k, const char *v, int first)
 {
-    int utf8 = gc_jw_utf8_ok(v);
+    char t[1024];
+    gc_term_esc(v, t, sizeof t);
     fprintf(f, "%s%s=\"", first ? "" : ",", k);
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+    for (const char *p = t; *p; p++) {
         if (*p == '\\' || *p == '"')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p < 0x20 || *p == 0x7f || (*p >= 0x80 && !utf8))
-            fputc('?', f);
-        else
-            fputc(*p, f);
+            fputc('\\', f);
+        fputc(*p, f);
     }
     fputc('"', f);
 }

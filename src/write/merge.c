@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/fsutil.h"
+#include "util/quote.h"
 #include "util/outlock.h"
 #include "census/shard.h"
 
@@ -189,7 +190,7 @@ static int from_scan(const char *dir, merge_in *m, gc_run_meta *run, gc_err *err
         gc_err e = { 0 };
         if (gc_read_file_in(path, 1, GC_SHARD_MAX_BYTES + 64, &s.data, &s.len, &e) ||
             gc_shard_decode(s.data, s.len, run, &g, &e)) {
-            fprintf(stderr, "gpucensus: merge: skipping %s: %s\n", path, e.msg);
+            fprintf(stderr, "gpucensus: merge: skipping %s: %s\n", gc_esc(path), e.msg);
             free(s.data);
             continue;
         }
