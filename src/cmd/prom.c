@@ -36,13 +36,25 @@ static const struct {
  * \\ and \" escapes. */
 static void label(FILE *f, const char *k, const char *v, int first)
 {
-    char t[1024];
-    gc_term_esc(v, t, sizeof t);
     fprintf(f, "%s%s=\"", first ? "" : ",", k);
-    for (const char *p = t; *p; p++) {
-        if (*p == '\\' || *p == '"')
-            fputc('\\', f);
-        fputc(*p, f);
+    /* line by line: a newline is the format's \n, the rest escaped */
+    for (const char *line = v ? v : ""; *line;) {
+        size_t n = strcspn(line, "\n");
+        char raw[512], t[2048];
+        n = n < sizeof raw - 1 ? n : sizeof raw - 1;
+        memcpy(raw, line, n);
+        raw[n] = '\0';
+        gc_term_esc(raw, t, sizeof t);
+        for (const char *p = t; *p; p++) {
+            if (*p == '\\' || *p == '"')
+                fputc('\\', f);
+            fputc(*p, f);
+        }
+        line += n;
+        if (*line == '\n') {
+            fputs("\\n", f);
+            line++;
+        }
     }
     fputc('"', f);
 }
