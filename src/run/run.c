@@ -659,7 +659,7 @@ int gc_run_main(const gc_run_opts *o)
         if (world_rank == 0)
             fprintf(stderr, "gpucensus: %s\n", e.msg);
         gc_plan_free(&r.plan);
-        return 1;
+        return rc == GC_EINVAL ? 2 : 1;   /* a refused node name (every rank agrees): bad arguments */
     }
     char stamp[32] = "", start[32] = "";
     if (r.cl.rank == 0) {
@@ -681,6 +681,10 @@ int gc_run_main(const gc_run_opts *o)
     if (rc) {
         if (r.cl.rank == 0)
             fprintf(stderr, "gpucensus: %s\n", e.msg);
+        /* rank 0's verdict for every rank: a refused path (%j) is bad arguments */
+        int refused = r.cl.rank == 0 && rc == GC_EINVAL;
+        if (MPI_Bcast(&refused, 1, MPI_INT, 0, r.cl.world) == MPI_SUCCESS && refused)
+            exit_code = 2;
         goto out;
     }
     /* From here on a rank that hangs (a GPU that never answers) is
