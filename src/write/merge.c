@@ -187,10 +187,12 @@ static int from_scan(const char *dir, merge_in *m, gc_run_meta *run, gc_err *err
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         scanned s = { 0 };
         gc_gpu g;
+        gc_gpu_init(&g);
         gc_err e = { 0 };
         if (gc_read_file_in(path, 1, GC_SHARD_MAX_BYTES + 64, &s.data, &s.len, &e) ||
             gc_shard_decode(s.data, s.len, run, &g, &e)) {
             fprintf(stderr, "gpucensus: merge: skipping %s: %s\n", gc_esc(path), e.msg);
+            gc_gpu_free(&g);   /* what a decode that failed half-way holds */
             free(s.data);
             continue;
         }
