@@ -87,6 +87,8 @@ int gc_run_make_out_dir(runner *r, const char *stamp, gc_err *e)
             rc = gc_mkdir_p(shards, e);
         if (!rc)
             rc = gc_out_lock(r->out, e);   /* one run per OUT */
+        if (!rc)
+            gc_sweep_out_tmp(r->out);   /* an earlier killed writer's, before ours exist */
     }
     int brc = MPI_Bcast(r->out, sizeof r->out, MPI_CHAR, 0, r->cl.world);
     if (brc && !rc) {

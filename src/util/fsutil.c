@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/stop.h"
@@ -286,4 +288,57 @@ int gc_copy_from_fd(FILE *to, int fd, long long from, char *buf, size_t cap)
 int gc_move_from_fd(FILE *to, int fd, char *buf, size_t cap)
 {
     return copy_from(to, fd, 0, buf, cap, 1);
+}
+
+/* NAME.tmp.XXXXXX: the temporaries gc_afile_open makes (mkostemp's six) */
+static int is_our_tmp(const char *name)
+{
+    const char *t = strstr(name, ".tmp.");
+    if (!t || t == name || strlen(t + 5) != 6)
+        return 0;
+    for (const char *c = t + 5; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+            return 0;
+    return 1;
+}
+
+int gc_sweep_tmp(const char *dir, double min_age_s)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0)
+        return 0;
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return 0;
+    }
+    int n = 0;
+    time_t now = time(NULL);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        struct stat st;
+        if (!is_our_tmp(de->d_name) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        /* ours only: a regular file of this user, left long enough that no
+         * live writer holds it (OUT's lock keeps other writers out) */
+        if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || difftime(now, st.st_mtime) < min_age_s)
+            continue;
+        if (unlinkat(dfd, de->d_name, 0) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+void gc_sweep_out_tmp(const char *out)
+{
+    static const char *const sub[] = { "", "/nodes", "/shards" };
+    for (int k = 0; k < 3; k++) {
+        char d[4200];
+        snprintf(d, sizeof d, "%s%s", out, sub[k]);
+        int n = gc_sweep_tmp(d, GC_TMP_SWEEP_AGE_S);
+        if (n > 0)
+            fprintf(stderr, "gpucensus: %s: removed %d temporar%s a killed writer left\n", d, n,
+                    n > 1 ? "ies" : "y");
+    }
 }

@@ -65,6 +65,14 @@ int gc_afile_commit_excl(gc_afile *a, const gc_file_id *prior, gc_err *err);
  * the last is followed only if it points to a directory; the last (the
  * directory we write into) is refused when it is a symlink. */
 int gc_mkdir_p(const char *path, gc_err *err);
+/* The temporaries (NAME.tmp.XXXXXX) a killed or stopped writer left in
+ * dir: regular files of this user at least min_age_s old, removed; links,
+ * other names and other users' files left. The number removed. Called
+ * under OUT's lock. */
+int gc_sweep_tmp(const char *dir, double min_age_s);
+/* The same in OUT, OUT/nodes and OUT/shards, said on stderr */
+#define GC_TMP_SWEEP_AGE_S 60.0
+void gc_sweep_out_tmp(const char *out);
 /* A catalogue named on the command line: a run's output directory means its
  * catalogue.json, anything else is the file itself. */
 void gc_catalogue_path(const char *arg, char *out, size_t cap);

@@ -256,6 +256,7 @@ int gc_merge(const char *shards_dir, const char *out_dir, gc_run_meta *run,
     /* one writer per OUT: not while a run (or another merge) writes there */
     if ((rc = gc_mkdir_p(out_dir, err)) || (rc = gc_out_lock(out_dir, err)))
         return rc;
+    gc_sweep_out_tmp(out_dir);
     if (gc_read_file_in(path, 1, 64u << 20, &data, &len, &e) == 0) {
         rc = from_roster(shards_dir, data, len, &m, run, err);
         lazily = 1;
