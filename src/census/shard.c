@@ -593,7 +593,7 @@ static int decode_body(gc_rbuf *rp, const char *what, int version, gc_run_meta *
     g->items_total = (uint32_t)total;
     g->items_done = (uint32_t)done;
     uint8_t complete = gc_get_u8(&r);
-    if (complete > 1)
+    if (complete > 1 || (complete && done != total))   /* "complete" with items left: a lie */
         r.bad = 1;
     g->complete = complete;
     get_cond(&r, &g->start);
