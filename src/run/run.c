@@ -658,6 +658,7 @@ int gc_run_main(const gc_run_opts *o)
     if (rc) {
         if (world_rank == 0)
             fprintf(stderr, "gpucensus: %s\n", e.msg);
+        gc_cluster_free(&r.cl);   /* what it made before it refused */
         gc_plan_free(&r.plan);
         return rc == GC_EINVAL ? 2 : 1;   /* a refused node name (every rank agrees): bad arguments */
     }
