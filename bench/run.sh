@@ -87,6 +87,25 @@ for plan in $PLANS; do
     summary+=("$line; time growth ${growth:-n/a}")
     echo
 done
+# The scheduler: `plan` for the documented largest job (every rank scheduled;
+# the first ranks' lists printed), wall time against a target of 10 s, and
+# its growth from a cluster eight times smaller (linear: 8).
+echo "== plan scale ($BUILD/gpucensus plan configs/default.cfg)"
+plan_s() {
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$BUILD/gpucensus" plan configs/default.cfg --ranks "$1" --nodes "$2" > /dev/null || return 1
+    t1=$(date +%s.%N)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'
+}
+if ps=$(plan_s 65536 8192) && ps8=$(plan_s 8192 1024); then
+    echo "plan_65536_s=$ps plan_8192_s=$ps8"
+    summary+=("$(awk -v s="$ps" -v s8="$ps8" 'BEGIN { printf "plan     65536 ranks on 8192 nodes: %.2f s = %.2f x target 10 s; growth from 8192 ranks %.2f (linear 8)", s, s / 10, s / s8 }')")
+else
+    echo "bench/run.sh: plan failed" >&2
+    status=1
+fi
+echo
 # The aggregation tree: a leader's part on one node of 8 sim
 # shards, rank 0's part from N records, check and report -o on its catalogue.
 TREE_SIZES=${BENCH_TREE_SIZES:-1024,4096,16384}

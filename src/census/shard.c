@@ -593,7 +593,7 @@ static int decode_body(gc_rbuf *rp, const char *what, int version, gc_run_meta *
     g->items_total = (uint32_t)total;
     g->items_done = (uint32_t)done;
     uint8_t complete = gc_get_u8(&r);
-    if (complete > 1)
+    if (complete > 1 || (complete && done != total))   /* "complete" with items left: a lie */
         r.bad = 1;
     g->complete = complete;
     get_cond(&r, &g->start);
@@ -659,8 +659,12 @@ static int decode_gpu(const char magic[4], const char *what, const void *data, s
     gc_rbuf r;
     int version = 0;
     int rc = unframe(magic, what, data, len, &r, &version, err);
-    if (rc || !note)
-        return rc ? rc : decode_body(&r, what, version, run, g, NULL, err);
+    if (rc || !note) {
+        rc = rc ? rc : decode_body(&r, what, version, run, g, NULL, err);
+        if (rc)
+            gc_gpu_free(g);   /* a body refused half-way holds nothing */
+        return rc;
+    }
     /* A record's body is deflated: raw length (u32le), one zlib stream. */
     uint32_t raw = gc_get_u32le(&r);
     if (r.bad)
@@ -676,6 +680,8 @@ static int decode_gpu(const char magic[4], const char *what, const void *data, s
     gc_rbuf_init(&pr, plain, raw);
     rc = decode_body(&pr, what, version, run, g, note, err);
     free(plain);
+    if (rc)
+        gc_gpu_free(g);
     return rc;
 }
 

@@ -299,11 +299,12 @@ int gc_check_main(int argc, char **argv)
     } else {
         printf("gpucensus check %s: %zu GPUs, %zu links (backend %s, plan %s, started %s)\n"
                "rules: %s; baseline: %s\n%s%s%s\n",
-               path, info.gpus, info.links, T(info.backend), info.plan_name[0] ? T(info.plan_name) : "?",
-               info.start_time[0] ? T(info.start_time) : "?",
-               as_written ? "the run's (its verdicts as written; --rules to judge again)" : rules.file,
-               base ? gc_baseline_source(base) : "none (peers and limits)", hnote ? "history: " : "",
-               hnote ? hnote : "", hnote ? "\n" : "");
+               gc_esc(path), info.gpus, info.links, T(info.backend),
+               info.plan_name[0] ? T(info.plan_name) : "?", info.start_time[0] ? T(info.start_time) : "?",
+               as_written ? "the run's (its verdicts as written; --rules to judge again)"
+                          : gc_esc(rules.file),
+               base ? gc_esc(gc_baseline_source(base)) : "none (peers and limits)",
+               hnote ? "history: " : "", hnote ? gc_esc(hnote) : "", hnote ? "\n" : "");
         gc_check_print(stdout, d);
         check_table_of(stdout, d, &hc, have_hc, path);
         static const char *const what[4] = { "all ok", "suspects or inconclusive only", "degraded or failed",

@@ -1,5 +1,6 @@
 /* `gpucensus history add|show|last`. See history_cmd.h. */
 #include "cmd/history_cmd.h"
+#include "util/quote.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -165,8 +166,8 @@ static int show_gpu(gc_history *h, const gc_hgpu *g, const char *const *params, 
         free(p);
     }
     if (!rc) {
-        printf("\n%s  %s/gpu%d  %s  (%ld runs, %s .. %s)\n", g->uuid, g->node, g->index, g->name,
-               g->runs, g->first_time, g->last_time);
+        printf("\n%s  %s/gpu%d  %s  (%ld runs, %s .. %s)\n", gc_esc(g->uuid), gc_esc(g->node), g->index,
+               gc_esc(g->name), g->runs, gc_esc(g->first_time), gc_esc(g->last_time));
         printf("%-20s %-12s %-12s %-8s %-8s", "TIME", "PLAN", "COMMIT", "NODE", "VERDICT");
         if (np == 1)   /* one parameter: its method too (values of two are never compared) */
             printf(" %6s", "METHOD");
@@ -199,7 +200,8 @@ static int show_gpu(gc_history *h, const gc_hgpu *g, const char *const *params, 
                     t = all[i].t_s, row = &all[i];
             if (!row)
                 break;
-            printf("%-20s %-12.12s %-12.12s %-8.8s %-8s", row->time, row->plan, row->commit, row->node,
+            printf("%-20s %-12.12s %-12.12s %-8.8s %-8s", gc_esc(row->time), gc_esc(row->plan),
+                   gc_esc(row->commit), gc_esc(row->node),
                    row->level >= 0 ? gc_verdict_name(row->level) : "-");
             if (np == 1 && row->method > 0)
                 printf(" %6d", row->method);
@@ -271,9 +273,9 @@ static int cmd_show(int argc, char **argv)
         printf("%-44s %-16s %-28s %5s %-20s %s\n", "UUID", "GPU", "NAME", "RUNS", "LAST RUN", "VERDICT");
         for (size_t i = 0; i < n; i++) {
             char at[96];
-            snprintf(at, sizeof at, "%s/gpu%d", g[i].node, g[i].index);
-            printf("%-44s %-16s %-28.28s %5ld %-20s %s\n", g[i].uuid, at, g[i].name, g[i].runs,
-                   g[i].last_time, g[i].verdict);
+            snprintf(at, sizeof at, "%s/gpu%d", gc_esc(g[i].node), g[i].index);
+            printf("%-44s %-16s %-28.28s %5ld %-20s %s\n", gc_esc(g[i].uuid), at, gc_esc(g[i].name),
+                   g[i].runs, gc_esc(g[i].last_time), gc_esc(g[i].verdict));
         }
     }
     for (size_t i = 0; !rc && (who || param) && i < n; i++) {
@@ -392,14 +394,17 @@ static int cmd_last(int argc, char **argv)
         return 3;
     }
     double age_s = difftime(time(NULL), (time_t)v.t_s);
-    char plan[128], reason[1024];
+    /* one line NHC shows: every field from the database or the file escaped */
+    char nodes_e[128], time_e[64], plan[128], reason[1024];
+    gc_term_esc(v.node, nodes_e, sizeof nodes_e);
+    gc_term_esc(v.time, time_e, sizeof time_e);
     gc_term_esc(v.plan, plan, sizeof plan);
     gc_term_esc(v.reason, reason, sizeof reason);
-    printf("%s: %s at %s (plan %s%s)%s%s\n", v.node, v.level >= 0 ? gc_verdict_name(v.level) : "no verdict",
-           v.time, plan, published, reason[0] ? ": " : "", reason);
+    printf("%s: %s at %s (plan %s%s)%s%s\n", nodes_e, v.level >= 0 ? gc_verdict_name(v.level) : "no verdict",
+           time_e, plan, published, reason[0] ? ": " : "", reason);
     if (max_age_s > 0 && age_s > max_age_s) {
         fprintf(stderr, "gpucensus history: %s: the last census is %.0f s old (more than %.0f s)%s%s%s\n",
-                node, age_s, max_age_s, vpath[0] ? ": " : "", vpath,
+                gc_esc(node), age_s, max_age_s, vpath[0] ? ": " : "", vpath[0] ? gc_esc(vpath) : "",
                 vpath[0] ? " is stale (the host that keeps the history publishes it after each census)" : "");
         return 3;
     }

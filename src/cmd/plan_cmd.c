@@ -13,6 +13,7 @@
 
 const char gc_plan_usage[] =
     "plan PLAN.cfg [--ranks N] [--nodes M] [--only NAME[,NAME...]] [--backend cuda|sim]\n"
+    "      [--all-tasks]\n"
     "        validate a plan; print every rank's work list and the budgets\n"
     "\n"
     "  --ranks:  ranks (GPUs) to schedule for (default 1)\n"
@@ -20,7 +21,11 @@ const char gc_plan_usage[] =
     "  --only:   only these benchmarks (names or labels), as `run --only` would measure\n"
     "  --backend: sim also checks the sim section (its profile, faults) as a sim run\n"
     "             would; cuda (default) leaves it alone, as a real run does\n"
+    "  --all-tasks: every rank's task list (by default the first 1024 ranks'; a large\n"
+    "             cluster's lists run to gigabytes)\n"
     "exit codes: 0 valid; 2 bad plan or arguments\n";
+
+enum { PLAN_LIST_RANKS = 1024 };   /* ranks whose task lists are printed by default */
 
 static void print_task(const gc_step_task *t)
 {
@@ -39,29 +44,29 @@ static void print_task(const gc_step_task *t)
     putchar('\n');
 }
 
-enum { PL_RANKS, PL_NODES, PL_ONLY, PL_BACKEND };
+enum { PL_RANKS, PL_NODES, PL_ONLY, PL_BACKEND, PL_ALL };
 static const gc_opt plan_opts[] = {
     [PL_RANKS] = { "--ranks", 1 }, [PL_NODES] = { "--nodes", 1 }, [PL_ONLY] = { "--only", 1 },
-    [PL_BACKEND] = { "--backend", 1 },
+    [PL_BACKEND] = { "--backend", 1 }, [PL_ALL] = { "--all-tasks", 0 },
 };
 
 static void print_rank(void *ctx, int r, const gc_roster_entry *ro, const gc_step_task *tasks,
                        size_t nt, const double b[GC_NPHASES])
 {
-    (void)ctx;
+    int all_tasks = *(const int *)ctx;
     printf("rank %d (node %s, gpu %d): %zu tasks; budget %.1f s on-GPU, transfers %.1f s "
            "(isolated %.1f, concurrent %.1f, pair %.1f, net %.1f)\n", r, ro->node,
            ro->local_index, nt, b[GC_PHASE_GPU],
            b[GC_PHASE_ISOLATED] + b[GC_PHASE_CONCURRENT] + b[GC_PHASE_PAIR] + b[GC_PHASE_NET],
            b[GC_PHASE_ISOLATED], b[GC_PHASE_CONCURRENT], b[GC_PHASE_PAIR], b[GC_PHASE_NET]);
-    for (size_t k = 0; k < nt; k++)
+    for (size_t k = 0; (all_tasks || r < PLAN_LIST_RANKS) && k < nt; k++)   /* the first ranks' (a node and more) unless asked */
         print_task(&tasks[k]);
 }
 
 int gc_plan_main(int argc, char **argv)
 {
     const char *path = NULL, *only = NULL, *backend = "cuda";
-    int ranks = 1, nodes = 1;
+    int ranks = 1, nodes = 1, all_tasks = 0;
     gc_args a;
     gc_args_init(&a, "gpucensus plan", gc_plan_usage, argc, argv, plan_opts,
                  sizeof plan_opts / sizeof *plan_opts);
@@ -80,6 +85,8 @@ int gc_plan_main(int argc, char **argv)
             return fprintf(stderr, "gpucensus plan: --backend: cuda or sim\n"), GC_EXIT_USAGE;
         else if (k == PL_BACKEND)
             backend = a.value;
+        else if (k == PL_ALL)
+            all_tasks = 1;
         else if (gc_args_int(&a, plan_opts[k].name, a.value, 1, 1 << 16, k == PL_RANKS ? &ranks : &nodes))
             return GC_EXIT_USAGE;
     }
@@ -103,7 +110,10 @@ int gc_plan_main(int argc, char **argv)
            p.nbench, n);
     gc_plan_budget b;
     if (!rc)
-        rc = gc_plan_budget_of(items, n, p.pair_budget_s, ranks, nodes, only, print_rank, NULL, &b, &e);
+        rc = gc_plan_budget_of(items, n, p.pair_budget_s, ranks, nodes, only, print_rank, &all_tasks, &b, &e);
+    if (!rc && !all_tasks && ranks > PLAN_LIST_RANKS)
+        printf("(the task lists of ranks %d to %d are left out; --all-tasks prints them)\n",
+               PLAN_LIST_RANKS, ranks - 1);
     const double *most = b.most_s;
     if (!rc)
         printf("estimate (sums of per-item budgets, an upper bound): per GPU %.1f s on-GPU + %.1f s "

@@ -6,6 +6,7 @@
  * lambda, validate.h), and the regime by the rule shared with the
  * validation. Per link: t(n) = alpha + n / beta. */
 #include "cmd/predict_cmd.h"
+#include "util/quote.h"
 
 #include <errno.h>
 #include <math.h>
@@ -150,10 +151,10 @@ static void table_kernel(const gc_cat_models *cat, const char *path, const gc_kd
                          const gpu_pred *p)
 {
     printf("kernel %s (%s, origin %s): %lld blocks x %d threads, %d registers/thread, "
-           "%lld B shared memory/block\n", d->name, d->file, d->origin, d->grid_blocks,
+           "%lld B shared memory/block\n", gc_esc(d->name), gc_esc(d->file), gc_esc(d->origin), d->grid_blocks,
            d->block_threads, d->registers_per_thread, d->smem_static_bytes + d->smem_dynamic_bytes);
     printf("catalogue %s (backend %s): %zu GPUs; times in us, calibrated by each GPU's lambda "
-           "(raw: lambda = 1), launch floor included\n", path, cat->backend, cat->ngpus);
+           "(raw: lambda = 1), launch floor included\n", gc_esc(path), gc_esc(cat->backend), cat->ngpus);
     printf("%-14s %4s %-22s %8s %-8s %11s %11s %11s %11s  %s\n", "node", "gpu", "name", "warps/SM",
            "regime", "MWP-CWP", "(raw)", "Little", "(raw)", "parameters");
     for (size_t i = 0; i < cat->ngpus; i++) {
@@ -166,15 +167,15 @@ static void table_kernel(const gc_cat_models *cat, const char *path, const gc_kd
         cell_us(cells[1], 24, o->ok[0], o->ns[0]);
         cell_us(cells[2], 24, o->ok[1], o->cal_ns[1]);
         cell_us(cells[3], 24, o->ok[1], o->ns[1]);
-        printf("%-14.14s %4d %-22.22s %8s %-8s %11s %11s %11s %11s  %s\n", c->info.node,
-               c->info.local_index, c->info.name, w,
+        printf("%-14.14s %4d %-22.22s %8s %-8s %11s %11s %11s %11s  %s\n", gc_esc(c->info.node),
+               c->info.local_index, gc_esc(c->info.name), w,
                o->regime == GC_REG_ALL ? "-" : gc_regime_names[o->regime], cells[0], cells[1],
                cells[2], cells[3], c->from_models ? "catalogue models" : "recomputed");
         if (o->bound)
-            printf("    bound by %s\n", o->says);
+            printf("    bound by %s\n", gc_esc(o->says));
         for (int k = 0; k < GC_NMODELS; k++)
             if (!o->ok[k] && (k == 0 || strcmp(o->error[0], o->error[1])))
-                printf("    %s: %s\n", gc_model_names[k], o->error[k]);
+                printf("    %s: %s\n", gc_model_names[k], gc_esc(o->error[k]));
     }
 }
 
@@ -318,13 +319,14 @@ static int has_model(const gc_cat_link *l)
 static void table_bytes(const gc_cat_models *cat, const char *path, double n)
 {
     printf("transfer of %.0f bytes on every link of %s (backend %s): t = alpha + n / beta\n", n,
-           path, cat->backend);
+           gc_esc(path), gc_esc(cat->backend));
     printf("%-10s %-5s %-6s %-8s %-4s %-24s %-24s %10s %10s %12s %10s\n", "kind", "bench", "dir",
            "memory", "eng", "src", "dst", "alpha_us", "beta_GB/s", "time_us", "GB/s");
     for (size_t i = 0; i < cat->nlinks; i++) {
         const gc_cat_link *l = &cat->links[i];
-        printf("%-10s %-5s %-6s %-8s %-4s %-24.24s %-24.24s", l->kind, l->benchmark, l->direction,
-               l->memory, l->engine, l->src, l->dst);
+        printf("%-10s %-5s %-6s %-8s %-4s %-24.24s %-24.24s", gc_esc(l->kind), gc_esc(l->benchmark),
+               gc_esc(l->direction), gc_esc(l->memory), gc_esc(l->engine), gc_esc(l->src),
+               gc_esc(l->dst));
         if (has_model(l)) {
             double t = l->alpha_s + n / l->beta_bps;
             printf(" %10.3f %10.3f %12.3f %10.3f%s\n", l->alpha_s * 1e6, l->beta_bps / 1e9, t * 1e6,

@@ -1,5 +1,6 @@
 /* Prometheus textfile metrics of a judged catalogue. See prom.h. */
 #include "cmd/prom.h"
+#include "util/quote.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -30,20 +31,30 @@ static const struct {
 };
 #define NGP (sizeof GPU_PARAMS / sizeof *GPU_PARAMS)
 
-/* A label value: \ " and newline escaped; not valid UTF-8: bytes >= 0x80 as '?'. */
+/* A label value: the one terminal escape (C0, C1, invalid UTF-8 as \\xNN;
+ * no control character reaches a scrape or a dashboard), then the format's
+ * \\ and \" escapes. */
 static void label(FILE *f, const char *k, const char *v, int first)
 {
-    int utf8 = gc_jw_utf8_ok(v);
     fprintf(f, "%s%s=\"", first ? "" : ",", k);
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if (*p == '\\' || *p == '"')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p < 0x20 || *p == 0x7f || (*p >= 0x80 && !utf8))
-            fputc('?', f);
-        else
+    /* line by line: a newline is the format's \n, the rest escaped */
+    for (const char *line = v ? v : ""; *line;) {
+        size_t n = strcspn(line, "\n");
+        char raw[512], t[2048];
+        n = n < sizeof raw - 1 ? n : sizeof raw - 1;
+        memcpy(raw, line, n);
+        raw[n] = '\0';
+        gc_term_esc(raw, t, sizeof t);
+        for (const char *p = t; *p; p++) {
+            if (*p == '\\' || *p == '"')
+                fputc('\\', f);
             fputc(*p, f);
+        }
+        line += n;
+        if (*line == '\n') {
+            fputs("\\n", f);
+            line++;
+        }
     }
     fputc('"', f);
 }

@@ -186,7 +186,8 @@ int det_baseline_seal(gc_baseline *b)
     }
     for (size_t i = 0; i < b->keys.n; i++)
         b->val[i] = b->lo[i] = b->hi[i] = NAN;
-    qsort(b->e, b->n, sizeof *b->e, by_key);
+    if (b->n)   /* an empty baseline (every row of a history out of range) has no array */
+        qsort(b->e, b->n, sizeof *b->e, by_key);
     for (size_t i = 0; i < b->n;) {
         size_t j = i;
         double lo = INFINITY, hi = -INFINITY;

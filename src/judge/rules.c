@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#define GC_RULES_MAX_BYTES ((size_t)1 << 20)   /* a rules file is a few KiB */
+
 static const gc_rule_param default_params[] = {
     { "hbm_bw_bps", GC_BETTER_HIGHER },         { "hbm_read_bps", GC_BETTER_HIGHER },
     { "hbm_write_bps", GC_BETTER_HIGHER },      { "hbm_copy_bps", GC_BETTER_HIGHER },
@@ -309,32 +311,12 @@ int gc_rules_load_mem(const char *name, const char *text, size_t len, gc_rules *
 
 int gc_rules_load(const char *path, gc_rules *r, gc_err *err)
 {
-    FILE *f = gc_fopen_input(path, SIZE_MAX, err);   /* not a directory, FIFO or device */
-    if (!f)
+    /* not a directory, FIFO or device; 1 MiB exactly (the byte after it refused) */
+    uint8_t *b = NULL;
+    size_t len = 0;
+    if (gc_read_file(path, GC_RULES_MAX_BYTES, &b, &len, err))
         return err ? err->code : GC_EIO;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 > cap) {
-            char *nb = realloc(buf, cap = cap * 2 + 8192);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return gc_fail(err, GC_ENOMEM, "out of memory");
-            }
-            buf = nb;
-        }
-        size_t k = fread(buf + len, 1, 4096, f);
-        len += k;
-        if (k < 4096)
-            break;
-        if (len > (1u << 20)) {
-            free(buf);
-            fclose(f);
-            return gc_fail(err, GC_EINVAL, "%s: larger than 1 MiB, not a rules file", path);
-        }
-    }
-    fclose(f);
+    char *buf = (char *)b;
     int rc = gc_rules_load_mem(path, buf ? buf : "", len, r, err);
     free(buf);
     return rc;

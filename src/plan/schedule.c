@@ -1,6 +1,7 @@
 /* Phase schedule. See schedule.h. */
 #include "plan/schedule.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,25 +27,113 @@ int gc_phase_steps(gc_phase p, const gc_geom *g)
     }
 }
 
+/* FNV-1a of a node name, for the roster's index */
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+void gc_geom_index_free(gc_geom_index *ix)
+{
+    free(ix->node_of);
+    free(ix->leader);
+    free(ix->start);
+    free(ix->by_node);
+    memset(ix, 0, sizeof *ix);
+}
+
+static int by_local(const void *a, const void *b, const gc_roster_entry *ro)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    int d = ro[x].local_index - ro[y].local_index;
+    return d ? d : x - y;
+}
+
+/* insertion sort of one node's ranks by local index (a node has few) */
+static void sort_node(int *v, int n, const gc_roster_entry *ro)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && by_local(&v[j - 1], &v[j], ro) > 0; j--) {
+            int t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+}
+
+int gc_geom_index_build(const gc_roster_entry *ro, int size, gc_geom_index *ix, gc_err *err)
+{
+    memset(ix, 0, sizeof *ix);
+    size_t cap = 16;
+    while (cap < 2 * (size_t)size)
+        cap *= 2;
+    int *slot = malloc(cap * sizeof *slot);   /* hash slot -> first rank of a node */
+    ix->node_of = malloc((size_t)size * sizeof *ix->node_of);
+    ix->leader = malloc((size_t)size * sizeof *ix->leader);
+    ix->start = calloc((size_t)size + 1, sizeof *ix->start);
+    ix->by_node = malloc((size_t)size * sizeof *ix->by_node);
+    if (!slot || !ix->node_of || !ix->leader || !ix->start || !ix->by_node) {
+        free(slot);
+        gc_geom_index_free(ix);
+        return gc_fail(err, GC_ENOMEM, "schedule: out of memory");
+    }
+    for (size_t k = 0; k < cap; k++)
+        slot[k] = -1;
+    for (int r = 0; r < size; r++) {
+        size_t k = name_hash(ro[r].node) & (cap - 1);
+        while (slot[k] >= 0 && strcmp(ro[slot[k]].node, ro[r].node))
+            k = (k + 1) & (cap - 1);
+        if (slot[k] < 0) {
+            slot[k] = r;
+            ix->leader[ix->nodes] = r;
+            ix->node_of[r] = ix->nodes++;
+        } else {
+            ix->node_of[r] = ix->node_of[slot[k]];
+        }
+        ix->start[ix->node_of[r] + 1]++;
+    }
+    free(slot);
+    for (int n = 0; n < ix->nodes; n++)
+        ix->start[n + 1] += ix->start[n];
+    int *fill = calloc((size_t)ix->nodes + 1, sizeof *fill);
+    if (!fill) {
+        gc_geom_index_free(ix);
+        return gc_fail(err, GC_ENOMEM, "schedule: out of memory");
+    }
+    for (int r = 0; r < size; r++) {
+        int n = ix->node_of[r];
+        ix->by_node[ix->start[n] + fill[n]++] = r;
+    }
+    free(fill);
+    for (int n = 0; n < ix->nodes; n++)
+        sort_node(ix->by_node + ix->start[n], ix->start[n + 1] - ix->start[n], ro);
+    return 0;
+}
+
+void gc_geom_at(gc_geom *g, int rank)
+{
+    const gc_geom_index *ix = g->index;
+    int n = ix->node_of[rank];
+    g->rank = rank;
+    g->node_index = n;
+    g->nodes = ix->nodes;
+    g->local_rank = g->roster[rank].local_index;
+    g->local_size = ix->start[n + 1] - ix->start[n];
+}
+
 /* First rank of node index n in the roster (ranks of a node need not be
  * contiguous). */
 static int node_leader(const gc_geom *g, int node_index, const char **name)
 {
-    int seen = -1;
-    for (int r = 0; r < g->size; r++) {
-        int is_new = 1;
-        for (int q = 0; q < r; q++)
-            if (strcmp(g->roster[q].node, g->roster[r].node) == 0) {
-                is_new = 0;
-                break;
-            }
-        if (is_new && ++seen == node_index) {
-            *name = g->roster[r].node;
-            return r;
-        }
+    if (node_index < 0 || node_index >= g->index->nodes) {
+        *name = NULL;
+        return -1;
     }
-    *name = NULL;
-    return -1;
+    int r = g->index->leader[node_index];
+    *name = g->roster[r].node;
+    return r;
 }
 
 typedef struct { gc_step_task *v; size_t n, cap; } task_vec;
@@ -94,49 +183,83 @@ static int push(task_vec *tv, const gc_item *it, int step, int peer_local, int p
 /* Global rank of node-local rank l on this rank's node. */
 static int rank_of_local(const gc_geom *g, int l)
 {
-    const char *mine = g->roster[g->rank].node;
-    for (int r = 0; r < g->size; r++)
-        if (strcmp(g->roster[r].node, mine) == 0 && g->roster[r].local_index == l)
-            return r;
+    const gc_geom_index *ix = g->index;
+    int n = ix->node_of[g->rank];
+    for (int k = ix->start[n]; k < ix->start[n + 1]; k++)   /* sorted: usually k = start + l */
+        if (g->roster[ix->by_node[k]].local_index == l)
+            return ix->by_node[k];
     return -1;
 }
 
+/* The tasks of step s of phase ph that concern this rank, items in order. */
+static int schedule_step(const gc_item *items, size_t n, gc_phase ph, int s, const gc_geom *g,
+                         task_vec *tv)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const gc_item *it = &items[i];
+        if (it->phase != ph)
+            continue;
+        if (ph == GC_PHASE_GPU || ph == GC_PHASE_CONCURRENT || ph == GC_PHASE_ISOLATED) {
+            rc = push(tv, it, s, -1, -1, NULL, 1);
+        } else if (ph == GC_PHASE_PAIR) {
+            int L = g->local_size, src = s / (L - 1), k = s % (L - 1);
+            int dst = k < src ? k : k + 1;
+            if (!pair_runs(it, src, dst, L))
+                continue;
+            if (g->local_rank == src)
+                rc = push(tv, it, s, dst, rank_of_local(g, dst), NULL, 1);
+            else if (g->local_rank == dst)
+                rc = push(tv, it, s, src, rank_of_local(g, src), NULL, 0);
+        } else if (ph == GC_PHASE_NET) {
+            int r = s / g->nodes + 1, src = s % g->nodes, dst = (src + r) % g->nodes;
+            const char *name = NULL;
+            if (g->node_index == src) {
+                int peer = node_leader(g, dst, &name);
+                rc = push(tv, it, s, -1, peer, name, 1);
+            } else if (g->node_index == dst) {
+                int peer = node_leader(g, src, &name);
+                rc = push(tv, it, s, -1, peer, name, 0);
+            }
+        }
+    }
+    return rc;
+}
+
+/* Only the steps this rank takes part in, in step order: O(its own work),
+ * not O(the cluster's steps). */
 static int schedule_phase(const gc_item *items, size_t n, gc_phase ph, const gc_geom *g,
                           task_vec *tv)
 {
-    int steps = gc_phase_steps(ph, g), rc = 0;
-    for (int s = 0; s < steps && !rc; s++) {
-        for (size_t i = 0; i < n && !rc; i++) {
-            const gc_item *it = &items[i];
-            if (it->phase != ph)
-                continue;
-            if (ph == GC_PHASE_GPU || ph == GC_PHASE_CONCURRENT) {
-                rc = push(tv, it, s, -1, -1, NULL, 1);
-            } else if (ph == GC_PHASE_ISOLATED) {
-                if (s == g->local_rank)
-                    rc = push(tv, it, s, -1, -1, NULL, 1);
-            } else if (ph == GC_PHASE_PAIR) {
-                int L = g->local_size, src = s / (L - 1), k = s % (L - 1);
-                int dst = k < src ? k : k + 1;
-                if (!pair_runs(it, src, dst, L))
-                    continue;
-                if (g->local_rank == src)
-                    rc = push(tv, it, s, dst, rank_of_local(g, dst), NULL, 1);
-                else if (g->local_rank == dst)
-                    rc = push(tv, it, s, src, rank_of_local(g, src), NULL, 0);
-            } else if (ph == GC_PHASE_NET && g->local_rank == 0) {
-                /* One node pair at a time: simple and deadlock-free; a
-                 * parallel matching is left for when clusters need it. */
-                int r = s / g->nodes + 1, src = s % g->nodes, dst = (src + r) % g->nodes;
-                const char *name = NULL;
-                if (g->node_index == src) {
-                    int peer = node_leader(g, dst, &name);
-                    rc = push(tv, it, s, -1, peer, name, 1);
-                } else if (g->node_index == dst) {
-                    int peer = node_leader(g, src, &name);
-                    rc = push(tv, it, s, -1, peer, name, 0);
-                }
-            }
+    int rc = 0;
+    if (ph == GC_PHASE_GPU || ph == GC_PHASE_CONCURRENT)
+        return schedule_step(items, n, ph, 0, g, tv);
+    if (ph == GC_PHASE_ISOLATED)
+        return g->local_rank < g->local_size ? schedule_step(items, n, ph, g->local_rank, g, tv) : 0;
+    if (ph == GC_PHASE_PAIR) {
+        int L = g->local_size, me = g->local_rank;
+        if (L < 2 || me < 0 || me >= L)
+            return 0;
+        for (int src = 0; src < L && !rc; src++) {
+            if (src == me)   /* the steps this rank drives, contiguous */
+                for (int k = 0; k < L - 1 && !rc; k++)
+                    rc = schedule_step(items, n, ph, src * (L - 1) + k, g, tv);
+            else   /* the one step where src drives this rank */
+                rc = schedule_step(items, n, ph, src * (L - 1) + (me < src ? me : me - 1), g, tv);
+        }
+        return rc;
+    }
+    if (ph == GC_PHASE_NET && g->local_rank == 0) {
+        /* One node pair at a time: simple and deadlock-free; a parallel
+         * matching is left for when clusters need it. In round r this node
+         * drives step (r-1)*nodes + node_index and answers the step of node
+         * node_index - r. */
+        int N = g->nodes, me = g->node_index;
+        for (int r = 1; r <= net_rounds(g) && !rc; r++) {
+            int a = (r - 1) * N + me, b = (r - 1) * N + (me - r + N) % N;
+            rc = schedule_step(items, n, ph, a < b ? a : b, g, tv);
+            if (!rc)
+                rc = schedule_step(items, n, ph, a < b ? b : a, g, tv);
         }
     }
     return rc;
@@ -146,11 +269,21 @@ int gc_schedule(const gc_item *items, size_t nitems, const gc_geom *g, double pa
                 gc_step_task **out, size_t *nout, gc_err *err)
 {
     task_vec tv = { 0 };
-    for (int ph = 0; ph < GC_NPHASES; ph++)
-        if (schedule_phase(items, nitems, (gc_phase)ph, g, &tv)) {
-            free(tv.v);
-            return gc_fail(err, GC_ENOMEM, "schedule: out of memory");
-        }
+    gc_geom_index own = { 0 };
+    gc_geom gi = *g;
+    if (!gi.index) {
+        if (gc_geom_index_build(g->roster, g->size, &own, err))
+            return err ? err->code : GC_ENOMEM;
+        gi.index = &own;
+    }
+    int rc = 0;
+    for (int ph = 0; ph < GC_NPHASES && !rc; ph++)
+        rc = schedule_phase(items, nitems, (gc_phase)ph, &gi, &tv);
+    gc_geom_index_free(&own);
+    if (rc) {
+        free(tv.v);
+        return gc_fail(err, GC_ENOMEM, "schedule: out of memory");
+    }
     /* one factor per node (both ranks of a pair must agree): the GPU that
      * drives the most pair work gets pair_budget_s */
     double most = 0;
@@ -210,15 +343,18 @@ int gc_plan_budget_of(const gc_item *items, size_t nitems, double pair_budget_s,
     memset(out, 0, sizeof *out);
     double node_wall = 0;
     char node[GC_NODE_MAX] = "";
-    int rc = 0;
+    /* one roster and one index for every rank: linear in ranks */
+    gc_geom g;
+    gc_geom_index ix = { 0 };
+    gc_roster_entry *ro = NULL;
+    int rc = gc_geom_simulated(ranks, nodes, 0, &g, &ro, err);
+    if (!rc && !(rc = gc_geom_index_build(ro, ranks, &ix, err)))
+        g.index = &ix;
     for (int r = 0; !rc && r < ranks; r++) {
-        gc_geom g;
-        gc_roster_entry *ro = NULL;
         gc_step_task *tasks = NULL;
         size_t nt = 0;
-        rc = gc_geom_simulated(ranks, nodes, r, &g, &ro, err);
-        if (!rc)
-            rc = gc_schedule(items, nitems, &g, pair_budget_s, &tasks, &nt, err);
+        gc_geom_at(&g, r);
+        rc = gc_schedule(items, nitems, &g, pair_budget_s, &tasks, &nt, err);
         if (!rc && only)
             gc_schedule_only(tasks, &nt, only);
         if (!rc) {
@@ -236,8 +372,9 @@ int gc_plan_budget_of(const gc_item *items, size_t nitems, double pair_budget_s,
             snprintf(node, sizeof node, "%s", ro[r].node);
         }
         free(tasks);
-        free(ro);
     }
+    gc_geom_index_free(&ix);
+    free(ro);
     const double *m = out->most_s;
     out->per_gpu_s = m[GC_PHASE_GPU] + m[GC_PHASE_ISOLATED] + m[GC_PHASE_CONCURRENT] +
                      m[GC_PHASE_PAIR] + m[GC_PHASE_NET];

@@ -25,12 +25,30 @@
 #include "census/shard.h"
 #include "plan/plan.h"
 
+/* The roster indexed once (O(ranks)): node index of each rank (nodes in
+ * order of first appearance), each node's ranks by local index, each
+ * node's first rank. Lets the schedule find a peer in constant time. */
+typedef struct gc_geom_index {
+    int nodes;
+    int *node_of;      /* size entries */
+    int *leader;       /* nodes entries: the node's first rank in the roster */
+    int *start;        /* nodes + 1 entries: into by_node */
+    int *by_node;      /* size entries: ranks grouped by node, by local index */
+} gc_geom_index;
+
 typedef struct gc_geom {
     int rank, size;
     int local_rank, local_size;
     int node_index, nodes;
     const gc_roster_entry *roster;   /* size entries */
+    const gc_geom_index *index;      /* NULL: gc_schedule builds one for the call */
 } gc_geom;
+
+int gc_geom_index_build(const gc_roster_entry *roster, int size, gc_geom_index *ix, gc_err *err);
+void gc_geom_index_free(gc_geom_index *ix);
+/* g's per-rank fields (rank, local_rank, node_index, local_size) for rank,
+ * from g->index (set). */
+void gc_geom_at(gc_geom *g, int rank);
 
 /* One work item as this rank runs it, the unit a backend measures
  * (measure/backend.h). The schedule names the peer and the initiator: for

@@ -195,6 +195,48 @@ static void cond_of(rd *r, json_t *c, const char *path, gc_det_cond *o, int *rc)
     o->ecc_uncorrected = i_req(r, c, "ecc_uncorrected_errors", path, 1, -1, rc);
 }
 
+/* The schema's ranges, before anything is judged: the counts and sizes of
+ * properties are integers >= 0 (jansson already refuses NaN literals and
+ * integers past int64), clocks and rates finite and >= 0, parameter values
+ * finite, items_done <= items_total. The field is named. */
+int cr_gpu_ranges(rd *r, json_t *o)
+{
+    static const char *const NONNEG_INT[] = { "sm_count", "cores_per_sm", "warp_size",
+                                              "max_threads_per_sm", "registers_per_sm",
+                                              "smem_per_sm_bytes", "l2_bytes", "memory_bytes",
+                                              "bus_width_bits" };
+    json_t *p = json_object_get(o, "properties");
+    for (size_t k = 0; json_is_object(p) && k < sizeof NONNEG_INT / sizeof *NONNEG_INT; k++) {
+        json_t *v = json_object_get(p, NONNEG_INT[k]);
+        if (v && !(json_is_integer(v) && json_integer_value(v) >= 0))
+            return cr_bad(r, "'properties.%s' must be an integer >= 0 (the schema's range)",
+                          NONNEG_INT[k]);
+    }
+    static const char *const NONNEG_NUM[] = { "sm_clock_max_mhz", "mem_clock_max_mhz" };
+    for (size_t k = 0; json_is_object(p) && k < 2; k++) {
+        json_t *v = json_object_get(p, NONNEG_NUM[k]);
+        if (v && !json_is_null(v) && !(json_is_number(v) && json_number_value(v) >= 0))
+            return cr_bad(r, "'properties.%s' must be a number >= 0 or null", NONNEG_NUM[k]);
+    }
+    json_t *nv = json_object_get(json_is_object(p) ? p : NULL, "nvlink");
+    json_t *nl = json_object_get(json_is_object(nv) ? nv : NULL, "links");
+    if (nl && !json_is_null(nl) && !(json_is_integer(nl) && json_integer_value(nl) >= 0))
+        return cr_bad(r, "'properties.nvlink.links' must be an integer >= 0 or null");
+    json_t *pc = json_object_get(json_is_object(p) ? p : NULL, "pcie");
+    static const char *const PCIE[] = { "gen", "width", "max_gen", "max_width" };
+    for (size_t k = 0; json_is_object(pc) && k < 4; k++) {
+        json_t *v = json_object_get(pc, PCIE[k]);
+        if (v && !json_is_null(v) && !(json_is_integer(v) && json_integer_value(v) >= 0))
+            return cr_bad(r, "'properties.pcie.%s' must be an integer >= 0 or null", PCIE[k]);
+    }
+    json_t *it = json_object_get(o, "items_total"), *id = json_object_get(o, "items_done");
+    if ((it && !(json_is_integer(it) && json_integer_value(it) >= 0)) ||
+        (id && !(json_is_integer(id) && json_integer_value(id) >= 0)) ||
+        (json_is_integer(it) && json_is_integer(id) && json_integer_value(id) > json_integer_value(it)))
+        return cr_bad(r, "'items_done' and 'items_total' must be integers, 0 <= items_done <= items_total");
+    return 0;
+}
+
 /* A GPU object of the catalogue -> g (values in b). all: every parameter
  * and point (baselines); otherwise those the rules judge. */
 int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, gbuf *b)
@@ -204,6 +246,8 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
     b->n = 0;
     if (!json_is_object(o))
         return cr_bad(r, "a GPU must be an object");
+    if ((rc = cr_gpu_ranges(r, o)))
+        return rc;
     g->node = name_req(r, o, "node", "", &rc);
     g->index = clampi(i_req(r, o, "index", "", 0, 0, &rc), 0, 1 << 20);
     g->rank = clampi(i_req(r, o, "rank", "", 0, 0, &rc), -1, 1 << 30);
@@ -480,6 +524,9 @@ int cr_cat_top(sink *s, rd *r, const char *key, json_t *v)
         if (!json_is_object(v))
             return cr_bad(r, "'run' must be an object");
         const char *b = s_req(r, v, "backend", "run.", &rc);
+        /* this run, as node files beside the catalogue must name it */
+        gc_catpoints_set_run(r->pts, json_string_value(json_object_get(v, "start_time")),
+                             json_string_value(json_object_get(v, "plan_sha256")));
         if (s->info) {
             snprintf(s->info->backend, sizeof s->info->backend, "%s", b);
             json_t *x = json_object_get(v, "plan_name");

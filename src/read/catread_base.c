@@ -85,9 +85,15 @@ static int ref_value(rd *r, const char *what, const char *k, json_t *x, double *
     if (!json_is_object(x) || !json_is_number(jm) || (jl && !json_is_number(jl)) || (jh && !json_is_number(jh)))
         return cr_bad(r, "'%s.%.60s' must be a number or {\"median\": number, \"lo\": number, \"hi\": number}",
                       what, k);
+    json_t *jn = json_object_get(x, "n");
+    if (jn && !(json_is_integer(jn) && json_integer_value(jn) >= 1))
+        return cr_bad(r, "'%s.%.60s.n' must be an integer >= 1 (the sources the median is of)",
+                      what, k);
     *m = json_number_value(jm);
     *lo = jl ? json_number_value(jl) : NAN;
     *hi = jh ? json_number_value(jh) : NAN;
+    if (jl && jh && *lo > *hi)
+        return cr_bad(r, "'%s.%.60s': lo above hi", what, k);
     return 0;
 }
 
@@ -148,8 +154,8 @@ static int ref_top(sink *s, rd *r, const char *key, json_t *v)
     if (!strcmp(key, "sku") || !strcmp(key, "source"))
         return json_is_string(v) ? 0 : cr_bad(r, "'%s' must be a string", key);
     if (!strcmp(key, "nvlink_links")) {
-        if (!json_is_integer(v))
-            return cr_bad(r, "'nvlink_links' must be an integer");
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return cr_bad(r, "'nvlink_links' must be an integer >= 0 (the schema's range)");
         return gc_baseline_add(s->base, s->sku, NULL, "nvlink_links", (double)json_integer_value(v))
                    ? gc_fail(r->err, GC_ENOMEM, "out of memory") : 0;
     }

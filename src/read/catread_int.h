@@ -35,6 +35,9 @@ typedef struct rd {
     char start_time[32];   /* run.start_time: dates the methods of GPUs that recorded none */
     char version[24];      /* schema_version as written */
     cr3 *v3;               /* schema 3: its tables (cr_walk) */
+    /* GPUs listed (check's fast path): node\x1findex and UUIDs, so that a
+     * verdict row naming a GPU the catalogue does not list is refused */
+    struct gc_strtab *gpus_seen;
 } rd;
 
 typedef struct gbuf {
@@ -79,6 +82,8 @@ size_t cr_skip_ws(const rd *r, size_t p);
  * and point (baselines); otherwise those the rules judge. Its points are
  * its "results" (schema 1), or its node file's when r->pts (schema 2). */
 int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, gbuf *b);
+/* the schema's ranges of a GPU object (cr_gpu_of checks them first) */
+int cr_gpu_ranges(rd *r, json_t *o);
 int cr_link_of(rd *r, json_t *o, size_t index, gc_det_link *l);
 /* The detector's sink: a GPU and a link judged, the top-level members
  * checked. */

@@ -1,10 +1,15 @@
 /* Points from node files on demand. See catread_points.h. */
 #include "read/catread_points.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
+
+#include "util/input.h"
 
 #include "util/quote.h"
 #include "census/results.h"
@@ -13,7 +18,16 @@ struct gc_catpoints {
     char dir[4096];             /* the catalogue's directory */
     char node[GC_NODE_MAX];     /* the node file held, "" none */
     json_t *root;
+    char start_time[64], plan_sha256[80];   /* this run; "" not known */
 };
+
+void gc_catpoints_set_run(gc_catpoints *c, const char *start_time, const char *plan_sha256)
+{
+    if (!c)
+        return;
+    snprintf(c->start_time, sizeof c->start_time, "%s", start_time ? start_time : "");
+    snprintf(c->plan_sha256, sizeof c->plan_sha256, "%s", plan_sha256 ? plan_sha256 : "");
+}
 
 gc_catpoints *gc_catpoints_new(const char *cat_path)
 {
@@ -42,13 +56,81 @@ void gc_catpoints_path(const gc_catpoints *c, const char *node, char *out, size_
     snprintf(out, cap, "%s/nodes/%s.json", c->dir, node);
 }
 
-static size_t gz_read(void *buf, size_t n, void *z)
+typedef struct gz_src {
+    gzFile z;
+    size_t left;   /* bytes still allowed: a small .gz must not inflate without bound */
+} gz_src;
+
+static size_t gz_read(void *buf, size_t n, void *ctx)
 {
-    int k = gzread((gzFile)z, buf, n > (1u << 30) ? (1u << 30) : (unsigned)n);
-    return k < 0 ? (size_t)-1 : (size_t)k;
+    gz_src *g = ctx;
+    if (n > g->left + 1)
+        n = g->left + 1;
+    int k = gzread(g->z, buf, n > (1u << 30) ? (1u << 30) : (unsigned)n);
+    if (k < 0 || (size_t)k > g->left)
+        return (size_t)-1;
+    g->left -= (size_t)k;
+    return (size_t)k;
 }
 
-/* The node file of node (nodes/<node>.json, or .json.gz), loaded and checked (kind, version, node, arrays). */
+/* nodes/<node>.json or, absent, nodes/<node>.json.gz (tests/data/fleet
+ * keeps node files so): opened inside OUT (no link followed, no FIFO,
+ * bounded); NULL with err naming the file */
+static json_t *node_load(const char *path, const char *node, gc_err *err)
+{
+    json_error_t je;
+    struct stat st;
+    if (lstat(path, &st) == 0 || errno != ENOENT) {
+        uint8_t *b = NULL;
+        size_t n = 0;
+        if (gc_read_file_in(path, 2, GC_NODE_FILE_MAX, &b, &n, err))
+            return NULL;
+        json_t *root = json_loadb((const char *)b, n, JSON_ALLOW_NUL, &je);
+        free(b);
+        if (!root)
+            gc_fail(err, GC_ECORRUPT, "%s:%d: not valid JSON: %s", path, je.line, je.text);
+        return root;
+    }
+    char gz[4300];
+    snprintf(gz, sizeof gz, "%s.gz", path);
+    if (lstat(gz, &st) != 0 && errno == ENOENT)
+        return gc_fail(err, GC_EIO, "%s: cannot open it: the points of node %s are there (copy "
+                       "the node files next to catalogue.json, in nodes/)", path, node), NULL;
+    int fd = gc_open_input_in(gz, 2, GC_NODE_FILE_MAX, err);
+    gz_src src = { fd >= 0 ? gzdopen(fd, "rb") : NULL, GC_NODE_FILE_MAX };
+    if (!src.z) {
+        if (fd >= 0) {
+            close(fd);
+            gc_fail(err, GC_ENOMEM, "%s: out of memory", gz);
+        }
+        return NULL;
+    }
+    json_t *root = json_load_callback(gz_read, &src, JSON_ALLOW_NUL, &je);
+    gzclose(src.z);
+    if (!root)
+        gc_fail(err, GC_ECORRUPT, "%s:%d: not valid JSON (or more than %zu bytes inflated): %s", gz,
+                je.line, (size_t)GC_NODE_FILE_MAX, je.text);
+    return root;
+}
+
+/* "" when the node file's run is this run (or this run is not known), else
+ * what differs */
+static const char *other_run(const gc_catpoints *c, json_t *root)
+{
+    if (!c->start_time[0] && !c->plan_sha256[0])
+        return "";
+    json_t *run = json_object_get(root, "run");
+    const char *st = json_string_value(json_object_get(run, "start_time"));
+    const char *sha = json_string_value(json_object_get(run, "plan_sha256"));
+    if (c->start_time[0] && (!st || strcmp(st, c->start_time)))
+        return "'run.start_time' is not the catalogue's: a node file of another run";
+    if (c->plan_sha256[0] && (!sha || strcmp(sha, c->plan_sha256)))
+        return "'run.plan_sha256' is not the catalogue's: a node file of another plan";
+    return "";
+}
+
+/* The node file of node, loaded and checked (kind, version, node, this
+ * run, arrays). */
 static json_t *node_root(gc_catpoints *c, const char *node, gc_err *err)
 {
     if (c->root && !strcmp(c->node, node))
@@ -60,34 +142,12 @@ static json_t *node_root(gc_catpoints *c, const char *node, gc_err *err)
     gc_catpoints_path(c, node, path, sizeof path);
     if (!gc_name_ok(node))
         return gc_fail(err, GC_ECORRUPT, "%s: not a node name a catalogue may name", path), NULL;
-    json_error_t je;
-    json_t *root = json_load_file(path, JSON_ALLOW_NUL, &je);
-    FILE *f = root ? NULL : fopen(path, "r");
-    if (!root && !f) {
-        /* gzipped (tests/data/fleet keeps node files so) */
-        char gz[4300];
-        snprintf(gz, sizeof gz, "%s.gz", path);
-        gzFile z = gzopen(gz, "rb");
-        if (z) {
-            root = json_load_callback(gz_read, z, JSON_ALLOW_NUL, &je);
-            gzclose(z);
-            if (!root)
-                return gc_fail(err, GC_ECORRUPT, "%s:%d: not valid JSON: %s", gz, je.line, je.text),
-                       NULL;
-        }
-    }
-    if (!root) {
-        if (!f)
-            gc_fail(err, GC_EIO, "%s: cannot open it: the points of node %s are there (copy the "
-                    "node files next to catalogue.json, in nodes/)", path, node);
-        else
-            gc_fail(err, GC_ECORRUPT, "%s:%d: not valid JSON: %s", path, je.line, je.text);
-        if (f)
-            fclose(f);
+    json_t *root = node_load(path, node, err);
+    if (!root)
         return NULL;
-    }
     json_t *k = json_object_get(root, "kind"), *v = json_object_get(root, "schema_version"),
            *n = json_object_get(root, "node");
+    const char *other = other_run(c, root);
     const char *bad = !json_is_string(k) || strcmp(json_string_value(k), "node")
                           ? "'kind' must be \"node\""
                       : !json_is_string(v) || (strncmp(json_string_value(v), "2.", 2) &&
@@ -95,6 +155,7 @@ static json_t *node_root(gc_catpoints *c, const char *node, gc_err *err)
                           ? "'schema_version' must be \"2.x\" or \"3.x\" (the catalogue's)"
                       : !json_is_string(n) || strcmp(json_string_value(n), node)
                           ? "'node' must name the node the catalogue names"
+                      : *other ? other
                       : !json_is_array(json_object_get(root, "gpus")) ? "'gpus' must be an array"
                       : !json_is_array(json_object_get(root, "links")) ? "'links' must be an array"
                                                                           : NULL;

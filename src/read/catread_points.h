@@ -18,6 +18,11 @@ typedef struct gc_catpoints gc_catpoints;
 /* For the catalogue at cat_path (a file: its node files are
  * DIR(cat_path)/nodes/). NULL: out of memory. */
 gc_catpoints *gc_catpoints_new(const char *cat_path);
+/* The catalogue's run (start time, plan hash): a node file of another run
+ * beside it is refused, naming the field. Unset: not checked. */
+void gc_catpoints_set_run(gc_catpoints *c, const char *start_time, const char *plan_sha256);
+/* A node file's bound (a default-plan node of 8 GPUs is a few MB) */
+#define GC_NODE_FILE_MAX ((size_t)1 << 30)
 void gc_catpoints_free(gc_catpoints *c);
 /* The "results" array of GPU node/index (borrowed: valid until the next
  * call), NULL with err set when its node file cannot give it. */

@@ -10,6 +10,7 @@
  * parsed before the walk. check without a baseline (catread_verdicts.c)
  * parses no GPU and only the first three numbers of each link row. */
 #include "read/catread_int.h"
+#include "util/strtab.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -568,6 +569,16 @@ static json_t *verdict_of_row(rd *r, json_t *row, size_t i)
         json_t *gi = json_array_get(row, 2), *uuid = json_array_get(row, 3);
         char subj[GC_NODE_MAX + 32];
         bad = !node || !json_is_integer(gi) || (!json_is_string(uuid) && !json_is_null(uuid));
+        if (!bad && r->gpus_seen) {   /* the GPUs were listed: this one among them */
+            char key[160];
+            snprintf(key, sizeof key, "g\x1f%s\x1f%lld", node, (long long)json_integer_value(gi));
+            if (gc_strtab_id(r->gpus_seen, key, 0) < 0) {
+                json_decref(o);
+                cr_bad(r, "verdicts.rows[%zu]: a verdict for %.64s/gpu%lld, a GPU the catalogue "
+                       "does not list; refused", i, node, (long long)json_integer_value(gi));
+                return NULL;
+            }
+        }
         if (!bad) {
             snprintf(subj, sizeof subj, "%s/gpu%lld", node, (long long)json_integer_value(gi));
             json_object_set_new(o, "subject", json_string(subj));

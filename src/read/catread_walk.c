@@ -7,6 +7,7 @@
  * catread_v3.c and catread_par.c, which never call back up into it. */
 #include "read/catread.h"
 #include "read/catread_int.h"
+#include "util/strtab.h"
 #include "read/catread_points.h"
 
 #include <jansson.h>
@@ -46,6 +47,40 @@ static int expect(rd *r, size_t *p, char c, const char *what)
 }
 
 
+/* gpus[n] at buf[start, end): valid JSON (no NaN literal, no integer past
+ * int64), the schema's ranges, a (node, index) and a UUID not seen before */
+static int fast_gpu_check(rd *r, size_t start, size_t end, size_t n, gc_strtab *seen)
+{
+    json_error_t je;
+    json_t *v = json_loadb(r->buf + start, end - start, 0, &je);
+    r->pos = start;
+    if (!v)
+        return gc_fail(r->err, GC_ECORRUPT, "%s:%d: not valid JSON: gpus[%zu]: %s", r->file,
+                       cr_line_of(r, start + (je.position > 0 ? (size_t)je.position : 0)), n, je.text);
+    snprintf(r->where, sizeof r->where, "gpus[%zu]", n % 100000000u);
+    int rc = cr_gpu_ranges(r, v);   /* properties are as written in schema 3 too */
+    char key[160];
+    const char *node = json_string_value(json_object_get(v, "node"));
+    json_t *ix = json_object_get(v, "index");
+    const char *uuid = json_string_value(json_object_get(json_object_get(v, "identity"), "uuid"));
+    snprintf(key, sizeof key, "g\x1f%s\x1f%lld", node ? node : "", json_integer_value(ix));
+    long id = rc ? 0 : gc_strtab_id(seen, key, 1);
+    if (id >= 0 && id < (long)seen->n - 1)
+        rc = cr_bad(r, "node %.64s GPU %lld is listed twice; refused", node ? node : "?",
+                    json_integer_value(ix));
+    if (!rc && id >= 0 && uuid && *uuid) {
+        snprintf(key, sizeof key, "u\x1f%.100s", uuid);
+        id = gc_strtab_id(seen, key, 1);
+        if (id >= 0 && id < (long)seen->n - 1)
+            rc = cr_bad(r, "UUID %.100s is listed twice; refused", uuid);
+    }
+    if (!rc && id < 0)
+        rc = gc_fail(r->err, GC_ENOMEM, "out of memory");
+    r->where[0] = '\0';
+    json_decref(v);
+    return rc;
+}
+
 static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
 {
     int rc = expect(r, p, '[', "'[' (an array)");
@@ -56,7 +91,12 @@ static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
         return 0;
     }
     if (!rc && is_gpus && r->major == 3 && s->fast3) {
-        /* check without a baseline: the GPUs are counted, their verdicts are written */
+        /* check without a baseline: the GPUs are counted, their verdicts
+         * are written; each still parsed and held to the schema's ranges,
+         * and no GPU listed twice */
+        if (!r->gpus_seen && !(r->gpus_seen = calloc(1, sizeof *r->gpus_seen)))
+            return gc_fail(r->err, GC_ENOMEM, "out of memory");
+        gc_strtab *seen = r->gpus_seen;
         for (;;) {
             *p = cr_skip_ws(r, *p);
             size_t e = cr_skip_value(r->buf, r->len, *p);
@@ -65,6 +105,8 @@ static int walk_array(rd *r, size_t *p, sink *s, const char *name, int is_gpus)
                 return gc_fail(r->err, GC_ECORRUPT, "%s:%d: not valid JSON: gpus[%zu]", r->file,
                                cr_line_of(r, *p), n);
             }
+            if ((rc = fast_gpu_check(r, *p, e, n, seen)))
+                return rc;
             n++;
             if (s->info)
                 s->info->gpus++;
@@ -204,6 +246,11 @@ int cr_walk(rd *r, sink *s)
     r->pos = 0;
     cr3_free(r->v3);
     r->v3 = NULL;
+    if (r->gpus_seen) {
+        gc_strtab_free(r->gpus_seen);
+        free(r->gpus_seen);
+        r->gpus_seen = NULL;
+    }
     free(s->b.v);   /* the GPUs' scratch values */
     free(s->b.keys);
     s->b.v = NULL;

@@ -32,7 +32,25 @@ struct gc_history {
     int layout;              /* the file's schema version: 1 is read as it is, migrated on write */
     long long migrated;      /* this open migrated it: values left of unknown method; -1: did not */
     long long unknown;       /* gc_old_method's count of the values it left unknown */
+    double work_until_s;     /* gc_now_s() past which a statement is interrupted */
 };
+
+/* Bounds on what an untrusted database can make us do: a statement's
+ * wall time (a recursive view, a huge join) and SQLite's heap, where its
+ * temporary tables live (temp_store = MEMORY: no temporary file grows). */
+#define HIST_WORK_S 120.0
+#define HIST_HEAP_BYTES ((long long)1 << 30)
+/* start times a run may have: 1970 to the year 9999 (seconds) */
+#define HIST_T_MIN_S 0LL
+#define HIST_T_MAX_S 253402300799LL
+
+int gc_history_time_ok(long long t_s) { return t_s >= HIST_T_MIN_S && t_s <= HIST_T_MAX_S; }
+
+static int progress_fn(void *ctx)
+{
+    const gc_history *h = ctx;
+    return gc_now_s() > h->work_until_s;   /* nonzero: SQLITE_INTERRUPT */
+}
 
 static const char *const SCHEMA =
     "CREATE TABLE IF NOT EXISTS runs ("
@@ -94,6 +112,7 @@ int gc_history_is_db(const char *path)
 
 static int exec(gc_history *h, const char *sql, const char *doing, gc_err *err)
 {
+    h->work_until_s = gc_now_s() + HIST_WORK_S + h->timeout_s;
     int rc = sqlite3_exec(h->db, sql, NULL, NULL, NULL);
     return rc == SQLITE_OK ? 0 : db_fail(h, rc, doing, err);
 }
@@ -195,11 +214,66 @@ static int migrate(gc_history *h, gc_err *err)
     return rc;
 }
 
+/* Table by table: each of ours a table (not a view) with its columns, and
+ * no trigger or view anywhere (a query of ours must run only our SQL).
+ * method columns: schema 2's (schema 1 has none). */
+static int check_tables(gc_history *h, long long ver, gc_err *err)
+{
+    static const struct { const char *name, *cols[16]; } T[] = {
+        { "runs", { "id", "run_key", "start_time", "start_s", "end_time", "plan_name", "plan_sha256",
+                    "git_commit", "backend", "source", "added_time" } },
+        { "gpus", { "run", "uuid", "node", "gpu_index", "name", "status", "level", "reason" } },
+        { "params", { "uuid", "name", "run", "value", "unit", "method" } },
+        { "links", { "run", "link_index", "class", "subject", "node", "uuid", "sku", "alpha_s",
+                     "beta_bps", "nominal_bps", "lambda", "level", "reason", "method" } },
+        { "nodes", { "node", "run", "level", "reason" } },
+    };
+    sqlite3_stmt *st = NULL;
+    long long bad = 0;
+    int rc = sqlite3_prepare_v2(h->db, "SELECT count(*) FROM sqlite_master WHERE type IN "
+                                "('view', 'trigger')", -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        bad = sqlite3_column_int64(st, 0), rc = SQLITE_OK;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK)
+        return db_fail(h, rc, "checking its schema", err);
+    if (bad)
+        return gc_fail(err, GC_EINVAL, "%s: not a gpucensus history: it holds %lld view(s) or "
+                       "trigger(s); refused (nothing of it is read)", h->path, bad);
+    for (size_t t = 0; t < sizeof T / sizeof *T; t++) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT type FROM sqlite_master WHERE name = '%s'", T[t].name);
+        char type[16] = "";
+        if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+            snprintf(type, sizeof type, "%s", (const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+        if (strcmp(type, "table"))
+            return gc_fail(err, GC_EINVAL, "%s: not a gpucensus history: '%s' is %s%s, not a table",
+                           h->path, T[t].name, type[0] ? "a " : "missing", type);
+        for (int c = 0; c < 16 && T[t].cols[c]; c++) {
+            if (ver == 1 && !strcmp(T[t].cols[c], "method"))
+                continue;
+            snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = '%s'",
+                     T[t].name, T[t].cols[c]);
+            int found = 0;
+            if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) == SQLITE_OK)
+                found = sqlite3_step(st) == SQLITE_ROW;
+            sqlite3_finalize(st);
+            if (!found)
+                return gc_fail(err, GC_EINVAL, "%s: not a gpucensus history: table '%s' has no "
+                               "column '%s'", h->path, T[t].name, T[t].cols[c]);
+        }
+    }
+    return 0;
+}
+
 /* Schema 2, or 1: read as it is, migrated when opened to write. */
 static int check_version(gc_history *h, int write, gc_err *err)
 {
     long long ver;
     int rc = pragma_int(h, "PRAGMA user_version", &ver, err);
+    if (!rc && (ver == 1 || ver == SCHEMA_VERSION))
+        rc = check_tables(h, ver, err);
     if (!rc && ver == 1 && write)
         rc = migrate(h, err);
     if (!rc && ver != 1 && ver != SCHEMA_VERSION)
@@ -303,6 +377,14 @@ int gc_history_open(const char *path, int write, double timeout_s, gc_history **
     }
     sqlite3_busy_timeout(h->db, (int)(h->timeout_s * 1000));
     sqlite3_extended_result_codes(h->db, 1);
+    /* untrusted: no SQL functions from its schema, no writes to it
+     * through the schema tables, every statement bounded */
+    sqlite3_db_config(h->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+    sqlite3_db_config(h->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+    sqlite3_hard_heap_limit64(HIST_HEAP_BYTES);
+    sqlite3_exec(h->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
+    h->work_until_s = gc_now_s() + HIST_WORK_S + h->timeout_s;   /* the open's checks */
+    sqlite3_progress_handler(h->db, 10000, progress_fn, h);
     rc = sqlite3_create_function(h->db, "gc_old_method", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, h,
                                  old_method_fn, NULL, NULL);
     rc = rc == SQLITE_OK ? check_schema(h, write, err) : db_fail(h, rc, "opening it", err);
@@ -473,6 +555,7 @@ static int add_rows(gc_history *h, const gc_hcat *c, const char *source, const c
 
 int gc_history_add(gc_history *h, const gc_hcat *c, const char *source, gc_err *err)
 {
+    h->work_until_s = gc_now_s() + 30 * HIST_WORK_S + h->timeout_s;   /* our own SQL, many rows */
     if (gc_iso_parse_s(c->start_time) < 0)
         return gc_fail(err, GC_EINVAL, "%s: run.start_time \"%.40s\" is not YYYY-MM-DDTHH:MM:SSZ",
                        source, c->start_time);
@@ -508,7 +591,7 @@ static void bind_opt(sqlite3_stmt *st, int i, const char *s)
 /* Each row of st (its parameters bound) into a grown array of size-byte
  * items, fill making one item of one row; st finalized. On failure none
  * is kept and the error says what it was doing. */
-typedef void (*fill_fn)(sqlite3_stmt *st, void *item);
+typedef int (*fill_fn)(sqlite3_stmt *st, void *item);   /* 0: the row is out of range, left out */
 static int rows_of(gc_history *h, sqlite3_stmt *st, size_t size, fill_fn fill, void **out, size_t *n,
                    const char *doing, gc_err *err)
 {
@@ -521,7 +604,8 @@ static int rows_of(gc_history *h, sqlite3_stmt *st, size_t size, fill_fn fill, v
             rc = SQLITE_NOMEM;
             break;
         }
-        fill(st, (char *)*out + (*n)++ * size);
+        if (fill(st, (char *)*out + *n * size))
+            (*n)++;
     }
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE)
@@ -534,11 +618,12 @@ static int rows_of(gc_history *h, sqlite3_stmt *st, size_t size, fill_fn fill, v
 
 static int prepare(gc_history *h, const char *sql, sqlite3_stmt **st, const char *doing, gc_err *err)
 {
+    h->work_until_s = gc_now_s() + HIST_WORK_S + h->timeout_s;   /* this statement's bound */
     int rc = sqlite3_prepare_v2(h->db, sql, -1, st, NULL);
     return rc == SQLITE_OK ? 0 : db_fail(h, rc, doing, err);
 }
 
-static void fill_point(sqlite3_stmt *st, void *item)
+static int fill_point(sqlite3_stmt *st, void *item)
 {
     gc_hpoint *p = item;
     p->t_s = sqlite3_column_int64(st, 0);
@@ -550,6 +635,8 @@ static void fill_point(sqlite3_stmt *st, void *item)
     p->value = sqlite3_column_double(st, 6);
     p->method = sqlite3_column_int(st, 7);   /* NULL: 0 */
     col_text(st, 8, p->unit, sizeof p->unit);
+    /* range-checked before any arithmetic on it */
+    return gc_history_time_ok(p->t_s) && isfinite(p->value) && p->level >= -1 && p->level <= 3;
 }
 
 int gc_history_series(gc_history *h, const gc_hquery *q, gc_hpoint **out, size_t *n, gc_err *err)
@@ -594,7 +681,7 @@ int gc_history_series(gc_history *h, const gc_hquery *q, gc_hpoint **out, size_t
     return 0;
 }
 
-static void fill_gpu(sqlite3_stmt *st, void *item)
+static int fill_gpu(sqlite3_stmt *st, void *item)
 {
     gc_hgpu *g = item;
     col_text(st, 0, g->uuid, sizeof g->uuid);
@@ -604,8 +691,9 @@ static void fill_gpu(sqlite3_stmt *st, void *item)
     col_text(st, 4, g->last_time, sizeof g->last_time);
     col_text(st, 5, g->first_time, sizeof g->first_time);
     int lv = sqlite3_column_int(st, 6);
-    snprintf(g->verdict, sizeof g->verdict, "%s", lv >= 0 ? gc_verdict_name(lv) : "-");
+    snprintf(g->verdict, sizeof g->verdict, "%s", lv >= 0 && lv <= 3 ? gc_verdict_name(lv) : "-");
     g->runs = sqlite3_column_int64(st, 7);
+    return 1;
 }
 
 int gc_history_gpus(gc_history *h, const char *who, gc_hgpu **out, size_t *n, gc_err *err)
@@ -627,7 +715,7 @@ int gc_history_gpus(gc_history *h, const char *who, gc_hgpu **out, size_t *n, gc
     return rows_of(h, st, sizeof **out, fill_gpu, (void **)out, n, "listing its GPUs", err);
 }
 
-static void fill_name(sqlite3_stmt *st, void *item) { col_text(st, 0, item, 64); }
+static int fill_name(sqlite3_stmt *st, void *item) { col_text(st, 0, item, 64); return 1; }
 
 int gc_history_params(gc_history *h, const char *uuid, char (**names)[64], size_t *n, gc_err *err)
 {
@@ -649,7 +737,11 @@ static double quantile(const double *v, size_t n, double q)
     return i + 1 < n ? v[i] + (x - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
-static void fill_double(sqlite3_stmt *st, void *item) { *(double *)item = sqlite3_column_double(st, 0); }
+static int fill_double(sqlite3_stmt *st, void *item)
+{
+    *(double *)item = sqlite3_column_double(st, 0);
+    return isfinite(*(double *)item);
+}
 
 int gc_history_band(gc_history *h, const char *sku, const char *param, const char *plan, int method,
                     double *lo, double *mid, double *hi, gc_err *err)
@@ -706,6 +798,9 @@ int gc_history_last_node(gc_history *h, const char *node, gc_hnode *out, gc_err 
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE)
         return gc_fail(err, GC_EINVAL, "%s: no verdict for node %s", h->path, node);
+    if (rc == SQLITE_ROW && (!gc_history_time_ok(out->t_s) || out->level < -1 || out->level > 3))
+        return gc_fail(err, GC_ECORRUPT, "%s: node %s's last verdict is out of range (start_s %lld, "
+                       "level %d)", h->path, node, out->t_s, out->level);
     return rc == SQLITE_ROW ? 0 : db_fail(h, rc, "reading a node's verdict", err);
 }
 

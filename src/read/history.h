@@ -30,6 +30,8 @@
 #include "judge/rules.h"
 
 #define GC_HISTORY_TIMEOUT_S 60.0
+/* 1: a start time (s since 1970) a run may have, 1970 to 9999 */
+int gc_history_time_ok(long long t_s);
 
 typedef struct gc_history gc_history;
 

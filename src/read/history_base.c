@@ -45,7 +45,7 @@ static int drift_of(const drift_in *in, const gc_hpoint *p, size_t n, gc_reason 
     if (!x || !y || !res)
         goto out;
     for (size_t i = 0; i < n; i++) {
-        x[i] = (double)(p[i].t_s - in->now_s);   /* seconds before now */
+        x[i] = (double)p[i].t_s - (double)in->now_s;   /* seconds before now */
         y[i] = p[i].value;
     }
     x[n] = 0;

@@ -200,6 +200,8 @@ static int top(rp_cat *c, const char *key, json_t *v)
         gc_term_esc(rp_str(v, "plan_name"), c->plan_name, sizeof c->plan_name);
         gc_term_esc(rp_str(v, "backend"), c->backend, sizeof c->backend);
         gc_term_esc(rp_str(v, "start_time"), c->start_time, sizeof c->start_time);
+        snprintf(c->run_start_raw, sizeof c->run_start_raw, "%s", rp_str(v, "start_time"));
+        snprintf(c->plan_sha256, sizeof c->plan_sha256, "%s", rp_str(v, "plan_sha256"));
         gc_term_esc(rp_str(v, "end_time"), c->end_time, sizeof c->end_time);
         gc_term_esc(rp_str(v, "git_commit"), c->commit, sizeof c->commit);
         c->ranks = (int)rp_num(v, "ranks");
@@ -511,12 +513,13 @@ int rp_load_catalogue(const char *arg, rp_cat *c, gc_err *err)
     each_ctx x = { .c = c };
     static const gc_catread_each_fns fns = { each_gpu, each_link, each_top };
     gc_err werr = { 0 };
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    int rc = gc_read_file(c->path, (size_t)64 << 30, &buf, &len, &werr);
-    if (!rc)
-        rc = gc_catread_each(c->path, (const char *)buf, len, &fns, &x, &werr);
-    free(buf);
+    /* mapped: a parser that fails at the first byte touches one page */
+    gc_input_map m;
+    int rc = gc_map_input(c->path, (size_t)64 << 30, &m, &werr);
+    if (!rc) {
+        rc = gc_catread_each(c->path, m.buf ? m.buf : "", m.len, &fns, &x, &werr);
+        gc_input_release(&m);
+    }
     if (threaded)
         pthread_join(th, NULL);
     rp_phase("verdicts and catalogue (2 threads)");

@@ -80,7 +80,7 @@ static int plot(FILE *f, gc_history *h, const rp_cat *c, const rp_gpu *g, size_t
     pl.y = (gc_axis){ .lo = isfinite(now) ? now : INFINITY, .hi = isfinite(now) ? now : -INFINITY,
                       .fmt = PARAMS[k].fmt };
     for (size_t i = 0; i < n; i++) {
-        x[i] = (double)(p[i].t_s - now_s) / 86400.0;
+        x[i] = ((double)p[i].t_s - (double)now_s) / 86400.0;
         y[i] = p[i].value * s;
         pl.x.lo = fmin(pl.x.lo, x[i]);
         pl.y.lo = fmin(pl.y.lo, y[i]);

@@ -71,6 +71,7 @@ typedef struct rp_link {
 typedef struct rp_cat {
     char path[4200], dir[4200];
     char tool_version[32], plan_name[64], backend[16], start_time[32], end_time[32], commit[32];
+    char run_start_raw[64], plan_sha256[80];   /* as read: node files must name this run */
     int ranks, nodes;
     rp_gpu *gpus;
     size_t ngpus;

@@ -17,6 +17,7 @@
 #include "read/catread_points.h"
 #include "census/codec.h"
 #include "census/hist.h"
+#include "util/input.h"
 #include "util/quote.h"
 
 /* A node file that cannot give what is asked: said once per node, and
@@ -162,8 +163,16 @@ static void read_node(rp_cat *c, gc_catpoints *pts, size_t k, char *why, size_t 
         return;
     }
     snprintf(path, sizeof path, "%s/%s", c->dir, c->node_files[k]);
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_error_t je = { .line = 0 };
+    uint8_t *b = NULL;
+    size_t blen = 0;
+    gc_err re = { 0 };
+    json_t *root = NULL;
+    if (gc_read_file_in(path, 2, GC_NODE_FILE_MAX, &b, &blen, &re) == 0)
+        root = json_loadb((const char *)b, blen, 0, &je);
+    else
+        snprintf(je.text, sizeof je.text, "%.159s", re.msg);
+    free(b);
     if (!root) {
         if (je.line > 0)
             snprintf(why, whycap, "%s:%d: %s", path, je.line, je.text);
@@ -277,6 +286,7 @@ static void *read_thread(void *arg)
     rjob *j = arg;
     rp_cat *c = j->c;
     gc_catpoints *pts = gc_catpoints_new(c->path);
+    gc_catpoints_set_run(pts, c->run_start_raw, c->plan_sha256);
     char *why = malloc(5000);
     if (!pts || !why) {
         pthread_mutex_lock(&j->mu);

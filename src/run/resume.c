@@ -67,7 +67,7 @@ int gc_resume_load(gc_resume *rs, const char *shard_path, const char *plan_sha25
     if (!rs->done)
         return gc_fail(err, GC_ENOMEM, "out of memory");
     gc_err e = { 0 };
-    if (gc_read_file(shard_path, GC_SHARD_MAX_BYTES + 64, &rs->shard, &rs->shard_len, &e)) {
+    if (gc_read_file_in(shard_path, 2, GC_SHARD_MAX_BYTES + 64, &rs->shard, &rs->shard_len, &e)) {
         snprintf(rs->note, sizeof rs->note, "no earlier shard (%.200s)", e.msg);
         return 0;
     }

@@ -703,8 +703,9 @@ int gc_run_main(const gc_run_opts *o)
     if (rc) {
         if (world_rank == 0)
             fprintf(stderr, "gpucensus: %s\n", e.msg);
+        gc_cluster_free(&r.cl);   /* what it made before it refused */
         gc_plan_free(&r.plan);
-        return 1;
+        return rc == GC_EINVAL ? 2 : 1;   /* a refused node name (every rank agrees): bad arguments */
     }
     char stamp[32] = "", start[32] = "";
     if (r.cl.rank == 0) {
@@ -728,6 +729,10 @@ int gc_run_main(const gc_run_opts *o)
             fprintf(stderr, "gpucensus: %s\n", e.msg);
         if (r.out_refused)
             exit_code = 2;   /* every rank: rank 0 broadcast it */
+        /* rank 0's verdict for every rank: a refused path (%j) is bad arguments */
+        int refused = r.cl.rank == 0 && rc == GC_EINVAL;
+        if (MPI_Bcast(&refused, 1, MPI_INT, 0, r.cl.world) == MPI_SUCCESS && refused)
+            exit_code = 2;
         goto out;
     }
     /* From here on a rank that hangs (a GPU that never answers) is
@@ -751,7 +756,7 @@ int gc_run_main(const gc_run_opts *o)
         gc_watch_on_busy(r.watch, gc_sim_end_step, &r.sim_end);
     }
     gc_geom geom = { r.cl.rank, r.cl.size, r.cl.local_rank, r.cl.local_size,
-                     r.cl.node_index, r.cl.nodes, r.cl.roster };
+                     r.cl.node_index, r.cl.nodes, r.cl.roster, NULL };
     /* Abandoned already: still learn the plan, so the GPU is reported
      * with its items (none done), and rank 0 writes the roster. */
     rc = gc_plan_expand(&r.plan, &items, &nitems, &e);

@@ -108,6 +108,8 @@ int gc_run_make_out_dir(runner *r, const char *stamp, gc_err *e)
         if (!rc)
             rc = gc_out_lock(r->out, e);   /* one run per OUT */
         r->out_locked = rc == 0;
+        if (!rc)
+            gc_sweep_out_tmp(r->out);   /* an earlier killed writer's, before ours exist */
         if (!rc && !r->opts->resume && !r->opts->force && (rc = refuse_earlier_run(r->out, e)) != 0)
             r->out_refused = 1;
     }
@@ -145,7 +147,7 @@ static int resume_same_job(const runner *r, const char *path, gc_err *e)
     uint8_t *data;
     size_t len;
     gc_err re = { 0 };
-    if (gc_read_file(path, 64u << 20, &data, &len, &re))
+    if (gc_read_file_in(path, 1, 64u << 20, &data, &len, &re))
         return 0;   /* no roster: nothing to compare (each shard is checked) */
     gc_run_meta old;
     gc_roster_entry *v;

@@ -20,7 +20,7 @@ void gc_tree_read_shard(const char *out, const gc_roster_entry *e, gc_blob *b, v
     *owned = NULL;
     snprintf(dir, sizeof dir, "%s/shards", out);
     if (gc_shard_path(path, sizeof path, dir, e->node, e->local_index) == 0 &&
-        gc_read_file(path, GC_SHARD_MAX_BYTES + 64, &data, &len, &err) == 0) {
+        gc_read_file_in(path, 2, GC_SHARD_MAX_BYTES + 64, &data, &len, &err) == 0) {
         b->data = data;
         b->len = len;
         *owned = data;

@@ -3,86 +3,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/stop.h"
-
-int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err)
-{
-    *data = NULL;
-    *len = 0;
-    int fd = gc_open_input(path, max, err);
-    if (fd < 0)
-        return err ? err->code : GC_EIO;
-    struct stat st;
-    fstat(fd, &st);
-    uint8_t *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-    if (!buf) {
-        close(fd);
-        return gc_fail(err, GC_ENOMEM, "%s: out of memory", path);
-    }
-    size_t got = 0;
-    while (got < (size_t)st.st_size) {
-        ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            int e = errno;
-            free(buf);
-            close(fd);
-            return gc_fail(err, GC_EIO, "%s: read: %s", path, k ? strerror(e) : "file shrank");
-        }
-        got += (size_t)k;
-    }
-    close(fd);
-    *data = buf;
-    *len = got;
-    return 0;
-}
-
-int gc_open_input(const char *path, size_t max, gc_err *err)
-{
-    /* O_NONBLOCK: a FIFO planted where a file was expected must not block
-     * the open; it is then refused as not regular */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        gc_fail(err, GC_EIO, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        gc_fail(err, GC_EIO, "%s: not a regular file", path);
-        return -1;
-    }
-    if ((uint64_t)st.st_size > max) {
-        close(fd);
-        gc_fail(err, GC_EINVAL, "%s: %lld bytes, more than the %zu allowed", path,
-                (long long)st.st_size, max);
-        return -1;
-    }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    return fd;
-}
-
-FILE *gc_fopen_input(const char *path, size_t max, gc_err *err)
-{
-    int fd = gc_open_input(path, max, err);
-    if (fd < 0)
-        return NULL;
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        gc_fail(err, GC_ENOMEM, "%s: %s", path, strerror(errno));
-        close(fd);
-    }
-    return f;
-}
 
 int gc_afile_open(gc_afile *a, const char *path, gc_err *err)
 {
@@ -273,7 +202,14 @@ int gc_mkdir_p(const char *path, gc_err *err)
             *p = '\0';
             if (mkdir(buf, 0777) != 0 && errno != EEXIST)
                 return gc_fail(err, GC_EIO, "mkdir %s: %s", buf, strerror(errno));
+            /* the last component (OUT/nodes, OUT/shards: what we write
+             * into) must be a directory itself, never a link planted to
+             * send our files elsewhere; the components above it are the
+             * operator's path and may be links to directories */
             struct stat st;
+            if (!c && (lstat(buf, &st) != 0 || S_ISLNK(st.st_mode)))
+                return gc_fail(err, GC_EIO, "%s: a symbolic link where a directory of ours belongs; "
+                               "refused (not followed)", buf);
             if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
                 return gc_fail(err, GC_EIO, "%s: exists and is not a directory", buf);
             *p = c;
@@ -367,4 +303,57 @@ const char *gc_config_path(const char *arg, char *out, size_t cap)
             return out;
     }
     return arg;
+}
+
+/* NAME.tmp.XXXXXX: the temporaries gc_afile_open makes (mkostemp's six) */
+static int is_our_tmp(const char *name)
+{
+    const char *t = strstr(name, ".tmp.");
+    if (!t || t == name || strlen(t + 5) != 6)
+        return 0;
+    for (const char *c = t + 5; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+            return 0;
+    return 1;
+}
+
+int gc_sweep_tmp(const char *dir, double min_age_s)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0)
+        return 0;
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return 0;
+    }
+    int n = 0;
+    time_t now = time(NULL);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        struct stat st;
+        if (!is_our_tmp(de->d_name) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        /* ours only: a regular file of this user, left long enough that no
+         * live writer holds it (OUT's lock keeps other writers out) */
+        if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || difftime(now, st.st_mtime) < min_age_s)
+            continue;
+        if (unlinkat(dfd, de->d_name, 0) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+void gc_sweep_out_tmp(const char *out)
+{
+    static const char *const sub[] = { "", "/nodes", "/shards" };
+    for (int k = 0; k < 3; k++) {
+        char d[4200];
+        snprintf(d, sizeof d, "%s%s", out, sub[k]);
+        int n = gc_sweep_tmp(d, GC_TMP_SWEEP_AGE_S);
+        if (n > 0)
+            fprintf(stderr, "gpucensus: %s: removed %d temporar%s a killed writer left\n", d, n,
+                    n > 1 ? "ies" : "y");
+    }
 }

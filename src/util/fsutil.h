@@ -11,14 +11,9 @@
 #include <stdio.h>
 
 #include "util/err.h"
+#include "util/input.h"
 
-/* Inputs: opened without blocking (a FIFO never hangs us), then refused
- * unless a regular file of at most max bytes. A descriptor (blocking
- * again) or -1 with err filled; the FILE variant for text parsers. */
-int gc_open_input(const char *path, size_t max, gc_err *err);
-FILE *gc_fopen_input(const char *path, size_t max, gc_err *err);
-/* Read a whole regular file of at most max bytes into a new buffer. */
-int gc_read_file(const char *path, size_t max, uint8_t **data, size_t *len, gc_err *err);
+/* Inputs (gc_open_input, gc_read_file and the rest): util/input.h. */
 int gc_write_atomic(const char *path, const void *data, size_t len, gc_err *err);
 
 /* Streamed variant: write to f, then commit (or abort on error). */
@@ -66,9 +61,18 @@ void gc_file_id_of(const char *path, gc_file_id *id);
  * gc_afile_commit does. */
 int gc_afile_commit_excl(gc_afile *a, const gc_file_id *prior, gc_err *err);
 
-/* mkdir -p with mode 0777 & ~umask; an existing symlink component is
- * followed only if it points to a directory. */
+/* mkdir -p with mode 0777 & ~umask; an existing symlink component above
+ * the last is followed only if it points to a directory; the last (the
+ * directory we write into) is refused when it is a symlink. */
 int gc_mkdir_p(const char *path, gc_err *err);
+/* The temporaries (NAME.tmp.XXXXXX) a killed or stopped writer left in
+ * dir: regular files of this user at least min_age_s old, removed; links,
+ * other names and other users' files left. The number removed. Called
+ * under OUT's lock. */
+int gc_sweep_tmp(const char *dir, double min_age_s);
+/* The same in OUT, OUT/nodes and OUT/shards, said on stderr */
+#define GC_TMP_SWEEP_AGE_S 60.0
+void gc_sweep_out_tmp(const char *out);
 /* A catalogue named on the command line: a run's output directory means its
  * catalogue.json, anything else is the file itself. */
 void gc_catalogue_path(const char *arg, char *out, size_t cap);

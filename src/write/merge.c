@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/fsutil.h"
+#include "util/quote.h"
 #include "util/outlock.h"
 #include "census/shard.h"
 
@@ -51,7 +52,7 @@ static void read_shard(const char *dir, const gc_roster_entry *e, gc_blob *b, ui
     memset(b, 0, sizeof *b);
     *data = NULL;
     gc_shard_path(path, sizeof path, dir, e->node, e->local_index);
-    if (gc_read_file(path, GC_SHARD_MAX_BYTES + 64, data, &blen, &er) == 0) {
+    if (gc_read_file_in(path, 1, GC_SHARD_MAX_BYTES + 64, data, &blen, &er) == 0) {
         b->data = *data;
         b->len = blen;
     } else {
@@ -186,10 +187,12 @@ static int from_scan(const char *dir, merge_in *m, gc_run_meta *run, gc_err *err
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         scanned s = { 0 };
         gc_gpu g;
+        gc_gpu_init(&g);
         gc_err e = { 0 };
-        if (gc_read_file(path, GC_SHARD_MAX_BYTES + 64, &s.data, &s.len, &e) ||
+        if (gc_read_file_in(path, 1, GC_SHARD_MAX_BYTES + 64, &s.data, &s.len, &e) ||
             gc_shard_decode(s.data, s.len, run, &g, &e)) {
-            fprintf(stderr, "gpucensus: merge: skipping %s: %s\n", path, e.msg);
+            fprintf(stderr, "gpucensus: merge: skipping %s: %s\n", gc_esc(path), e.msg);
+            gc_gpu_free(&g);   /* what a decode that failed half-way holds */
             free(s.data);
             continue;
         }
@@ -253,7 +256,8 @@ int gc_merge(const char *shards_dir, const char *out_dir, gc_run_meta *run,
     /* one writer per OUT: not while a run (or another merge) writes there */
     if ((rc = gc_mkdir_p(out_dir, err)) || (rc = gc_out_lock(out_dir, err)))
         return rc;
-    if (gc_read_file(path, 64u << 20, &data, &len, &e) == 0) {
+    gc_sweep_out_tmp(out_dir);
+    if (gc_read_file_in(path, 1, 64u << 20, &data, &len, &e) == 0) {
         rc = from_roster(shards_dir, data, len, &m, run, err);
         lazily = 1;
         free(data);

@@ -37,6 +37,13 @@ t = datetime.datetime(2026, 1, 1, 3, 0, 0) + datetime.timedelta(days=10 * k)
 cat["run"]["start_time"] = t.strftime("%Y-%m-%dT%H:%M:%SZ")
 cat["run"]["end_time"] = (t + datetime.timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
 json.dump(cat, open(path, "w"), indent=1)
+# the node files beside it name the same run (a reader refuses another's)
+import glob, os
+for nf in glob.glob(os.path.join(os.path.dirname(path), "nodes", "*.json")):
+    node = json.load(open(nf))
+    node["run"]["start_time"] = cat["run"]["start_time"]
+    node["run"]["end_time"] = cat["run"]["end_time"]
+    json.dump(node, open(nf, "w"), indent=1)
 PY
 }
 for k in 1 2 3 4 5; do

@@ -80,5 +80,14 @@ rc=$?
 { [ $rc -le 2 ] && ! reports "$log"; } || fail "merge of a truncated shard (exit $rc)" "$log"
 echo "ok: plan, bad plan, merge of a damaged shard directory (exit $rc)"
 
+# 3. The hostile inputs of docs/operations.md's table, under the sanitizers:
+# a report ends a case with 86, 87 or 88, never the table's code.
+log=$TMP/hostile.log
+if BUILD=$SAN_BUILD "$ROOT/tests/hostile/t_refused.sh" > "$log" 2>&1 && ! reports "$log"; then
+    echo "ok: the hostile cases of the table"
+else
+    fail "hostile cases under the sanitizers" "$log"
+fi
+
 [ $failures -eq 0 ] || die "$failures sanitizer check(s) failed"
 echo "sanitizers: clean"

@@ -56,6 +56,16 @@ int main(void)
     CHECK(!strcmp(t, "ab"), "%s", t);
     gc_term_esc("caf\xc3\xa9", t, sizeof t);   /* UTF-8 passes */
     CHECK(!strcmp(t, "caf\xc3\xa9"), "%s", t);
+    /* C1 controls (CSI U+009B, OSC U+009D, NEL U+0085) and invalid UTF-8 */
+    gc_term_esc("a\xc2\x9b" "2Jb\xc2\x9d" "0;x\xc2\x85" "c", t, sizeof t);
+    CHECK(!strcmp(t, "a\\xc2\\x9b2Jb\\xc2\\x9d0;x\\xc2\\x85c"), "%s", t);
+    gc_term_esc("\xc2\xa0\xe2\x82\xac\xf0\x9f\x98\x80", t, sizeof t);   /* NBSP, euro, emoji pass */
+    CHECK(!strcmp(t, "\xc2\xa0\xe2\x82\xac\xf0\x9f\x98\x80"), "%s", t);
+    gc_term_esc("\xc0\xaf\xed\xa0\x80\xff\xe2\x82", t, sizeof t);   /* overlong, surrogate, 0xff, cut */
+    CHECK(!strcmp(t, "\\xc0\\xaf\\xed\\xa0\\x80\\xff\\xe2\\x82"), "%s", t);
+    CHECK(gc_text_safe("caf\xc3\xa9") && !gc_text_safe("a\xc2\x9b") && !gc_text_safe("\xff") &&
+          !gc_text_safe("\x1b"), "gc_text_safe");
+    CHECK(gc_shell_quote("n\xc2\x9b" "1", q, sizeof q) == -1, "shell quote of a C1 control");
 
     /* HTML: text, attributes, SVG */
     CHECK(!strcmp(html("<script>alert(1)</script>"), "&lt;script&gt;alert(1)&lt;/script&gt;"),
@@ -64,5 +74,6 @@ int main(void)
           html("\" onerror"));
     CHECK(!strcmp(html("a\x1b" "b"), "a\\x1bb"), "%s", html("a\x1b" "b"));
     CHECK(!strcmp(html(NULL), ""), "NULL");
+    CHECK(!strcmp(html("a\xc2\x9b" "b\xff"), "a\\xc2\\x9bb\\xff"), "%s", html("a\xc2\x9b"));
     CHECK_DONE();
 }

@@ -373,6 +373,16 @@ static void test_roundtrip(void)
     gc_gpu_free(&e2);
     gc_wbuf_free(&we);
 
+    /* A shard whose counts lie (complete, yet items left) does not decode:
+     * the catalogue records its GPU as failed, not ok. */
+    e.items_total = 21;
+    e.items_done = 20;
+    CHECK(gc_shard_encode(&run, &e, &we, &err) == 0, "encode a lying shard: %s", err.msg);
+    memset(&err, 0, sizeof err);
+    CHECK(gc_shard_decode(we.data, we.len, &run2, &e2, &err) == GC_ECORRUPT &&
+          strstr(err.msg, "bad header"), "a complete shard with items left decoded: %s", err.msg);
+    gc_wbuf_free(&we);
+
     gc_gpu_free(&g2);
     gc_gpu_free(&g);
     gc_wbuf_free(&w);
