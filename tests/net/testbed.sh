@@ -17,9 +17,12 @@
 #                        sets TB_NETEM=yes|no (whether tc's netem works here)
 #   tb_ns I              node I's namespace name (tb_ns 0: the hub's)
 #   tb_dev I             the hub-side end of node I's veth pair (in the hub)
+#   tb_line [RATE]       every node's link at line rate RATE (tc units, default
+#                        TB_LINE, 400mbit) both ways: the wire, not this
+#                        machine's shared cores, sets what a link measures
 #   tb_shape I QDISC...  replace the qdisc on both ends of node I's link
 #                        (its eth0 and the hub side) with QDISC (tc words)
-#   tb_unshape I         back to the default qdisc on both ends
+#   tb_unshape I         back to the line rate (tb_line), else no qdisc
 #   tb_link I up|down    set node I's eth0 up or down
 #   tb_bytes I           "RX TX" bytes of node I's eth0
 #   tb_down              stop the daemons, delete the namespaces (with
@@ -31,6 +34,9 @@
 . "$ROOT/tests/slurm/cluster.sh"
 
 TB_NODES=${TB_NODES:-4}
+TB_LINE=${TB_LINE:-400mbit}
+TB_BURST=32kb         # a 4 KiB message passes at once, larger ones at the rate
+TB_LINE_ON=no
 TB_NET=10.77.0
 TB_TAG=gctb$$
 TB_PIDS=()
@@ -189,7 +195,23 @@ tb_shape() {
     _tb_in 0 tc qdisc replace dev "$(tb_dev "$i")" root "$@"
 }
 
+tb_rate() { echo "tbf rate $1 burst $TB_BURST latency 200ms"; }
+
+tb_line() {
+    local i
+    TB_LINE=${1:-$TB_LINE} TB_LINE_ON=yes
+    for i in $(seq 1 "$TB_NODES"); do
+        # shellcheck disable=SC2046
+        tb_shape "$i" $(tb_rate "$TB_LINE") || return 1
+    done
+}
+
 tb_unshape() {
+    if [ $TB_LINE_ON = yes ]; then
+        # shellcheck disable=SC2046
+        tb_shape "$1" $(tb_rate "$TB_LINE")
+        return
+    fi
     _tb_in "$1" tc qdisc del dev eth0 root 2>/dev/null
     _tb_in 0 tc qdisc del dev "$(tb_dev "$1")" root 2>/dev/null
     return 0
