@@ -24,6 +24,7 @@
 #                        (its eth0 and the hub side) with QDISC (tc words)
 #   tb_unshape I         back to the line rate (tb_line), else no qdisc
 #   tb_link I up|down    set node I's eth0 up or down
+#   tb_idle [S]          wait up to S s (60) until every node is idle
 #   tb_bytes I           "RX TX" bytes of node I's eth0
 #   tb_down              stop the daemons, delete the namespaces (with
 #                        them every link, bridge and qdisc): safe twice
@@ -118,7 +119,8 @@ tb_up() {
     _sc_poll 10 sh -c "munge -S '$d/munge/munge.sock' -n | unmunge -S '$d/munge/munge.sock'" ||
         { echo "munged did not start:"; cat "$d/log/munged.out"; return 1; }
     # Ports are the namespaces' own: Slurm's defaults, no search.
-    # MessageTimeout: a cut link must not hold the controller's RPCs long.
+    # MessageTimeout, SlurmdTimeout, KillWait: a cut link must not hold the
+    # controller's RPCs, the cut node (DOWN after 10 s) or its step long.
     cat >"$SLURM_CONF" <<CONF
 ClusterName=gcnet
 SlurmctldHost=gchub($TB_NET.254)
@@ -150,10 +152,14 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MinJobAge=300
 MessageTimeout=5
+SlurmdTimeout=10
+KillWait=5
 NodeName=n[1-$TB_NODES] NodeAddr=$TB_NET.[1-$TB_NODES] CPUs=$SC_CPUS RealMemory=1000 State=UNKNOWN
 PartitionName=debug Nodes=n[1-$TB_NODES] Default=YES MaxTime=10 State=UP
 CONF
-    _tb_in 0 unshare --uts sh -c "hostname gchub && exec /usr/sbin/slurmctld -D -i" \
+    # nsenter itself, not _tb_in: $! is then the daemon (a function in the
+    # background would be a subshell)
+    nsenter --net="/run/netns/$(tb_ns 0)" unshare --uts sh -c "hostname gchub && exec /usr/sbin/slurmctld -D -i" \
         >"$d/log/slurmctld.out" 2>&1 &
     TB_PIDS+=($!)
     _sc_poll 30 sh -c "nsenter --net=/run/netns/$(tb_ns 0) scontrol ping | grep -q UP" ||
@@ -161,7 +167,7 @@ CONF
     for i in $(seq 1 "$TB_NODES"); do
         n=n$i
         mkdir -p "$d/spool/$n" "$d/tmp/$n"
-        _tb_in "$i" unshare --uts sh -c "hostname $n && exec /usr/sbin/slurmd -D -N $n" \
+        nsenter --net="/run/netns/$(tb_ns "$i")" unshare --uts sh -c "hostname $n && exec /usr/sbin/slurmd -D -N $n" \
             >"$d/log/slurmd-$n.out" 2>&1 &
         TB_PIDS+=($!)
     done
@@ -219,6 +225,11 @@ tb_unshape() {
 
 tb_link() { _tb_in "$1" ip link set eth0 "$2"; }
 
+# tb_idle [S]: until every node is idle again (a cut node back in service)
+tb_idle() {
+    _sc_poll "${1:-60}" sh -c "[ \"\$(nsenter --net=/run/netns/$(tb_ns 0) sinfo -h -t idle -o %D)\" = $TB_NODES ]"
+}
+
 tb_bytes() {
     local i=$1
     _tb_in "$i" awk '$1 == "eth0:" { print $2, $10 }' /proc/net/dev
@@ -230,10 +241,8 @@ tb_down() {
         scancel --full --user="$(id -un)" >/dev/null 2>&1 || true
         _sc_poll 10 sh -c "[ -z \"\$(nsenter --net=/run/netns/$(tb_ns 0) squeue -h -o %i 2>/dev/null)\" ]" || true
     fi
-    # what is left in the namespaces (job steps, ranks), then the daemons
-    for ns in "${TB_NS[@]}"; do
-        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-    done
+    # the daemons (slurmd's, slurmctld, munged last), then whatever is
+    # left in the namespaces (job steps, ranks of a cut node)
     for (( i=${#TB_PIDS[@]}-1; i>=0; i-- )); do
         p=${TB_PIDS[i]}
         kill -TERM "$p" 2>/dev/null || true
@@ -243,6 +252,9 @@ tb_down() {
         done
         kill -KILL "$p" 2>/dev/null || true
         wait "$p" 2>/dev/null || true
+    done
+    for ns in "${TB_NS[@]}"; do
+        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
     done
     TB_PIDS=()
     for ns in "${TB_NS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
