@@ -13,8 +13,9 @@ if [ "$what" = test ]; then
     # prometheus (promtool) + python3-prometheus-client: tests/ops parse the metrics file;
     # prometheus-node-exporter: tests/slurm/t_daily.sh serves it as the README says
     # sqlite3: tests/ops corrupts and inspects a history database
+    # iproute2: tests/net's test bed (ip netns, veth, bridge, tc)
     pkgs="$pkgs python3 python3-jsonschema clang libclang-rt-14-dev slurm-wlm munge chromium"
-    pkgs="$pkgs prometheus python3-prometheus-client prometheus-node-exporter sqlite3"
+    pkgs="$pkgs prometheus python3-prometheus-client prometheus-node-exporter sqlite3 iproute2"
 fi
 [ -n "${GC_SKIP_DEPS:-}" ] && exit 0
 

@@ -14,7 +14,7 @@ t0=$(date +%s.%N)
 tb_begin
 t1=$(date +%s.%N)
 cd "$ROOT" || die "cd"
-echo "up in $(printf '%.1f' "$(echo "$t1 - $t0" | bc)") s"
+echo "up in $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s"
 for p in "${TB_PIDS[@]:2}"; do   # the slurmd's: own hostnames
     h=$(nsenter --uts --target "$p" hostname) || die "no slurmd $p"
     echo "slurmd $p: hostname $h"
@@ -49,7 +49,7 @@ done
 t2=$(date +%s.%N)
 tb_down
 t3=$(date +%s.%N)
-echo "down in $(printf '%.1f' "$(echo "$t3 - $t2" | bc)") s"
+echo "down in $(awk "BEGIN { printf \"%.1f\", $t3 - $t2 }") s"
 ip netns list | grep -q "^$TB_TAG" && die "namespaces left: $(ip netns list | grep "^$TB_TAG")"
 exec 9>&-   # the lock, for the failing bed below
 

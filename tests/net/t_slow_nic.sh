@@ -30,5 +30,6 @@ for pct in 50 80; do
     echo "n3 at $pct%: median network bandwidth $((got / 1000)) kB/s"
     want=degraded; [ $pct = 80 ] && want=suspect
     tb_expect "$TMP/slow$pct" n3 $want || die "n3 at $pct% of the line: not named as expected"
+    [ $pct = 50 ] && "$GC" check "$TMP/slow$pct" | sed -n '/^GPUs/,$p'   # docs/verdicts.md
 done
 echo "ok: n3 the slow side at 50% (degraded) and 80% (suspect or worse), its partners ok"
