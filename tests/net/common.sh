@@ -32,5 +32,5 @@ PY
 # ok one of its, every other node, link and GPU ok (tests/net/expect.py)
 tb_expect() {
     "$GC" check "$1" --json > "$TMP/check.json"
-    /usr/bin/python3 "$ROOT/tests/net/expect.py" "$TMP/check.json" "$2" "$3"
+    /usr/bin/python3 "$ROOT/tests/net/expect.py" "$TMP/check.json" "$2" "$3" "$1"
 }

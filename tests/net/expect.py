@@ -1,10 +1,22 @@
 """What check must say of a test bed's census (tests/net): one node (or
 none) the slow side of its network links, at a level or worse, and nothing
 else blamed: every other node, every GPU and every link not of that node ok.
-Usage: expect.py CHECK.json SLOW|none LEVEL (suspect: suspect or degraded).
-Prints the verdicts that are not ok; exits 1 with the reason otherwise."""
+Usage: expect.py CHECK.json SLOW|none LEVEL [OUT] (suspect: suspect or
+degraded). Prints the verdicts that are not ok; exits 1 with the reason
+otherwise, and then OUT's network links' bandwidths."""
 import json
 import sys
+
+import gccat
+
+
+def links(out):
+    cat = gccat.load(out, points=False)
+    for l in cat["links"]:
+        if l["kind"] == "network":
+            print("  %s -> %s: %.2f MB/s at the largest size" % (
+                l["src"]["node"], l["dst"]["node"], (l["bandwidth_top_p50_bps"] or 0) / 1e6),
+                file=sys.stderr)
 
 RANK = {"ok": 0, "suspect": 1, "degraded": 2, "failed": 3}
 
@@ -35,6 +47,8 @@ def main():
         bad.append("no verdict for node %s" % slow)
     for b in bad:
         print("FAIL: " + b, file=sys.stderr)
+    if bad and len(sys.argv) > 4:
+        links(sys.argv[4])
     return 1 if bad else 0
 
 
