@@ -1,6 +1,6 @@
 #!/bin/bash
 # The net phase on the network test bed (tests/net/testbed.sh): TB_NODES
-# namespaced nodes (default 8) at 400 Mbit/s each, a census of net items
+# namespaced nodes (default 8) at 200 Mbit/s each, a census of net items
 # alone (tests/net/net.cfg without its GPU item); prints the run's wall
 # time (the net phase and the census's start and end) and the pairs each
 # node was measured in, and with how many partners.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A link that dies mid-run: the test bed's 4 namespaced nodes at 400
+# A link that dies mid-run: the test bed's 4 namespaced nodes at 200
 # Mbit/s, a census, and n3's eth0 set down while its net items run. The
 # job must end within the watchdog's bound (--gather-timeout 5 beyond the
 # item's budget, and the abort); the other nodes' GPUs and the links among

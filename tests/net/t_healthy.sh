@@ -1,5 +1,5 @@
 #!/bin/bash
-# A healthy network: censuses on the test bed's 4 namespaced nodes at 400
+# A healthy network: censuses on the test bed's 4 namespaced nodes at 200
 # Mbit/s each (tc tbf), each with another sim seed, and not one network
 # link or node suspect or degraded (nor a GPU). GC_NET_RUNS censuses
 # (default 3: a minute; bench/net_bed.sh --healthy 20 runs twenty). Prints

@@ -1,6 +1,6 @@
 #!/bin/bash
 # A slowed NIC on a real network: the test bed's 4 namespaced nodes
-# (testbed.sh) at a line rate of 400 Mbit/s each (tc tbf), a census
+# (testbed.sh) at a line rate of 200 Mbit/s each (tc tbf), a census
 # (sbatch -N 4 slurm/census.sbatch, sim GPUs, net items over TCP through
 # the veth pairs), then n3's link shaped (tbf both ways) to 50% and to 80%
 # of what the healthy census measured. check must name n3 the slow side of

@@ -18,7 +18,7 @@
 #   tb_ns I              node I's namespace name (tb_ns 0: the hub's)
 #   tb_dev I             the hub-side end of node I's veth pair (in the hub)
 #   tb_line [RATE]       every node's link at line rate RATE (tc units, default
-#                        TB_LINE, 400mbit) both ways: the wire, not this
+#                        TB_LINE, 200mbit) both ways: the wire, not this
 #                        machine's shared cores, sets what a link measures
 #   tb_shape I QDISC...  replace the qdisc on both ends of node I's link
 #                        (its eth0 and the hub side) with QDISC (tc words)
@@ -35,7 +35,7 @@
 . "$ROOT/tests/slurm/cluster.sh"
 
 TB_NODES=${TB_NODES:-4}
-TB_LINE=${TB_LINE:-400mbit}
+TB_LINE=${TB_LINE:-200mbit}
 TB_BURST=32kb         # a 4 KiB message passes at once, larger ones at the rate
 TB_LINE_ON=no
 TB_NET=10.77.0
