@@ -20,8 +20,9 @@ if [ "$what" = test ]; then
     # prometheus-node-exporter: tests/slurm/t_daily.sh serves it as the README says
     # sqlite3: tests/ops corrupts and inspects a history database
     # lmod: tests/ops/t_install.sh loads the installed modulefile
+    # iproute2: tests/net's test bed (ip netns, veth, bridge, tc)
     pkgs="$pkgs python3 python3-jsonschema clang libclang-rt-14-dev slurm-wlm munge chromium"
-    pkgs="$pkgs prometheus python3-prometheus-client prometheus-node-exporter sqlite3 lmod"
+    pkgs="$pkgs prometheus python3-prometheus-client prometheus-node-exporter sqlite3 lmod iproute2"
 fi
 # packages that bring system services: installed as root only with consent outside CI
 services="slurm-wlm munge prometheus prometheus-node-exporter"

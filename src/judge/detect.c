@@ -53,8 +53,11 @@ void det_fin_free(gc_detect *d)
     gc_strtab_free(&d->nodes);
     free(d->gnode);
     free(d->ls);
+    free(d->net_slow);
     d->gnode = NULL;
     d->ls = NULL;
+    d->net_slow = NULL;
+    d->nnet_slow = 0;
     free(F->order);
     free(F->lsrc);
     free(F->ldst);

@@ -181,6 +181,10 @@ struct gc_detect {
     strtab nodes;
     uint32_t *gnode;
     det_lside *ls;
+    /* per node id (nnet_slow of them): the slow side of its network links
+     * (gc_net_slow_ends, det_judge_links), never good with another node */
+    uint8_t *net_slow;
+    size_t nnet_slow;
 };
 
 #define CPY(dst, src) snprintf(dst, sizeof dst, "%s", (src) ? (src) : "")

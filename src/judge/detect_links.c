@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "judge/detect_int.h"
+#include "judge/net_checks.h"
 #include "util/stats.h"
 
 /* Text built as snprintf would (the same bytes, cut at cap - 1), without
@@ -470,6 +471,94 @@ static int group_stats(gc_detect *d, const uint32_t *lgroup, const uint32_t *lho
     return rc;
 }
 
+/* A group of network links judged against the links of its good nodes:
+ * one slow NIC slows every link of its node, and where each node is in
+ * a large share of the links (4 nodes: half) the median over all of them
+ * hides it (gc_net_slow_ends). idx: the group's links (n). */
+static int net_group(gc_detect *d, const uint32_t *idx, size_t n, const double *bw, lgstat *st)
+{
+    const gc_rules *R = d->r;
+    size_t nids = d->nodes.n;
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    uint32_t *ends = malloc((n ? n : 1) * 2 * sizeof *ends);
+    uint8_t *slow = calloc(nids ? nids : 1, 1);
+    int rc = v && ends && slow ? 0 : GC_ENOMEM;
+    for (size_t j = 0; !rc && j < n; j++) {
+        ends[2 * j] = d->ls[idx[j]].src_node;
+        ends[2 * j + 1] = d->ls[idx[j]].dst_node;
+    }
+    /* the slow ends from the bandwidth at the largest size (measured, not
+     * fitted), else the model's */
+    for (int w = 1; !rc && w >= 0; w--) {
+        if (!st->judged[w])
+            continue;
+        for (size_t j = 0; j < n; j++)
+            v[j] = bw[2 * idx[j] + (size_t)w];
+        if (gc_net_slow_ends(v, ends, n, nids, R, slow) < 0)
+            rc = GC_ENOMEM;
+        break;
+    }
+    if (!rc && d->nnet_slow < nids) {
+        uint8_t *ns = realloc(d->net_slow, nids);
+        if (ns) {
+            memset(ns + d->nnet_slow, 0, nids - d->nnet_slow);
+            d->net_slow = ns, d->nnet_slow = nids;
+        } else {
+            rc = GC_ENOMEM;
+        }
+    }
+    for (size_t k = 0; !rc && k < nids; k++)
+        d->net_slow[k] |= slow[k];
+    /* the model bandwidth only where no measured top is: a fit through a
+     * latency-bound small size and one large one over TCP moved 4% between
+     * alike pairs of a healthy test bed (one came out degraded while its
+     * top was above the median); the top is what the NIC delivers */
+    if (st->judged[1])
+        st->judged[0] = 0;
+    for (int w = 0; w < 2 && !rc; w++) {
+        if (!st->judged[w])
+            continue;
+        for (size_t j = 0; j < n; j++)
+            v[j] = bw[2 * idx[j] + (size_t)w];
+        if (gc_net_reference(v, ends, n, slow, R, &st->med[w], &st->sigma[w], &st->used[w]))
+            rc = GC_ENOMEM;
+        st->judged[w] = st->used[w] >= (size_t)R->min_peers && st->med[w] > 0;
+    }
+    free(v), free(ends), free(slow);
+    return rc;
+}
+
+/* Every group of network links through net_group. */
+static int net_groups(gc_detect *d, const uint32_t *lgroup, const double *bw, size_t ngroups,
+                      lgstat *st)
+{
+    size_t nl = d->nl, nn = 0;
+    for (size_t i = 0; i < nl; i++)
+        nn += d->ls[i].network;
+    if (!nn)
+        return 0;
+    uint32_t *net = malloc(nn * sizeof *net), *idx = malloc(nn * sizeof *idx);
+    uint8_t *done = calloc(ngroups ? ngroups : 1, 1);
+    int rc = net && idx && done ? 0 : GC_ENOMEM;
+    for (size_t i = 0, k = 0; !rc && i < nl; i++)
+        if (d->ls[i].network)
+            net[k++] = (uint32_t)i;
+    for (size_t a = 0; !rc && a < nn; a++) {
+        uint32_t g = lgroup[net[a]];
+        if (done[g])
+            continue;
+        done[g] = 1;
+        size_t n = 0;
+        for (size_t b = a; b < nn; b++)
+            if (lgroup[net[b]] == g)
+                idx[n++] = net[b];
+        if (n >= (size_t)d->r->min_peers)
+            rc = net_group(d, idx, n, bw, &st[g]);
+    }
+    free(net), free(idx), free(done);
+    return rc;
+}
+
 /* Link i's peers (its group's size, note and findings), then its second
  * measurement; its level noted in its side. */
 static int link_peers(gc_detect *d, size_t i, size_t n, const lgstat *st, const double *bw, const double *hmed,
@@ -551,6 +640,8 @@ int det_judge_links(gc_detect *d, strtab *ids, long *lsrc, long *ldst)
         rc = GC_ENOMEM;
     if (!rc)
         rc = group_stats(d, lgroup, lhost, bw, ngroups, size, st, hmed, hsig);
+    if (!rc)
+        rc = net_groups(d, lgroup, bw, ngroups, st);
     for (size_t i = 0; i < nl && !rc; i++)
         rc = link_peers(d, i, size[lgroup[i]], &st[lgroup[i]], bw, hmed, hsig);
     if (memo)

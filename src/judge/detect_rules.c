@@ -234,7 +234,8 @@ int det_judge_limits(gc_detect *d, const grec *g, int group_links, gc_verdict *v
 /* ---- nodes ------------------------------------------------------------ */
 
 /* A slow network link between two nodes names the side to blame: the end
- * with no ok network link to anyone (its NIC, port or cable), or the pair
+ * with no ok network link to anyone, or the slow side of its links as a
+ * whole (gc_net_slow_ends; its NIC, port or cable), or the pair
  * (the path between them) when both ends are good with other nodes; both
  * ends when neither is good with anyone (nothing tells them apart). */
 static int blame_net(gc_detect *d, size_t first, const uint8_t *net_ok, const gc_verdict *s,
@@ -295,6 +296,9 @@ int det_judge_nodes(gc_detect *d, const det_hostgroups *hg)
         if (ls[i].dst_node != DET_NO_NODE)
             net_ok[ls[i].dst_node] = 1;
     }
+    /* nor is the slow side of its links (one escaped the rule: not good) */
+    for (size_t k = 0; !rc && k < nn && k < d->nnet_slow; k++)
+        net_ok[k] &= (uint8_t)!d->net_slow[k];
     for (size_t i = 0; i < d->ng && !rc; i++) {
         if (d->gnode[i] == DET_NO_NODE)
             continue;

@@ -1,7 +1,9 @@
 /* The transfer parts of the schedule: p2p both ways once per pair of GPUs
  * (balanced), pair budgets under pair_budget_s, and the net checks that
- * measure a slow pair's sides against a node with good results. */
+ * measure a slow pair's sides against a node with good results, and the
+ * slow ends of a small set of network links. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,9 +118,49 @@ static void test_net_checks(void)
     CHECK(gc_net_checks(p, 2, &r, out, 10) == 0, "2 pairs");
 }
 
+/* 4 nodes, two rounds (8 pairs, each node in 4): a NIC at half speed is
+ * in half the pairs, and the median over all of them (between its pairs
+ * and the others) hid it; against the pairs of the other nodes it shows. */
+static void test_net_slow_ends(void)
+{
+    gc_rules r;
+    gc_rules_default(&r);
+    double bps[8];
+    uint32_t ends[16];
+    gc_net_pair p[8];
+    size_t n = 0;
+    for (int k = 1; k <= 2; k++)
+        for (int s = 0; s < 4; s++) {
+            int d = (s + k) % 4;
+            double noise = 1 + 0.01 * (double)((n * 7) % 5) - 0.02;   /* +-2% */
+            bps[n] = (s == 2 || d == 2 ? 0.5 : 1.0) * 45e6 * noise;
+            ends[2 * n] = (uint32_t)s, ends[2 * n + 1] = (uint32_t)d;
+            p[n] = (gc_net_pair){ s, d, bps[n] };
+            n++;
+        }
+    uint8_t slow[4];
+    CHECK(gc_net_slow_ends(bps, ends, n, 4, &r, slow) == 1, "one slow end");
+    CHECK(slow[2] && !slow[0] && !slow[1] && !slow[3], "node 2 the slow end");
+    double med, sigma;
+    size_t used;
+    CHECK(gc_net_reference(bps, ends, n, slow, &r, &med, &sigma, &used) == 0, "reference");
+    CHECK(used == 4 && fabs(med / 45e6 - 1) < 0.03, "reference of the 4 good pairs: %zu, %g", used, med);
+    gc_net_pair out[8];
+    size_t m = gc_net_checks(p, n, &r, out, 8);
+    CHECK(m >= 1, "the slow pairs checked: %zu", m);
+    for (size_t k = 0; k < m; k++)
+        CHECK(out[k].dst != 2, "check %d -> %d: a good partner", out[k].src, out[k].dst);
+    /* healthy, +-2%: no slow end, nothing to check */
+    for (size_t i = 0; i < n; i++)
+        bps[i] = p[i].bps = 45e6 * (1 + 0.01 * (double)((i * 7) % 5) - 0.02);
+    CHECK(gc_net_slow_ends(bps, ends, n, 4, &r, slow) == 0, "healthy: no slow end");
+    CHECK(gc_net_checks(p, n, &r, out, 8) == 0, "healthy: no checks");
+}
+
 int main(void)
 {
     test_pairs();
     test_net_checks();
+    test_net_slow_ends();
     CHECK_DONE();
 }
