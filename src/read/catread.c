@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -542,52 +541,15 @@ int cr_cat_top(sink *s, rd *r, const char *key, json_t *v)
     return rc;
 }
 
-/* A regular file is mapped (a large catalogue stays in the page cache, not
- * in our heap); anything else is read. *mapped says which to undo. */
-static int load_file(const char *path, char **buf, size_t *len, int *mapped, gc_err *err)
-{
-    *mapped = 0;
-    /* regular and bounded (check /dev/zero or a FIFO: refused at once) */
-    int fd = gc_open_input(path, MAX_FILE, err);
-    if (fd < 0)
-        return err && err->code ? err->code : GC_EIO;
-    struct stat st;
-    fstat(fd, &st);
-    if (st.st_size > 0) {
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p != MAP_FAILED) {
-            close(fd);
-            madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
-            *buf = p;
-            *len = (size_t)st.st_size;
-            *mapped = 1;
-            return 0;
-        }
-    }
-    close(fd);
-    uint8_t *b;
-    int rc = gc_read_file(path, MAX_FILE, &b, len, err);
-    *buf = (char *)b;
-    return rc;
-}
-
-static void unload_file(char *buf, size_t len, int mapped)
-{
-    if (mapped)
-        munmap(buf, len);
-    else
-        free(buf);
-}
-
 int cr_with_file(const char *path, cr_mem_fn mem, void *ctx, gc_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    int mapped;
-    int rc = load_file(path, &buf, &len, &mapped, err);
+    /* a regular, bounded file, mapped (a large catalogue stays in the page
+     * cache, not in our heap) or read */
+    gc_input_map m;
+    int rc = gc_map_input(path, MAX_FILE, &m, err);
     if (rc)
         return rc;
-    rc = mem(path, buf, len, ctx, err);
-    unload_file(buf, len, mapped);
+    rc = mem(path, m.buf, m.len, ctx, err);
+    gc_input_release(&m);
     return rc;
 }
