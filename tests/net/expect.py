@@ -22,7 +22,7 @@ RANK = {"ok": 0, "suspect": 1, "degraded": 2, "failed": 3}
 
 
 def main():
-    verdicts = json.load(open(sys.argv[1]))
+    verdicts = json.load(open(sys.argv[1]))["verdicts"]   # check --json: {run, counts, exit_status, verdicts}
     slow, level = sys.argv[2], sys.argv[3]
     bad = []
     for v in verdicts:

@@ -44,7 +44,7 @@ cat "$TMP/cut-check.txt"
 /usr/bin/python3 - "$TMP/cut" "$TMP/cut-check.json" "$TMP/before.json" "${GC_NET_CUT_STRICT:-0}" <<'PY' || die "the cut run's catalogue"
 import gccat, json, sys
 cat = gccat.load(sys.argv[1], points=False)
-ver = {v["subject"]: v for v in json.load(open(sys.argv[2]))}
+ver = {v["subject"]: v for v in json.load(open(sys.argv[2]))["verdicts"]}
 strict = sys.argv[4] == "1"
 bad, xfail = [], []
 for g in cat["gpus"]:
