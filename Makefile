@@ -138,7 +138,7 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libgc.a $(BUILD)/libgck.a
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) -O3 $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-tests: all $(UNIT_BIN) $(GPU_TOOLS) $(MPI_TOOLS)
+tests: all $(UNIT_BIN) $(GPU_TOOLS) $(MPI_TOOLS) $(BUILD)/bench/bench_verdicts
 
 deps:
 	@tools/deps.sh build

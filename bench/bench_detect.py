@@ -36,7 +36,7 @@ the detector's time (median and max over seeds).
 
 usage: bench/bench_detect.py [--sizes 64,1024] [--seeds 20] [--plan configs/quick.cfg]
                              [--build build] [--jobs J] [--verify K] [--keep DIR] [--progress]
-                             [--first-seed S]
+                             [--first-seed S] [--small-fleets]
 Exit status: 0 when the targets hold (no false positive on healthy fleets,
 recall 1.0 for faults of 10% and more, >= 0.9 at 5%), 1 otherwise, 2 when
 a tool failed."""
@@ -321,6 +321,101 @@ def add(into, d):
         into[k] = into.get(k, 0) + c
 
 
+# --small-fleets: healthy fleets of 2..8 nodes (where a MAD of few units is
+# a poor estimate of their spread) on both plans, and a host 10% slow at
+# 4 nodes, each over --seeds seeds
+SMALL_NODES = range(2, 9)
+SMALL_PLANS = ("quick.cfg", "default.cfg")
+HOST_FAULT_NODES = 4
+
+
+def small_job(job):
+    """Worker: (plan, nodes, seed, fault node or None) -> (healthy fp, faulted fp, caught, examples)."""
+    args, work, plan, nodes, seed, fnode = job
+    n = nodes * PER_NODE
+    d = os.path.join(work, f"{os.path.basename(plan)}-n{n}-s{seed}")
+    os.makedirs(d, exist_ok=True)
+    hp, fp = os.path.join(d, "healthy.cfg"), os.path.join(d, "faulted.cfg")
+    write_plan(hp, plan, seed, [])
+    cmd = [os.path.join(args.build, "bench", "bench_verdicts"), "-n", str(n), "-g", str(PER_NODE), "-o", d, hp]
+    inst = []
+    if fnode:
+        spec = ("host", "host copies -10%", "h2d_bw+d2h_bw", "scale", 0.90, PER_NODE)
+        inst = [(spec, [(fnode, g) for g in range(PER_NODE)])]
+        write_plan(fp, plan, seed, inst)
+        cmd.append(fp)
+    r = run(cmd)
+    if r.returncode != 0:
+        raise ToolFailed(f"bench_verdicts, {plan} seed {seed}: {r.stdout}{r.stderr}")
+    with open(os.path.join(d, "healthy.json")) as f:
+        _, fph, exh, _ = score(json.load(f), [])
+    caught, fpf, exf = None, None, []
+    if fnode:
+        with open(os.path.join(d, "faulted.json")) as f:
+            vf = json.load(f)
+        _, fpf, exf, _ = score(vf, inst)
+        node_v = next((v for v in vf if v["type"] == "node" and v["node"] == fnode), {})
+        caught = any(x["rule"] == "host" for x in node_v.get("reasons", []))
+    if not args.keep:
+        shutil.rmtree(d)
+    return plan, nodes, seed, fnode, fph, exh, caught, fpf, exf
+
+
+def small_fleets(args):
+    """Healthy fleets of 2..8 nodes x seeds x both plans; a 10% slow host at 4 nodes."""
+    work = args.keep or tempfile.mkdtemp(prefix="gc-detect-small.")
+    os.makedirs(work, exist_ok=True)
+    plans = [os.path.join(ROOT, "configs", p) for p in SMALL_PLANS]
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    jobs = []
+    for plan in plans:
+        for nodes in SMALL_NODES:
+            for seed in seeds:
+                # at 4 nodes the faulted fleet's slow host goes round the nodes with the seed
+                fnode = f"n{seed % HOST_FAULT_NODES + 1}" if nodes == HOST_FAULT_NODES else None
+                jobs.append((args, work, plan, nodes, seed, fnode))
+    print(f"bench_detect --small-fleets: healthy fleets of {SMALL_NODES[0]}..{SMALL_NODES[-1]} nodes "
+          f"({PER_NODE} GPUs each) x {args.seeds} seeds x {len(plans)} plans; at {HOST_FAULT_NODES} nodes "
+          f"also every GPU of one node copying to and from the host at 90%; {args.jobs} at once")
+    t0 = time.monotonic()
+    table, caught, examples = {}, {}, []
+    with multiprocessing.Pool(max(1, args.jobs)) as pool:
+        try:
+            for plan, nodes, seed, fnode, fph, exh, got, fpf, exf in pool.imap_unordered(small_job, jobs):
+                p = os.path.basename(plan)
+                row = table.setdefault((p, nodes), [0, 0])
+                row[0] += 1
+                row[1] += fph["gpu"] + fph["link"] + fph["node"] > 0
+                examples += [f"{p} {nodes} nodes seed {seed}: {e}" for e in exh]
+                if fnode:
+                    c = caught.setdefault(p, [0, 0, 0])
+                    c[0] += 1
+                    c[1] += bool(got)
+                    c[2] += fpf["gpu"] + fpf["link"] + fpf["node"] > 0
+                    examples += [f"{p} {nodes} nodes seed {seed}, host {fnode} at 90%: {e}" for e in exf]
+        except ToolFailed as e:
+            pool.terminate()
+            sys.stderr.write(f"bench_detect: {e}\n")
+            return 2
+    print(f"({time.monotonic() - t0:.0f} s)")
+    print(f"{'plan':12} {'nodes':>5} {'fleets':>6} {'with a false positive':>22}")
+    fp_total = 0
+    for (p, nodes), (k, bad) in sorted(table.items()):
+        fp_total += bad
+        print(f"{p:12} {nodes:5d} {k:6d} {bad:22d}")
+    for p, (k, got, bad) in sorted(caught.items()):
+        print(f"{p:12} host at 90%, {HOST_FAULT_NODES} nodes: caught (the node's host reason) {got} of {k}; "
+              f"faulted fleets with a false positive elsewhere {bad}")
+    for e in examples[:10]:
+        print("  " + e)
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"small_fleets_false_positive_fleets={fp_total}")
+    print("bench_detect --small-fleets: targets " + ("met" if fp_total == 0 else "MISSED")
+          + " (no false positive on a healthy fleet)")
+    return 0 if fp_total == 0 else 1
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default=os.environ.get("DETECT_SIZES", "64,1024"))
@@ -335,7 +430,12 @@ def main():
                     help="the first K seeds' faulted fleets also through merge + check")
     ap.add_argument("--keep", default=None, help="keep fleets under this directory")
     ap.add_argument("--progress", action="store_true", help="a line per seed (for long runs)")
+    ap.add_argument("--small-fleets", action="store_true",
+                    help="instead: healthy fleets of 2..8 nodes on the quick and default plans, "
+                         "and a host at 90%% on 4 nodes, over --seeds seeds")
     args = ap.parse_args()
+    if args.small_fleets:
+        return small_fleets(args)
     sizes = [int(s) for s in args.sizes.split(",")]
     work = args.keep or tempfile.mkdtemp(prefix="gc-detect.")
     os.makedirs(work, exist_ok=True)

@@ -76,7 +76,9 @@ void gc_check_print(FILE *f, const gc_detect *d)
     for (int t = 0; t < 3; t++)
         for (size_t i = 0; i < n; i++) {
             const gc_verdict *v = gc_detect_verdict(d, i);
-            if (v->type != t || v->level == GC_V_OK)
+            /* ok, with a note: a deviation from the baseline within the subject's own spread */
+            int noted = v->level == GC_V_OK && !gc_verdict_incomplete(v) && strstr(v->note, GC_NOTE_NOISY);
+            if (v->type != t || (v->level == GC_V_OK && !noted))
                 continue;
             if (!shown++)
                 fprintf(f, "\n%-9s %-34s %s\n", "VERDICT", "SUBJECT", "REASONS (worst first: rule: metric: detail)");
@@ -103,7 +105,9 @@ void gc_check_print(FILE *f, const gc_detect *d)
             if (v->nreasons > MAX_SHOWN_REASONS)
                 fprintf(f, "%-9s %-34s (+%zu more reasons: gpucensus check --json)\n", "", "",
                         v->nreasons - MAX_SHOWN_REASONS);
-            if (v->note[0])
+            if (noted)
+                fprintf(f, "%-9s %-34s note: %s\n", "ok", T(v->subject), T(v->note));
+            else if (v->note[0])
                 fprintf(f, "%-9s %-34s note: %s\n", "", "", T(v->note));
             free(rs);
         }

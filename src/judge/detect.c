@@ -149,6 +149,8 @@ int gc_detect_add_gpu(gc_detect *d, const gc_det_gpu *in, gc_err *err)
     g->throttled_points = in->throttled_points;
     g->shared_points = in->shared_points;
     g->points = in->points;
+    g->nxt = in->nxtop < GC_DET_XTOP ? in->nxtop : GC_DET_XTOP;
+    memcpy(g->xt, in->xtop, (size_t)g->nxt * sizeof *g->xt);
     g->sustain = in->sustain;
     for (size_t b = 0; b < gc_bench_ndefs && b < GC_DET_NBENCH; b++)
         g->method[b] = (uint16_t)gc_det_gpu_method(in, (int)b);
@@ -425,12 +427,25 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
             v[n++] = (gc_det_value){ .name = g->params[i].name, .unit = g->params[i].unit,
                                      .better = b, .value = round_float(g->params[i].value) };
     }
-    int throttled = 0, shared = 0;
+    int throttled = 0, shared = 0, nxt = 0;
+    gc_det_xtop xt[GC_DET_XTOP];
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
         throttled += (p->flags & GC_FLAG_THROTTLED) != 0;
         shared += (p->flags & GC_FLAG_SHARED) != 0;
         int b = gc_det_better_of_unit(p->unit);
+        if (p->status == GC_PT_OK && gc_point_count(p) && !strcmp(p->bench, "xfer") &&
+            !strcmp(p->metric, "bandwidth")) {
+            gc_summary xs;
+            if (sums)
+                xs = sums[i];
+            else
+                gc_point_summary(p, &xs);
+            gc_det_xtop_add(xt, &nxt, gc_ctx_str(&p->ctx, "direction", NULL), gc_ctx_str(&p->ctx, "memory", NULL),
+                            gc_ctx_str(&p->ctx, "engine", ""), gc_ctx_num(&p->ctx, "concurrent", 0) != 0,
+                            gc_ctx_num(&p->ctx, "size_bytes", NAN), round_float(xs.p5), round_float(xs.p50),
+                            round_float(xs.p95));
+        }
         if (!d->r->judge_points || !b || p->status != GC_PT_OK || !gc_point_count(p) ||
             gc_rules_skips(d->r, p->bench))
             continue;
@@ -465,6 +480,8 @@ int gc_detect_add_census_gpu(gc_detect *d, const gc_gpu *g, const gc_summary *su
         .hbm_ratio = gc_det_round(gc_param_value(g, "hbm_achieved_ratio", NAN)),
         .nvalues = n, .values = v,
     };
+    r.nxtop = nxt;
+    memcpy(r.xtop, xt, (size_t)nxt * sizeof *xt);
     gc_method methods[GC_MAX_METHODS];
     r.nmethods = gc_gpu_methods_of(g, methods);
     r.methods = methods;

@@ -68,6 +68,20 @@ typedef struct gc_det_sustain {
     double xid_events;           /* NAN unknown */
 } gc_det_sustain;
 
+/* A GPU's host copy (an xfer bandwidth point, judged as a link, not as
+ * a value) at its largest size: its samples' p5, p50, p95, so that a
+ * host link's deviation from a baseline is set against its own spread. */
+typedef struct gc_det_xtop {
+    char dir[8], mem[12], eng[8];
+    double size, p5, p50, p95;
+} gc_det_xtop;
+enum { GC_DET_XTOP = 12 };
+/* Keeps the point (direction, memory, engine, size, p5/p50/p95) in
+ * xt[0..*n) where its size is the largest of its kind; a concurrent copy,
+ * one without quantiles or past GC_DET_XTOP kinds is left out. */
+void gc_det_xtop_add(gc_det_xtop *xt, int *n, const char *dir, const char *mem, const char *eng,
+                     int concurrent, double size, double p5, double p50, double p95);
+
 typedef struct gc_det_gpu {
     const char *node;
     int index, rank;
@@ -93,6 +107,8 @@ typedef struct gc_det_gpu {
     int nmethods;
     const gc_method *methods;
     const char *start_time;
+    int nxtop;
+    gc_det_xtop xtop[GC_DET_XTOP];
 } gc_det_gpu;
 
 typedef struct gc_det_end {
@@ -139,6 +155,11 @@ int gc_det_gpu_method(const gc_det_gpu *g, int bi);
 void gc_baseline_free(gc_baseline *b);
 const char *gc_baseline_source(const gc_baseline *b);
 size_t gc_baseline_count(const gc_baseline *b);
+
+/* The note's words on a subject that stays ok because its deviation from
+ * the baseline lies within its own samples' spread (a host link read on a
+ * noisy host): `check` lists such subjects as "ok (note)". */
+#define GC_NOTE_NOISY "baseline within its own spread:"
 
 typedef struct gc_detect gc_detect;
 

@@ -8,6 +8,8 @@
  * other in a circle. */
 #include "judge/detect.h"
 
+#include <math.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +42,29 @@ void det_fmt_val(char *out, size_t cap, double v, const char *unit)
         snprintf(out, cap, "%.4g GB/s", v / 1e9);
     else
         snprintf(out, cap, "%.6g%s%s", v, unit && *unit ? " " : "", unit ? unit : "");
+}
+
+void gc_det_xtop_add(gc_det_xtop *xt, int *n, const char *dir, const char *mem, const char *eng,
+                     int concurrent, double size, double p5, double p50, double p95)
+{
+    if (concurrent || !dir || !mem || !(p50 > 0) || !isfinite(p5) || !isfinite(p95) || !(size > 0))
+        return;
+    const char *e = eng && eng[0] ? eng : "ce";
+    int i = 0;
+    while (i < *n && (strcmp(xt[i].dir, dir) || strcmp(xt[i].mem, mem) || strcmp(xt[i].eng, e)))
+        i++;
+    if (i == *n) {
+        if (*n >= GC_DET_XTOP)
+            return;
+        (*n)++;
+        memset(&xt[i], 0, sizeof xt[i]);
+        snprintf(xt[i].dir, sizeof xt[i].dir, "%s", dir);
+        snprintf(xt[i].mem, sizeof xt[i].mem, "%s", mem);
+        snprintf(xt[i].eng, sizeof xt[i].eng, "%s", e);
+    } else if (!(size > xt[i].size)) {
+        return;
+    }
+    xt[i].size = size, xt[i].p5 = p5, xt[i].p50 = p50, xt[i].p95 = p95;
 }
 
 int gc_det_host_set(const char *key)

@@ -96,6 +96,8 @@ typedef struct grec {
     uint16_t method[GC_DET_NBENCH];   /* by registry index: its method version, 0 unknown */
     gc_det_cond start, end;
     int throttled_points, shared_points, points;
+    gc_det_xtop xt[GC_DET_XTOP];   /* its host copies at their largest size */
+    int nxt;
     gc_det_sustain sustain;
     size_t nv, nrv;
     val *v;

@@ -355,6 +355,23 @@ static void link_kinds(const gc_rules *R, link_memo *m, const gc_det_link *l)
              : !strcmp(l->kind, "nvlink") ? R->nvlink_lambda_floor : 0;
 }
 
+/* A host link's samples at its largest size: the measuring GPU's host
+ * copy of the link's direction, memory and engine (gc_det_xtop); 0: none. */
+static int host_top_point(const grec *g, const gc_det_link *l, double *p5, double *p50, double *p95,
+                          double *size)
+{
+    const char *e = l->engine && l->engine[0] ? l->engine : "ce";
+    for (int i = 0; i < g->nxt; i++) {
+        const gc_det_xtop *x = &g->xt[i];
+        if (l->concurrent || strcmp(x->dir, l->direction ? l->direction : "") ||
+            strcmp(x->mem, l->memory ? l->memory : "") || strcmp(x->eng, e))
+            continue;
+        *p5 = x->p5, *p50 = x->p50, *p95 = x->p95, *size = x->size;
+        return 1;
+    }
+    return 0;
+}
+
 /* Link i's verdict (made here, the next one), side and group; bw: its two
  * bandwidths. Everything but its peers. */
 static int link_first(gc_detect *d, strtab *ids, size_t i, long *lsrc, long *ldst, uint32_t *lgroup,
@@ -406,14 +423,40 @@ static int link_first(gc_detect *d, strtab *ids, size_t i, long *lsrc, long *lds
         /* a link the host sets (pageable, both ways at once) only against its own past;
          * a deviation counts beyond the range the baseline's sources showed */
         if (isfinite(ref) && ref > 0 && isfinite(xb) && (own || !gc_det_host_set(cls))) {
-            double rel = (ref - xb) / ref, excess = rel - (isfinite(lo) ? (ref - lo) / ref : 0);
+            double range = isfinite(lo) ? (ref - lo) / ref : 0;
+            double rel = (ref - xb) / ref, excess = rel - range;
             int sev = excess >= R->base_rel_degraded ? GC_V_DEGRADED
                     : excess >= R->base_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
-            if (sev)
+            /* a host link: the host sets its figure as much as the GPU, and
+             * one noisy point (a host busy for part of its samples) moves
+             * the fit; as a GPU's point against a baseline, its deviation
+             * counts beyond its own samples' spread (half their p5..p95
+             * width at the largest size). Within it: ok, with a note that
+             * says so; beyond: the reason prints the spread (steady and
+             * slow is a finding). */
+            double p5 = NAN, p50 = NAN, p95 = NAN, sz = NAN;
+            int pt = sev && ge >= 0 && (!l->l.src.is_gpu || !l->l.dst.is_gpu) &&
+                     host_top_point(&d->g[ge], &l->l, &p5, &p50, &p95, &sz);
+            char spread[160] = "";
+            if (pt) {
+                double noise = 0.5 * (p95 - p5) / p50;
+                excess = rel - fmax(range, isfinite(noise) ? noise : 0);
+                int sev2 = excess >= R->base_rel_degraded ? GC_V_DEGRADED
+                         : excess >= R->base_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
+                snprintf(spread, sizeof spread, "its samples at %.0f MiB: p5/p50/p95 %.4g/%.4g/%.4g GB/s, "
+                         "spread %.1f%%", sz / 1048576, p5 / 1e9, p50 / 1e9, p95 / 1e9, 100 * noise);
+                if (!sev2)
+                    rc = det_add_note(d, v, "%s bandwidth %.4g GB/s vs %s %.4g GB/s (%+.1f%%) within %s: "
+                                      "a noisy host, not blamed; measure it again",
+                                      GC_NOTE_NOISY, xb / 1e9, own ? "this GPU's earlier" : "the SKU's baseline",
+                                      ref / 1e9, -100 * rel, spread);
+                sev = sev2;
+            }
+            if (sev && !rc)
                 rc = det_add_reason(v, "baseline", "beta_bps", xb, ref, -rel, "relative", sev,
-                                    "bandwidth %.4g GB/s vs %s %.4g GB/s (%+.1f%%)", xb / 1e9,
+                                    "bandwidth %.4g GB/s vs %s %.4g GB/s (%+.1f%%%s%s)", xb / 1e9,
                                     own ? "this GPU's earlier" : "the SKU's baseline", ref / 1e9,
-                                    -100 * rel);
+                                    -100 * rel, pt ? "; beyond " : "", spread);
         }
     }
     return rc;
@@ -571,7 +614,7 @@ static int link_peers(gc_detect *d, size_t i, size_t n, const lgstat *st, const 
     v->peers = (int)n;
     v->used_peers = n >= (size_t)R->min_peers;
     if (n < (size_t)R->min_peers)
-        rc = det_set_note(d, v, "%zu link(s) of this class (< %d): judged from %s", n, R->min_peers,
+        rc = det_add_note(d, v, "%zu link(s) of this class (< %d): judged from %s", n, R->min_peers,
                           v->used_baseline ? "the baseline and limits alone"
                           : d->base ? "limits alone (the baseline has nothing for this SKU)"
                                     : "limits alone (no baseline given)");

@@ -338,6 +338,20 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
         }
         g->shared_points += shared;
         int better = gc_det_better_of_unit(unit);
+        if (!rc && count > 0 && !strcmp(st, "ok") && !strcmp(bench, "xfer") && !strcmp(metric, "bandwidth")) {
+            /* a host copy's spread at its largest size (judged as a link) */
+            json_t *dj = json_object_get(ctx, "direction"), *mj = json_object_get(ctx, "memory");
+            json_t *ej = json_object_get(ctx, "engine"), *sj = json_object_get(ctx, "size_bytes");
+            json_t *cj = json_object_get(ctx, "concurrent");
+            json_t *q5 = json_object_get(sum, "p5"), *q50 = json_object_get(sum, "p50"), *q95 = json_object_get(sum, "p95");
+            if (json_is_string(dj) && json_is_string(mj) && json_is_number(sj) && json_is_number(q5) &&
+                json_is_number(q50) && json_is_number(q95))
+                gc_det_xtop_add(g->xtop, &g->nxtop, json_string_value(dj), json_string_value(mj),
+                                json_is_string(ej) ? json_string_value(ej) : "",
+                                json_is_true(cj) || (json_is_number(cj) && json_number_value(cj) != 0),
+                                json_number_value(sj), json_number_value(q5), json_number_value(q50),
+                                json_number_value(q95));
+        }
         if (rc || count <= 0 || strcmp(st, "ok") || (!all && (!rules->judge_points || !better ||
                                                             gc_rules_skips(rules, bench)))) {
             r->where[wl] = '\0';

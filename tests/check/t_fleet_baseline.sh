@@ -85,9 +85,12 @@ mkdir -p "$TMP/xfer1"
 python3 tools/make-baseline.py $before --sku "NVIDIA H200" -o "$TMP/xfer1/h200.json" --source "xfer method 1" \
     >/dev/null 2>&1 || die "make-baseline of the catalogues before xfer method 2"
 # (a later one, of xfer method 2: the h200 default of d9f77b1, pinned H2D at
-# 1 GiB 39.4 GB/s in a slow moment of its host, p50 / p5 of its times 1.39,
-# not measured again by that commit's spread rule: against configs/baselines
-# its host link is suspect or degraded, no GPU is)
+# 1 GiB 39.4 GB/s in a slow moment of its host, its samples there p5/p50/p95
+# 38.9/39.4/54.5 GB/s, not measured again by that commit's spread rule:
+# against configs/baselines its link's fit, 51.25 GB/s of the baseline's
+# 55.57, lies within that spread: the link is ok with a note that says so,
+# and no GPU is named. A host link slow beyond its samples' spread, or one
+# that has none, stays slow, and its line prints the spread)
 nnoisy=0
 for d in $noisy; do
     base=configs/baselines
@@ -95,13 +98,36 @@ for d in $noisy; do
         "$d/catalogue.json" && base="$TMP/xfer1"   # xfer method 1: the baseline made from its time's catalogues
     "$GC" check "$d" --baseline "$base" >"$TMP/out" 2>&1
     rc=$?
-    case $rc in 1|2) ;; *) cat "$TMP/out"; die "$d: exit $rc, expected 1 or 2 (a slow link)" ;; esac
-    grep -Eq "^(suspect|degraded) +pcie xfer " "$TMP/out" || { cat "$TMP/out"; die "$d: no slow host link"; }
+    case $rc in 0|1|2) ;; *) cat "$TMP/out"; die "$d: exit $rc, expected 0, 1 or 2" ;; esac
+    if [ $rc -eq 0 ]; then
+        grep -Eq "^ok +pcie xfer .* note: baseline within its own spread: .*p5/p50/p95" "$TMP/out" ||
+            { cat "$TMP/out"; die "$d: exit 0 without the noisy host link's note"; }
+        what="ok with a note (within its samples' spread)"
+    else
+        grep -Eq "^(suspect|degraded) +pcie xfer " "$TMP/out" || { cat "$TMP/out"; die "$d: no slow host link"; }
+        what="$(sed -n 's/^\(suspect\|degraded\) *pcie xfer.*/\1/p' "$TMP/out" | head -1)"
+    fi
     grep -q "^GPUs .* ok, 0 suspect, 0 degraded, 0 failed" "$TMP/out" || { cat "$TMP/out"; die "$d: a GPU not ok"; }
-    echo "ok: $d (baseline $base): its slow host link $(sed -n 's/^\(suspect\|degraded\) *pcie xfer.*/\1/p' "$TMP/out" | head -1), no GPU"
+    echo "ok: $d (baseline $base): its host link $what, no GPU"
     nnoisy=$((nnoisy + 1))
 done
 [ $nnoisy -ge 2 ] || die "only $nnoisy noisy catalogues"
+"$GC" check tests/data/fleet/h200-2026-11-26-d9f77b1-1-default-noisy --baseline configs/baselines |
+    grep -q "^ok .*pcie xfer h2d pinned ce: vm/host -> vm/gpu0 note: baseline within its own spread" ||
+    die "the h200 default of d9f77b1: its noisy h2d link not ok with a note"
+
+# steady and slow: the H100 of 5be45f27ab76 copies host to GPU by its SMs at
+# 33 GB/s (p5..p95 at 1 GiB 32.7..33.1) against the SKU's 51.47 while its
+# copy engine reads 54.7 on the same link: a finding, degraded, its line
+# with the samples' spread; the GPU itself ok
+d=tests/data/fleet/h100-2026-12-07-5be45f27ab76-default-slowsm
+"$GC" check "$d" --baseline configs/baselines >"$TMP/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$TMP/out"; die "$d: exit $rc, expected 2 (its SM host copies slow and steady)"; }
+grep -Eq "^degraded +pcie xfer h2d pinned sm: vm/host -> vm/gpu0 +baseline: beta_bps: .*-34\.8%; beyond its samples at 1024 MiB: p5/p50/p95 32\.74/32\.77/33\.06 GB/s" "$TMP/out" ||
+    { cat "$TMP/out"; die "$d: the slow SM link's line without its spread"; }
+grep -q "^GPUs .* ok, 0 suspect, 0 degraded, 0 failed" "$TMP/out" || { cat "$TMP/out"; die "$d: a GPU not ok"; }
+echo "ok: $d: its steady slow h2d SM link degraded with its spread printed, the GPU ok"
 
 # a doctored copy (tools/gccat.py: points where the layout keeps them, written
 # back in it): every HBM point and parameter 15% lower, no verdicts written
