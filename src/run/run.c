@@ -390,7 +390,7 @@ static void remeasure_step(runner *r, gc_step_task *tasks, size_t from, size_t t
 static void eta_tell(runner *r, size_t k)
 {
     if (r->eta)
-        gc_watch_left(r->watch, r->eta[k].fixed_s, r->eta[k].scalable_s);
+        gc_watch_left(r->watch, &r->eta[k]);
 }
 
 static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_geom *geom)
