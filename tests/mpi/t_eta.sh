@@ -4,12 +4,13 @@
 # of their budgets, transfers about their budgets, the sustained load its
 # duration) on 2 nodes x 2 GPUs; tools/eta-check.py runs it and fails when
 # a progress line from 10% of the run on is more than 25% off the time
-# truly left (lines with under 1.5 s left not counted: the run's end,
-# analysis and catalogue, is no item's budget). The items sleep: the run's
-# time is theirs, not the CPU's.
+# truly left. The items sleep (about 18 s): the run's time is theirs, not
+# the CPU's; lines with under 4 s left are not counted, since the run's
+# end (analysis, node files, catalogue: no item's budget, a second or so
+# on a loaded machine) is then most of what is left.
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || die "cd"
-MPIRUN="$MPIRUN" GC="$GC" /usr/bin/python3 tools/eta-check.py --np 4 --min-left 1.5 --max-err 0.25 \
+MPIRUN="$MPIRUN" GC="$GC" /usr/bin/python3 tools/eta-check.py --np 4 --min-left 4 --max-err 0.25 \
     -- tests/mpi/eta.cfg --backend sim > "$TMP/eta.txt" 2>&1
 rc=$?
 cat "$TMP/eta.txt"
