@@ -10,10 +10,12 @@
 
 double gc_eta_prior(gc_phase p)
 {
-    /* the default plan on one H100 (tools/eta-check.py's phase lines):
-     * on-GPU items took 0.27 s per second of budget, the host copies 1.04
-     * (their largest sizes take one sample past the budget); the pair and
-     * net phases are transfers too */
+    /* the default plan on one H100, its progress lines
+     * (lab/fleet/h100-2026-12-07-afcf375b5117-eta.txt) laid over the
+     * plan's per-item budgets: on-GPU items took about 0.27 s per second
+     * of budget, the host copies about 1.04 (their largest sizes run a
+     * sample past the budget); the pair and net phases are transfers too.
+     * tools/eta-check.py prints each phase's figure of a run. */
     return p == GC_PHASE_GPU ? 0.3 : 1.0;
 }
 
