@@ -712,6 +712,18 @@ int gc_shard_decode_meta(const void *data, size_t len, gc_run_meta *run, gc_err 
     return r.bad ? gc_fail(err, GC_ECORRUPT, "shard: bad run metadata") : 0;
 }
 
+int gc_run_same(const gc_run_meta *file, const gc_run_meta *run, gc_err *why)
+{
+    if (strcmp(file->plan_sha256, run->plan_sha256) || strcmp(file->plan_name, run->plan_name))
+        return gc_fail(why, GC_EINVAL, "of another plan (%.60s, sha256 %.12s...; this run's: %.60s, "
+                       "%.12s...)", file->plan_name, file->plan_sha256, run->plan_name,
+                       run->plan_sha256), 1;
+    if (file->start_time[0] && run->start_time[0] && strcmp(file->start_time, run->start_time))
+        return gc_fail(why, GC_EINVAL, "of another run of the plan (started %.31s; this run %.31s)",
+                       file->start_time, run->start_time), 2;
+    return 0;
+}
+
 int gc_shard_path(char *out, size_t cap, const char *dir, const char *node, int local_index)
 {
     int n = snprintf(out, cap, "%s/%s-gpu%d.gcs", dir, node, local_index);

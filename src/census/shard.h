@@ -71,6 +71,14 @@ int gc_blob_is_record(const void *data, size_t len);
 /* Only the run metadata at the head of a shard (checks the frame). */
 int gc_shard_decode_meta(const void *data, size_t len, gc_run_meta *run, gc_err *err);
 
+/* "This run": a shard, roster or record belongs to run when it has its
+ * plan (name and sha256) and, where both say it, its start time. 0 when it
+ * does; 1 when of another plan, 2 when of another run of the plan, with
+ * why (GC_EINVAL; no file name: the caller names it). Every reader of
+ * shards asks this one question (merge, node leaders, rank 0 for a lost
+ * rank, --resume). */
+int gc_run_same(const gc_run_meta *file, const gc_run_meta *run, gc_err *why);
+
 /* File name of a GPU's shard inside dir: dir/<node>-gpu<k>.gcs */
 int gc_shard_path(char *out, size_t cap, const char *dir, const char *node, int local_index);
 

@@ -34,6 +34,21 @@ static int fixed_time(const gc_step_task *t)
     return !strcmp(t->task.item->spec->name, "sustain");
 }
 
+/* A segment's budget: the longest GPU's, fixed and scalable. */
+typedef struct seg_budget {
+    double fixed_s, scalable_s;
+} seg_budget;
+
+/* Adds segment s's budget (or a task's: fixed or scalable) to l, in the
+ * segment's phase. */
+static void add_seg(gc_eta_left *l, size_t s, int maxsteps, double fixed_s, double scalable_s)
+{
+    size_t p = s / (size_t)(maxsteps + 1);
+    l->fixed_s += fixed_s;
+    if (p < GC_NPHASES)
+        l->scalable_s[p] += scalable_s;
+}
+
 int gc_eta_timeline(const gc_item *items, size_t nitems, const gc_geom *g, double pair_budget_s,
                     const gc_step_task *tasks, size_t ntasks, gc_eta_left *left, gc_err *err)
 {
@@ -46,9 +61,10 @@ int gc_eta_timeline(const gc_item *items, size_t nitems, const gc_geom *g, doubl
     int cap = g->local_size * g->local_size + 2 * g->nodes + 8;
     if (maxsteps < cap)
         maxsteps = cap;
+    maxsteps++;   /* a serial step t is segment t + 1 of its phase */
     size_t nseg = (size_t)GC_NPHASES * (size_t)(maxsteps + 1);
-    gc_eta_left *wall = calloc(nseg, sizeof *wall), *own = calloc(nseg, sizeof *own),
-                *sum = calloc(nseg, sizeof *sum);
+    seg_budget *wall = calloc(nseg, sizeof *wall), *own = calloc(nseg, sizeof *own),
+               *sum = calloc(nseg, sizeof *sum);
     int rc = wall && own && sum ? 0 : gc_fail(err, GC_ENOMEM, "out of memory");
     for (int lr = 0; !rc && lr < g->local_size; lr++) {
         gc_geom o = *g;
@@ -85,48 +101,48 @@ int gc_eta_timeline(const gc_item *items, size_t nitems, const gc_geom *g, doubl
     }
     if (!rc) {
         /* from the end: what is left after each segment, then each task */
-        gc_eta_left after = { 0, 0 };
+        gc_eta_left after;
+        memset(&after, 0, sizeof after);
         size_t s_next = nseg;
         left[ntasks] = after;
-        gc_eta_left in_seg = { 0, 0 };   /* own budget left in the current segment */
+        seg_budget in_seg = { 0, 0 };   /* own budget left in the current segment */
         for (size_t k = ntasks; k-- > 0;) {
             size_t s = seg_of(&tasks[k], maxsteps);
             if (s != s_next) {
                 /* the segments between s and s_next (other ranks' steps) */
-                for (size_t x = s + 1; x < s_next && x < nseg; x++) {
-                    after.fixed_s += wall[x].fixed_s;
-                    after.scalable_s += wall[x].scalable_s;
-                }
-                if (s_next < nseg) {
-                    after.fixed_s += wall[s_next].fixed_s;
-                    after.scalable_s += wall[s_next].scalable_s;
-                }
+                for (size_t x = s + 1; x < s_next && x < nseg; x++)
+                    add_seg(&after, x, maxsteps, wall[x].fixed_s, wall[x].scalable_s);
+                if (s_next < nseg)
+                    add_seg(&after, s_next, maxsteps, wall[s_next].fixed_s, wall[s_next].scalable_s);
                 s_next = s;
-                in_seg = (gc_eta_left){ 0, 0 };
+                in_seg = (seg_budget){ 0, 0 };
             }
             if (fixed_time(&tasks[k]))
                 in_seg.fixed_s += tasks[k].budget_s;
             else
                 in_seg.scalable_s += tasks[k].budget_s;
             /* the segment lasts its longest rank: what this one will wait */
-            double wf = wall[s].fixed_s - own[s].fixed_s, ws = wall[s].scalable_s - own[s].scalable_s;
-            left[k].fixed_s = after.fixed_s + in_seg.fixed_s + (wf > 0 ? wf : 0);
-            left[k].scalable_s = after.scalable_s + in_seg.scalable_s + (ws > 0 ? ws : 0);
+            double wf = 0, ws = 0;
+            if (s < nseg) {
+                wf = fmax(0, wall[s].fixed_s - own[s].fixed_s);
+                ws = fmax(0, wall[s].scalable_s - own[s].scalable_s);
+            }
+            left[k] = after;
+            add_seg(&left[k], s, maxsteps, in_seg.fixed_s + wf, in_seg.scalable_s + ws);
         }
         /* before the first task: the segments it waits through too */
-        for (size_t x = 0; ntasks && x < s_next && x < nseg; x++) {
-            left[0].fixed_s += wall[x].fixed_s;
-            left[0].scalable_s += wall[x].scalable_s;
-        }
+        for (size_t x = 0; ntasks && x < s_next && x < nseg; x++)
+            add_seg(&left[0], x, maxsteps, wall[x].fixed_s, wall[x].scalable_s);
         /* as the watch hears it: once task k-1 is done (the waits for the
          * node's other GPUs that follow it still ahead), not before task k */
         for (size_t k = ntasks; k > 0; k--) {
-            int fx = fixed_time(&tasks[k - 1]);
+            const gc_step_task *t = &tasks[k - 1];
+            size_t p = (size_t)t->task.item->phase;
             left[k] = left[k - 1];
-            if (fx)
-                left[k].fixed_s = fmax(0, left[k].fixed_s - tasks[k - 1].budget_s);
-            else
-                left[k].scalable_s = fmax(0, left[k].scalable_s - tasks[k - 1].budget_s);
+            if (fixed_time(t))
+                left[k].fixed_s = fmax(0, left[k].fixed_s - t->budget_s);
+            else if (p < GC_NPHASES)
+                left[k].scalable_s[p] = fmax(0, left[k].scalable_s[p] - t->budget_s);
         }
     }
     free(wall), free(own), free(sum);

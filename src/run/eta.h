@@ -5,20 +5,17 @@
  * timeline from the schedule of every GPU of the node: per segment (a
  * parallel phase whole, a serial phase's step) the longest budget of its
  * GPUs, split into fixed time (items that run for their budget: the
- * sustained load) and scalable time (items that usually end well inside
- * it). Before each of its tasks it then knows the wall budget left;
- * tree/watch.c scales the scalable part by what the run has shown so far. */
+ * sustained load) and scalable time per phase (items that usually end
+ * inside it, each phase by its own margin). Before each of its tasks it
+ * then knows the wall budget left; plan/eta_est.h turns it into seconds
+ * with each phase's ratio of time to budget so far. */
 #ifndef GC_ETA_H
 #define GC_ETA_H
 
 #include <stddef.h>
 
+#include "plan/eta_est.h"
 #include "plan/schedule.h"
-
-typedef struct gc_eta_left {
-    double fixed_s;      /* sustained load: takes its budget */
-    double scalable_s;   /* the rest: budgets are upper bounds */
-} gc_eta_left;
 
 /* left[0]: the wall budget left before this rank's first task; left[k]
  * (k = 1..ntasks): left once its task k-1 is done (the node's other GPUs'

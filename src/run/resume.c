@@ -57,7 +57,7 @@ static int point_peer(const gc_point *p)
     return g >= 0 && g < 65536 ? GC_RESUME_LOCAL | (int)g : -1;
 }
 
-int gc_resume_load(gc_resume *rs, const char *shard_path, const char *plan_sha256,
+int gc_resume_load(gc_resume *rs, const char *shard_path, const gc_run_meta *run, int reshape,
                    const char *uuid, size_t nitems, gc_err *err)
 {
     memset(rs, 0, sizeof *rs);
@@ -76,11 +76,17 @@ int gc_resume_load(gc_resume *rs, const char *shard_path, const char *plan_sha25
         snprintf(rs->note, sizeof rs->note, "earlier shard unreadable (%.200s)", e.msg);
         return 0;
     }
-    if (strcmp(meta.plan_sha256, plan_sha256) != 0)
+    gc_err why = { 0 };
+    int other = gc_run_same(&meta, run, &why);
+    if (other == 1 && !reshape)
         return gc_fail(err, GC_EINVAL,
-                       "%s was written by another plan (%s, sha256 %.12s...; this one is "
-                       "%.12s...): resume needs the same plan file", shard_path, meta.plan_file,
-                       meta.plan_sha256, plan_sha256);
+                       "%s is a shard %s: --resume needs the run's plan file; --resume-reshape "
+                       "measures this GPU anew", shard_path, why.msg);
+    if (other) {
+        snprintf(rs->note, sizeof rs->note, "%.90s is a shard %.110s: measuring this GPU anew",
+                 shard_path, why.msg);
+        return 0;
+    }
     if (uuid && uuid[0] && strcmp(rs->old.info.uuid, uuid) != 0) {
         snprintf(rs->note, sizeof rs->note, "earlier shard is of another GPU (%.60s, now %.60s): "
                  "measuring everything", rs->old.info.uuid, uuid);

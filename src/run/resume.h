@@ -33,9 +33,12 @@ typedef struct gc_resume {
     char note[256];        /* why nothing was taken (no shard, other GPU), for a message */
 } gc_resume;
 
-/* Read shard_path (missing: nothing done). plan_sha256 must match the
- * shard's; uuid (the GPU now) should. GC_EINVAL for another plan. */
-int gc_resume_load(gc_resume *rs, const char *shard_path, const char *plan_sha256,
+/* Read shard_path (missing: nothing done). It must be of run, the run
+ * being resumed (gc_run_same: its plan, and its start time where known):
+ * one of another plan is GC_EINVAL, naming the file and --resume-reshape,
+ * unless reshape (then, as one of another run of the plan or of another
+ * GPU than uuid, it is set aside with a note: the GPU is measured anew). */
+int gc_resume_load(gc_resume *rs, const char *shard_path, const gc_run_meta *run, int reshape,
                    const char *uuid, size_t nitems, gc_err *err);
 /* Move the points of skipped tasks into gpu (which holds no points yet):
  * rs->done and rs->pairs, as the caller left them, say which. */

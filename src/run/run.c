@@ -390,7 +390,7 @@ static void remeasure_step(runner *r, gc_step_task *tasks, size_t from, size_t t
 static void eta_tell(runner *r, size_t k)
 {
     if (r->eta)
-        gc_watch_left(r->watch, r->eta[k].fixed_s, r->eta[k].scalable_s);
+        gc_watch_left(r->watch, &r->eta[k]);
 }
 
 static void run_phases(runner *r, gc_step_task *tasks, size_t ntasks, const gc_geom *geom)
@@ -538,7 +538,7 @@ static int open_backend(runner *r, gc_err *e)
 static void lost_blob(runner *r, int rank, gc_blob *b, uint8_t **owned)
 {
     void *o = NULL;
-    gc_tree_read_shard(r->out, &r->cl.roster[rank], b, &o);
+    gc_tree_read_shard(r->out, &r->meta, &r->cl.roster[rank], b, &o);
     *owned = o;
     if (!b->data)
         snprintf(b->missing_reason, sizeof b->missing_reason,
@@ -637,7 +637,7 @@ static int finish(runner *r, gc_wbuf *mine, double t0, int *lost_ranks)
     gc_iso_time(r->meta.end_time, sizeof r->meta.end_time, 0);
     gc_catalogue_stats st = { 0 };
     int rc = sink.failed ? gc_fail(&e, sink.err.code ? sink.err.code : GC_ENOMEM, "%s", sink.err.msg)
-                         : gc_tree_catalogue(r->out, r->cl.roster, sink.c, &st, &e);
+                         : gc_tree_catalogue(r->out, &r->meta, r->cl.roster, sink.c, &st, &e);
     gc_collect_free(sink.c);
     if (rc)
         fprintf(stderr, "gpucensus: catalogue not written: %s (`gpucensus merge %s/shards` can "

@@ -37,6 +37,7 @@ typedef struct runner {
     gc_watch *watch;         /* NULL until the schedule is known */
     int abandoned;           /* rank 0 gave up on a lost rank: stop measuring */
     gc_resume rs;            /* --resume: what OUT's shards already hold */
+    char resumed_start[32];  /* --resume: the start time of the run resumed (its roster's) */
     int ok_in, ok_out;       /* all_ok_watched's buffers: an abandoned
                                 reduction may still write them */
     uint8_t *skip;           /* per task: 1 = done in the run being resumed */

@@ -142,7 +142,7 @@ int gc_run_make_out_dir(runner *r, const char *stamp, gc_err *e)
 
 /* --resume: the run being resumed must be this plan on the same GPUs; with
  * fewer ranks its other GPUs would silently leave the catalogue. */
-static int resume_same_job(const runner *r, const char *path, gc_err *e)
+static int resume_same_job(runner *r, const char *path, gc_err *e)
 {
     uint8_t *data;
     size_t len;
@@ -156,6 +156,7 @@ static int resume_same_job(const runner *r, const char *path, gc_err *e)
     free(data);
     if (rc)
         return gc_fail(e, rc, "%s: %s", path, re.msg);
+    snprintf(r->resumed_start, sizeof r->resumed_start, "%s", old.start_time);
     if (strcmp(old.plan_sha256, r->meta.plan_sha256))
         rc = gc_fail(e, GC_EINVAL, "--resume %s: that run is of another plan (%.60s, sha256 "
                      "%.12s...): resume needs the same plan file", r->out, old.plan_name,
@@ -198,7 +199,14 @@ int gc_run_write_roster(runner *r, gc_err *e)
 int gc_run_resume_setup(runner *r, const gc_step_task *tasks, size_t ntasks, size_t nitems)
 {
     gc_err e = { 0 };
-    int rc = gc_resume_load(&r->rs, r->shard_path, r->plan.sha256, r->gpu.info.uuid, nitems, &e);
+    /* the run resumed: this plan, started when its roster says */
+    gc_run_meta was = r->meta;
+    if (MPI_Bcast(r->resumed_start, sizeof r->resumed_start, MPI_CHAR, 0, r->cl.world))
+        r->resumed_start[0] = '\0';
+    r->resumed_start[sizeof r->resumed_start - 1] = '\0';
+    snprintf(was.start_time, sizeof was.start_time, "%s", r->resumed_start);
+    int rc = gc_resume_load(&r->rs, r->shard_path, &was, r->opts->resume_reshape, r->gpu.info.uuid,
+                            nitems, &e);
     if (rc)
         gc_run_rank_error(r, &e);
     if (!gc_cluster_all_ok(&r->cl, rc == 0))

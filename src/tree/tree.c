@@ -10,7 +10,8 @@
 #include "util/fsutil.h"
 #include "util/timeutil.h"
 
-void gc_tree_read_shard(const char *out, const gc_roster_entry *e, gc_blob *b, void **owned)
+void gc_tree_read_shard(const char *out, const gc_run_meta *run, const gc_roster_entry *e,
+                        gc_blob *b, void **owned)
 {
     char dir[4200], path[4400];
     size_t len = 0;
@@ -21,6 +22,16 @@ void gc_tree_read_shard(const char *out, const gc_roster_entry *e, gc_blob *b, v
     snprintf(dir, sizeof dir, "%s/shards", out);
     if (gc_shard_path(path, sizeof path, dir, e->node, e->local_index) == 0 &&
         gc_read_file_in(path, 2, GC_SHARD_MAX_BYTES + 64, &data, &len, &err) == 0) {
+        /* a rank that died before its first shard of this run leaves an
+         * earlier run's there (--force, --resume): not this run's results */
+        gc_run_meta sm;
+        gc_err why = { 0 };
+        if (run && gc_shard_decode_meta(data, len, &sm, NULL) == 0 && gc_run_same(&sm, run, &why)) {
+            snprintf(b->missing_reason, sizeof b->missing_reason, "%.50s: a shard %.90s",
+                     path, why.msg);
+            free(data);
+            return;
+        }
         b->data = data;
         b->len = len;
         *owned = data;
@@ -32,6 +43,7 @@ void gc_tree_read_shard(const char *out, const gc_roster_entry *e, gc_blob *b, v
 
 typedef struct leader_ctx {
     const char *out;
+    const gc_run_meta *run;
     const gc_roster_entry *roster;
     gc_watch *w;
 } leader_ctx;
@@ -40,7 +52,7 @@ static void leader_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
 {
     const leader_ctx *c = ctx;
     gc_watch_busy(c->w);   /* a GPU at a time: rank 0 hears from this rank meanwhile */
-    gc_tree_read_shard(c->out, &c->roster[r], b, owned);
+    gc_tree_read_shard(c->out, c->run, &c->roster[r], b, owned);
 }
 
 /* The node file is put in place only while rank 0 has not judged this
@@ -104,7 +116,7 @@ void gc_tree_node_file(const char *out, const gc_run_meta *run, const gc_cluster
         *abandoned = 1;
         wait_bounded(w, &rq, GC_TREE_ABANDON_WAIT_S);
     }
-    leader_ctx c = { out, cl->roster, w };
+    leader_ctx c = { out, run, cl->roster, w };
     gc_node_place place = { leader_keep, *prior };
     gc_err e = { 0 };
     int wrc = gc_watch_lost_self(w) ? GC_EINVAL
@@ -137,18 +149,19 @@ void gc_tree_node_file(const char *out, const gc_run_meta *run, const gc_cluster
 
 typedef struct tree_src {
     const char *out;
+    const gc_run_meta *run;
     const gc_roster_entry *roster;
 } tree_src;
 
 static void tree_shard_fetch(void *ctx, size_t r, gc_blob *b, void **owned)
 {
     const tree_src *t = ctx;
-    gc_tree_read_shard(t->out, &t->roster[r], b, owned);
+    gc_tree_read_shard(t->out, t->run, &t->roster[r], b, owned);
 }
 
-int gc_tree_catalogue(const char *out, const gc_roster_entry *roster, gc_collect *c,
+int gc_tree_catalogue(const char *out, const gc_run_meta *run, const gc_roster_entry *roster, gc_collect *c,
                       gc_catalogue_stats *stats, gc_err *err)
 {
-    tree_src ts = { out, roster };
+    tree_src ts = { out, run, roster };
     return gc_collect_finish(c, tree_shard_fetch, &ts, stats, err);
 }

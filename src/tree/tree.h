@@ -49,14 +49,16 @@ void gc_tree_node_file(const char *out, const gc_run_meta *run, const gc_cluster
 void gc_tree_node_prior(const char *out, const gc_cluster *cl, gc_file_id *prior);
 
 /* Roster entry e's shard from out/shards on this machine's disk into b
- * (*owned: what to free), or b->data NULL and the reason. */
-void gc_tree_read_shard(const char *out, const gc_roster_entry *e, gc_blob *b, void **owned);
+ * (*owned: what to free), or b->data NULL and the reason: also when it is
+ * not of run (gc_run_same; run NULL: not asked). */
+void gc_tree_read_shard(const char *out, const gc_run_meta *run, const gc_roster_entry *e,
+                        gc_blob *b, void **owned);
 
 /* Rank 0: out/catalogue.json from the collector (collect.h) that took
  * every record as it arrived and a lost rank's shard from this disk; the
  * node file of any node whose leader wrote none from the shards on this
  * disk, else the records. */
-int gc_tree_catalogue(const char *out, const gc_roster_entry *roster, gc_collect *c,
+int gc_tree_catalogue(const char *out, const gc_run_meta *run, const gc_roster_entry *roster, gc_collect *c,
                       gc_catalogue_stats *stats, gc_err *err);
 
 #endif

@@ -128,13 +128,25 @@ void wt_print_progress(gc_watch *w, double now)
     char etas[32] = "null";
     if (eta >= 0)
         snprintf(etas, sizeof etas, "%.1f", eta);
-    if (w->mode == GC_PROGRESS_JSON)
+    if (w->mode == GC_PROGRESS_JSON) {
+        /* what rank 0's node took per phase, against the budget done */
+        char phases[512] = "";
+        size_t at = 0;
+        for (int p = 0; p < GC_NPHASES && at < sizeof phases; p++)
+            if (w->eta.budget_done_s[p] > 0)
+                at += (size_t)snprintf(phases + at, sizeof phases - at,
+                                       "%s\"%s\": {\"budget_done_s\": %.2f, \"took_s\": %.2f}",
+                                       at ? ", " : "", gc_phase_name((gc_phase)p),
+                                       w->eta.budget_done_s[p], w->eta.took_s[p]);
+        if (at >= sizeof phases)
+            phases[0] = '\0';
         fprintf(stderr,
                 "{\"progress\": {\"done\": %llu, \"total\": %llu, \"ranks\": %d, "
                 "\"ranks_finished\": %d, \"ranks_lost\": %d, \"elapsed_s\": %.1f, "
-                "\"eta_s\": %s}}\n",
+                "\"eta_s\": %s, \"phases\": {%s}}}\n",
                 (unsigned long long)done, (unsigned long long)w->all_total, w->size, ranks_done,
-                lost, el, etas);
+                lost, el, etas, phases);
+    }
     else if (w->mode == GC_PROGRESS_TEXT)
         fprintf(stderr, "gpucensus: %llu/%llu items (%.0f%%), %d/%d ranks finished%s, %.0f s "
                         "elapsed, %s%s%s left\n",
@@ -352,18 +364,9 @@ void gc_watch_plan(gc_watch *w, uint32_t total, uint32_t done, double first_budg
     gc_watch_poll(w);
 }
 
-void gc_watch_left(gc_watch *w, double fixed_s, double scalable_s)
+void gc_watch_left(gc_watch *w, const gc_eta_left *left)
 {
-    double now = gc_now_s();
-    if (!w->eta_known) {
-        w->eta_known = 1;
-        w->eta_t0 = now;
-        w->eta_total_fixed = fixed_s;
-        w->eta_total_scal = scalable_s;
-    }
-    w->eta_fixed = fixed_s;
-    w->eta_scal = scalable_s;
-    w->eta_at = now;
+    gc_eta_est_tell(&w->eta, gc_now_s(), left);
 }
 
 /* Seconds left by the plan's budgets and what the run has shown (rank
@@ -371,17 +374,7 @@ void gc_watch_left(gc_watch *w, double fixed_s, double scalable_s)
  * left of its own: the item counts then). */
 static double budget_eta(const gc_watch *w, double now)
 {
-    if (!w->eta_known || w->eta_fixed + w->eta_scal <= 0)
-        return -1;
-    /* how long a second of the scalable budget took up to rank 0's last
-     * task, the waits for the node's other GPUs before it included (before
-     * a second of it is done: the budgets as they are); then the time since
-     * that task counts down what it left */
-    double fixed_done = w->eta_total_fixed - w->eta_fixed, scal_done = w->eta_total_scal - w->eta_scal;
-    double scale = scal_done >= 1.0 ? (w->eta_at - w->eta_t0 - fixed_done) / scal_done : 1.0;
-    scale = scale < 0.02 ? 0.02 : scale > 5.0 ? 5.0 : scale;
-    double eta = w->eta_fixed + scale * w->eta_scal - (now - w->eta_at);
-    return eta > 0 ? eta : 0;
+    return gc_eta_est_left(&w->eta, now);
 }
 
 void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s)

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plan/eta_est.h"
 #include "util/err.h"
 
 typedef enum { GC_PROGRESS_OFF, GC_PROGRESS_TEXT, GC_PROGRESS_JSON } gc_progress_mode;
@@ -51,12 +52,11 @@ void gc_watch_plan(gc_watch *w, uint32_t total, uint32_t done, double first_budg
 /* After an item: done items so far, the budget of the next one. */
 void gc_watch_item(gc_watch *w, uint32_t done, double next_budget_s);
 /* The plan's wall budget this rank's node has left (run/eta.h): fixed
- * (the sustained load, which runs for its budget) and scalable (budgets
- * that are upper bounds). The first call is the plan's start. Rank 0's
- * give the progress line's ETA: fixed + scalable x (the time up to the last
- * call, less the fixed part done, / the scalable budget done by then), less
- * the time since that call. */
-void gc_watch_left(gc_watch *w, double fixed_s, double scalable_s);
+ * (the sustained load, which runs for its budget) and scalable per phase
+ * (budgets that are upper bounds). The first call is the plan's start.
+ * Rank 0's give the progress line's ETA (plan/eta_est.h: each phase's
+ * budget left times that phase's time per second of budget so far). */
+void gc_watch_left(gc_watch *w, const gc_eta_left *left);
 /* Read messages, report, judge; 1 once the run is being abandoned (also
  * on a rank rank 0 judged lost, or released). */
 int gc_watch_poll(gc_watch *w);

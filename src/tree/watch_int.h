@@ -54,8 +54,7 @@ struct gc_watch {
     uint64_t all_total;
     /* rank 0's own wall budget left (gc_watch_left): at the plan's start
      * (total), at its last task (left), when that was, and when the plan began */
-    double eta_total_fixed, eta_total_scal, eta_fixed, eta_scal, eta_at, eta_t0;
-    int eta_known;
+    gc_eta_est eta;   /* rank 0: the ETA from its node's budgets left */
     double last_print;
     int printed_end;
     MPI_Request *abandon_out, *lost_out;

@@ -61,7 +61,7 @@ static void read_shard(const char *dir, const gc_roster_entry *e, gc_blob *b, ui
 }
 
 /* A shard must belong here before its values join the catalogue: this
- * run's plan, the GPU the roster (or its file name) says, and finite
+ * run (its plan and start time: the roster's, or the first shard's), the GPU the roster (or its file name) says, and finite
  * values (JSON has no NaN: a null would make the catalogue invalid). A
  * shard that does not decode is left to the catalogue, which records the
  * GPU as failed with the reason. */
@@ -73,10 +73,9 @@ static int check_shard(const char *path, const gc_run_meta *run, const gc_roster
     if (!b->data || gc_shard_decode(b->data, b->len, &sm, &g, NULL))
         return 0;
     int rc = 0;
-    if (strcmp(sm.plan_sha256, run->plan_sha256) || strcmp(sm.plan_name, run->plan_name))
-        rc = gc_fail(err, GC_EINVAL, "%s: a shard of another plan (%.60s, sha256 %.12s; this run: "
-                     "%.60s, %.12s): not merged", path, sm.plan_name, sm.plan_sha256,
-                     run->plan_name, run->plan_sha256);
+    gc_err why = { 0 };
+    if (gc_run_same(&sm, run, &why))
+        rc = gc_fail(err, GC_EINVAL, "%s: a shard %s: not merged", path, why.msg);
     else if (want && (strcmp(g.info.node, want->node) || g.info.local_index != want->local_index))
         rc = gc_fail(err, GC_EINVAL, "%s: holds %s/gpu%d, not %s/gpu%d (a copy under another "
                      "name?): not merged", path, g.info.node, g.info.local_index, want->node,

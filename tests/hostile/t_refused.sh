@@ -97,6 +97,16 @@ case_hist_time() { db time "UPDATE runs SET start_s = 9223372036854775807 WHERE 
 case_jobid() { SLURM_JOB_ID='1/../../x' $T $MPIRUN -x SLURM_JOB_ID -np 2 "$GC" run "$plan" --backend sim -o "$TMP/j/%j" --quiet; }
 case_node_name() { sed -e 's/ nodes = 2;//' -e "s|\"../../configs/|\"$ROOT/configs/|" "$plan" > "$TMP/p0.cfg"
     GPUCENSUS_NODE_NAME='a;b' $T $MPIRUN -x GPUCENSUS_NODE_NAME -np 2 "$GC" run "$TMP/p0.cfg" --backend sim -o "$TMP/nn" --quiet; }
+case_resume_other_plan() { copy rop
+    sed -e 's/seed = 7L/seed = 8L/' -e "s|\"../../configs/|\"$ROOT/configs/|" "$plan" > "$TMP/p8.cfg"
+    $MPIRUN -np 1 "$GC" run "$TMP/p8.cfg" --backend sim -o "$TMP/p8" --quiet || die "run of another plan"
+    cp "$TMP/p8/shards/n1-gpu0.gcs" "$TMP/rop/shards/n1-gpu0.gcs"
+    $T $MPIRUN -np 4 "$GC" run "$plan" --backend sim --resume "$TMP/rop" --quiet; r=$?
+    cmp -s "$TMP/p8/shards/n1-gpu0.gcs" "$TMP/rop/shards/n1-gpu0.gcs" || die "the refused resume replaced the shard"
+    return $r; }
+case_merge_other_run() { copy mor; cp "$TMP/run2/shards/n1-gpu0.gcs" "$TMP/mor/shards/n1-gpu0.gcs"
+    $T "$GC" merge "$TMP/mor/shards" -o "$TMP/mor-m" 2> "$TMP/mor.err"; r=$?
+    grep -q "n1-gpu0.gcs: a shard of another run" "$TMP/mor.err" || die "the shard of another run is not named"; return $r; }
 
 # the table: rows "| `id` | ... | code |" of the section
 awk '/^### What is refused/ { on = 1; next } /^#/ { on = 0 } on && /^\| `[a-z0-9-]*` \|/' \
