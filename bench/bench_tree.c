@@ -27,7 +27,7 @@
  *            (wall time, page size), with node files in OUT/nodes/: the
  *            leader's nodes/n1.json with its node's name, for every node up
  *            to NODE_FILES_MAX nodes and for that many spread over the
- *            census past it, and (-f) for every node with a GPU made slower
+ *            census past it, and (-f) for the first 64 nodes with a GPU made slower
  *            (23.9 MB each on the default plan: 2048 would be 49 GB; the
  *            report reads at most the nodes it draws, 16 with something not
  *            ok and a sample of 4), then the page in
@@ -483,7 +483,7 @@ static int rank0_child(tmpl *t, size_t n, const char *out)
 /* The node files of a census of n GPUs in out/nodes/: the leader's file
  * (node n1, text) with every "n1" naming node nK, for each node when they
  * are at most NODE_FILES_MAX, else for NODE_FILES_MAX nodes spread evenly
- * and (-f) every node with a GPU made slower: the nodes the report reads. */
+ * and (-f) the first FAULTED_FILES_MAX nodes with a GPU made slower: the nodes the report reads. */
 static int write_node_files(const char *leader, size_t leader_len, size_t n, const char *out)
 {
     size_t nodes = n / NODE_GPUS, m = nodes < NODE_FILES_MAX ? nodes : NODE_FILES_MAX;
