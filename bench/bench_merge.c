@@ -219,7 +219,7 @@ static int count_ok(const char *log)
     char line[512];
     int k = -1;
     while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "GPUs: %d ok", &k) == 1)
+        if (sscanf(line, "GPUs measured: %d in full", &k) == 1)
             break;
     if (f)
         fclose(f);

@@ -14,6 +14,9 @@
 #                 report -o, and ~2.5 GB of disk under BENCH_DIR, removed after
 #                 each size)
 #   BENCH_TREE_PLAN plan of the tree benchmark (default configs/default.cfg)
+#   BENCH_SCALE_SIZE GPUs of the census that check and report are measured on
+#                 (default 131072; 0: skipped). Its ingest took 8.5 min here
+#                 and its files ~7 GB of disk under BENCH_DIR, removed
 #   BENCH_SIZES   GPU counts (default 64,256,1024)
 #   BENCH_PLANS   plans (default "configs/quick.cfg configs/default.cfg")
 #   BENCH_REPS    merges per size, the fastest counts (default 3; 1 for default.cfg
@@ -147,6 +150,40 @@ if "$BUILD/bench/bench_merge" -n 8 -r 1 -d "$work/tree-node" -x "$BUILD/gpucensu
 else
     echo "bench/run.sh: bench_tree failed" >&2
     status=1
+fi
+# check and report at the largest size (default 131,072 GPUs; 0: skipped):
+# bench_tree's census of that size on the same node's shards, then `check`,
+# `report -o` and the page in headless Chromium, each against its target
+# (check 30 s, report 3 min, page 30 MB, load 5 s, an action 100 ms,
+# catalogue 16 KiB a GPU), with CPU time and peak memory beside the wall
+# time. Disk: the catalogue (~2 GB) and ~190 node files (~4.6 GB), removed.
+SCALE=${BENCH_SCALE_SIZE:-131072}
+if [ "$SCALE" != 0 ]; then
+    echo "== check and report at $SCALE GPUs ($BUILD/bench/bench_tree -f -n $SCALE)"
+    scale_out="$work/scale.txt"
+    if [ -d "$work/tree-node/n8/shards" ] || "$BUILD/bench/bench_merge" -n 8 -r 1 -d "$work/tree-node" \
+            -x "$BUILD/gpucensus" -k "$TREE_PLAN" > "$work/tree-node.txt"; then
+        "$BUILD/bench/bench_tree" -f -n "$SCALE" -d "$work/scale" -x "$BUILD/gpucensus" \
+            "$work/tree-node/n8/shards" | tee "$scale_out"
+        rc=${PIPESTATUS[0]}
+        [ "$rc" -eq 0 ] || { echo "bench/run.sh: bench_tree -n $SCALE failed (exit $rc)" >&2; status=1; }
+        sv() { sed -n "s/^$1=\([0-9.-]*\).*/\1/p" "$scale_out" | head -1; }
+        n=$SCALE
+        summary+=("$(awk -v n="$n" -v c="$(sv "check_${n}_s")" -v cc="$(sv "check_cpu_${n}_s")" \
+            -v cm="$(sv "check_peak_${n}_mb")" -v r="$(sv "report_${n}_s")" -v rc="$(sv "report_cpu_${n}_s")" \
+            -v rm="$(sv "report_peak_${n}_mb")" -v cat="$(sv "catalogue_${n}_mb")" 'BEGIN {
+            printf "scale    %d GPUs: check %.1f s = %.2f x 30 s (CPU %.1f s, peak %.0f MB); report -o %.1f s = %.2f x 180 s (CPU %.1f s, peak %.0f MB); catalogue %.0f B/GPU = %.2f x 16 KiB",
+                   n, c, c / 30, cc, cm, r, r / 180, rc, rm, cat * 1e6 / n, cat * 1e6 / n / 16384 }')")
+        summary+=("$(awk -v n="$n" -v p="$(sv "page_${n}_mb")" -v l="$(sv "page_load_${n}_ms")" \
+            -v a="$(sv "page_action_${n}_ms")" 'BEGIN {
+            printf "scale    %d GPUs: page %.2f MB = %.2f x 30 MB; in headless Chromium: load %.0f ms = %.2f x 5000 ms, slowest interaction %.0f ms = %.2f x 100 ms (-1: skipped)",
+                   n, p, p / 30, l, l / 5000, a, a / 100 }')")
+    else
+        echo "bench/run.sh: bench_merge -n 8 failed" >&2
+        status=1
+    fi
+    rm -rf "$work/scale"
+    echo
 fi
 rm -rf "$work/tree" "$work/tree-node"
 echo

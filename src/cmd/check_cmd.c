@@ -1,6 +1,7 @@
 /* The check subcommand. See check.h. */
 #include "cmd/check_cmd.h"
 #include "util/quote.h"
+#include "util/strtab.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -54,6 +55,30 @@ static const char *T(const char *s)
     k = (k + 1) % 4;
     gc_term_esc(s, buf[k], sizeof buf[k]);
     return buf[k];
+}
+
+/* The first verdict of a GPU or link whose subject is s (a node's
+ * member): its subjects interned once (a scan per degraded node was
+ * quadratic: thousands of nodes times millions of verdicts). */
+static const gc_verdict *member_verdict(const gc_detect *d, gc_strtab *t, long **first,
+                                        const char *s)
+{
+    size_t n = gc_detect_count(d);
+    if (!*first) {
+        if (!(*first = malloc((n + 1) * sizeof **first)))
+            return NULL;
+        for (size_t i = 0; i < n; i++) {
+            const gc_verdict *x = gc_detect_verdict(d, i);
+            if (x->type == GC_SUBJ_NODE)
+                continue;
+            size_t before = t->n;
+            long id = gc_strtab_id(t, x->subject, 1);
+            if (id >= 0 && (size_t)id >= before)
+                (*first)[id] = (long)i;
+        }
+    }
+    long id = gc_strtab_id(t, s, 0);
+    return id >= 0 ? gc_detect_verdict(d, (size_t)(*first)[id]) : NULL;
 }
 
 void gc_check_print(FILE *f, const gc_detect *d)
@@ -131,6 +156,8 @@ void gc_check_print(FILE *f, const gc_detect *d)
         }
     }
     int drains = 0;
+    gc_strtab subjects = { 0 };   /* built at the first drain line */
+    long *first_of = NULL;
     for (size_t i = 0; i < n; i++) {
         const gc_verdict *v = gc_detect_verdict(d, i);
         if (v->type != GC_SUBJ_NODE || v->level < GC_V_DEGRADED)
@@ -141,11 +168,8 @@ void gc_check_print(FILE *f, const gc_detect *d)
         int bad = 0;
         for (size_t k = 0; k < v->nreasons; k++)
             bad += v->reasons[k].severity >= GC_V_DEGRADED;
-        for (size_t k = 0; w && k < n && !m; k++) {
-            const gc_verdict *x = gc_detect_verdict(d, k);
-            if (x->type != GC_SUBJ_NODE && !strcmp(x->subject, w->metric))
-                m = x;
-        }
+        if (w)
+            m = member_verdict(d, &subjects, &first_of, w->metric);
         const gc_reason *mr = m ? gc_verdict_worst_reason(m) : NULL;
         char why[640], safe[640], dev[48] = "", pts[32] = "";
         if (mr && mr->points > 1)
@@ -173,6 +197,8 @@ void gc_check_print(FILE *f, const gc_detect *d)
             fprintf(f, "\nTo drain the degraded nodes (not run; check, then paste):\n");
         fprintf(f, "  scontrol update NodeName=%s State=DRAIN Reason=%s\n", qnode, qwhy);
     }
+    gc_strtab_free(&subjects);
+    free(first_of);
 }
 
 const char gc_check_usage[] =
@@ -203,14 +229,16 @@ static const gc_opt check_opts[] = {
 /* The per-GPU table (check_table.c), its GPUs' benchmarks and links read
  * from the catalogue if not read already; one that lacks them (a minimal
  * catalogue) gets a line instead. */
-static void check_table_of(FILE *f, const gc_detect *d, gc_hcat *hc, int have_hc, const char *path)
+static void check_table_of(FILE *f, const gc_detect *d, gc_cat_table *t, gc_hcat *hc, int have_hc,
+                           const char *path)
 {
     gc_err e = { 0 };
-    if (!have_hc && gc_catread_hist(path, hc, &e)) {
+    if (!t->filled && !have_hc && gc_catread_hist(path, hc, &e)) {
         fprintf(f, "\n(no per-GPU table: %s)\n", T(e.msg));
         return;
     }
-    gc_check_table(f, d, hc);
+    if (gc_check_table(f, d, t, hc))
+        fprintf(f, "\n(no per-GPU table: out of memory)\n");
 }
 
 int gc_check_main(int argc, char **argv)
@@ -266,7 +294,8 @@ int gc_check_main(int argc, char **argv)
     if (hnote && json)   /* stdout is the JSON */
         fprintf(stderr, "gpucensus check: %s\n", hnote);
     gc_detect *d = gc_detect_new(&rules, base);
-    gc_catread_info info;
+    gc_cat_table table = { 0 };
+    gc_catread_info info = { .table = &table };
     int as_written = 0;
     if (!d)
         rc = gc_fail(&e, GC_ENOMEM, "out of memory");
@@ -287,6 +316,7 @@ int gc_check_main(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "gpucensus check: %s\n", e.msg);
         gc_hcat_free(&hc);
+        gc_cat_table_free(&table);
         gc_detect_free(d);
         gc_baseline_free(base);
         free(hnote);
@@ -299,7 +329,7 @@ int gc_check_main(int argc, char **argv)
             code = GC_CHECK_ERROR;
         }
     } else if (table_only) {
-        check_table_of(stdout, d, &hc, have_hc, path);
+        check_table_of(stdout, d, &table, &hc, have_hc, path);
     } else {
         printf("gpucensus check %s: %zu GPUs, %zu links (backend %s, plan %s, started %s)\n"
                "rules: %s; baseline: %s\n%s%s%s\n",
@@ -310,7 +340,7 @@ int gc_check_main(int argc, char **argv)
                base ? gc_esc(gc_baseline_source(base)) : "none (peers and limits)",
                hnote ? "history: " : "", hnote ? gc_esc(hnote) : "", hnote ? "\n" : "");
         gc_check_print(stdout, d);
-        check_table_of(stdout, d, &hc, have_hc, path);
+        check_table_of(stdout, d, &table, &hc, have_hc, path);
         static const char *const what[4] = { "all ok", "suspects or inconclusive only", "degraded or failed",
                                              "could not judge" };
         printf("\nexit %d: %s", code, what[code]);
@@ -320,6 +350,7 @@ int gc_check_main(int argc, char **argv)
         printf("\n");
     }
     gc_hcat_free(&hc);
+    gc_cat_table_free(&table);
     gc_detect_free(d);
     gc_baseline_free(base);
     free(hnote);

@@ -29,7 +29,8 @@ void gc_check_print(FILE *f, const gc_detect *d);
 int gc_check_exit_code(const gc_detect *d);
 /* check_table.c: the per-GPU table of benchmark families (Pass, Warn, Fail,
  * Skip), and --json's object {run, counts, exit_status, verdicts}. */
-void gc_check_table(FILE *f, const gc_detect *d, const gc_hcat *hc);
+/* table: what the verdicts' read kept (filled), else hc's; GC_ENOMEM or 0 */
+int gc_check_table(FILE *f, const gc_detect *d, gc_cat_table *table, const gc_hcat *hc);
 int gc_check_json(FILE *f, const gc_detect *d, const char *path, const gc_catread_info *info,
                   int exit_status, gc_err *err);
 

@@ -9,7 +9,9 @@
 #include "read/catread.h"
 #include "read/catread_int.h"
 #include "read/catread_points.h"
+#include "census/registry.h"
 #include "util/fsutil.h"
+#include "util/grow.h"
 #include "util/quote.h"
 
 #include <fcntl.h>
@@ -566,4 +568,106 @@ int cr_with_file(const char *path, cr_mem_fn mem, void *ctx, gc_err *err)
     rc = mem(path, m.buf, m.len, ctx, err);
     gc_input_release(&m);
     return rc;
+}
+
+/* ---- check's per-GPU table (catread.h) ------------------------------------ */
+
+long gc_cat_table_key(gc_cat_table *t, const char *node, long long index)
+{
+    char key[GC_NODE_MAX + 32];
+    snprintf(key, sizeof key, "%s\x1f%lld", node ? node : "", index);
+    long id = gc_strtab_id(&t->keys, key, 1);
+    if (id < 0)
+        t->oom = 1;
+    return id;
+}
+
+int gc_cat_table_add_gpu(gc_cat_table *t, const char *node, long long index, uint32_t measured)
+{
+    long key = gc_cat_table_key(t, node, index);
+    if (key < 0 || gc_grow((void **)&t->gpus, &t->capg, t->ngpus + 1, sizeof *t->gpus)) {
+        t->oom = 1;
+        return GC_ENOMEM;
+    }
+    t->gpus[t->ngpus++] = (gc_cat_tgpu){ key, (int)index, measured };
+    return 0;
+}
+
+int gc_cat_table_add_link(gc_cat_table *t, long key, int kind)
+{
+    if (t->nlinks == t->capl) {
+        size_t c = t->capl ? 2 * t->capl : 1024;
+        long *k = realloc(t->link_key, c * sizeof *k);
+        if (k)
+            t->link_key = k;
+        unsigned char *d = k ? realloc(t->link_kind, c) : NULL;
+        if (d)
+            t->link_kind = d;
+        if (!k || !d) {
+            t->oom = 1;
+            return GC_ENOMEM;
+        }
+        t->capl = c;
+    }
+    t->link_key[t->nlinks] = key;
+    t->link_kind[t->nlinks++] = (unsigned char)kind;
+    return 0;
+}
+
+void gc_cat_table_free(gc_cat_table *t)
+{
+    gc_strtab_free(&t->keys);
+    free(t->gpus);
+    free(t->link_key);
+    free(t->link_kind);
+    free(t->link_level);
+    memset(t, 0, sizeof *t);
+}
+
+/* A GPU object (as written) into r->table: its key and the benchmarks its
+ * "methods" name (none recorded: every one, as cr_gpu_of takes it). */
+void cr_table_gpu(rd *r, json_t *g)
+{
+    gc_cat_table *t = r->table;
+    if (!t || t->oom)
+        return;
+    json_t *ms = json_object_get(g, "methods");
+    uint32_t measured = 0;
+    const char *k;
+    json_t *x;
+    if (json_object_size(ms) == 0)
+        measured = ~0u;
+    json_object_foreach(ms, k, x) {
+        for (size_t b = 0; b < gc_bench_ndefs && b < 32; b++)
+            if (!strcmp(gc_bench_defs[b].name, k))
+                measured |= 1u << b;
+    }
+    gc_cat_table_add_gpu(t, json_string_value(json_object_get(g, "node")),
+                         json_integer_value(json_object_get(g, "index")), measured);
+}
+
+static int end_is_gpu(json_t *e)
+{
+    const char *t = json_string_value(json_object_get(e, "type"));
+    return t && !strcmp(t, "gpu");
+}
+
+/* A link as its 2.x object into r->table: its GPU end (the source when it
+ * is a GPU, else the destination) and its kind. */
+void cr_table_link(rd *r, json_t *l)
+{
+    gc_cat_table *t = r->table;
+    if (!t || t->oom)
+        return;
+    json_t *e = json_object_get(l, "src");
+    if (!end_is_gpu(e))
+        e = json_object_get(l, "dst");
+    long key = -1;
+    json_t *ix = json_object_get(e, "gpu_index");
+    if (end_is_gpu(e) && json_is_integer(ix))
+        key = gc_cat_table_key(t, json_string_value(json_object_get(e, "node")), json_integer_value(ix));
+    const char *kind = json_string_value(json_object_get(l, "kind"));
+    kind = kind ? kind : "";
+    gc_cat_table_add_link(t, key, !strncmp(kind, "pcie", 4) ? GC_TK_HOST
+                                  : !strncmp(kind, "net", 3) ? GC_TK_NET : GC_TK_OTHER);
 }

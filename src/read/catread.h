@@ -17,12 +17,47 @@
 
 #include "judge/detect.h"
 #include "util/err.h"
+#include "util/strtab.h"
+
+/* What check's per-GPU table of benchmark families needs of a catalogue
+ * (check_table.c), kept as the verdicts are read (gc_catread_verdicts on a
+ * schema-3 catalogue: the GPUs and link rows it passes anyway), so that the
+ * table costs no second read and a few bytes per GPU and link: per GPU its
+ * "node\x1findex" key and the benchmarks it measured (bit b: registry
+ * index b; every bit when it records no methods); per link its GPU end's
+ * key (the source when both are GPUs; -1: none), its kind and the level of
+ * its verdict (-1: none; check_table.c fills it). filled: 1 when it holds
+ * the whole catalogue; 0: read it from gc_catread_hist instead. */
+enum { GC_TK_OTHER = 0, GC_TK_HOST = 1, GC_TK_NET = 2 };
+typedef struct gc_cat_tgpu {
+    long key;
+    int index;
+    uint32_t measured;
+} gc_cat_tgpu;
+typedef struct gc_cat_table {
+    gc_strtab keys;
+    gc_cat_tgpu *gpus;
+    size_t ngpus, capg;
+    long *link_key;
+    unsigned char *link_kind;
+    signed char *link_level;
+    size_t nlinks, capl;
+    int filled, oom;
+} gc_cat_table;
+void gc_cat_table_free(gc_cat_table *t);
+/* a key "node\x1findex" (added) for a GPU or a link end; -1: out of memory */
+long gc_cat_table_key(gc_cat_table *t, const char *node, long long index);
+int gc_cat_table_add_gpu(gc_cat_table *t, const char *node, long long index, uint32_t measured);
+int gc_cat_table_add_link(gc_cat_table *t, long key, int kind);
 
 typedef struct gc_catread_info {
     char backend[16];
     char plan_name[64];
     char start_time[32];
     size_t gpus, links;
+    /* set by the caller (kept across the read): filled by gc_catread_verdicts
+     * when it can be; NULL: not wanted */
+    gc_cat_table *table;
 } gc_catread_info;
 
 /* Feeds every GPU and link of the catalogue to d (not finished). A schema-1

@@ -38,6 +38,9 @@ typedef struct rd {
     /* GPUs listed (check's fast path): node\x1findex and UUIDs, so that a
      * verdict row naming a GPU the catalogue does not list is refused */
     struct gc_strtab *gpus_seen;
+    /* check's per-GPU table, kept as the GPUs and links go by (check's fast
+     * path); NULL: not wanted */
+    gc_cat_table *table;
 } rd;
 
 typedef struct gbuf {
@@ -85,6 +88,9 @@ int cr_gpu_of(rd *r, json_t *o, const gc_rules *rules, int all, gc_det_gpu *g, g
 /* the schema's ranges of a GPU object (cr_gpu_of checks them first) */
 int cr_gpu_ranges(rd *r, json_t *o);
 int cr_link_of(rd *r, json_t *o, size_t index, gc_det_link *l);
+/* a GPU object as written, a link as its 2.x object, into r->table (if any) */
+void cr_table_gpu(rd *r, json_t *g);
+void cr_table_link(rd *r, json_t *l);
 /* The detector's sink: a GPU and a link judged, the top-level members
  * checked. */
 int cr_det_gpu(sink *s, rd *r, json_t *o);

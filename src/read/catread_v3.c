@@ -473,6 +473,7 @@ static int link_fast(rd *r, size_t start, size_t end, size_t i)
             json_object_set_new(l, "lambda", json_null());
             json_object_set_new(l, "model", json_null());
             json_object_set_new(l, "bandwidth_top_p50_bps", json_null());
+            cr_table_link(r, l);
             int rc = keep_link(r, l, i);
             json_decref(l);
             return rc;
@@ -485,6 +486,7 @@ static int link_fast(rd *r, size_t start, size_t end, size_t i)
     json_decref(row);
     if (!l)
         return rc ? rc : r->err->code ? r->err->code : GC_ECORRUPT;
+    cr_table_link(r, l);
     rc = keep_link(r, l, i);
     json_decref(l);
     return rc;

@@ -230,9 +230,18 @@ static int verdicts_mem(const char *name, const char *buf, size_t len, gc_detect
     rd r = { .file = name, .buf = buf, .len = len, .err = err };
     sink s = { .gpu = w_gpu, .link = w_link, .top = w_top, .verdict = w_verdict, .fast3 = 1,
                .rules = rules, .d = d, .info = info };
+    gc_cat_table *table = info ? info->table : NULL;
     if (info)
         memset(info, 0, sizeof *info);
+    if (table) {   /* the per-GPU table, on the fast path only (schema 3) */
+        gc_cat_table_free(table);
+        r.table = table;
+        info->table = table;
+    }
     int rc = cr_walk_catalogue(&r, &s);
+    if (table)
+        table->filled = !rc && r.major == 3 && !table->oom && table->ngpus == info->gpus &&
+                        table->nlinks == info->links;
     *as_written = r.major >= 2 && s.seen_verdicts;
     *major = r.major;
     return rc;

@@ -76,6 +76,8 @@ static int fast_gpu_check(rd *r, size_t start, size_t end, size_t n, gc_strtab *
     }
     if (!rc && id < 0)
         rc = gc_fail(r->err, GC_ENOMEM, "out of memory");
+    if (!rc)
+        cr_table_gpu(r, v);
     r->where[0] = '\0';
     json_decref(v);
     return rc;
@@ -284,8 +286,11 @@ static int catalogue_mem(const char *name, const char *buf, size_t len, gc_catpo
     rd r = { .file = name, .buf = buf, .len = len, .err = err, .pts = pts };
     sink s = { .gpu = cr_det_gpu, .link = cr_det_link, .top = cr_cat_top, .rules = rules, .d = d,
                .info = info };
+    gc_cat_table *table = info ? info->table : NULL;
     if (info)
         memset(info, 0, sizeof *info);
+    if (info)
+        info->table = table;   /* not filled here: check reads the table apart */
     return cr_walk_catalogue(&r, &s);
 }
 

@@ -56,10 +56,13 @@ void rh_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* Four significant digits: the page shows at most four (fmt: integers
+ * from 100, three digits below), and at 131,072 GPUs every digit more is
+ * ~1.5 MB of page. */
 static void jnum(FILE *f, double v)
 {
     if (isfinite(v))
-        fprintf(f, "%.5g", v);
+        fprintf(f, "%.4g", v);
     else
         fputs("null", f);
 }
@@ -124,16 +127,35 @@ static void data(FILE *f, const rp_cat *c)
     for (size_t k = 0; k < nfp; k++)
         fprintf(f, "%s%.0f", k ? "," : "", fp[k]);
     fputs("],\n\"g\":[", f);
+#define ST_MAX 16
+    const char *st[ST_MAX];
+    size_t nst = 0;
     for (size_t i = 0; i < c->ngpus; i++) {
         const rp_gpu *g = &c->gpus[i];
+        /* its status as an index into "st" (a few statuses, 131,072 GPUs) */
+        size_t sti = 0;
+        while (sti < nst && strcmp(st[sti], g->status))
+            sti++;
+        if (sti == nst && nst < ST_MAX)
+            st[nst++] = g->status;
         fprintf(f, "%s\n[%zu,%d,%d,%d,", i ? "," : "", g->node_ix, g->index, si[i], g->verdict);
-        rh_json_str(f, g->status);
+        if (sti < nst)
+            fprintf(f, "%zu", sti);
+        else
+            rh_json_str(f, g->status);
         fputs(",[", f);
         for (size_t k = 0; k < NCOLS; k++) {
             fputs(k ? "," : "", f);
             jnum(f, *(const double *)((const char *)g + COLS[k].off) * COLS[k].scale);
         }
-        fputs("],", f);
+        fputc(']', f);
+        /* a GPU with no curve, reasons or status reason ends here (the
+         * script reads the missing members as none) */
+        if (!g->nchase && !(g->v && g->v->nreasons) && !g->status_reason[0]) {
+            fputc(']', f);
+            continue;
+        }
+        fputc(',', f);
         if (g->nchase) {   /* p50 at each footprint of "fp", null where not measured */
             fputc('[', f);
             size_t j = 0;
@@ -166,6 +188,11 @@ static void data(FILE *f, const rp_cat *c)
         rh_json_str(f, g->status_reason);
         fputc(']', f);
     }
+    fputs("],\n\"st\":[", f);
+    for (size_t k = 0; k < nst; k++) {
+        fputs(k ? "," : "", f);
+        rh_json_str(f, st[k]);
+    }
     fputs("]}", f);
     free(sku), free(si), free(fp);
 }
@@ -173,7 +200,10 @@ static void data(FILE *f, const rp_cat *c)
 static const char JS[] =
     "(function(){var el=document.getElementById('gx-data');if(!el)return;"
     "var D=JSON.parse(el.textContent),G=D.g,V=['ok','suspect','degraded','failed'],per=50,page=0,"
-    "sk=-1,sd=1,rows=G,stats={};G.forEach(function(g,i){g.i=i;});"
+    "sk=-1,sd=1,rows=G,stats={};"
+    /* each GPU's text to filter on, made once: a keystroke then costs one
+     * indexOf per GPU, not a string built per GPU (131,072 of them) */
+    "G.forEach(function(g,i){g.i=i;if(typeof g[4]==='number')g[4]=D.st[g[4]];g.s=(nm(g)+' '+D.skus[g[2]]+' '+vn(g)+' '+g[4]).toLowerCase();});"
     "var q=document.getElementById('gx-q'),vs=document.getElementById('gx-v'),"
     "body=document.getElementById('gx-body'),info=document.getElementById('gx-n'),"
     "det=document.getElementById('gx-detail');"
@@ -185,7 +215,7 @@ static const char JS[] =
     "function kv(g,k){return k===-2?g[3]:k===-3?g.i:g[5][k];}"
     "function apply(){var s=q.value.toLowerCase(),w=vs.value;rows=G.filter(function(g){"
     "if(w==='nok'){if(g[3]<=0&&g[4]==='ok')return false;}else if(w&&vn(g)!==w)return false;"
-    "return !s||(nm(g)+' '+D.skus[g[2]]+' '+vn(g)+' '+g[4]).toLowerCase().indexOf(s)>=0;});"
+    "return !s||g.s.indexOf(s)>=0;});"
     "if(sk!==-1)rows.sort(function(a,b){var x=kv(a,sk),y=kv(b,sk);if(x===null)return 1;"
     "if(y===null)return -1;return (x-y)*sd||a.i-b.i;});page=0;render();}"
     "function render(){body.textContent='';var n=rows.length,pages=Math.max(1,Math.ceil(n/per));"
@@ -232,7 +262,9 @@ static const char JS[] =
     "body.addEventListener('click',function(e){var tr=e.target.closest('tr');if(tr)show(G[+tr.dataset.i]);});"
     "document.querySelectorAll('th[data-k]').forEach(function(th){th.addEventListener('click',function(){"
     "var k=+th.dataset.k;sd=sk===k?-sd:1;sk=k;apply();});});"
-    "window.gxShow=function(i){show(G[i]);};render();})();";
+    "window.gxShow=function(i){show(G[i]);};render();"
+    /* every SKU's sorted values at load, so that opening a GPU sorts nothing */
+    "D.skus.forEach(function(x,k){st(k,0);});})();";
 
 void rh_explorer(FILE *f, const rp_cat *c)
 {

@@ -36,12 +36,18 @@
 #include "report/report_int.h"
 #include "util/fsutil.h"
 #include "util/quote.h"
+#include "util/strtab.h"
 #include "util/svg.h"
 
 /* Subjects not ok drawn as rows; the rest (links, mostly, in a large
  * census) go into the page as data, shown a page at a time by its script. */
 #define MAX_VERDICT_ROWS 300
 #define MORE_VERDICTS_PER_PAGE 100
+/* Reasons of each of those in the page: the worst, the rest counted by rule
+ * with the command that lists them (a census of 131,072 GPUs has ~40,000
+ * subjects past the rows; their every reason would be ~30 MB of page). A
+ * GPU's first reasons are in the explorer too. */
+#define MORE_REASONS_SHOWN 1
 #define ALL_VERDICTS_MAX 100 /* below this many subjects, ok ones are listed too */
 
 static const char CSS[] =
@@ -145,11 +151,11 @@ static void gpu_table(FILE *f, const rp_cat *c, size_t first, size_t n, int only
 #define REASONS_SHOWN 40
 
 /* "and N more (peers 300, distribution 312): gpucensus check CAT --json" */
-static void reasons_tail(char *out, size_t cap, const gc_verdict *v, const char *cat)
+static void reasons_tail(char *out, size_t cap, const gc_verdict *v, const char *cat, size_t from)
 {
     const char *rule[8];
     size_t cnt[8], nr = 0;
-    for (size_t k = REASONS_SHOWN; k < v->nreasons; k++) {
+    for (size_t k = from; k < v->nreasons; k++) {
         size_t j = 0;
         while (j < nr && strcmp(rule[j], v->reasons[k].rule))
             j++;
@@ -158,7 +164,7 @@ static void reasons_tail(char *out, size_t cap, const gc_verdict *v, const char 
         if (j < nr)
             cnt[j]++;
     }
-    size_t n = (size_t)snprintf(out, cap, "and %zu more (", v->nreasons - REASONS_SHOWN);
+    size_t n = (size_t)snprintf(out, cap, "and %zu more (", v->nreasons - from);
     for (size_t j = 0; j < nr && n < cap; j++)
         n += (size_t)snprintf(out + n, cap - n, "%s%s %zu", j ? ", " : "", rule[j], cnt[j]);
     if (n < cap)
@@ -170,19 +176,20 @@ static void reasons_tail(char *out, size_t cap, const gc_verdict *v, const char 
 #define STR2(x) #x
 #define STR(x) STR2(x)
 static const char MORE_JS[] =
-    "(function(){var D=JSON.parse(document.getElementById('vmore-data').textContent),"
+    "(function(){var M=JSON.parse(document.getElementById('vmore-data').textContent),D=M.rows,"
     "V=['ok','suspect','degraded','failed'],per=" STR(MORE_VERDICTS_PER_PAGE) ",page=0,"
     "body=document.getElementById('vm-body');"
     "function el(t,x,c,p){var e=document.createElement(t);if(x!==null)e.textContent=x;if(c)e.className=c;"
     "p.appendChild(e);return e;}"
     "function render(){var pages=Math.ceil(D.length/per);page=Math.max(0,Math.min(page,pages-1));"
     "body.textContent='';for(var i=page*per;i<Math.min(D.length,(page+1)*per);i++){var v=D[i],"
-    "tr=el('tr',null,'vmore',body);el('td',V[v[0]],'l v-'+V[v[0]],tr);el('td',v[1],'l',tr);"
-    "el('td',v[2],'l',tr);el('td',String(v[3]),null,tr);var td=el('td',null,'reasons',tr);"
-    "if(v[4].length)el('span',v[4][0],null,td);if(v[4].length>1){var d=el('details',null,null,td);"
-    "el('summary',(v[4].length-1)+' more reason'+(v[4].length>2?'s':''),null,d);"
-    "el('div',v[4].slice(1).join('\\n'),'rmore',d);}"
-    "if(v[5]){el('br',null,null,td);el('span',v[5],'note',td);}}"
+    "tr=el('tr',null,'vmore',body);el('td',V[v[0]],'l v-'+V[v[0]],tr);"
+    "el('td',typeof v[1]==='string'?v[1]:M.strs[v[1][0]]+': '+v[1][1],'l',tr);"
+    "el('td',M.strs[v[2]],'l',tr);el('td',String(v[3]),null,tr);var td=el('td',null,'reasons',tr);"
+    "if(v[4].length)el('span',v[4][0],null,td);"
+    /* past the worst reason: how many more, by rule, and the command */
+    "if(v[4].length>1){el('br',null,null,td);el('span',v[4].slice(1).join(' '),'note',td);}"
+    "if(v[5]>=0){el('br',null,null,td);el('span',M.strs[v[5]],'note',td);}}"
     "document.getElementById('vm-n').textContent=D.length+' subjects, page '+(page+1)+' of '+pages;}"
     "document.getElementById('vm-prev').addEventListener('click',function(){page--;render();});"
     "document.getElementById('vm-next').addEventListener('click',function(){page++;render();});"
@@ -220,17 +227,23 @@ static void verdict_table(FILE *f, const rp_cat *c)
                "and topology, and physical limits.</p>\n",
             c->as_written ? "the run's, as the catalogue holds them" : "default rules");
     int all = n <= ALL_VERDICTS_MAX;
-    size_t rows = 0, hidden = 0;
+    size_t rows = 0, hidden = 0, max_rows = MAX_VERDICT_ROWS;
+    /* GC_REPORT_VERDICT_ROWS: fewer rows, so that a test's small census
+     * has the layout of a large one (subjects past the rows as data) */
+    const char *mr = getenv("GC_REPORT_VERDICT_ROWS");
+    if (mr && atoi(mr) >= 0 && atoi(mr) < MAX_VERDICT_ROWS)
+        max_rows = (size_t)atoi(mr);
     char *more_buf = NULL;
     size_t more_len = 0;
     FILE *more = open_memstream(&more_buf, &more_len);   /* the rows past MAX_VERDICT_ROWS */
+    gc_strtab groups = { 0 };   /* their peer groups, notes and link classes, once each */
     fputs("<table class=verdicts><tr><th class=l>verdict</th><th class=l>subject</th>"
           "<th class=l>peer group</th><th>peers</th><th class=l>reasons</th></tr>\n", f);
     for (size_t i = 0; i < n; i++) {
         const gc_verdict *v = vs[i];
         if (!all && v->level == GC_V_OK)
             continue;
-        if (rows >= MAX_VERDICT_ROWS) {
+        if (rows >= max_rows) {
             if (!more) {   /* out of memory: counted, not shown */
                 hidden++;
                 continue;
@@ -238,17 +251,29 @@ static void verdict_table(FILE *f, const rp_cat *c)
             FILE *rows_f = f;   /* the table's */
             f = more;
             if (!hidden++)
-                fputs("<script type=\"application/json\" id=vmore-data>[", f);
-            /* [level, subject, peer group, peers, [reasons...], note] */
+                fputs("<script type=\"application/json\" id=vmore-data>{\"rows\":[", f);
+            /* [level, subject (a link's [its class in "strs", its ends]),
+             * peer group (in "strs"), peers, [worst reason, the rest
+             * counted], note (in "strs"; -1: none)]: peer groups, notes
+             * and link classes repeat over thousands of subjects */
             fprintf(f, "%s\n[%d,", hidden > 1 ? "," : "", v->level);
-            rh_json_str(f, v->subject);
-            fputc(',', f);
-            rh_json_str(f, v->group);
-            fprintf(f, ",%d,[", v->peers);
-            for (size_t k = 0; k < v->nreasons && k <= REASONS_SHOWN; k++) {
-                if (k == REASONS_SHOWN) {
+            /* a link's subject is "CLASS: ENDS": the class once in "strs" */
+            const char *colon = v->type == GC_SUBJ_LINK ? strstr(v->subject, ": ") : NULL;
+            if (colon) {
+                char cls[300];
+                snprintf(cls, sizeof cls, "%.*s", (int)(colon - v->subject), v->subject);
+                fprintf(f, "[%ld,", gc_strtab_id(&groups, cls, 1));
+                rh_json_str(f, colon + 2);
+                fputc(']', f);
+            } else {
+                rh_json_str(f, v->subject);
+            }
+            long gi = gc_strtab_id(&groups, v->group, 1);
+            fprintf(f, ",%ld,%d,[", gi, v->peers);
+            for (size_t k = 0; k < v->nreasons && k <= MORE_REASONS_SHOWN; k++) {
+                if (k == MORE_REASONS_SHOWN) {
                     char t[1200];
-                    reasons_tail(t, sizeof t, v, c->path);
+                    reasons_tail(t, sizeof t, v, c->path, MORE_REASONS_SHOWN);
                     fputc(',', f);
                     rh_json_str(f, t);
                     break;
@@ -260,8 +285,7 @@ static void verdict_table(FILE *f, const rp_cat *c)
                 fputs(k ? "," : "", f);
                 rh_json_str(f, t);
             }
-            fputs("],", f);
-            rh_json_str(f, v->note);
+            fprintf(f, "],%ld", v->note[0] ? gc_strtab_id(&groups, v->note, 1) : -1L);
             fputc(']', f);
             f = rows_f;
             continue;
@@ -286,7 +310,7 @@ static void verdict_table(FILE *f, const rp_cat *c)
             const gc_reason *r = &v->reasons[k];
             if (k == REASONS_SHOWN) {
                 char t[1200];
-                reasons_tail(t, sizeof t, v, c->path);
+                reasons_tail(t, sizeof t, v, c->path, REASONS_SHOWN);
                 fputc('\n', f);
                 gc_html_esc(f, t);
                 break;
@@ -321,7 +345,12 @@ static void verdict_table(FILE *f, const rp_cat *c)
         fclose(more);
     if (hidden && more) {
         fwrite(more_buf, 1, more_len, f);
-        fprintf(f, "]</script>\n<h3>%zu more subjects that are not ok</h3><p>"
+        fputs("],\n\"strs\":[", f);
+        for (size_t k = 0; k < groups.n; k++) {
+            fputs(k ? "," : "", f);
+            rh_json_str(f, groups.s[k]);
+        }
+        fprintf(f, "]}</script>\n<h3>%zu more subjects that are not ok</h3><p>"
                    "<button id=vm-prev>&lt; previous</button> <button id=vm-next>next &gt;</button> "
                    "<span id=vm-n class=note></span></p><div class=gxwrap><table class=verdicts>"
                    "<thead><tr><th class=l>verdict</th><th class=l>subject</th><th class=l>peer group"
@@ -334,6 +363,7 @@ static void verdict_table(FILE *f, const rp_cat *c)
         fputs("</code>.</p>\n", f);
     }
     free(more_buf);
+    gc_strtab_free(&groups);
     free(vs);
 }
 

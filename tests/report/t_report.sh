@@ -142,4 +142,31 @@ done
     "$TMP/sim-verdicts.json" --expect-outlier n3/gpu1:hbm_bw_bps || die "sim report DOM"
 /usr/bin/python3 "$ROOT/tests/report/check_dom.py" "$TMP/h100.dom" \
     "$ROOT/tests/data/schema1/h100-default/catalogue.json" "$TMP/h100-verdicts.json" || die "H100 report DOM"
+# a large census's layout on the small one: the subjects (not ok, and all of
+# them in a census as small as this) past the
+# rows (none here) as data (one peer-group, note and link-class table; the worst
+# reason and the rest counted), drawn a page at a time by the page's script
+GC_REPORT_VERDICT_ROWS=0 "$GC" report "$out/catalogue.json" -o "$TMP/more.html" || die "report -o (rows as data)"
+browse "$TMP/more.html" --dump-dom > "$TMP/more.dom" 2> "$TMP/more.log" || die "chromium --dump-dom more.html"
+if grep -E 'CONSOLE|Failed to load resource|net::ERR_' "$TMP/more.log"; then die "more.html: console messages or load errors"; fi
+/usr/bin/python3 - "$TMP/more.html" "$TMP/more.dom" "$TMP/sim-verdicts.json" <<'PY' || die "more.html: the subjects past the rows"
+import html, json, re, sys
+page, dom = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+vs = json.load(open(sys.argv[3]))["verdicts"]
+if len(vs) > 100:   # a small census lists its ok subjects too
+    vs = [v for v in vs if v["verdict"] != "ok"]
+assert len(vs) >= 2, len(vs)
+m = re.search(r'<script type="application/json" id=vmore-data>(.*?)</script>', page, re.S)
+d = json.loads(m.group(1))
+assert len(d["rows"]) == len(vs), (len(d["rows"]), len(vs))
+for r in d["rows"]:
+    assert 0 <= r[2] < len(d["strs"]) and len(r[4]) <= 2 and (r[5] == -1 or 0 <= r[5] < len(d["strs"])), r
+# drawn: the first page, each subject's text as the verdicts name it
+got = [html.unescape(x) for x in re.findall(r'<tr class="vmore"><td[^>]*>[a-z]+</td><td class="l">(.*?)</td>', dom)]
+assert len(got) == min(100, len(vs)), (len(got), len(vs))
+want = {v["subject"] for v in vs}
+assert all(s in want for s in got), [s for s in got if s not in want]
+assert re.search(r'id="vm-n"[^>]*>%d subjects, page 1 of ' % (len(vs)), dom)
+print("ok: %d subjects as data, %d drawn" % (len(d["rows"]), len(got)))
+PY
 echo "screenshots: $BUILD/test-logs/report-sim.png, $BUILD/test-logs/report-h100.png"
