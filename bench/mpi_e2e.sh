@@ -6,7 +6,7 @@
 # rank's last item ends with its shard on disk) to catalogue.json on disk
 # (file modification times), with the run's own wall and CPU time. Then
 # bench_tree takes N records of the same plan at once (one node's shards
-# from that run as its templates) and its end to end is printed beside.
+# from bench_merge as its templates) and its end to end is printed beside.
 #
 #   bench/mpi_e2e.sh [SIZES] [PLAN]      # defaults: 64,256 configs/default.cfg
 #
@@ -30,6 +30,9 @@ if [ -z "$work" ]; then
     work=$(mktemp -d /tmp/gc-mpi-e2e.XXXXXX) || exit 1
     own=1
 fi
+mkdir -p "$work" || exit 1
+# Open MPI refuses root unless told (containers, CI)
+[ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 status=0
 keys=()
 printf '%6s %12s %12s %12s %14s %14s\n' ranks mpi_end_s mpi_wall_s mpi_cpu_s bench_e2e_s bench_e2e_cpu_s
@@ -54,18 +57,18 @@ for n in ${SIZES//,/ }; do
     read -r wall u s < "$work/time$n"
     end=$(awk -v a="$last" -v b="$cat_t" 'BEGIN { printf "%.3f", b - a }')
     cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
-    # bench_tree with N records at once of this plan: node n1's shards as templates
+    # bench_tree with N records at once of this plan (one node's shards
+    # from bench_merge as its templates, as make bench does)
     tdir=$work/tree$n
     rm -rf "$tdir"
-    mkdir -p "$tdir/node"
-    cp "$out"/shards/n1-gpu*.gcs "$tdir/node/" 2>/dev/null
-    [ -f "$out/shards/roster.gcr" ] && cp "$out/shards/roster.gcr" "$tdir/node/"
     be=-1 bc=-1
-    if "$BT" -r -n "$n" -d "$tdir/work" "$tdir/node" > "$tdir/tree.txt" 2>&1; then
-        be=$(sed -n "s/^e2e_${n}_s=//p" "$tdir/tree.txt")
-        bc=$(sed -n "s/^e2e_cpu_${n}_s=//p" "$tdir/tree.txt")
+    if { [ -d "$work/node/n8/shards" ] ||
+         "$BUILD/bench/bench_merge" -n 8 -r 1 -k -d "$work/node" -x "$GC" "$PLAN" > "$work/node.txt" 2>&1; } &&
+       "$BT" -r -n "$n" -d "$tdir" "$work/node/n8/shards" > "$work/tree$n.txt" 2>&1; then
+        be=$(sed -n "s/^e2e_${n}_s=//p" "$work/tree$n.txt")
+        bc=$(sed -n "s/^e2e_cpu_${n}_s=//p" "$work/tree$n.txt")
     else
-        echo "bench/mpi_e2e.sh: bench_tree -n $n failed ($tdir/tree.txt)" >&2
+        echo "bench/mpi_e2e.sh: bench_tree -n $n failed ($work/tree$n.txt)" >&2
         status=1
     fi
     printf '%6d %12s %12s %12s %14s %14s\n' "$n" "$end" "$wall" "$cpu" "$be" "$bc"
@@ -73,5 +76,6 @@ for n in ${SIZES//,/ }; do
     rm -rf "$out" "$tdir"
 done
 printf '%s\n' "${keys[@]}"
+rm -rf "$work/node"
 [ "$own" = 1 ] && rm -rf "$work"
 exit $status
