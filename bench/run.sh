@@ -13,6 +13,7 @@
 #                 16384 took 15 min here for rank 0's part and over 19 min for
 #                 report -o, and ~2.5 GB of disk under BENCH_DIR, removed after
 #                 each size)
+#                 (131072 for the end to end's second target: ~10 GB of disk)
 #   BENCH_TREE_PLAN plan of the tree benchmark (default configs/default.cfg)
 #   BENCH_SCALE_SIZE GPUs of the census that check and report are measured on
 #                 (default 131072; 0: skipped). Its ingest took 8.5 min here
@@ -132,7 +133,18 @@ if "$BUILD/bench/bench_merge" -n 8 -r 1 -d "$work/tree-node" -x "$BUILD/gpucensu
         summary+=("$(awk -v n="$n" -v r0="$r0" -v pk="$pk" -v cm="$cm" -v ck="$ck" -v rp="$rp" -v pg="$pg" 'BEGIN {
             printf "tree     %d GPUs: rank 0 %.2f s = %.2f x 10 s, peak %.0f MB = %.2f x 1024 MB, catalogue %.1f MB = %.2f x 256 MB, check %.2f s = %.2f x 10 s, report %.2f s = %.2f x 60 s, page %.2f MB = %.2f x 30 MB",
                    n, r0, r0 / 10, pk, pk / 1024, cm, cm / 256, ck, ck / 10, rp, rp / 60, pg, pg / 30 }')")
-        summary+=("$(awk -v n="$n" -v s="$in" -v ic="$ic" -v c="$rc" 'BEGIN { printf "tree     %d GPUs: rank 0 taking the records in as they arrive: %.2f s, %.2f s CPU (%.2f ms CPU a record; no target: it overlaps the senders); its last part on CPU: %.2f s", n, s, ic, 1000 * ic / n, c }')")
+        summary+=("$(awk -v n="$n" -v s="$in" -v ic="$ic" -v c="$rc" 'BEGIN { printf "tree     %d GPUs: rank 0 taking the records in, all arrived at once: %.2f s, %.2f s CPU (%.3f ms CPU a record, every thread); its last part on CPU: %.2f s", n, s, ic, 1000 * ic / n, c }')")
+        # the end to end: from the last record sent (every record there at
+        # once) to catalogue.json on disk; targets at 16,384 and 131,072 GPUs
+        e2=$(tv "e2e_${n}_s"); e2c=$(tv "e2e_cpu_${n}_s")
+        if [ -n "$e2" ]; then
+            summary+=("$(awk -v n="$n" -v s="$e2" -v c="$e2c" -v pk="$pk" 'BEGIN {
+                ts = n == 16384 ? 10 : n == 131072 ? 90 : 0; tm = n == 16384 ? 1024 : n == 131072 ? 6144 : 0
+                if (ts) printf "tree     %d GPUs: end to end (last record sent -> catalogue.json, ingest included) %.2f s = %.2f x target %d s (%.2f s CPU), rank 0 peak %.0f MB = %.2f x target %d MB", n, s, s / ts, ts, c, pk, pk / tm, tm
+                else printf "tree     %d GPUs: end to end (last record sent -> catalogue.json, ingest included) %.2f s (%.2f s CPU), rank 0 peak %.0f MB (targets at 16384 and 131072 GPUs)", n, s, c, pk }')")
+            [ -n "$prev" ] && [ -n "$(tv "e2e_${prev}_s")" ] &&
+                summary+=("$(awk -v a="$(tv "e2e_${prev}_s")" -v b="$e2" -v ac="$(tv "e2e_cpu_${prev}_s")" -v bc="$e2c" -v p="$prev" -v n="$n" -v pa="$(tv "peak_${prev}_mb")" -v pb="$pk" 'BEGIN { printf "tree     end to end growth %d->%d: wall %.2fx, CPU %.2fx = %.2f x target %.2fx (linear); peak %.2fx", p, n, b / a, bc / ac, bc / ac / (n / p), n / p, pb / pa }')")
+        fi
         # growth of the last part, measured / target (linear: n / prev)
         [ -n "$prev" ] && summary+=("tree     rank 0 growth $prev->$n (medians of $TREE_REPS runs; CPU s per run: $(sed -n "s/^rank0_cpu_${prev}_runs=//p" "$tree_out") -> $(sed -n "s/^rank0_cpu_${n}_runs=//p" "$tree_out"); wall s per run: $(sed -n "s/^rank0_${prev}_runs=//p" "$tree_out") -> $(sed -n "s/^rank0_${n}_runs=//p" "$tree_out"); rank 0's last part runs on more than one thread, so its CPU time is above its wall time): $(awk -v a="$(tv "rank0_${prev}_s")" -v b="$r0" -v ac="$(tv "rank0_cpu_${prev}_s")" -v bc="$rc" -v p="$prev" -v n="$n" -v as="$(tv "rank0_sys_${prev}_s")" -v bs="$(tv "rank0_sys_${n}_s")" 'BEGIN { printf "CPU %.2fx = %.2f x target %.2fx (linear); wall %.2fx = %.2f x target; of the median CPU run: user %.2fx, system %.2fx (%.2f -> %.2f s: fresh pages, the page cache)", bc / ac, bc / ac / (n / p), n / p, b / a, b / a / (n / p), (bc - bs) / (ac - as), bs / as, as, bs }')")
         # the page in headless Chromium: to the load event, and the slowest of a few

@@ -116,6 +116,7 @@ struct gc_links {
     lk *v;
     size_t n, cap;
     size_t gpu_first;        /* links of the GPU being added start here */
+    size_t last_found;       /* find_link's last link */
     gc_link_observer obs;    /* told of each compact link (gc_links_emit) */
     void *obs_ctx;
     int no_sizes;            /* catalogue.json: the size tables are the node files' */
@@ -242,14 +243,16 @@ size_t gc_links_count(const gc_links *l)
     return l ? (l->no_sizes ? l->nc : l->n) : 0;
 }
 
+static void cpy(char *dst, size_t cap, const char *src);
+
 static void end_of(const gc_gpu *g, lk_end *e)
 {
     memset(e, 0, sizeof *e);
-    snprintf(e->node, sizeof e->node, "%s", g->info.node);
+    cpy(e->node, sizeof e->node, g->info.node);
     e->gpu_index = g->info.local_index;
     e->rank = g->info.rank;
     e->numa_node = g->info.numa_node;
-    snprintf(e->uuid, sizeof e->uuid, "%s", g->info.uuid);
+    cpy(e->uuid, sizeof e->uuid, g->info.uuid);
     e->pcie_gen = g->info.pcie_gen;
     e->pcie_width = g->info.pcie_width;
     e->nvlink_links = g->info.nvlink_links;
@@ -258,23 +261,43 @@ static void end_of(const gc_gpu *g, lk_end *e)
 
 static int same_str(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
+/* snprintf(dst, cap, "%s", src) without the format's cost: rank 0 copies
+ * a few thousand of these per GPU. */
+static void cpy(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static int same_link(const lk *x, const lk *key)
+{
+    return x->concurrent == key->concurrent && x->peer_rank == key->peer_rank &&
+           x->peer_gpu == key->peer_gpu && x->by.rank == key->by.rank &&
+           x->by.gpu_index == key->by.gpu_index && same_str(x->bench, key->bench) &&
+           same_str(x->dir, key->dir) && same_str(x->memory, key->memory) &&
+           same_str(x->engine, key->engine) && same_str(x->peer_access, key->peer_access) &&
+           same_str(x->by.node, key->by.node);
+}
+
 /* A link belongs to the GPU that measured it (key->by), so only that
- * GPU's links are searched: merging stays linear in the cluster size. */
+ * GPU's links are searched: merging stays linear in the cluster size. A
+ * link's sizes come one after another, so the last link found is tried
+ * first. */
 static lk *find_link(gc_links *l, const lk *key)
 {
-    for (size_t i = l->gpu_first; i < l->n; i++) {
-        lk *x = &l->v[i];
-        if (same_str(x->bench, key->bench) && same_str(x->dir, key->dir) &&
-            same_str(x->memory, key->memory) && same_str(x->engine, key->engine) &&
-            same_str(x->peer_access, key->peer_access) && x->concurrent == key->concurrent &&
-            x->peer_rank == key->peer_rank && x->peer_gpu == key->peer_gpu &&
-            x->by.rank == key->by.rank && same_str(x->by.node, key->by.node) &&
-            x->by.gpu_index == key->by.gpu_index)
-            return x;
-    }
+    if (l->last_found >= l->gpu_first && l->last_found < l->n &&
+        same_link(&l->v[l->last_found], key))
+        return &l->v[l->last_found];
+    for (size_t i = l->gpu_first; i < l->n; i++)
+        if (same_link(&l->v[i], key)) {
+            l->last_found = i;
+            return &l->v[i];
+        }
     if (gc_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
         return NULL;
     l->v[l->n] = *key;
+    l->last_found = l->n;
     return &l->v[l->n++];
 }
 
@@ -306,16 +329,16 @@ static int key_of(const gc_gpu *g, const lk_end *by, const gc_point *p, lk *k)
     if (!same_str(b, "xfer") && !same_str(b, "p2p") && !same_str(b, "net"))
         return 0;
     memset(k, 0, sizeof *k);
-    snprintf(k->bench, sizeof k->bench, "%s", b);
+    cpy(k->bench, sizeof k->bench, b);
     k->by = *by;   /* end_of(g): once per GPU */
     k->peer_rank = k->peer_gpu = -1;
     const gc_ctx *c = &p->ctx;
     k->concurrent = same_str(gc_ctx_str(c, "phase", ""), "concurrent");
     if (same_str(b, "xfer")) {
         const char *d = gc_ctx_str(c, "direction", "h2d");
-        snprintf(k->dir, sizeof k->dir, "%s", d);
-        snprintf(k->memory, sizeof k->memory, "%s", gc_ctx_str(c, "memory", "pinned"));
-        snprintf(k->engine, sizeof k->engine, "%s", gc_ctx_str(c, "engine", "ce"));
+        cpy(k->dir, sizeof k->dir, d);
+        cpy(k->memory, sizeof k->memory, gc_ctx_str(c, "memory", "pinned"));
+        cpy(k->engine, sizeof k->engine, gc_ctx_str(c, "engine", "ce"));
         k->kind = K_PCIE;
         lk_end host = k->by;
         host.host = 1;
@@ -331,16 +354,16 @@ static int key_of(const gc_gpu *g, const lk_end *by, const gc_point *p, lk *k)
         return 1;
     }
     if (same_str(b, "p2p")) {
-        snprintf(k->dir, sizeof k->dir, "%s", gc_ctx_str(c, "direction", "oneway"));
-        snprintf(k->peer_access, sizeof k->peer_access, "%s", gc_ctx_str(c, "peer_access", "on"));
-        snprintf(k->memory, sizeof k->memory, "device");
-        snprintf(k->engine, sizeof k->engine, "ce");
+        cpy(k->dir, sizeof k->dir, gc_ctx_str(c, "direction", "oneway"));
+        cpy(k->peer_access, sizeof k->peer_access, gc_ctx_str(c, "peer_access", "on"));
+        cpy(k->memory, sizeof k->memory, "device");
+        cpy(k->engine, sizeof k->engine, "ce");
         k->peer_gpu = (int)gc_ctx_num(c, "peer_gpu", -1);
         k->src = k->by;
         /* the peer's end is resolved when the links are written, from
          * every rank's GPU: rank 0 takes a node's GPUs one at a time */
         memset(&k->dst, 0, sizeof k->dst);
-        snprintf(k->dst.node, sizeof k->dst.node, "%s", g->info.node);
+        cpy(k->dst.node, sizeof k->dst.node, g->info.node);
         k->dst.gpu_index = k->peer_gpu;
         k->dst.rank = k->dst.numa_node = -1;
         int links = (int)gc_ctx_num(c, "nvlink_links", k->by.nvlink_links);
@@ -350,14 +373,14 @@ static int key_of(const gc_gpu *g, const lk_end *by, const gc_point *p, lk *k)
             k->kind = links > 0 ? K_NVLINK : K_P2P_PCIE;
         return 1;
     }
-    snprintf(k->dir, sizeof k->dir, "oneway");
-    snprintf(k->memory, sizeof k->memory, "device");
+    cpy(k->dir, sizeof k->dir, "oneway");
+    cpy(k->memory, sizeof k->memory, "device");
     k->kind = K_NET;
     k->peer_rank = (int)gc_ctx_num(c, "peer_rank", -1);
     k->src = k->by;
     memset(&k->dst, 0, sizeof k->dst);
     k->dst.gpu_index = k->dst.rank = k->dst.numa_node = -1;
-    snprintf(k->dst.node, sizeof k->dst.node, "%s", gc_ctx_str(c, "peer_node", ""));
+    cpy(k->dst.node, sizeof k->dst.node, gc_ctx_str(c, "peer_node", ""));
     k->dst.rank = k->peer_rank;   /* resolved at the end */
     return 1;
 }

@@ -108,8 +108,8 @@ void gc_gpu_methods_fill(gc_gpu *g, const char *start_time)
 {
     for (size_t i = 0; i < g->npoints; i++) {
         const char *b = g->points[i].bench;
-        if (gc_gpu_method(g, b))
-            continue;
+        if ((i && !strcmp(g->points[i - 1].bench, b)) || gc_gpu_method(g, b))
+            continue;   /* the one before set it, or had it set */
         int v = start_time ? gc_bench_method_at(b, start_time) : gc_bench_method(b);
         if (v > 0)
             gc_gpu_set_method(g, b, v);
@@ -121,6 +121,8 @@ int gc_gpu_methods_of(const gc_gpu *g, gc_method out[GC_MAX_METHODS])
     int n = 0;
     for (size_t i = 0; i < g->npoints && n < GC_MAX_METHODS; i++) {
         const char *b = g->points[i].bench;
+        if (i && !strcmp(g->points[i - 1].bench, b))
+            continue;   /* a bench's points come together: the one before is in out already */
         int dup = 0;
         for (int k = 0; k < n && !dup; k++)
             dup = !strcmp(out[k].bench, b);

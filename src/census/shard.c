@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,10 +19,12 @@ static const char RECORD_MAGIC[4] = { 'G', 'C', 'R', 'C' };
 
 /* ---- framing: magic, version, length, CRC ---- */
 
+static int is_record(const char magic[4]) { return memcmp(magic, RECORD_MAGIC, 4) == 0; }
+
 static void frame(const char magic[4], const gc_wbuf *body, gc_wbuf *out)
 {
     gc_put_bytes(out, magic, 4);
-    gc_put_u8(out, GC_SHARD_VERSION);
+    gc_put_u8(out, is_record(magic) ? GC_RECORD_VERSION : GC_SHARD_VERSION);
     gc_put_u32le(out, (uint32_t)body->len);
     gc_put_u32le(out, gc_crc32(body->data, body->len));
     gc_put_bytes(out, body->data, body->len);
@@ -41,9 +44,10 @@ static int unframe(const char magic[4], const char *what, const void *data, size
         return gc_fail(err, GC_ECORRUPT, "%s: truncated header (%zu bytes)", what, len);
     if (memcmp(m, magic, 4) != 0)
         return gc_fail(err, GC_ECORRUPT, "%s: not a gpucensus file (bad magic)", what);
-    if (version < GC_SHARD_VERSION_OLDEST || version > GC_SHARD_VERSION)
-        return gc_fail(err, GC_ECORRUPT, "%s: format version %u, this build reads %u to %u", what,
-                       version, GC_SHARD_VERSION_OLDEST, GC_SHARD_VERSION);
+    int newest = is_record(magic) ? GC_RECORD_VERSION : GC_SHARD_VERSION;
+    if (version < GC_SHARD_VERSION_OLDEST || version > newest)
+        return gc_fail(err, GC_ECORRUPT, "%s: format version %u, this build reads %u to %d", what,
+                       version, GC_SHARD_VERSION_OLDEST, newest);
     if (version_out)
         *version_out = version;
     if (body_len != gc_rbuf_left(&r))
@@ -259,21 +263,102 @@ static void get_cond(gc_rbuf *r, gc_conditions *c)
     c->nforeign = (int)n;
 }
 
-static void put_ctx(gc_wbuf *w, const gc_ctx *c)
+/* A record's point strings (bench, metric, unit, context keys and string
+ * values, error) through a dictionary: each string the first time as it
+ * is (0, then the string), after that as its number in the order they
+ * first came (1..). 1610 points a record on the default plan hold ~27,000
+ * strings of a few hundred distinct ones: rank 0 copied and checked each
+ * (memchr for NULs), and inflated their bytes. A dictionary that is full
+ * takes no more (both ends count alike): those strings go as they are. */
+#define SDICT_MAX 4096
+#define SDICT_SLOTS 8192   /* the writer's hash table: a power of two, twice SDICT_MAX */
+
+typedef struct sdict_w {
+    const char *slot[SDICT_SLOTS];   /* borrowed from the GPU being encoded */
+    uint32_t id[SDICT_SLOTS];
+    uint32_t n;
+} sdict_w;
+
+typedef struct sdict_r {
+    const uint8_t *s[SDICT_MAX];     /* into the inflated body */
+    uint32_t len[SDICT_MAX];
+    uint32_t n;
+} sdict_r;
+
+static uint32_t str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static void put_s(gc_wbuf *w, sdict_w *d, const char *s)
+{
+    if (!d) {
+        gc_put_str(w, s);
+        return;
+    }
+    uint32_t i = str_hash(s) & (SDICT_SLOTS - 1);
+    while (d->slot[i] && strcmp(d->slot[i], s) != 0)
+        i = (i + 1) & (SDICT_SLOTS - 1);
+    if (d->slot[i]) {
+        gc_put_varint(w, (uint64_t)d->id[i] + 1);
+        return;
+    }
+    gc_put_varint(w, 0);
+    gc_put_str(w, s);
+    if (d->n < SDICT_MAX) {
+        d->slot[i] = s;
+        d->id[i] = d->n++;
+    }
+}
+
+/* gc_get_str through the dictionary (d NULL: none, as in a shard). */
+static void get_s(gc_rbuf *r, sdict_r *d, char *out, size_t cap)
+{
+    if (!d) {
+        gc_get_str(r, out, cap);
+        return;
+    }
+    out[0] = '\0';
+    uint64_t k = gc_get_varint(r);
+    if (r->bad)
+        return;
+    if (k == 0) {
+        gc_get_str(r, out, cap);
+        if (!r->bad && d->n < SDICT_MAX) {
+            size_t n = strlen(out);
+            d->s[d->n] = r->data + r->pos - n;   /* its bytes, after the length */
+            d->len[d->n++] = (uint32_t)n;
+        }
+        return;
+    }
+    if (k > d->n || d->len[k - 1] > cap - 1) {
+        r->bad = 1;
+        return;
+    }
+    memcpy(out, d->s[k - 1], d->len[k - 1]);
+    out[d->len[k - 1]] = '\0';
+}
+
+#define GET_S(r, d, field) get_s(r, d, field, sizeof(field))
+
+static void put_ctx(gc_wbuf *w, sdict_w *d, const gc_ctx *c)
 {
     gc_put_varint(w, (uint64_t)c->n);
     for (int i = 0; i < c->n; i++) {
-        gc_put_str(w, c->v[i].key);
+        put_s(w, d, c->v[i].key);
         gc_put_u8(w, (uint8_t)(c->v[i].is_str != 0));
         if (c->v[i].is_str)
-            gc_put_str(w, c->v[i].str);
+            put_s(w, d, c->v[i].str);
         else
             gc_put_f64(w, c->v[i].num);
     }
 }
 
-/* c is zeroed (the points are calloc'd: 2.2 KB each, 1610 a record). */
-static void get_ctx(gc_rbuf *r, gc_ctx *c)
+/* c->n is 0; its entries are not zeroed (zero_point): each read is. */
+static void get_ctx(gc_rbuf *r, sdict_r *d, gc_ctx *c)
 {
     uint64_t n = gc_get_varint(r);
     if (n > GC_MAX_CTX) {
@@ -282,13 +367,14 @@ static void get_ctx(gc_rbuf *r, gc_ctx *c)
     }
     for (uint64_t i = 0; i < n && !r->bad; i++) {
         gc_ctxv *v = &c->v[i];
-        GET_STR(r, v->key);
+        memset(v, 0, sizeof *v);
+        GET_S(r, d, v->key);
         uint8_t is_str = gc_get_u8(r);
         if (is_str > 1)
             r->bad = 1;
         v->is_str = is_str;
         if (is_str)
-            GET_STR(r, v->str);
+            GET_S(r, d, v->str);
         else
             v->num = gc_get_f64(r);
     }
@@ -318,17 +404,18 @@ static void get_summary(gc_rbuf *r, gc_summary *s)
 
 /* sum NULL: the point with its histogram (a shard); else with this summary
  * in its place (a record). */
-static int put_point(gc_wbuf *w, const gc_point *p, const gc_summary *sum, gc_err *err)
+static int put_point(gc_wbuf *w, sdict_w *d, const gc_point *p, const gc_summary *sum,
+                     gc_err *err)
 {
     gc_put_varint(w, p->item_id);
-    gc_put_str(w, p->bench);
-    gc_put_str(w, p->metric);
-    gc_put_str(w, p->unit);
+    put_s(w, d, p->bench);
+    put_s(w, d, p->metric);
+    put_s(w, d, p->unit);
     gc_put_f64(w, p->scale);
-    put_ctx(w, &p->ctx);
+    put_ctx(w, d, &p->ctx);
     gc_put_u8(w, (uint8_t)p->status);
     gc_put_varint(w, p->flags);
-    gc_put_str(w, p->error);
+    put_s(w, d, p->error);
     /* A record carries a point's conditions only when other processes
      * used the GPU (the catalogue's shared_points and foreign_seen): the
      * rest of them are for the node file, written from the shards. */
@@ -349,20 +436,28 @@ static int put_point(gc_wbuf *w, const gc_point *p, const gc_summary *sum, gc_er
     return rc;
 }
 
-/* p is zeroed (calloc'd by decode_body). */
-static int get_point(gc_rbuf *r, gc_point *p, int record, gc_err *err)
+/* A point zeroed but for its context's entries (2.2 KB of its 3 KB; 1610
+ * points a record on the default plan: rank 0 zeroed 5 MB a record). */
+static void zero_point(gc_point *p)
+{
+    memset(p, 0, offsetof(gc_point, ctx.v));
+    memset(&p->status, 0, sizeof *p - offsetof(gc_point, status));
+}
+
+/* p is zeroed (zero_point). */
+static int get_point(gc_rbuf *r, sdict_r *d, gc_point *p, int record, gc_err *err)
 {
     uint64_t id = gc_get_varint(r);
     if (id > UINT32_MAX)
         r->bad = 1;
     p->item_id = (uint32_t)id;
-    GET_STR(r, p->bench);
-    GET_STR(r, p->metric);
-    GET_STR(r, p->unit);
+    GET_S(r, d, p->bench);
+    GET_S(r, d, p->metric);
+    GET_S(r, d, p->unit);
     p->scale = gc_get_f64(r);
     if (!(p->scale > 0 && p->scale < 1e12))
         r->bad = 1;
-    get_ctx(r, &p->ctx);
+    get_ctx(r, d, &p->ctx);
     p->status = gc_get_u8(r);
     if (p->status > GC_PT_FAILED)
         r->bad = 1;
@@ -370,7 +465,7 @@ static int get_point(gc_rbuf *r, gc_point *p, int record, gc_err *err)
     if (flags > UINT32_MAX)
         r->bad = 1;
     p->flags = (uint32_t)flags;
-    GET_STR(r, p->error);
+    GET_S(r, d, p->error);
     get_cond(r, &p->before);
     get_cond(r, &p->after);
     if (record) {
@@ -443,14 +538,18 @@ static int put_tail(gc_wbuf *b, const gc_gpu *g, int record, const gc_summary *s
     put_cond(b, &g->start);
     put_cond(b, &g->end);
     gc_put_varint(b, g->npoints);
+    sdict_w *d = record ? calloc(1, sizeof *d) : NULL;
+    if (record && !d)
+        return gc_fail(err, GC_ENOMEM, "record: out of memory");
     for (size_t i = 0; i < g->npoints && rc == 0; i++) {
         gc_summary sm;
         if (record && sums)
             sm = sums[i];
         else if (record)
             gc_point_summary(&g->points[i], &sm);
-        rc = put_point(b, &g->points[i], record ? &sm : NULL, err);
+        rc = put_point(b, d, &g->points[i], record ? &sm : NULL, err);
     }
+    free(d);
     gc_put_varint(b, g->nparams);
     for (size_t i = 0; i < g->nparams; i++) {
         const gc_param *p = &g->params[i];
@@ -604,21 +703,31 @@ static int decode_body(gc_rbuf *rp, const char *what, int version, gc_run_meta *
         r.bad = 1;
     if (r.bad)
         return gc_fail(err, GC_ECORRUPT, "%s: bad header fields", what);
+    sdict_r *d = NULL;
     if (np) {
-        g->points = calloc((size_t)np, sizeof *g->points);
-        if (!g->points)
+        g->points = malloc((size_t)np * sizeof *g->points);
+        if (record && version >= GC_RECORD_VERSION)
+            d = malloc(sizeof *d);
+        if (!g->points || (record && version >= GC_RECORD_VERSION && !d)) {
+            free(d);
             return gc_fail(err, GC_ENOMEM, "%s: out of memory", what);
+        }
+        if (d)
+            d->n = 0;
         g->cap_points = (size_t)np;
     }
     for (uint64_t i = 0; i < np; i++) {
-        rc = get_point(&r, &g->points[i], record, err);
+        zero_point(&g->points[i]);
+        rc = get_point(&r, d, &g->points[i], record, err);
         if (rc) {
+            free(d);
             gc_hist_free(&g->points[i].hist);
             gc_gpu_free(g);
             return rc;
         }
         g->npoints++;
     }
+    free(d);
     uint64_t nparams = gc_get_varint(&r);
     if (nparams > gc_rbuf_left(&r) / 8)
         r.bad = 1;

@@ -25,6 +25,7 @@
 #define GC_SHARD_VERSION 4   /* 2: the rank's host conditions in the GPU info; 3: its PCIe switch;
                                 4: method versions */
 #define GC_SHARD_VERSION_OLDEST 3   /* the oldest this build reads */
+#define GC_RECORD_VERSION 5  /* a record: format 4, its points' strings through a dictionary (shard.c) */
 #define GC_SHARD_MAX_BYTES (1u << 30)
 #define GC_SHARD_MAX_POINTS (1u << 20)
 

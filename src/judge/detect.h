@@ -198,6 +198,8 @@ int gc_detect_finish_start(gc_detect *d, gc_err *err);
  * gives less than MPI_THREAD_FUNNELED must stay on one thread, and then
  * judges there, to the same verdicts. Process-wide; set before judging. */
 void gc_detect_allow_threads(int allowed);
+/* Its setting (1 unless told 0): whether the rest of rank 0 may run threads too. */
+int gc_detect_threads_allowed(void);
 
 /* The one-sided normal z whose tail, over n comparisons, is rate in all
  * (the run's false-positive rate, Bonferroni; rules fleet). */

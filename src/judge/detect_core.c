@@ -122,6 +122,11 @@ void gc_detect_allow_threads(int allowed)
     threads_allowed = allowed != 0;
 }
 
+int gc_detect_threads_allowed(void)
+{
+    return threads_allowed;
+}
+
 int det_threads_allowed(void)
 {
     return threads_allowed;

@@ -189,7 +189,7 @@ int main(void)
     static const int scrambled[] = { 5, 7, 1, 6, 3, 2, 0, -1 };
     static const int tail_first[] = { 7, 6, 5, 3, 2, 1, 0, -1 };
     const char *end = "2025-01-02T03:14:15Z";
-    char a[300], b[300], c[300], d[300], e[300], f[300], sp[300];
+    char a[300], b[300], c[300], d[300], e[300], f[300], sp[300], th[300];
     snprintf(a, sizeof a, "%s/a", dir);
     snprintf(b, sizeof b, "%s/b", dir);
     snprintf(c, sizeof c, "%s/c", dir);
@@ -197,6 +197,7 @@ int main(void)
     snprintf(e, sizeof e, "%s/e", dir);
     snprintf(f, sizeof f, "%s/f", dir);
     snprintf(sp, sizeof sp, "%s/g", dir);
+    snprintf(th, sizeof th, "%s/h", dir);
     CHECK(collect(a, ro, recs, in_order, end, NULL, 1, &err) == 0, "in order: %s", err.msg);
     CHECK(collect(b, ro, recs, scrambled, end, NULL, 1, &err) == 0, "scrambled: %s", err.msg);
     CHECK(collect(c, ro, recs, tail_first, end, NULL, 1, &err) == 0, "last first: %s", err.msg);
@@ -209,6 +210,10 @@ int main(void)
     hold = 0;
     CHECK(collect(sp, ro, recs, scrambled, end, NULL, 1, &err) == 0, "records spilled: %s", err.msg);
     hold = GC_COLLECT_HELD_MAX;
+    /* analysed on two worker threads, kept in the order they came: the same bytes */
+    setenv("GC_COLLECT_THREADS", "2", 1);
+    CHECK(collect(th, ro, recs, scrambled, end, NULL, 1, &err) == 0, "on workers: %s", err.msg);
+    unsetenv("GC_COLLECT_THREADS");
     /* never finished: nothing left */
     CHECK(collect(f, ro, recs, scrambled, end, NULL, 0, &err) == 0, "unfinished: %s", err.msg);
 
@@ -254,8 +259,8 @@ int main(void)
                  (k && !strcmp(k, "network")) << 2;
     }
     CHECK(kinds == 7, "link classes: pcie, nvlink and network expected (mask %d)", kinds);
-    const char *cats[] = { b, c, d, sp };
-    for (size_t i = 0; i < 4; i++) {
+    const char *cats[] = { b, c, d, sp, th };
+    for (size_t i = 0; i < 5; i++) {
         snprintf(p, sizeof p, "%s/catalogue.json", cats[i]);
         char *cx = slurp(p, &lx);
         CHECK(cx && ca && lx == la && !memcmp(cx, ca, la), "%s differs from %s/catalogue.json", p, a);
