@@ -212,7 +212,7 @@ static int run_merge(const char *exe, const char *shards, const char *out, const
     return WEXITSTATUS(st) == 127 ? -1 : WEXITSTATUS(st);
 }
 
-/* The "GPUs measured: K in full, ..." line of merge's summary (older builds: "GPUs: K ok"): K, or -1. */
+/* The "GPUs measured: K in full, ..." line of merge's summary: K, or -1. */
 static int count_ok(const char *log)
 {
     FILE *f = fopen(log, "r");
