@@ -72,6 +72,7 @@ for k in "$ROOT"/configs/kernels/*.cfg; do
     "$GC" predict "$cat" "$k" > "$TMP/table.txt" || die "predict $k"
     grep -q "^kernel $(basename "$k" .cfg) " "$TMP/table.txt" || { cat "$TMP/table.txt"; die "table header $k"; }
     grep -q "^    bound by \(memory\|compute\|latency\|launch\): " "$TMP/table.txt" || { cat "$TMP/table.txt"; die "bound line $k"; }
+    grep -q "^MWP-CWP: a reference model that does not fit these kernels: " "$TMP/table.txt" || { cat "$TMP/table.txt"; die "MWP-CWP's note $k"; }
     [ "$(grep -c 'NVIDIA H200 (sim).*recomputed' "$TMP/table.txt")" = 2 ] || { cat "$TMP/table.txt"; die "table rows $k"; }
     [ "$(grep -c '^    lambda MWP-CWP [0-9.]*, Little [0-9.]*: 19 validation kernels measured in the catalogue, predicted by this build' "$TMP/table.txt")" = 2 ] ||
         { cat "$TMP/table.txt"; die "lambda lines $k"; }
@@ -123,6 +124,8 @@ for g in p["gpus"]:
     assert rel(l["ns"], f + cyc / 1.98) < 1e-9 and l["cpw_max"] == "gmem"
     assert rel(l["calibrated_ns"], f + (l["ns"] - f) / l["lambda"]) < 1e-9
     assert g["calibration"]["lambda_from"] == "validation" and g["calibration"]["validation_kernels"] == 19
+    # MWP-CWP is marked for what it is: a reference that does not fit
+    assert m["role"] == "reference" and "does not fit" in m["fit"] and l["role"] == "prediction", m
     # MWP-CWP: 3 coalesced memory warps of 128 B, N = 64
     assert m["n"] == 64 and m["load_bytes_per_warp"] == 128 and m["case"] in (1, 2, 3)
     assert rel(m["ns"], f + m["cycles"] / 1.98) < 1e-9
