@@ -271,7 +271,11 @@ def visits(name, insts, spec, where, calls):
         prob[latch] = (t - 1) / t             # back edge taken T - 1 times per entry
 
     def calls_slow(b):
-        return b is not None and any(insts[i].base == "CALL" and SLOWPATH.search(insts[i].callee_name or "")
+        # a subroutine of the kernel's own function is the compiler's (a
+        # user's __noinline__ function is a function of its own): named
+        # (nvdisasm) or not (cuobjdump: an address)
+        return b is not None and any(insts[i].base == "CALL" and
+                                     SLOWPATH.search(insts[i].callee_name or "slowpath")
                                      for i in range(blocks[b][0], blocks[b][1] + 1))
     edges = []
     for b, out in enumerate(succ):
@@ -331,7 +335,7 @@ def add_calls(name, full, per, spec):
             die("%s: CALL at %#x (`%s`): a call back to a lower address (recursion?) is not counted"
                 % (name, x.addr, x.text))
         lo, hi = sub_range(full, at[x.callee])
-        sub, _ = visits(name, full[lo:hi + 1], spec, x.callee_name, [])
+        sub, _ = visits(name, full[lo:hi + 1], spec, x.callee_name or "the subroutine at %#x" % x.callee, [])
         for k, c in enumerate(sub):
             per[lo + k] += per[i] * c
     return per

@@ -95,9 +95,11 @@ class Inst:
             t = self.ops[-1]
             lm = re.search(r"\((\.L\w+)\)", t)
             self.target = lm.group(1) if lm else int(t.split()[-1], 16)
-        if self.base == "CALL" and self.ops:
+        if self.base == "CALL" and self.ops:   # cuobjdump: an address; nvdisasm: a label
             lm = re.search(r"\(([.$][\w$.]+)\)", self.ops[-1])
+            hm = re.fullmatch(r"(0x[0-9a-fA-F]+)", self.ops[-1].split()[-1])
             self.callee_name = lm.group(1) if lm else None
+            self.callee = int(hm.group(1), 16) if hm and ".REL" in body.split()[0] else None
         self.dests, self.srcs = self.operands()
 
     def operands(self):
