@@ -83,6 +83,13 @@ def parse_spec(path):
                 die("%s:%d: trips %s = %g: a loop body runs at least once per entry" % (path, n, m.group(2), v))
             spec[kind][key] = v
             continue
+        m = re.fullmatch(r"slowpath\s*=\s*([\d.eE+-]+)", line)
+        if m:
+            v = float(m.group(1))
+            if not 0 <= v <= 1:
+                die("%s:%d: slowpath = %g: a fraction in [0, 1]" % (path, n, v))
+            spec["slowpath"] = v
+            continue
         m = re.fullmatch(r"(kernel|grid|block|dynamic_smem)\s*=\s*(\S+)", line)
         if not m:
             die("%s:%d: cannot read '%s'" % (path, n, line))
@@ -173,17 +180,22 @@ def parse_ncu_source(path, name):
 # ---- control flow ----
 
 def blocks_of(insts):
-    """Basic blocks as (first, last) index pairs, and successor lists."""
+    """Basic blocks as (first, last) index pairs, and successor lists. A
+    CALL to a subroutine of the function (the math library's slow paths:
+    IEEE division, square root) does not end a block: its subroutine's
+    instructions are counted at it (sub_counts); RET ends a subroutine as
+    EXIT ends the kernel."""
     addr = {x.addr: i for i, x in enumerate(insts)}
     leaders = {0}
     for i, x in enumerate(insts):
-        if x.base in ("BRX", "JMX", "CALL", "RET"):
-            die("indirect or call control flow at %#x (`%s`): not counted" % (x.addr, x.text))
+        if x.base in ("BRX", "JMX") or (x.base == "CALL" and x.callee is None):
+            die("indirect control flow or a call outside the function at %#x (`%s`): not counted"
+                % (x.addr, x.text))
         if x.target is not None:
             if x.target not in addr:
                 die("branch at %#x to %#x: outside the function" % (x.addr, x.target))
             leaders.add(addr[x.target])
-        if x.target is not None or x.base == "EXIT":
+        if x.target is not None or x.base in ("EXIT", "RET"):
             leaders.add(i + 1)
     starts = sorted(s for s in leaders if s < len(insts))
     blocks = [(s, (starts[k + 1] if k + 1 < len(starts) else len(insts)) - 1)
@@ -194,7 +206,7 @@ def blocks_of(insts):
         x, nxt = insts[e], index.get(e + 1)
         cond = x.guard is not None and x.guard != "PT"
         out = []
-        if x.base == "EXIT":
+        if x.base in ("EXIT", "RET"):
             out = [] if not cond else [("fall", nxt)]
         elif x.target is not None:
             out = [("taken", index[addr[x.target]])] + ([("fall", nxt)] if cond else [])
@@ -232,49 +244,118 @@ def solve(n, edges):
     return [rhs[i] / a[i][i] for i in range(n)]
 
 
-def counts_from_spec(name, insts, spec):
-    """Per-instruction dynamic count per warp from trip counts and branch
-    fractions; refuses any conditional edge the spec does not give. What
-    follows the last EXIT (the self-branch and padding) never runs."""
-    exits = [i for i, x in enumerate(insts) if x.base == "EXIT"]
-    if not exits:
-        die("%s: no EXIT in its SASS" % name)
-    full, insts = insts, insts[:exits[-1] + 1]
+SLOWPATH = re.compile(r"slowpath|__internal", re.I)   # the CUDA math library's subroutines
+
+
+def visits(name, insts, spec, where, calls):
+    """Expected visits per entry of every instruction of insts (a kernel to
+    its last EXIT, or a subroutine to its RETs) from the spec's trip counts
+    and branch fractions. A conditional branch with one successor block
+    that calls a math-library slow path takes it at the spec's `slowpath`
+    share (default 0: the slow path serves denormals, infinities and
+    overflow, which data in range never reaches); a subroutine's own
+    branches the spec does not give split evenly once it is entered."""
     blocks, succ = blocks_of(insts)
     loops = loops_of(insts, blocks, succ)
     prob = {}
     for k, (latch, head) in enumerate(loops, 1):
-        if k not in spec["trips"]:
+        key = k if where is None else None
+        if key not in spec["trips"]:
             x = insts[blocks[latch][1]]
+            if where is not None:
+                die("%s: a loop in %s (back edge at %#x `%s`): not counted" % (name, where, x.addr, x.text))
             die("%s: loop %d (header %#x, back edge at %#x `%s`): no trip count "
                 "(give `trips %d = T` in the spec, or a profile)"
                 % (name, k, insts[blocks[head][0]].addr, x.addr, x.text, k))
-        t = spec["trips"][k]
+        t = spec["trips"][key]
         prob[latch] = (t - 1) / t             # back edge taken T - 1 times per entry
+
+    def calls_slow(b):
+        # a subroutine of the kernel's own function is the compiler's (a
+        # user's __noinline__ function is a function of its own): named
+        # (nvdisasm) or not (cuobjdump: an address)
+        return b is not None and any(insts[i].base == "CALL" and
+                                     SLOWPATH.search(insts[i].callee_name or "slowpath")
+                                     for i in range(blocks[b][0], blocks[b][1] + 1))
     edges = []
     for b, out in enumerate(succ):
         x = insts[blocks[b][1]]
-        if len(out) == 2 or (x.base == "EXIT" and out):
+        if len(out) == 2 or (x.base in ("EXIT", "RET") and out):
             if b in prob:
                 p = prob[b]
             elif x.addr in spec["branch"]:
                 p = spec["branch"][x.addr]
+            elif len(out) == 2 and calls_slow(out[0][1]) != calls_slow(out[1][1]):
+                share = spec.get("slowpath", 0.0)
+                p = share if calls_slow(out[0][1]) else 1 - share
+                calls.append("%#x" % x.addr)
+            elif where is not None:
+                p = 0.5
             else:
                 die("%s: conditional %s at %#x (`%s`): no taken fraction "
                     "(give `branch %#x = P` in the spec, or a profile)"
                     % (name, "EXIT" if x.base == "EXIT" else "branch", x.addr, x.text, x.addr))
-            if x.base == "EXIT":
+            if x.base in ("EXIT", "RET"):
                 edges += [(b, out[0][1], 1 - p)]
             else:
                 edges += [(b, out[0][1], p), (b, out[1][1], 1 - p)]
         else:
             edges += [(b, d, 1.0) for _, d in out]
     v = solve(len(blocks), edges)
-    per = [0.0] * len(full)
-    for k, (s, e) in enumerate(blocks):
-        for i in range(s, e + 1):
+    per = [0.0] * len(insts)
+    for k, (s_, e) in enumerate(blocks):
+        for i in range(s_, e + 1):
             per[i] = v[k]
     return per, len(loops)
+
+
+def sub_range(full, entry):
+    """[first, last] indices of the subroutine at index entry: up to its last
+    RET before the next subroutine or the end of the function."""
+    at = {x.addr: i for i, x in enumerate(full)}
+    starts = sorted({at[x.callee] for x in full if x.base == "CALL" and x.callee in at})
+    nxt = next((k for k in starts if k > entry), len(full))
+    rets = [i for i in range(entry, nxt) if full[i].base == "RET"]
+    if not rets:
+        die("the subroutine at %#x (`%s`) has no RET" % (full[entry].addr, full[entry].text))
+    return entry, rets[-1]
+
+
+def add_calls(name, full, per, spec):
+    """Each CALL's subroutine counted at it: the subroutine's own visits per
+    entry (visits()) times the CALL's count, into per; a CALL inside a
+    subroutine (at a higher address) in turn, once its caller is counted."""
+    at = {x.addr: i for i, x in enumerate(full)}
+    for i, x in enumerate(full):
+        if x.base != "CALL" or per[i] <= 0:
+            continue
+        if x.callee not in at:
+            die("%s: CALL at %#x (`%s`): its subroutine is not in the function" % (name, x.addr, x.text))
+        if at[x.callee] <= i:
+            die("%s: CALL at %#x (`%s`): a call back to a lower address (recursion?) is not counted"
+                % (name, x.addr, x.text))
+        lo, hi = sub_range(full, at[x.callee])
+        sub, _ = visits(name, full[lo:hi + 1], spec, x.callee_name or "the subroutine at %#x" % x.callee, [])
+        for k, c in enumerate(sub):
+            per[lo + k] += per[i] * c
+    return per
+
+
+def counts_from_spec(name, insts, spec):
+    """Per-instruction dynamic count per warp from trip counts and branch
+    fractions; refuses any conditional edge the spec does not give (but a
+    math-library slow path's guard: visits()). What follows the last EXIT
+    (the self-branch and padding) never runs, but the subroutines that a
+    CALL runs (add_calls)."""
+    exits = [i for i, x in enumerate(insts) if x.base == "EXIT"]
+    if not exits:
+        die("%s: no EXIT in its SASS" % name)
+    full, body = insts, insts[:exits[-1] + 1]
+    calls = []
+    v, nloops = visits(name, body, spec, None, calls)
+    per = v + [0.0] * (len(full) - len(body))
+    per = add_calls(name, full, per, spec)
+    return per, nloops
 
 
 def expand(insts, per):

@@ -90,10 +90,16 @@ class Inst:
         self.mods = self.opcode.split(".")[1:]
         self.cls = classify(self.opcode)
         self.target = None                # branch target: address or label
+        self.callee = self.callee_name = None   # CALL: the subroutine's address and label
         if self.base in ("BRA", "JMP") and self.ops:
             t = self.ops[-1]
             lm = re.search(r"\((\.L\w+)\)", t)
             self.target = lm.group(1) if lm else int(t.split()[-1], 16)
+        if self.base == "CALL" and self.ops:   # cuobjdump: an address; nvdisasm: a label
+            lm = re.search(r"\(([.$][\w$.]+)\)", self.ops[-1])
+            hm = re.fullmatch(r"(0x[0-9a-fA-F]+)", self.ops[-1].split()[-1])
+            self.callee_name = lm.group(1) if lm else None
+            self.callee = int(hm.group(1), 16) if hm and ".REL" in body.split()[0] else None
         self.dests, self.srcs = self.operands()
 
     def operands(self):
@@ -135,7 +141,7 @@ def parse_sass(text, arch):
             continue
         if not fn:
             continue
-        m = re.match(r"\s*(\.L\w+):", line)
+        m = re.match(r"\s*(\.L\w+|\$[\w$.]+):", line)   # branch targets, subroutines
         if m:
             pending.append(m.group(1))
             continue
@@ -150,6 +156,8 @@ def parse_sass(text, arch):
         for ins in insts:
             if isinstance(ins.target, str):
                 ins.target = labels[fn].get(ins.target)
+            if ins.callee_name:
+                ins.callee = labels[fn].get(ins.callee_name)
     return funcs
 
 

@@ -78,23 +78,24 @@ static void add_err(gc_err_stats *s, double ape)
 
 /* One measured kernel: its description with the launch shape the point
  * ran with, both models at the clock it ran at. */
-static void predict_row(const gc_gpu *g, const gc_models *m, const gc_point *p,
+static void predict_row(const gc_gpu_info *info, const gc_models *m, const gc_vpoint *p,
                         const gc_kdesc *desc, gc_vrow *r)
 {
     gc_kdesc d = *desc;
-    d.grid_blocks = (long long)gc_ctx_num(&p->ctx, "grid_blocks", (double)d.grid_blocks);
-    d.block_threads = (int)gc_ctx_num(&p->ctx, "block_threads", d.block_threads);
-    d.smem_dynamic_bytes = (long long)gc_ctx_num(&p->ctx, "smem_dynamic_bytes",
-                                                 (double)d.smem_dynamic_bytes);
+    if (p->grid_blocks >= 0)
+        d.grid_blocks = p->grid_blocks;
+    if (p->block_threads >= 0)
+        d.block_threads = p->block_threads;
+    if (p->smem_dynamic_bytes >= 0)
+        d.smem_dynamic_bytes = p->smem_dynamic_bytes;
     r->grid_blocks = d.grid_blocks;
     r->block_threads = d.block_threads;
     gc_hwp h = m->hw;
-    double clk = gc_ctx_num(&p->ctx, "sm_clock_mhz_measured", NAN);
-    if (isfinite(clk) && clk > 0)
-        h.v[HW_FREQ_HZ] = clk * 1e6;
+    if (isfinite(p->sm_clock_mhz) && p->sm_clock_mhz > 0)
+        h.v[HW_FREQ_HZ] = p->sm_clock_mhz * 1e6;
     r->sm_clock_mhz = h.v[HW_FREQ_HZ] / 1e6;
     gc_occ_limits lim;
-    gc_occ_limits_of(&g->info, &lim);
+    gc_occ_limits_of(info, &lim);
     gc_mlaunch l;
     gc_err e = { 0 };
     if (d.grid_blocks < 1 || gc_mlaunch_of(&lim, &h, &d, &l, &e)) {
@@ -130,31 +131,56 @@ static int is_valid_point(const gc_point *p)
 
 int gc_models_compute(const gc_gpu *g, const gc_kdesc_set *s, gc_models *m)
 {
-    memset(m, 0, sizeof *m);
-    gc_hwp_from_gpu(g, &m->hw);
-    snprintf(m->origin, sizeof m->origin, "%s", s && s->origin[0] ? s->origin : "none");
+    gc_hwp hw;
+    gc_hwp_from_gpu(g, &hw);
     size_t n = 0;
     for (size_t i = 0; i < g->npoints; i++)
         n += is_valid_point(&g->points[i]);
-    m->rows = calloc(n ? n : 1, sizeof *m->rows);
-    if (!m->rows)
+    gc_vpoint *v = calloc(n ? n : 1, sizeof *v);
+    if (!v) {
+        memset(m, 0, sizeof *m);
         return GC_ENOMEM;
+    }
+    n = 0;
     for (size_t i = 0; i < g->npoints; i++) {
         const gc_point *p = &g->points[i];
         if (!is_valid_point(p))
             continue;
-        gc_vrow *r = &m->rows[m->nrows++];
+        gc_vpoint *x = &v[n++];
         gc_summary sum;
         gc_point_summary(p, &sum);
-        snprintf(r->kernel, sizeof r->kernel, "%s", gc_ctx_str(&p->ctx, "kernel", "?"));
-        r->measured_ns = sum.p50;
+        snprintf(x->kernel, sizeof x->kernel, "%s", gc_ctx_str(&p->ctx, "kernel", "?"));
+        x->measured_ns = sum.p50;
+        x->grid_blocks = (long long)gc_ctx_num(&p->ctx, "grid_blocks", -1);
+        x->block_threads = (int)gc_ctx_num(&p->ctx, "block_threads", -1);
+        x->smem_dynamic_bytes = (long long)gc_ctx_num(&p->ctx, "smem_dynamic_bytes", -1);
+        x->sm_clock_mhz = gc_ctx_num(&p->ctx, "sm_clock_mhz_measured", NAN);
+    }
+    int rc = gc_models_validate(&g->info, &hw, s, v, n, m);
+    free(v);
+    return rc;
+}
+
+int gc_models_validate(const gc_gpu_info *info, const gc_hwp *hw, const gc_kdesc_set *s,
+                       const gc_vpoint *v, size_t n, gc_models *m)
+{
+    memset(m, 0, sizeof *m);
+    m->hw = *hw;
+    snprintf(m->origin, sizeof m->origin, "%s", s && s->origin[0] ? s->origin : "none");
+    m->rows = calloc(n ? n : 1, sizeof *m->rows);
+    if (!m->rows)
+        return GC_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        gc_vrow *r = &m->rows[m->nrows++];
+        snprintf(r->kernel, sizeof r->kernel, "%s", v[i].kernel);
+        r->measured_ns = v[i].measured_ns;
         r->regime = GC_REG_ALL;
         const gc_kdesc *d = s ? gc_kdesc_set_find(s, r->kernel) : NULL;
         if (!d)
             snprintf(r->error, sizeof r->error, "no description of kernel \"%s\" in this build "
                      "(descriptions: %s)", r->kernel, m->origin);
         else
-            predict_row(g, m, p, d, r);
+            predict_row(info, m, &v[i], d, r);
     }
     for (int k = 0; k < GC_NMODELS; k++) {
         m->lambda[k] = gc_models_lambda(m, k, NULL, &m->lambda_n[k]);

@@ -63,9 +63,25 @@ typedef struct gc_models {
     gc_err_stats raw[GC_NMODELS][GC_NREG], cal[GC_NMODELS][GC_NREG];
 } gc_models;
 
+/* One measured validation kernel: what a `valid` point says (its kernel,
+ * median time and the launch it ran with); shape fields < 0 and a clock
+ * that is not > 0: the description's shape, the parameters' clock. */
+typedef struct gc_vpoint {
+    char kernel[GC_STR_MAX];
+    double measured_ns, sm_clock_mhz;
+    long long grid_blocks, smem_dynamic_bytes;
+    int block_threads;
+} gc_vpoint;
+
 /* Parameters and validation of GPU g against descriptions s. 0 or
  * GC_ENOMEM; a kernel that cannot be predicted is a row with an error. */
 int gc_models_compute(const gc_gpu *g, const gc_kdesc_set *s, gc_models *m);
+/* The same from a GPU's properties, model parameters hw and its measured
+ * validation kernels v[0..n): the one definition of the rows, lambda and
+ * errors, for the run (gc_models_compute) and for `predict` (a catalogue
+ * read back). 0 or GC_ENOMEM. */
+int gc_models_validate(const gc_gpu_info *info, const gc_hwp *hw, const gc_kdesc_set *s,
+                       const gc_vpoint *v, size_t n, gc_models *m);
 void gc_models_free(gc_models *m);
 
 /* The regime rule above. */

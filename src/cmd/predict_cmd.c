@@ -4,7 +4,12 @@
  * limits), both models with the catalogue's parameters, the time with
  * lambda = 1 and calibrated with the GPU's lambda (t = floor + model /
  * lambda, validate.h), and the regime by the rule shared with the
- * validation. Per link: t(n) = alpha + n / beta. */
+ * validation. The lambda is this build's: the validation kernels the
+ * catalogue measured on that GPU, predicted by these very models and
+ * calibrated by validate.c (the run's own code), so predict's figures are
+ * the ones the accuracy table scores whichever build wrote the catalogue;
+ * the stored lambda only where the catalogue's points cannot be read. Per
+ * link: t(n) = alpha + n / beta. */
 #include "cmd/predict_cmd.h"
 #include "util/quote.h"
 
@@ -20,9 +25,23 @@
 #include "util/fsutil.h"
 #include "util/jsonw.h"
 #include "census/kdesc.h"
+#include "census/kdesc_set.h"
 #include "analyze/model_little.h"
 #include "analyze/model_mwp.h"
 #include "analyze/validate.h"
+
+/* A GPU's calibration: where its lambdas come from and, when recomputed,
+ * how the validation suite scores with them (validate.h). */
+enum { LAM_VALIDATION, LAM_CATALOGUE, LAM_NONE };
+static const char *const lam_from_names[] = { "validation", "catalogue", "none" };
+typedef struct gpu_cal {
+    int from;                   /* LAM_* */
+    double lambda[GC_NMODELS];
+    int lambda_n[GC_NMODELS];
+    gc_err_stats raw[GC_NMODELS], cal[GC_NMODELS];   /* the suite, all kernels */
+    size_t kernels;
+    char note[240];
+} gpu_cal;
 
 typedef struct gpu_pred {
     int launch_ok, ok[GC_NMODELS];
@@ -36,7 +55,55 @@ typedef struct gpu_pred {
     double kd_gmem_waits;       /* the description's critical_path.gmem */
     int kd_store_lsu;           /* its scattered stores' sectors outweigh its loads' */
     char says[320];             /* which of the GPU's parameters drove the result */
+    gpu_cal cal;                /* the lambdas used */
 } gpu_pred;
+
+/* The lambdas of GPU c: from its measured validation kernels with this
+ * build's models and descriptions; else the catalogue's; else none. */
+static int calibrate_gpu(const gc_cat_gpu *c, const gc_kdesc_set *set, gpu_cal *o)
+{
+    memset(o, 0, sizeof *o);
+    gc_models m;
+    if (c->nvalid && set->n) {
+        if (gc_models_validate(&c->info, &c->hw, set, c->valid, c->nvalid, &m))
+            return GC_ENOMEM;
+        o->kernels = m.nrows;
+        for (int k = 0; k < GC_NMODELS; k++) {
+            o->lambda[k] = m.lambda[k];
+            o->lambda_n[k] = m.lambda_n[k];
+            o->raw[k] = m.raw[k][GC_REG_ALL];
+            o->cal[k] = m.cal[k][GC_REG_ALL];
+        }
+        gc_models_free(&m);
+        if (isfinite(o->lambda[GC_M_MWP]) || isfinite(o->lambda[GC_M_LITTLE])) {
+            o->from = LAM_VALIDATION;
+            snprintf(o->note, sizeof o->note, "%zu validation kernels measured in the catalogue, "
+                     "predicted by this build", o->kernels);
+            return 0;
+        }
+    }
+    const char *why = !set->n ? "this build has no validation descriptions"
+                    : c->nvalid ? "no validation kernel calibrates (all below 1.5 launch floors)"
+                    : c->valid_note;
+    o->from = isfinite(c->lambda[GC_M_MWP]) || isfinite(c->lambda[GC_M_LITTLE]) ? LAM_CATALOGUE
+            : LAM_NONE;
+    for (int k = 0; k < GC_NMODELS; k++)
+        o->lambda[k] = o->from == LAM_CATALOGUE ? c->lambda[k] : NAN;
+    snprintf(o->note, sizeof o->note, "%s: %.180s", o->from == LAM_CATALOGUE ?
+             "the catalogue's stored lambda (not recomputed)" : "uncalibrated (lambda 1)", why);
+    return 0;
+}
+
+/* MWP-CWP is kept as the reference it is (the paper's model with the
+ * census's parameters), not as a prediction to use: on the held-out
+ * kernels its synchronisation cost (eq. 26, departure delay x (MWP - 1)
+ * per barrier and block) is most of its time where kernels sync, and its
+ * Mem_L puts every global access at the DRAM latency, cache hits too
+ * (lab/gpu/mwp_terms.py measures both; docs/models.md). */
+static const char mwp_fit_note[] =
+    "a reference model that does not fit these kernels: its synchronisation term (eq. 26) "
+    "dominates kernels with barriers and its memory term puts every global access at the DRAM "
+    "latency (no cache); use Little's law";
 
 /* The parameter behind each Little's-law throughput term (model_little.h). */
 static const int term_param[LT_NTERMS] = { HW_LANES_FP32, HW_LANES_FP64, HW_LANES_INT, HW_LANES_SFU,
@@ -95,14 +162,10 @@ static void explain(const gc_cat_gpu *c, gpu_pred *o)
     }
 }
 
-static double calibrated(const gc_cat_gpu *c, int k, double exec_ns)
-{
-    return gc_calibrated_ns(&c->hw, exec_ns, c->lambda[k]);
-}
-
-static void predict_gpu(const gc_cat_gpu *c, const gc_kdesc *d, gpu_pred *o)
+static void predict_gpu(const gc_cat_gpu *c, const gpu_cal *cal, const gc_kdesc *d, gpu_pred *o)
 {
     memset(o, 0, sizeof *o);
+    o->cal = *cal;
     gc_occ_limits lim;
     gc_occ_limits_of(&c->info, &lim);
     gc_err e = { 0 };
@@ -116,7 +179,7 @@ static void predict_gpu(const gc_cat_gpu *c, const gc_kdesc *d, gpu_pred *o)
     if (gc_mwp_predict(&c->hw, &o->l, d, &o->mwp, &e) == 0) {
         o->ok[GC_M_MWP] = 1;
         o->ns[GC_M_MWP] = o->mwp.ns;
-        o->cal_ns[GC_M_MWP] = calibrated(c, GC_M_MWP, o->mwp.exec_ns);
+        o->cal_ns[GC_M_MWP] = gc_calibrated_ns(&c->hw, o->mwp.exec_ns, cal->lambda[GC_M_MWP]);
     } else {
         snprintf(o->error[GC_M_MWP], sizeof o->error[GC_M_MWP], "%.190s", e.msg);
     }
@@ -129,7 +192,7 @@ static void predict_gpu(const gc_cat_gpu *c, const gc_kdesc *d, gpu_pred *o)
     if (gc_little_predict(&c->hw, &o->l, d, &o->lit, &e) == 0) {
         o->ok[GC_M_LITTLE] = 1;
         o->ns[GC_M_LITTLE] = o->lit.ns;
-        o->cal_ns[GC_M_LITTLE] = calibrated(c, GC_M_LITTLE, o->lit.exec_ns);
+        o->cal_ns[GC_M_LITTLE] = gc_calibrated_ns(&c->hw, o->lit.exec_ns, cal->lambda[GC_M_LITTLE]);
         o->regime = gc_regime_of(&o->lit);
         explain(c, o);
     } else {
@@ -173,10 +236,13 @@ static void table_kernel(const gc_cat_models *cat, const char *path, const gc_kd
                cells[2], cells[3], c->from_models ? "catalogue models" : "recomputed");
         if (o->bound)
             printf("    bound by %s\n", gc_esc(o->says));
+        printf("    lambda MWP-CWP %.4g, Little %.4g: %s\n", o->cal.lambda[GC_M_MWP],
+               o->cal.lambda[GC_M_LITTLE], gc_esc(o->cal.note));
         for (int k = 0; k < GC_NMODELS; k++)
             if (!o->ok[k] && (k == 0 || strcmp(o->error[0], o->error[1])))
                 printf("    %s: %s\n", gc_model_names[k], gc_esc(o->error[k]));
     }
+    printf("MWP-CWP: %s (docs/models.md)\n", mwp_fit_note);
 }
 
 /* ---- JSON ---------------------------------------------------------------------- */
@@ -231,6 +297,39 @@ static void json_little(gc_jw *w, const gc_little_pred *m)
     gc_jw_kreal(w, "gmem_bytes_per_cycle_per_sm", m->gmem_bytes_per_cycle_per_sm);
 }
 
+static void json_errs(gc_jw *w, const char *key, const gc_err_stats *e)
+{
+    gc_jw_key(w, key);
+    gc_jw_open(w, "{");
+    gc_jw_kint(w, "n", e->n);
+    gc_jw_kreal(w, "mape", e->n ? e->mape : NAN);
+    gc_jw_kreal(w, "max_ape", e->n ? e->max_ape : NAN);
+    gc_jw_close(w, "}");
+}
+
+/* "calibration": where the lambdas come from and the suite's errors
+ * with them (leave one kernel out, as the catalogue's). */
+static void json_cal(gc_jw *w, const gpu_cal *c)
+{
+    gc_jw_key(w, "calibration");
+    gc_jw_open(w, "{");
+    gc_jw_kstr(w, "lambda_from", lam_from_names[c->from]);
+    gc_jw_kstr(w, "note", c->note);
+    gc_jw_kint(w, "validation_kernels", (long long)c->kernels);
+    for (int k = 0; k < GC_NMODELS; k++) {
+        gc_jw_key(w, gc_model_names[k]);
+        gc_jw_open(w, "{");
+        gc_jw_kreal(w, "lambda", c->lambda[k]);
+        gc_jw_kint(w, "lambda_kernels", c->lambda_n[k]);
+        if (c->from == LAM_VALIDATION) {
+            json_errs(w, "suite_raw", &c->raw[k]);
+            json_errs(w, "suite_calibrated", &c->cal[k]);
+        }
+        gc_jw_close(w, "}");
+    }
+    gc_jw_close(w, "}");
+}
+
 static void json_kernel(gc_jw *w, const gc_cat_models *cat, const char *path, const gc_kdesc *d,
                         const gpu_pred *p)
 {
@@ -259,6 +358,7 @@ static void json_kernel(gc_jw *w, const gc_cat_models *cat, const char *path, co
         gc_jw_kstr(w, "uuid", c->info.uuid);
         gc_jw_kstr(w, "name", c->info.name);
         gc_jw_kstr(w, "parameters_from", c->from_models ? "models" : "parameters");
+        json_cal(w, &o->cal);
         if (o->regime == GC_REG_ALL)
             gc_jw_knull(w, "regime");
         else
@@ -289,10 +389,13 @@ static void json_kernel(gc_jw *w, const gc_cat_models *cat, const char *path, co
         for (int k = 0; k < GC_NMODELS; k++) {
             gc_jw_key(w, gc_model_names[k]);
             gc_jw_open(w, "{");
+            gc_jw_kstr(w, "role", k == GC_M_MWP ? "reference" : "prediction");
+            if (k == GC_M_MWP)
+                gc_jw_kstr(w, "fit", mwp_fit_note);
             if (o->ok[k]) {
                 gc_jw_kreal(w, "ns", o->ns[k]);
                 gc_jw_kreal(w, "calibrated_ns", o->cal_ns[k]);
-                gc_jw_kreal(w, "lambda", c->lambda[k]);
+                gc_jw_kreal(w, "lambda", o->cal.lambda[k]);
                 gc_jw_kreal(w, "launch_overhead_ns", c->hw.v[HW_LAUNCH_NS]);
                 if (k == GC_M_MWP)
                     json_mwp(w, &o->mwp);
@@ -471,8 +574,21 @@ int gc_predict_main(int argc, char **argv)
         gc_cat_models_free(&cat);
         return fprintf(stderr, "gpucensus predict: out of memory\n"), 1;
     }
-    for (size_t i = 0; kpath && i < cat.ngpus; i++)
-        predict_gpu(&cat.gpus[i], &d, &p[i]);
+    gc_kdesc_set set;
+    gc_kdesc_set_embedded(&set);
+    int calrc = 0;
+    for (size_t i = 0; kpath && i < cat.ngpus && !calrc; i++) {
+        gpu_cal cal;
+        calrc = calibrate_gpu(&cat.gpus[i], &set, &cal);
+        predict_gpu(&cat.gpus[i], &cal, &d, &p[i]);
+    }
+    gc_kdesc_set_free(&set);
+    if (calrc) {
+        free(p);
+        free(buf);
+        gc_cat_models_free(&cat);
+        return fprintf(stderr, "gpucensus predict: out of memory\n"), 1;
+    }
     int rc = 0, none = !predictable(&cat, p);
     if (none)   /* the JSON still says what each GPU lacks; a table of "-" would not */
         no_inputs(cat_path, &cat, p);

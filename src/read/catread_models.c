@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include "read/catread_int.h"
+#include "read/catread_points.h"
 
 typedef struct msink {
     sink s;                  /* first: the walk's callbacks get &s */
     gc_cat_models *out;
+    gc_catpoints *pts;       /* the node files (NULL: none read) */
 } msink;
 
 /* ---- typed members ------------------------------------------------------- */
@@ -148,7 +150,103 @@ static void recompute(rd *r, json_t *o, gc_cat_gpu *c, int *rc)
     if (!*rc)
         gc_hwp_from_gpu(&g, &c->hw);
     gc_gpu_free(&g);
-    c->lambda[GC_M_MWP] = c->lambda[GC_M_LITTLE] = NAN;
+}
+
+/* Whether the GPU measured any parameter (a GPU of a failed or empty run
+ * has none: its stored models, if any, are all there is). */
+static int has_params(json_t *o)
+{
+    json_t *ps = json_is_object(o) ? json_object_get(o, "parameters") : NULL;
+    return json_is_array(ps) && json_array_size(ps) > 0;
+}
+
+/* ---- the measured validation kernels ------------------------------------------ */
+
+static double ctx_num(json_t *ctx, const char *k, double dflt)
+{
+    json_t *v = json_is_object(ctx) ? json_object_get(ctx, k) : NULL;
+    return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+/* One "valid" time point of results[i] -> v (*got 1), or not one (*got 0);
+ * 0, or an error for a malformed one (named: file, GPU, index, field). */
+static int vpoint_of(rd *r, const char *file, const gc_cat_gpu *c, json_t *e, size_t i,
+                     gc_vpoint *v, int *got)
+{
+    *got = 0;
+    json_t *b = json_object_get(e, "benchmark"), *m = json_object_get(e, "metric");
+    json_t *st = json_object_get(e, "status"), *ctx = json_object_get(e, "context");
+    if (!json_is_string(b) || strcmp(json_string_value(b), "valid") || !json_is_string(m) ||
+        strcmp(json_string_value(m), "time") || !json_is_string(st) ||
+        strcmp(json_string_value(st), "ok"))
+        return 0;
+    json_t *cf = json_object_get(ctx, "confirm");   /* a re-measurement: not what the run validated */
+    if (json_is_string(cf) && !strcmp(json_string_value(cf), "remeasure"))
+        return 0;
+    json_t *k = json_is_object(ctx) ? json_object_get(ctx, "kernel") : NULL;
+    json_t *sum = json_object_get(e, "summary");
+    json_t *p50 = json_is_object(sum) ? json_object_get(sum, "p50") : NULL;
+    json_t *cnt = json_is_object(sum) ? json_object_get(sum, "count") : NULL;
+    if (!json_is_string(k) || !json_is_number(p50) || !json_is_integer(cnt))
+        return gc_fail(r->err, GC_ECORRUPT, "%s: GPU %s/%d: results[%zu]: a valid time point "
+                       "needs context.kernel (a string), summary.p50 and summary.count", file,
+                       c->info.node, c->info.local_index, i);
+    if (json_integer_value(cnt) < 1)
+        return 0;
+    double ns = json_number_value(p50);
+    if (!(isfinite(ns) && ns > 0 && ns < 1e15))
+        return gc_fail(r->err, GC_ECORRUPT, "%s: GPU %s/%d: results[%zu].summary.p50 = %g is not "
+                       "a time in ns", file, c->info.node, c->info.local_index, i, ns);
+    memset(v, 0, sizeof *v);
+    snprintf(v->kernel, sizeof v->kernel, "%s", json_string_value(k));
+    v->measured_ns = ns;
+    double gb = ctx_num(ctx, "grid_blocks", -1), bt = ctx_num(ctx, "block_threads", -1);
+    double sm = ctx_num(ctx, "smem_dynamic_bytes", -1);
+    v->grid_blocks = gb >= 1 && gb <= 1e12 ? (long long)gb : -1;
+    v->block_threads = bt >= 1 && bt <= 4096 ? (int)bt : -1;
+    v->smem_dynamic_bytes = sm >= 0 && sm <= 1e9 ? (long long)sm : -1;
+    v->sm_clock_mhz = ctx_num(ctx, "sm_clock_mhz_measured", NAN);
+    *got = 1;
+    return 0;
+}
+
+/* The GPU's validation kernels from its results (inline, or its node file
+ * through pts); a node file that cannot give them is not an error for
+ * predict (it still predicts, with the stored lambda): said in valid_note. */
+static int valid_of(rd *r, json_t *o, gc_catpoints *pts, gc_cat_gpu *c)
+{
+    json_t *res = json_object_get(o, "results");
+    char file[4200];
+    snprintf(file, sizeof file, "%s", r->file);
+    if (!res && pts) {
+        gc_catpoints_path(pts, c->info.node, file, sizeof file);
+        gc_err e = { 0 };
+        res = gc_catpoints_gpu(pts, c->info.node, c->info.local_index, &e);
+        if (!res) {
+            snprintf(c->valid_note, sizeof c->valid_note, "%.230s", e.msg);
+            return 0;
+        }
+    }
+    if (!json_is_array(res)) {
+        snprintf(c->valid_note, sizeof c->valid_note, "%s", pts ? "no results" :
+                 "no node files read (a catalogue given as bytes)");
+        return 0;
+    }
+    size_t n = json_array_size(res), i;
+    c->valid = calloc(n ? n : 1, sizeof *c->valid);
+    if (!c->valid)
+        return gc_fail(r->err, GC_ENOMEM, "out of memory");
+    json_t *e;
+    json_array_foreach(res, i, e) {
+        int got, rc = vpoint_of(r, file, c, e, i, &c->valid[c->nvalid], &got);
+        if (rc)
+            return rc;
+        c->nvalid += (size_t)got;
+    }
+    if (!c->nvalid)
+        snprintf(c->valid_note, sizeof c->valid_note, "no validation kernel measured "
+                 "(its plan has no bench valid)");
+    return 0;
 }
 
 static int m_gpu(sink *s, rd *r, json_t *o)
@@ -167,17 +265,25 @@ static int m_gpu(sink *s, rd *r, json_t *o)
     int rc = 0;
     if (!json_is_object(o))
         return cr_bad(r, "a GPU must be an object");
+    c->lambda[GC_M_MWP] = c->lambda[GC_M_LITTLE] = NAN;
     info_of(r, o, c, &rc);
     json_t *ms = member(r, o, "models", "", JSON_OBJECT, 0, 0, &rc);
     if (ms) {
         c->from_models = 1;
         for (int k = 0; k < GC_NMODELS && !rc; k++)
             model_of(r, ms, k, c, &rc);
-    } else if (!rc) {
+    }
+    /* this build's parameters from the measurements, as the run made them */
+    if (!rc && (!ms || has_params(o))) {
+        c->from_models = 0;
         recompute(r, o, c, &rc);
     }
     if (!rc)
+        rc = valid_of(r, o, ((msink *)s)->pts, c);
+    if (!rc)
         out->ngpus++;
+    else
+        free(c->valid);
     return rc;
 }
 
@@ -235,35 +341,57 @@ static int m_top(sink *s, rd *r, const char *key, json_t *v)
         if (!json_is_string(b))
             return cr_bad(r, "'run.backend' must be a string");
         snprintf(out->backend, sizeof out->backend, "%s", json_string_value(b));
+        /* this run, as node files beside the catalogue must name it */
+        gc_catpoints_set_run(((msink *)s)->pts, json_string_value(json_object_get(v, "start_time")),
+                             json_string_value(json_object_get(v, "plan_sha256")));
     }
     return 0;
 }
 
-int gc_catread_models_mem(const char *name, const char *buf, size_t len, gc_cat_models *out,
-                          gc_err *err)
+static int models_read(const char *name, const char *buf, size_t len, gc_catpoints *pts,
+                       gc_cat_models *out, gc_err *err)
 {
     memset(out, 0, sizeof *out);
-    rd r = { .file = name, .buf = buf, .len = len, .err = err };
-    msink m = { .s = { .gpu = m_gpu, .link = m_link, .top = m_top }, .out = out };
+    rd r = { .file = name, .buf = buf, .len = len, .err = err, .pts = pts };
+    msink m = { .s = { .gpu = m_gpu, .link = m_link, .top = m_top }, .out = out, .pts = pts };
     int rc = cr_walk(&r, &m.s);
     if (rc)
         gc_cat_models_free(out);
     return rc;
 }
 
-static int models_file(const char *name, const char *buf, size_t len, void *out, gc_err *err)
+int gc_catread_models_mem(const char *name, const char *buf, size_t len, gc_cat_models *out,
+                          gc_err *err)
 {
-    return gc_catread_models_mem(name, buf, len, out, err);
+    return models_read(name, buf, len, NULL, out, err);
+}
+
+typedef struct models_args {
+    gc_catpoints *pts;
+    gc_cat_models *out;
+} models_args;
+
+static int models_file(const char *name, const char *buf, size_t len, void *ctx, gc_err *err)
+{
+    models_args *a = ctx;
+    return models_read(name, buf, len, a->pts, a->out, err);
 }
 
 int gc_catread_models(const char *path, gc_cat_models *out, gc_err *err)
 {
     memset(out, 0, sizeof *out);
-    return cr_with_file(path, models_file, out, err);
+    models_args a = { gc_catpoints_new(path), out };
+    if (!a.pts)
+        return gc_fail(err, GC_ENOMEM, "out of memory");
+    int rc = cr_with_file(path, models_file, &a, err);
+    gc_catpoints_free(a.pts);
+    return rc;
 }
 
 void gc_cat_models_free(gc_cat_models *m)
 {
+    for (size_t i = 0; m->gpus && i < m->ngpus; i++)
+        free(m->gpus[i].valid);
     free(m->gpus);
     free(m->links);
     memset(m, 0, sizeof *m);

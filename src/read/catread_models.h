@@ -1,8 +1,11 @@
 /* Reading what `gpucensus predict` needs from a catalogue: per GPU its
- * properties and both models' parameters and lambdas (gpus[].models), or,
- * for a catalogue written before the models existed, the parameters
- * recomputed from gpus[].parameters as the catalogue writer would; per
- * link its fitted transfer model. Input is untrusted: errors are
+ * properties, its model parameters recomputed from gpus[].parameters as
+ * the run's analysis does (model_hw.c; gpus[].models' own only for a GPU
+ * without measured parameters), the stored lambdas, and its measured
+ * validation kernels (the `valid` points: inline for schema 1, in the
+ * node file for schema 2), from which predict calibrates with this
+ * build's models (validate.h: one definition for the run and predict);
+ * per link its fitted transfer model. Input is untrusted: errors are
  * "FILE:LINE: PATH: what" (GC_ECORRUPT), as in catread.c. */
 #ifndef GC_CATREAD_MODELS_H
 #define GC_CATREAD_MODELS_H
@@ -18,8 +21,11 @@ typedef struct gc_cat_gpu {
     gc_gpu_info info;          /* node, index, uuid, name, compute capability, properties */
     char status[16];
     gc_hwp hw;
-    double lambda[GC_NMODELS]; /* NAN: none */
+    double lambda[GC_NMODELS]; /* as stored in gpus[].models; NAN: none */
     int from_models;           /* 1: gpus[].models; 0: recomputed from gpus[].parameters */
+    gc_vpoint *valid;          /* the measured validation kernels (ok `valid` time points) */
+    size_t nvalid;
+    char valid_note[240];      /* why there are none ("" when read) */
 } gc_cat_gpu;
 
 typedef struct gc_cat_link {

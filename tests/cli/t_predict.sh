@@ -5,8 +5,10 @@
 # parameters, lambda, errors and 19 validation rows consistent with the
 # GPU's derived parameters; predict's table and --json for the example
 # descriptions and for a validation kernel (the same numbers as the
-# catalogue's validation row); the same predictions from a catalogue
-# without models (recomputed from the parameters); --bytes on every link;
+# catalogue's validation row); the lambda predict uses is the run's (the
+# catalogue's validation kernels predicted by this build: one definition);
+# the same predictions from a catalogue without models (recomputed from
+# the parameters), uncalibrated without its node files; --bytes on every link;
 # clear errors for bad input.
 . "$(dirname "$0")/../lib.sh"
 plan=$ROOT/tests/cli/predict.cfg
@@ -70,7 +72,10 @@ for k in "$ROOT"/configs/kernels/*.cfg; do
     "$GC" predict "$cat" "$k" > "$TMP/table.txt" || die "predict $k"
     grep -q "^kernel $(basename "$k" .cfg) " "$TMP/table.txt" || { cat "$TMP/table.txt"; die "table header $k"; }
     grep -q "^    bound by \(memory\|compute\|latency\|launch\): " "$TMP/table.txt" || { cat "$TMP/table.txt"; die "bound line $k"; }
-    [ "$(grep -c 'NVIDIA H200 (sim).*catalogue models' "$TMP/table.txt")" = 2 ] || { cat "$TMP/table.txt"; die "table rows $k"; }
+    grep -q "^MWP-CWP: a reference model that does not fit these kernels: " "$TMP/table.txt" || { cat "$TMP/table.txt"; die "MWP-CWP's note $k"; }
+    [ "$(grep -c 'NVIDIA H200 (sim).*recomputed' "$TMP/table.txt")" = 2 ] || { cat "$TMP/table.txt"; die "table rows $k"; }
+    [ "$(grep -c '^    lambda MWP-CWP [0-9.]*, Little [0-9.]*: 19 validation kernels measured in the catalogue, predicted by this build' "$TMP/table.txt")" = 2 ] ||
+        { cat "$TMP/table.txt"; die "lambda lines $k"; }
     "$GC" predict "$cat" "$k" --json > "$TMP/$(basename "$k").json" || die "predict --json $k"
 done
 # which parameters drove it, for kernels of loops and scattered accesses:
@@ -118,6 +123,9 @@ for g in p["gpus"]:
     assert l["warps_launched"] == 262144 * 8 and rel(l["cycles"], cyc) < 1e-9
     assert rel(l["ns"], f + cyc / 1.98) < 1e-9 and l["cpw_max"] == "gmem"
     assert rel(l["calibrated_ns"], f + (l["ns"] - f) / l["lambda"]) < 1e-9
+    assert g["calibration"]["lambda_from"] == "validation" and g["calibration"]["validation_kernels"] == 19
+    # MWP-CWP is marked for what it is: a reference that does not fit
+    assert m["role"] == "reference" and "does not fit" in m["fit"] and l["role"] == "prediction", m
     # MWP-CWP: 3 coalesced memory warps of 128 B, N = 64
     assert m["n"] == 64 and m["load_bytes_per_warp"] == 128 and m["case"] in (1, 2, 3)
     assert rel(m["ns"], f + m["cycles"] / 1.98) < 1e-9
@@ -137,6 +145,25 @@ for g, q in zip(c["gpus"], p["gpus"]):
     for k in ("mwp_cwp", "littles_law"):
         assert rel(q[k]["ns"], r[k + "_ns"]) < 1e-6, (k, q[k]["ns"], r[k + "_ns"])
     assert q["regime"] == r["regime"]
+EOF
+
+# 3b. predict's lambda is the run's: the same validation kernels, the same
+# code (validate.c), the same build: equal to the stored lambda, and the
+# suite's errors equal to the catalogue's
+/usr/bin/python3 - "$cat" "$TMP/vector_add.cfg.json" <<'EOF' || die "predict's lambda != the catalogue's"
+import json, sys
+import gccat
+c, p = gccat.load(sys.argv[1]), json.load(open(sys.argv[2]))
+for g, q in zip(c["gpus"], p["gpus"]):
+    cal = q["calibration"]
+    assert cal["lambda_from"] == "validation", cal
+    for k in ("mwp_cwp", "littles_law"):
+        m = g["models"][k]
+        assert abs(q[k]["lambda"] - m["lambda"]) < 1e-9 * m["lambda"], (k, q[k]["lambda"], m["lambda"])
+        assert cal[k]["lambda"] == q[k]["lambda"] and cal[k]["lambda_kernels"] == m["lambda_kernels"]
+        for a, b in (("suite_raw", "raw"), ("suite_calibrated", "calibrated")):
+            assert abs(cal[k][a]["mape"] - m["errors"][b]["all"]["mape"]) < 1e-9, (k, a, cal[k][a])
+            assert cal[k][a]["n"] == m["errors"][b]["all"]["n"] == 19
 EOF
 
 # 4. a catalogue without models: the parameters recomputed, same numbers
@@ -160,6 +187,9 @@ for x, y in zip(a["gpus"], b["gpus"]):
     for k in ("mwp_cwp", "littles_law"):
         assert abs(x[k]["ns"] - y[k]["ns"]) / x[k]["ns"] < 1e-6, (k, x[k]["ns"], y[k]["ns"])
         assert y[k]["lambda"] is None and abs(y[k]["calibrated_ns"] - y[k]["ns"]) < 1e-6
+    # no node files beside it: the validation kernels cannot be read, said
+    assert y["calibration"]["lambda_from"] == "none", y["calibration"]
+    assert "uncalibrated" in y["calibration"]["note"] and "nodes" in y["calibration"]["note"], y["calibration"]
 EOF
 
 # 5. transfers: t = alpha + n / beta on every link
