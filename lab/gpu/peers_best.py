@@ -11,9 +11,11 @@ under 1 is faster).
   matrices, the GPU's column (host tests) or its row and column (device
   to device); device_local_copy counts bytes copied, doubled here to bytes
   read + written; host copies at 1 GiB against our pinned xfer points of
-  that size; both ways, each direction's own rate (ours bandwidth_h2d /
-  bandwidth_d2h) against *_bidirectional_memcpy_ce, and the old pairing
-  (both directions summed / 2); device to device CE (write: the source's
+  that size, ours the capability figure (capability_bps: the p95 of the
+  samples over every round; the p50 beside it), each within 2% or not,
+  and a last line counting them; both ways, each direction's own rate
+  (ours bandwidth_h2d / bandwidth_d2h) against *_bidirectional_memcpy_*,
+  and ours summed against their two directions'; device to device CE (write: the source's
   engine pushes, as ours) against our p2p copies at 1 GiB;
   host_device_latency_sm and device_to_device_latency_sm against our host
   and peer chases (both orders and footprints: theirs walks consecutive
@@ -69,8 +71,9 @@ def ours(outs):
                     if x.get("mode") == "chase":
                         if r["metric"] == "latency_ns":
                             o["chase"].append((v, x.get("numa_node"), x["size_bytes"], x.get("order", "random")))
-                    elif r["metric"].startswith("bandwidth"):
-                        o["xfer"][(x["direction"], x["engine"], int(x["size_bytes"]), r["metric"])] = v
+                    elif r["metric"].startswith("bandwidth"):   # the capability figure, and the p50
+                        o["xfer"][(x["direction"], x["engine"], int(x["size_bytes"]), r["metric"])] = (
+                            x.get("capability_bps", v), v, x.get("host_noisy"), x.get("remeasures", 0))
                 elif r["benchmark"] == "p2p" and x.get("peer_access") == "on":
                     if x.get("mode") == "chase":
                         if r["metric"] == "latency_ns":
@@ -165,6 +168,8 @@ def ratio(a, b):
     return "%.3f" % (a / b) if a and b else "-"
 
 
+HOST_TOL = 0.02   # every host link within 2% of nvbandwidth's figure in the same call
+host_rows = []
 gpus = ours(sys.argv[1])
 ps = peer_stream(sys.argv[2])
 pl = peer_l2(sys.argv[3])
@@ -219,14 +224,21 @@ for gi in sorted(gpus):
         p = nv(nb, key, 0, gi) * 1e9
         if not p:
             continue
-        ov = xfer.get((d, e, G, met), 0)
-        print("xfer %-5s %s 1 GiB %-13s %7.2f GB/s  nvbandwidth %s %7.2f GB/s  ratio %s" % (
-            d, e, met, ov / 1e9, key, p / 1e9, ratio(ov, p)))
-    p = nv(nb, "host_to_device_bidirectional_memcpy_ce", 0, gi) * 1e9
-    both = xfer.get(("bidir", "ce", G, "bandwidth"), 0)
-    if p and both:   # the pairing before each direction had its own rate
-        print("xfer bidir ce 1 GiB summed / 2 %7.2f GB/s  nvbandwidth host_to_device_bidirectional_memcpy_ce"
-              " %7.2f GB/s  ratio %s" % (both / 2e9, p / 1e9, ratio(both / 2, p)))
+        cap, p50, noisy, rounds = xfer.get((d, e, G, met), (0, 0, None, 0))
+        within = cap and abs(cap / p - 1) <= HOST_TOL
+        host_rows.append(within)
+        print("xfer %-5s %s 1 GiB %-13s %7.2f GB/s (p50 %7.2f%s)  nvbandwidth %s %7.2f GB/s  ratio %s (p50 %s)"
+              "  within %.0f%%: %s" % (
+                  d, e, met, cap / 1e9, p50 / 1e9,
+                  ", host noisy, %d rounds" % rounds if noisy else "", key, p / 1e9, ratio(cap, p),
+                  ratio(p50, p), 100 * HOST_TOL, "yes" if within else "NO"))
+    for e in ("ce", "sm"):   # the sum of both directions against nvbandwidth's two
+        p = (nv(nb, "host_to_device_bidirectional_memcpy_" + e, 0, gi) +
+             nv(nb, "device_to_host_bidirectional_memcpy_" + e, 0, gi)) * 1e9
+        both = xfer.get(("bidir", e, G, "bandwidth"), (0,))[0]
+        if p and both:
+            print("xfer bidir %s 1 GiB bandwidth (the sum) %7.2f GB/s  nvbandwidth h2d + d2h bidirectional_memcpy_%s"
+                  " %7.2f GB/s  ratio %s" % (e, both / 1e9, e, p / 1e9, ratio(both, p)))
     for (d, peer, size, met), v in sorted(o["p2p"].items()):
         if size != G or met == "bandwidth" and d == "bidir":
             continue
@@ -248,3 +260,6 @@ for gi in sorted(gpus):
         for k, pv, n in (("l1_latency_cycles", l1, n1), ("l2_latency_cycles", l2p, n2)):
             print("%-18s %7.1f cycles  gpu-latency plateau %7.1f (%d footprints)  ratio %s" % (
                 k, par.get(k, 0), pv, n, ratio(par.get(k, 0), pv)))
+if host_rows:
+    print("host links within %.0f%% of nvbandwidth: %d of %d" % (100 * HOST_TOL, sum(1 for w in host_rows if w),
+                                                              len(host_rows)))

@@ -175,36 +175,55 @@ static void add_line(gc_gpu *g, const char *prefix, const gc_line *l, const char
 #define MAX_FIT 256
 
 /* The law the loaded latency follows. Document 000's line where it holds
- * (R^2 >= 0.9); where it does not, a floor and a rise past a knee (fit.h,
- * gc_fit_hinge): on Hopper the DRAM chase stays at its unloaded latency
- * up to 16 warps per SM and rises beyond (a real H100 default run:
- * 680-695 cycles, then 707 at 32, 784 at 64), and the L2 one does not
- * rise at all in the range, where a line's R^2 measures only noise.
- *   <prefix>_law_linear          1: the line is the law, 0: the hinge is
- *   <prefix>_floor_cycles        the hinge's floor
+ * (R^2 >= 0.9); where it does not, a valley (fit.h, gc_fit_valley): a
+ * fall to a floor, the floor, a rise past a knee. On Hopper the DRAM chase
+ * stays near its unloaded latency up to 16 warps per SM and rises beyond
+ * (a real H100 default run: 680-695 cycles, then 707 at 32, 784 at 64);
+ * the H200's first falls 3-4% from one warp per SM to 8-16 (675 to 651
+ * cycles, HBM3e) before it rises, which a floor-and-rise hinge reads as
+ * noise (R^2 0.45-0.93 over the real H200 runs); the L2 one does not rise
+ * at all in the range, where a line's R^2 measures only noise.
+ *   <prefix>_law_linear          1: the line is the law, 0: the valley is
+ *   <prefix>_floor_cycles        the valley's floor
+ *   <prefix>_fall_knee_warps     where the fall ends (the smallest x: none)
+ *   <prefix>_fall_cycles_per_octave  the fall per halving of the warps below it
  *   <prefix>_knee_warps          where the rise starts (warps_max: none)
  *   <prefix>_rise_cycles_per_warps
- *   <prefix>_hinge_r2, <prefix>_hinge_rms_rel (rms residual / floor) */
+ *   <prefix>_law_r2, <prefix>_law_rms_rel (the valley's: rms residual / floor)
+ *   <prefix>_hinge_r2, <prefix>_hinge_rms_rel (a floor and a rise alone) */
 #define LINEAR_LAW_R2 0.9
 static void loaded_law(gc_gpu *g, const char *prefix, const double *x, const double *y,
                        size_t n, const gc_line *l, double fp)
 {
     gc_hinge h;
+    gc_valley v;
     char name[GC_STR_MAX], src[96];
     if (n < 3)
         return;   /* a line through two points has R^2 1 and says nothing */
-    snprintf(src, sizeof src, "chase_loaded.latency footprint_bytes=%.0f, %zu points, hinge", fp,
+    snprintf(src, sizeof src, "chase_loaded.latency footprint_bytes=%.0f, %zu points, valley", fp,
              n);
     snprintf(name, sizeof name, "%s_law_linear", prefix);
     gc_gpu_add_param(g, name, l->r2 >= LINEAR_LAW_R2, "bool", src);
+    if (gc_fit_valley(x, y, n, &v) == 0) {
+        snprintf(name, sizeof name, "%s_floor_cycles", prefix);
+        gc_gpu_add_param(g, name, v.floor, "cycles", src);
+        snprintf(name, sizeof name, "%s_fall_knee_warps", prefix);
+        gc_gpu_add_param(g, name, v.fall_knee, "warps", src);
+        snprintf(name, sizeof name, "%s_fall_cycles_per_octave", prefix);
+        gc_gpu_add_param(g, name, v.fall, "cycles", src);
+        snprintf(name, sizeof name, "%s_knee_warps", prefix);
+        gc_gpu_add_param(g, name, v.rise_knee, "warps", src);
+        snprintf(name, sizeof name, "%s_rise_cycles_per_warps", prefix);
+        gc_gpu_add_param(g, name, v.rise, "cycles/warps", src);
+        snprintf(name, sizeof name, "%s_law_r2", prefix);
+        gc_gpu_add_param(g, name, v.r2, "ratio", src);
+        snprintf(name, sizeof name, "%s_law_rms_rel", prefix);
+        gc_gpu_add_param(g, name, v.rms_rel, "ratio", src);
+    }
     if (gc_fit_hinge(x, y, n, &h))
         return;
-    snprintf(name, sizeof name, "%s_floor_cycles", prefix);
-    gc_gpu_add_param(g, name, h.floor, "cycles", src);
-    snprintf(name, sizeof name, "%s_knee_warps", prefix);
-    gc_gpu_add_param(g, name, h.knee, "warps", src);
-    snprintf(name, sizeof name, "%s_rise_cycles_per_warps", prefix);
-    gc_gpu_add_param(g, name, h.rise, "cycles/warps", src);
+    snprintf(src, sizeof src, "chase_loaded.latency footprint_bytes=%.0f, %zu points, hinge", fp,
+             n);
     snprintf(name, sizeof name, "%s_hinge_r2", prefix);
     gc_gpu_add_param(g, name, h.r2, "ratio", src);
     snprintf(name, sizeof name, "%s_hinge_rms_rel", prefix);

@@ -35,11 +35,11 @@ const gc_peer_note gc_peer_notes[] = {
       "ff2101a)",
       "" },
     { "xfer:bandwidth{direction=bidir}",
-      "both directions' bytes summed over the time from the common start to the later direction's "
-      "own end",
+      "both directions' rates summed, each direction's bytes over its own time from the common "
+      "start while the other runs (bandwidth_h2d + bandwidth_d2h)",
       "nvbandwidth *_bidirectional_memcpy_{ce,sm}: one direction's rate while the other runs",
-      "two quantities: the faster direction ends first, so the sum / 2 is the slower direction's "
-      "rate, neither direction's own (0.946x at a6b4ab1 on an H200)",
+      "two quantities: the sum of both directions against one of them; ours / (their h2d + their "
+      "d2h) is the comparable ratio (lab/gpu/peers_best.py prints it)",
       "xfer:bandwidth_h2d{direction=bidir}" },
     { "xfer:bandwidth{memory=pinned,size_bytes=1073741824}",
       "the p50 of single 1 GiB copies, 20 a point, measured again in rounds where they spread "
@@ -65,11 +65,13 @@ const gc_peer_note gc_peer_notes[] = {
       "H100 calls read 0.964-1.075x, an H200 1.012 / 0.998x",
       "" },
     { "xfer:bandwidth_h2d{direction=bidir,engine=sm}",
-      "both ways by SM kernels: one kernel whose even warps copy host -> device and odd warps device "
-      "-> host, each byte once, each direction's bytes over the kernel's time (xfer method 2; "
-      "bandwidth_d2h the same)",
+      "both ways by SM kernels: one resident kernel whose even warps copy host -> device and odd "
+      "warps device -> host, each byte once, each direction timed on its own (its warps' last end; "
+      "a direction done copies on, untimed, until the other is), its bytes over its own time "
+      "(bandwidth_d2h the same)",
       "nvbandwidth *_bidirectional_memcpy_sm: the same split-warp interleave, but every lane copies "
-      "its 16-byte word 16 times in a row within one launch",
+      "its 16-byte word 16 times in a row within one launch, and both directions' rate is the "
+      "kernel's: the two cannot differ",
       "re-copying the same bytes: 0.991 / 0.992x on an H200 (GPU-155f0064, ff2101a: 42.14 against "
       "42.51 / 42.48 GB/s); in the same call lab/gpu/peers_probe.cu's copy in nvbandwidth's "
       "convention read 42.20 GB/s copying each word once and 42.46 copying it 16 times in a row. "

@@ -1,4 +1,5 @@
-/* Host-bound points measured again until their median holds. See remeasure.h. */
+/* Host-bound points measured again until a round reads within the spread
+ * bounds or the figures hold; their capability figure. See remeasure.h. */
 #include "measure/remeasure.h"
 
 #include <math.h>
@@ -13,6 +14,9 @@ void gc_remeasure_defaults(gc_remeasure_cfg *c)
     memset(c, 0, sizeof *c);
     c->spread_max = GC_REMEASURE_SPREAD_MAX;
     c->spread_low_max = GC_REMEASURE_SPREAD_LOW_MAX;
+    c->spread_large_max = GC_REMEASURE_SPREAD_LARGE_MAX;
+    c->spread_low_large_max = GC_REMEASURE_SPREAD_LOW_LARGE_MAX;
+    c->large_ns = GC_REMEASURE_LARGE_NS;
     c->stable_rel = GC_REMEASURE_STABLE_REL;
     c->max_rounds = GC_REMEASURE_MAX_ROUNDS;
 }
@@ -35,8 +39,10 @@ typedef struct rm_item {
     double budget_s;
     size_t first, npts;     /* the item's points in g */
     gc_point *time;         /* its "time" point, NULL: none (failed) */
-    double spread_first, spread_low_first, median, moved;
-    int rounds, active, stable;
+    double spread_first, spread_low_first, median, fast, moved;
+    double spread_last, spread_low_last;
+    double bound, bound_low;   /* the item's spread bounds (large copies: tighter) */
+    int rounds, active, stable, noisy;
 } rm_item;
 
 /* p95 / p50 of the times: a few slow samples. */
@@ -58,6 +64,25 @@ static double spread_low_of(const gc_point *p)
 static double median_of(const gc_point *p)
 {
     return (double)gc_hist_quantile(&p->hist, 0.5);
+}
+
+/* The fast end of the times (p5): what the capability figure follows. */
+static double fast_of(const gc_point *p)
+{
+    return (double)gc_hist_quantile(&p->hist, 0.05);
+}
+
+static const gc_point *time_point(const gc_gpu *g)
+{
+    for (size_t k = 0; k < g->npoints; k++)
+        if (g->points[k].status == GC_PT_OK && !strcmp(g->points[k].metric, "time"))
+            return &g->points[k];
+    return NULL;
+}
+
+static int beyond(const rm_item *r, double spread, double low)
+{
+    return spread > r->bound || low > r->bound_low;
 }
 
 /* The item's points: those of its id, contiguous in g (a backend adds an
@@ -109,8 +134,14 @@ static void annotate(const rm_item *r, gc_gpu *g)
         gc_ctx *x = &p->ctx;
         gc_ctx_set_num(x, "spread", round(spread * 1e4) / 1e4);
         gc_ctx_set_num(x, "spread_low", round(low * 1e4) / 1e4);
+        gc_ctx_set_num(x, "host_noisy", r->noisy);
+        if (!strncmp(p->metric, "bandwidth", 9) && p->hist.total && p->scale > 0)
+            gc_ctx_set_num(x, "capability_bps",
+                           (double)gc_hist_quantile(&p->hist, GC_REMEASURE_CAPABILITY_Q) / p->scale);
         if (!r->rounds)
             continue;
+        gc_ctx_set_num(x, "spread_last", round(r->spread_last * 1e4) / 1e4);
+        gc_ctx_set_num(x, "spread_low_last", round(r->spread_low_last * 1e4) / 1e4);
         gc_ctx_set_num(x, "remeasures", r->rounds);
         gc_ctx_set_num(x, "spread_first", round(r->spread_first * 1e4) / 1e4);
         gc_ctx_set_num(x, "spread_low_first", round(r->spread_low_first * 1e4) / 1e4);
@@ -138,7 +169,12 @@ int gc_remeasure(const gc_backend_ops *ops, gc_backend *be, gc_task *const *task
         r->spread_first = spread_of(r->time);
         r->spread_low_first = spread_low_of(r->time);
         r->median = median_of(r->time);
-        r->active = r->spread_first > cfg->spread_max || r->spread_low_first > cfg->spread_low_max;
+        r->fast = fast_of(r->time);
+        int large = r->time->scale > 0 && r->median / r->time->scale >= cfg->large_ns &&
+                    cfg->large_ns > 0;
+        r->bound = large ? cfg->spread_large_max : cfg->spread_max;
+        r->bound_low = large ? cfg->spread_low_large_max : cfg->spread_low_max;
+        r->active = r->noisy = beyond(r, r->spread_first, r->spread_low_first);
         nit++;
     }
     double charged_s = 0, bound_s = cfg->budget_s;
@@ -166,6 +202,11 @@ int gc_remeasure(const gc_backend_ops *ops, gc_backend *be, gc_task *const *task
             t.deadline_s = r->budget_s > 0 ? now + r->budget_s : 0;
             gc_err e = { 0 };
             int rc = ops->measure(be, &t, &scratch, &e);
+            const gc_point *own = rc ? NULL : time_point(&scratch);
+            if (own && own->hist.total) {   /* this round alone */
+                r->spread_last = spread_of(own);
+                r->spread_low_last = spread_low_of(own);
+            }
             if (!rc)
                 rc = merge_round(r, g, &scratch, &e);
             gc_gpu_free(&scratch);
@@ -177,10 +218,13 @@ int gc_remeasure(const gc_backend_ops *ops, gc_backend *be, gc_task *const *task
                 continue;
             }
             r->rounds++;
-            double m = median_of(r->time);
+            double m = median_of(r->time), f = fast_of(r->time);
             r->moved = r->median > 0 ? fabs(m - r->median) / r->median : 0;
+            double fast_moved = r->fast > 0 ? fabs(f - r->fast) / r->fast : 0;
             r->median = m;
-            r->stable = r->moved < cfg->stable_rel;
+            r->fast = f;
+            r->stable = (own && own->hist.total && !beyond(r, r->spread_last, r->spread_low_last)) ||
+                        (r->moved < cfg->stable_rel && fast_moved < cfg->stable_rel);
             r->active = !r->stable;
             any = 1;
         }

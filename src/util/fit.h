@@ -35,4 +35,22 @@ typedef struct gc_hinge {
 } gc_hinge;
 int gc_fit_hinge(const double *x, const double *y, size_t n, gc_hinge *out);
 
+/* A valley: a fall to a floor, then the hinge's rise (a memory whose
+ * latency first drops as load keeps it awake, then queues):
+ *   y = floor + fall * log2(fall_knee / x)   for x < fall_knee
+ *   y = floor                                up to rise_knee
+ *   y = floor + rise * (x - rise_knee)       for x > rise_knee
+ * fall (per factor of 2 of x) and rise >= 0, fall_knee <= rise_knee.
+ * Least squares over both knees on a log grid between the smallest and the
+ * largest x (8 per factor of 2), a fall over two points at least (one
+ * point alone at the low end is noise); no fall: fall_knee is the smallest x, no
+ * rise: rise_knee the largest (the hinge is the valley without a fall).
+ * r2 and rms_rel as the hinge's. Returns -1 as gc_fit_hinge. */
+typedef struct gc_valley {
+    double floor, fall_knee, fall, rise_knee, rise;
+    double r2, rms_rel;
+    size_t n;
+} gc_valley;
+int gc_fit_valley(const double *x, const double *y, size_t n, gc_valley *out);
+
 #endif

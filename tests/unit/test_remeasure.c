@@ -3,7 +3,10 @@
  * fault: a fraction of copies 1.6x slower) is re-measured until its
  * median holds, or until the round or time bound when it never does; so
  * is one whose copies are mostly slow (p50 / p5 over its own bound); the
- * re-measures of several sizes alternate; the context says what was done. */
+ * re-measures of several sizes alternate; copies of 1 ms and more are held
+ * to the large bounds; the capability figure (the p95 of the bandwidth
+ * samples) reads the link's rate where the p50 reads the slow moments;
+ * the context says what was done. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -125,6 +128,37 @@ static void test_clean(void)
     double s = p ? gc_ctx_num(&p->ctx, "spread", 0) : 0;
     CHECK(s > 1.0 && s < GC_REMEASURE_SPREAD_MAX, "spread reported: %.4f", s);
     CHECK(p && !gc_ctx_get(&p->ctx, "remeasures"), "no remeasures key");
+    CHECK(p && gc_ctx_num(&p->ctx, "host_noisy", -1) == 0, "host_noisy 0");
+    const gc_point *b = point_of(&f, 3, "bandwidth");
+    gc_summary sm;
+    if (b)
+        gc_point_summary(b, &sm);
+    double cap = b ? gc_ctx_num(&b->ctx, "capability_bps", 0) : 0;
+    CHECK(b && fabs(cap - sm.p95) <= 1e-6 * sm.p95 && cap >= sm.p50,
+          "capability_bps is the bandwidth's p95: %.5g (p50 %.5g)", cap, b ? sm.p50 : 0);
+    CHECK(!gc_ctx_get(&p->ctx, "capability_bps"), "not on the time point");
+    teardown(&f);
+}
+
+/* Copies of 1 ms and more are held to the large bounds: with those set
+ * under the sim's own noise, the 256 MiB copy (5 ms) is measured again,
+ * the 1 MiB one (20 us) is not. */
+static void test_large_bound(void)
+{
+    fixture f;
+    CHECK(setup(&f, 0) == 0, "setup");
+    gc_remeasure_cfg cfg;
+    gc_remeasure_defaults(&cfg);
+    cfg.spread_large_max = cfg.spread_low_large_max = 1.0001;
+    gc_remeasure(&f.ops, f.be, f.tp, f.budgets, NITEMS, &f.g, &cfg);
+    const gc_point *big = point_of(&f, 3, "time"), *small = point_of(&f, 1, "time");
+    CHECK(big && gc_ctx_num(&big->ctx, "remeasures", 0) >= 1 &&
+              gc_ctx_num(&big->ctx, "host_noisy", 0) == 1,
+          "256 MiB: large bounds, measured again, host_noisy");
+    CHECK(big && gc_ctx_get(&big->ctx, "spread_low_last"), "the last round's own spread said");
+    CHECK(small && !gc_ctx_get(&small->ctx, "remeasures") &&
+              gc_ctx_num(&small->ctx, "host_noisy", -1) == 0,
+          "1 MiB: the small bounds, left alone");
     teardown(&f);
 }
 
@@ -216,6 +250,20 @@ static void test_slow_majority(void)
           t ? gc_ctx_num(&t->ctx, "spread_low_first", 0) : 0, t ? gc_ctx_num(&t->ctx, "spread_first", 0) : 0);
     CHECK(t && gc_ctx_get(&t->ctx, "spread_low"), "spread_low said");
     CHECK(t && gc_ctx_num(&t->ctx, "remeasures", 0) >= 1, "remeasures said");
+    /* the capability figure reads the link's rate, the p50 the slow moment */
+    fixture c;
+    CHECK(setup(&c, 0) == 0, "clean setup");
+    const gc_point *b = point_of(&f, 3, "bandwidth"), *cb = point_of(&c, 3, "bandwidth");
+    gc_summary bs, cs;
+    if (b && cb) {
+        gc_point_summary(b, &bs);
+        gc_point_summary(cb, &cs);
+    }
+    double cap = b ? gc_ctx_num(&b->ctx, "capability_bps", 0) : 0;
+    CHECK(b && cb && fabs(cap / cs.p50 - 1) < 0.03 && bs.p50 < 0.8 * cs.p50,
+          "capability %.4g within 3%% of the clean link's %.4g; the p50 %.4g is not", cap,
+          cb ? cs.p50 : 0, b ? bs.p50 : 0);
+    teardown(&c);
     teardown(&f);
 }
 
@@ -245,6 +293,7 @@ int main(void)
 {
     test_host_bound();
     test_clean();
+    test_large_bound();
     test_spread_then_stable();
     test_never_stable();
     test_slow_majority();
