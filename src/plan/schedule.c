@@ -9,10 +9,43 @@
 #include "util/grow.h"
 
 #define NET_ROUNDS 2
+#define NET_COLOURS 3   /* steps per round: a cycle of odd length needs a third */
 
 static int net_rounds(const gc_geom *g)
 {
     return g->nodes - 1 < NET_ROUNDS ? g->nodes - 1 : NET_ROUNDS;
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* x with a * x = 1 mod m (gcd(a, m) = 1, m >= 1) */
+static int inverse_mod(int a, int m)
+{
+    long t = 0, nt = 1, r = m, nr = a % m;
+    while (nr) {
+        long q = r / nr, x = t - q * nt, y = r - q * nr;
+        t = nt, nt = x, r = nr, nr = y;
+    }
+    return (int)((t % m + m) % m);
+}
+
+/* Round r's pairs are node i -> i + r (mod N): cycles of L = N / gcd(N, r)
+ * nodes each. The pair that leaves node i is coloured by i's position p in
+ * its cycle: p mod 2, and 2 for the last of an odd cycle, so the pairs of a
+ * colour share no node and run at once, one step per colour. */
+static int net_colour(int N, int r, int i)
+{
+    int g = gcd(N, r), L = N / g, c = i % g;
+    int p = (int)((long)((i - c) / g) * inverse_mod((r / g) % L, L) % L);
+    return L % 2 && p == L - 1 ? 2 : p % 2;
 }
 
 int gc_phase_steps(gc_phase p, const gc_geom *g)
@@ -22,7 +55,7 @@ int gc_phase_steps(gc_phase p, const gc_geom *g)
     case GC_PHASE_CONCURRENT: return 1;
     case GC_PHASE_ISOLATED: return g->local_size;
     case GC_PHASE_PAIR: return g->local_size * (g->local_size - 1);
-    case GC_PHASE_NET: return net_rounds(g) > 0 ? net_rounds(g) * g->nodes : 0;
+    case GC_PHASE_NET: return net_rounds(g) > 0 ? net_rounds(g) * NET_COLOURS : 0;
     default: return 0;
     }
 }
@@ -191,7 +224,8 @@ static int rank_of_local(const gc_geom *g, int l)
     return -1;
 }
 
-/* The tasks of step s of phase ph that concern this rank, items in order. */
+/* The tasks of step s of phase ph (not net) that concern this rank, items
+ * in order. */
 static int schedule_step(const gc_item *items, size_t n, gc_phase ph, int s, const gc_geom *g,
                          task_vec *tv)
 {
@@ -211,16 +245,6 @@ static int schedule_step(const gc_item *items, size_t n, gc_phase ph, int s, con
                 rc = push(tv, it, s, dst, rank_of_local(g, dst), NULL, 1);
             else if (g->local_rank == dst)
                 rc = push(tv, it, s, src, rank_of_local(g, src), NULL, 0);
-        } else if (ph == GC_PHASE_NET) {
-            int r = s / g->nodes + 1, src = s % g->nodes, dst = (src + r) % g->nodes;
-            const char *name = NULL;
-            if (g->node_index == src) {
-                int peer = node_leader(g, dst, &name);
-                rc = push(tv, it, s, -1, peer, name, 1);
-            } else if (g->node_index == dst) {
-                int peer = node_leader(g, src, &name);
-                rc = push(tv, it, s, -1, peer, name, 0);
-            }
         }
     }
     return rc;
@@ -250,16 +274,22 @@ static int schedule_phase(const gc_item *items, size_t n, gc_phase ph, const gc_
         return rc;
     }
     if (ph == GC_PHASE_NET && g->local_rank == 0) {
-        /* One node pair at a time: simple and deadlock-free; a parallel
-         * matching is left for when clusters need it. In round r this node
-         * drives step (r-1)*nodes + node_index and answers the step of node
-         * node_index - r. */
+        /* Disjoint node pairs at once: in round r this node drives the pair
+         * to node + r on the step of its colour and answers node - r's on
+         * that node's (net_colour); the pairs of one step share no node. */
         int N = g->nodes, me = g->node_index;
         for (int r = 1; r <= net_rounds(g) && !rc; r++) {
-            int a = (r - 1) * N + me, b = (r - 1) * N + (me - r + N) % N;
-            rc = schedule_step(items, n, ph, a < b ? a : b, g, tv);
-            if (!rc)
-                rc = schedule_step(items, n, ph, a < b ? b : a, g, tv);
+            int from = (me - r + N) % N;
+            int a = (r - 1) * NET_COLOURS + net_colour(N, r, me);
+            int b = (r - 1) * NET_COLOURS + net_colour(N, r, from);
+            for (int k = 0; k < 2 && !rc; k++) {
+                int drive = (k == 0) == (a < b);   /* the earlier step first */
+                const char *name = NULL;
+                int peer = node_leader(g, drive ? (me + r) % N : from, &name);
+                for (size_t i = 0; i < n && !rc; i++)
+                    if (items[i].phase == GC_PHASE_NET)
+                        rc = push(tv, &items[i], drive ? a : b, -1, peer, name, drive);
+            }
         }
     }
     return rc;

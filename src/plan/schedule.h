@@ -13,8 +13,10 @@
  *               factor per node so that the GPU driving the most pair
  *               work stays within it
  *   net         node i's first rank against node i+r's (mod nodes) for
- *               r = 1, 2, one pair per step, so every node meets two
- *               partners (one when there are only two nodes)
+ *               r = 1, 2, so every node meets two partners (one when
+ *               there are only two nodes); each round in 3 steps of
+ *               pairs that share no node, measured at once (a node's
+ *               pairs of a round: the one it drives, the one it answers)
  * The same code prints the plan (`gpucensus plan`) and runs it. Judging the
  * net phase's pairs (which to measure again) is judge/net_checks.h's. */
 #ifndef GC_SCHEDULE_H

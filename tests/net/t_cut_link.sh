@@ -43,7 +43,7 @@ cat "$TMP/cut-check.txt"
 # GC_NET_CUT_STRICT=1 makes those failures.
 /usr/bin/python3 - "$TMP/cut" "$TMP/cut-check.json" "$TMP/before.json" "${GC_NET_CUT_STRICT:-0}" <<'PY' || die "the cut run's catalogue"
 import gccat, json, sys
-cat = gccat.load(sys.argv[1], points=False)
+cat = gccat.load(sys.argv[1])   # with the links' sizes
 ver = {v["subject"]: v for v in json.load(open(sys.argv[2]))["verdicts"]}
 strict = sys.argv[4] == "1"
 bad, xfail = [], []
@@ -59,7 +59,11 @@ net = {(l["src"]["node"], l["dst"]["node"]): l["bandwidth_top_p50_bps"]
        for l in cat["links"] if l["kind"] == "network"}
 if not net:
     bad.append("no network link measured before the cut was kept")
-json.dump({"%s>%s" % k: v for k, v in net.items()}, open(sys.argv[3], "w"))
+# what was measured before the cut: each link's bandwidth per size (a pair
+# cut between its sizes has its smaller ones only)
+json.dump({"%s>%s@%d" % (l["src"]["node"], l["dst"]["node"], s["size_bytes"]): s["bandwidth_p50_bps"]
+           for l in cat["links"] if l["kind"] == "network" for s in l.get("sizes", [])},
+          open(sys.argv[3], "w"))
 print("cut run: %d network links kept: %s" % (len(net), " ".join("%s>%s" % k for k in sorted(net))))
 for x in xfail:
     print(("FAIL: " if strict else "XFAIL: ") + x)
@@ -79,15 +83,17 @@ cat "$TMP/cut.out"
 [ "$SC_EXIT" = 0:0 ] || die "resume: $SC_STATE $SC_EXIT"
 /usr/bin/python3 - "$TMP/cut" "$TMP/before.json" "${GC_NET_CUT_STRICT:-0}" <<'PY' || die "the resumed run"
 import gccat, json, sys
-cat = gccat.load(sys.argv[1], points=False)
+cat = gccat.load(sys.argv[1])   # with the links' sizes
 before = json.load(open(sys.argv[2]))
 net = {"%s>%s" % (l["src"]["node"], l["dst"]["node"]): l["bandwidth_top_p50_bps"]
        for l in cat["links"] if l["kind"] == "network"}
 strict = sys.argv[3] == "1"
 bad = [(g["node"], g["status"], g.get("items_failed")) for g in cat["gpus"] if g["status"] != "ok"]
-lost = [k for k, v in before.items() if net.get(k) != v]
+sizes = {"%s>%s@%d" % (l["src"]["node"], l["dst"]["node"], s["size_bytes"]): s["bandwidth_p50_bps"]
+         for l in cat["links"] if l["kind"] == "network" for s in l.get("sizes", [])}
+lost = [k for k, v in before.items() if sizes.get(k) != v]
 assert not lost, "links measured before the cut changed or lost: %s" % lost
-print("resumed: %d network links (%s), the %d measured before the cut unchanged"
+print("resumed: %d network links (%s), the %d link sizes measured before the cut unchanged"
       % (len(net), " ".join(sorted(net)), len(before)))
 xfail = []
 if bad:

@@ -124,33 +124,9 @@ tb_up() {
     cat >"$SLURM_CONF" <<CONF
 ClusterName=gcnet
 SlurmctldHost=gchub($TB_NET.254)
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$d/munge/munge.sock
 SlurmctldPort=6817
 SlurmdPort=6818
-StateSaveLocation=$d/state
-SlurmdSpoolDir=$d/spool/%n
-TmpFS=$d/tmp/%n
-SlurmctldPidFile=$d/slurmctld.pid
-SlurmdPidFile=$d/slurmd-%n.pid
-SlurmctldLogFile=$d/log/slurmctld.log
-SlurmdLogFile=$d/log/slurmd-%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerType=sched/builtin
-MpiDefault=pmix
-SlurmdParameters=config_overrides
-ReturnToService=2
-MailProg=/bin/true
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MinJobAge=300
+$(sc_conf_body "$d")
 MessageTimeout=5
 SlurmdTimeout=10
 KillWait=5

@@ -67,6 +67,40 @@ _sc_ports() {
     return 1
 }
 
+# sc_conf_body DIR: the slurm.conf lines every private cluster here shares
+# (munge socket, state, spool, logs and pid files under DIR; root; no
+# accounting): cluster.sh's and the network test bed's (tests/net)
+sc_conf_body() {
+    local d=$1
+    cat <<CONF
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$d/munge/munge.sock
+StateSaveLocation=$d/state
+SlurmdSpoolDir=$d/spool/%n
+TmpFS=$d/tmp/%n
+SlurmctldPidFile=$d/slurmctld.pid
+SlurmdPidFile=$d/slurmd-%n.pid
+SlurmctldLogFile=$d/log/slurmctld.log
+SlurmdLogFile=$d/log/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/builtin
+MpiDefault=pmix
+SlurmdParameters=config_overrides
+ReturnToService=2
+MailProg=/bin/true
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MinJobAge=300
+CONF
+}
+
 sc_up() {
     local d=$SC_DIR i n base uts prolog="" gres=0 gres_line=""
     while [ $# -gt 0 ]; do
@@ -101,32 +135,8 @@ sc_up() {
     cat >"$SLURM_CONF" <<CONF
 ClusterName=gctest
 SlurmctldHost=localhost
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$d/munge/munge.sock
 SlurmctldPort=$base
-StateSaveLocation=$d/state
-SlurmdSpoolDir=$d/spool/%n
-TmpFS=$d/tmp/%n
-SlurmctldPidFile=$d/slurmctld.pid
-SlurmdPidFile=$d/slurmd-%n.pid
-SlurmctldLogFile=$d/log/slurmctld.log
-SlurmdLogFile=$d/log/slurmd-%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerType=sched/builtin
-MpiDefault=pmix
-SlurmdParameters=config_overrides
-ReturnToService=2
-MailProg=/bin/true
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MinJobAge=300
+$(sc_conf_body "$d")
 NodeName=n[1-$SC_NODES] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + 1))-$((base + SC_NODES)) CPUs=$SC_CPUS RealMemory=1000 State=UNKNOWN$gres_line
 PartitionName=debug Nodes=n[1-$SC_NODES] Default=YES MaxTime=10 State=UP
 CONF

@@ -87,6 +87,71 @@ static void test_pairs(void)
     gc_plan_free(&plan);
 }
 
+static const char *NET =
+    "name = \"t\";\n"
+    "benchmarks = ( { name = \"net\"; budget_s = 1.0; sweep = { size_bytes = [4096, 1048576]; }; } );\n";
+
+/* The net phase on N = 2..17 nodes of 2 GPUs: each node's first rank drives
+ * one pair and answers one per round (two partners, one with 2 nodes), the
+ * pairs of a step share no node, both ends of a pair agree on its step,
+ * and the phase has 3 steps a round whatever N. */
+static void test_net_parallel(void)
+{
+    load(NET);
+    gc_item *items = NULL;
+    size_t n = 0;
+    gc_err e = { 0 };
+    CHECK(gc_plan_expand(&plan, &items, &n, &e) == 0, "expand");
+    for (int N = 2; N <= 17; N++) {
+        int steps = 0, *drive = calloc((size_t)N * 6, sizeof *drive);   /* [step][node]: peer + 1 */
+        int *busy = calloc((size_t)N * 6, sizeof *busy);
+        for (int rank = 0; rank < 2 * N; rank++) {
+            gc_geom g;
+            gc_roster_entry *ro = NULL;
+            gc_step_task *t = NULL;
+            size_t nt = 0;
+            CHECK(gc_geom_simulated(2 * N, N, rank, &g, &ro, &e) == 0, "geom");
+            steps = gc_phase_steps(GC_PHASE_NET, &g);
+            CHECK(gc_schedule(items, n, &g, 0, &t, &nt, &e) == 0, "schedule");
+            int last = -1, mine = 0;
+            for (size_t k = 0; k < nt; k++) {
+                const gc_step_task *x = &t[k];
+                CHECK(g.local_rank == 0, "N %d: rank %d (not a leader) in the net phase", N, rank);
+                CHECK(x->step >= last && x->step < steps, "N %d: steps in order", N);
+                last = x->step;
+                int peer = x->task.peer_rank / 2, me = g.node_index;
+                CHECK(peer != me && x->task.peer_rank % 2 == 0, "N %d: peer %d", N, x->task.peer_rank);
+                if (x->task.item != &items[0])
+                    continue;
+                mine++;
+                int *b = &busy[x->step * N + me];
+                CHECK(*b == 0, "N %d: node %d twice in step %d", N, me, x->step);
+                *b = peer + 1;
+                if (x->task.initiator)
+                    drive[x->step * N + me] = peer + 1;
+            }
+            if (g.local_rank == 0)
+                CHECK(mine == (N == 2 ? 2 : 4), "N %d: node %d in %d pairs", N, g.node_index, mine);
+            free(t);
+            free(ro);
+        }
+        CHECK(steps == (N == 2 ? 3 : 6), "N %d: %d steps", N, steps);
+        int pairs = 0;
+        for (int s = 0; s < steps; s++)
+            for (int a = 0; a < N; a++)
+                if (drive[s * N + a]) {   /* its other end answers it in the same step */
+                    int b = drive[s * N + a] - 1;
+                    CHECK(busy[s * N + b] == a + 1 && !drive[s * N + b], "N %d step %d: %d -> %d", N, s, a, b);
+                    pairs++;
+                }
+        CHECK(pairs == (N == 2 ? 2 : 2 * N), "N %d: %d pairs", N, pairs);   /* 2 nodes: both ways */
+        free(drive);
+        free(busy);
+    }
+    free(items);
+    gc_plan_free(&plan);
+}
+
 static void test_net_checks(void)
 {
     gc_rules r;
@@ -160,6 +225,7 @@ static void test_net_slow_ends(void)
 int main(void)
 {
     test_pairs();
+    test_net_parallel();
     test_net_checks();
     test_net_slow_ends();
     CHECK_DONE();
