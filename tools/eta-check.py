@@ -26,13 +26,14 @@ def main():
     ap.add_argument("--from", dest="frm", type=float, default=0.10, help="fraction of the run's time")
     ap.add_argument("--min-left", type=float, default=1.0)
     ap.add_argument("--max-err", type=float, default=None, help="fail when a counted line's |error| exceeds it")
+    ap.add_argument("--out", default=None, help="the run's output folder (default: a temporary one)")
     ap.add_argument("run", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     args = [x for x in a.run if x != "--"]
     if not args:
         ap.error("which plan? (-- PLAN [RUN OPTIONS])")
-    out = tempfile.mkdtemp(prefix="gc-eta.")
-    cmd = shlex.split(a.mpirun) + ["-np", str(a.np), a.gc, "run"] + args + ["-o", out + "/run", "--progress=json"]
+    out = a.out or (tempfile.mkdtemp(prefix="gc-eta.") + "/run")
+    cmd = shlex.split(a.mpirun) + ["-np", str(a.np), a.gc, "run"] + args + ["-o", out, "--progress=json"]
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
     rows, other, phases = [], [], {}

@@ -14,7 +14,7 @@
 # latency tests at -b 2 (they walk the first ~1 MiB whatever the size and
 # set each 8-byte node with its own cuMemcpyHtoD: 1 GiB would take
 # minutes); the SASS of both pointer chases and both both-ways copies.
-# GPU_BENCHES=0 leaves gpu-benches out, PROBE=0 the probe (PROBE_WHAT: its
+# ETA=1 runs the default plan under tools/eta-check.py (log/eta.txt). GPU_BENCHES=0 leaves gpu-benches out, PROBE=0 the probe (PROBE_WHAT: its
 # arguments, default all: chase, both, hostmem), TESTS=0 the
 # tests, NVBW_TESTS="" nvbandwidth's copies. Changes no clock, power or
 # other setting. Back under $OUT: results.tgz (catalogues), logs.tgz,
@@ -50,7 +50,11 @@ if [ "${TESTS:-1}" = 1 ]; then
     stamp "tests"
 fi
 for plan in ${PLANS:-default truer3 quick}; do
-    if [ -f configs/$plan.cfg ]; then census $plan configs/$plan.cfg; else census $plan lab/gpu/$plan.cfg; fi
+    if [ "$plan" = default ] && [ "${ETA:-0}" = 1 ]; then   # the default plan under tools/eta-check.py
+        python3 tools/eta-check.py --np "$($GC gpus)" --mpirun mpirun --gc "$GC" --out "$OUT/res/default" \
+            -- configs/default.cfg --backend cuda > "$OUT/log/eta.txt" 2>&1
+        stamp "default under eta-check: exit $?"; tail -4 "$OUT/log/eta.txt"
+    elif [ -f configs/$plan.cfg ]; then census $plan configs/$plan.cfg; else census $plan lab/gpu/$plan.cfg; fi
 done
 stamp "census"
 tar czf "$OUT/results.tgz" -C "$OUT" res   # kept should a time limit cut the peers
