@@ -202,8 +202,11 @@ int gc_remeasure(const gc_backend_ops *ops, gc_backend *be, gc_task *const *task
             t.deadline_s = r->budget_s > 0 ? now + r->budget_s : 0;
             gc_err e = { 0 };
             int rc = ops->measure(be, &t, &scratch, &e);
+            /* own lives in scratch, freed below: only what was read of it
+             * (own_ok, the spreads) outlives this round */
             const gc_point *own = rc ? NULL : time_point(&scratch);
-            if (own && own->hist.total) {   /* this round alone */
+            int own_ok = own && own->hist.total;
+            if (own_ok) {   /* this round alone */
                 r->spread_last = spread_of(own);
                 r->spread_low_last = spread_low_of(own);
             }
@@ -223,7 +226,7 @@ int gc_remeasure(const gc_backend_ops *ops, gc_backend *be, gc_task *const *task
             double fast_moved = r->fast > 0 ? fabs(f - r->fast) / r->fast : 0;
             r->median = m;
             r->fast = f;
-            r->stable = (own && own->hist.total && !beyond(r, r->spread_last, r->spread_low_last)) ||
+            r->stable = (own_ok && !beyond(r, r->spread_last, r->spread_low_last)) ||
                         (r->moved < cfg->stable_rel && fast_moved < cfg->stable_rel);
             r->active = !r->stable;
             any = 1;

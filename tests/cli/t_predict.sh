@@ -240,4 +240,20 @@ expect 3 "badcat.json:[0-9]*: gpus\[1\]: 'models.littles_law.parameters\[3\].val
     "$TMP/badcat.json" "$ROOT/configs/kernels/vector_add.cfg"
 head -c 5000 "$cat" > "$TMP/cut.json"
 expect 3 "cut.json:[0-9]*: not valid JSON" "$TMP/cut.json" --bytes 1
+# C0 and C1 controls (U+009B CSI, U+009D OSC, U+0085 NEL) in the GPU's name
+# and the catalogue's backend reach the table as \xNN, never raw
+/usr/bin/python3 - "$cat" "$TMP/c1.json" <<'EOF' || die "craft c1"
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["gpus"][0]["identity"]["name"] = "H100\u009b31m\u009d0;x\u0007\u0085\u001b[2J"
+c["run"]["backend"] = "sim\u009b2J"
+json.dump(c, open(sys.argv[2], "w"))
+EOF
+"$GC" predict "$TMP/c1.json" "$ROOT/configs/kernels/vector_add.cfg" > "$TMP/c1.out" 2>&1 ||
+    { cat "$TMP/c1.out"; die "predict c1.json"; }
+if LC_ALL=C grep -q "$(printf '\033')\|$(printf '\007')\|$(printf '\302\233')\|$(printf '\302\235')\|$(printf '\302\205')" "$TMP/c1.out"; then
+    die "a C0 or C1 control reached the terminal from predict"
+fi
+grep -q 'H100\\xc2\\x9b31m' "$TMP/c1.out" || { cat "$TMP/c1.out"; die "GPU name not escaped"; }
+grep -q 'backend sim\\xc2\\x9b2J' "$TMP/c1.out" || { cat "$TMP/c1.out"; die "backend not escaped"; }
 echo "predict: models in the catalogue, tables, --json, --bytes and errors as expected"

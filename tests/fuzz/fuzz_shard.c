@@ -27,7 +27,14 @@
  *   6: the rest is a record body before deflating: deflated here, given its
  *      length and framed, so the fuzzer reaches the field decoders. An accepted record
  *      must decode again from its re-encoding with every field equal, and
- *      encode to the same bytes twice.
+ *      encode to the same bytes twice. Modes 5 and 6 frame the record in
+ *      its own format (GC_RECORD_VERSION: its point strings through the
+ *      string dictionary, which references strings seen before);
+ *   7: as 6, framed in the format before the dictionary (GC_SHARD_VERSION),
+ *      which the reader still takes;
+ *   8: edits as in mode 4, applied to the plain body of a record built here
+ *      (strings repeated, so it holds dictionary references), then deflated
+ *      and framed as in mode 6.
  * Any other first byte behaves like 0.
  *
  * Seed corpus (tests/fuzz/corpus/shard): real files of a sim run,
@@ -36,7 +43,8 @@
  * as mode 0 ("\0" + shard), 1 ("\1" + roster), 2 and 3 (the byte + the
  * body after the 13-byte header), 5 and 6 (record_*: the record
  * gc_analyze_local makes of that shard, note "written": "\5" + its body,
- * "\6" + its body inflated);
+ * "\6" + its body inflated), 7 (record_old_*: "\7" + a plain record body
+ * in the format before the dictionary) and 8 (edits_record_*);
  * regenerate them when the format changes.
  * An accepted shard is re-encoded and decoded again: every field must be
  * equal, and encoding the second copy must give the same bytes as the first
@@ -243,13 +251,21 @@ static void fuzz_roster(const uint8_t *data, size_t len, const uint8_t *body, si
     gc_wbuf_free(&w);
 }
 
-static void framed(const char *magic, const uint8_t *body, size_t len, gc_wbuf *out)
+/* A record is framed in its own format (GC_RECORD_VERSION: strings through a
+ * dictionary) unless old is set (GC_SHARD_VERSION: strings as they are). */
+static void framed_v(const char *magic, int old, const uint8_t *body, size_t len, gc_wbuf *out)
 {
+    int record = !memcmp(magic, "GCRC", 4) && !old;
     gc_put_bytes(out, magic, 4);
-    gc_put_u8(out, GC_SHARD_VERSION);
+    gc_put_u8(out, record ? GC_RECORD_VERSION : GC_SHARD_VERSION);
     gc_put_u32le(out, (uint32_t)len);
     gc_put_u32le(out, gc_crc32(body, len));
     gc_put_bytes(out, body, len);
+}
+
+static void framed(const char *magic, const uint8_t *body, size_t len, gc_wbuf *out)
+{
+    framed_v(magic, 0, body, len, out);
 }
 
 /* A shard body in the current format, built once. */
@@ -322,6 +338,77 @@ static void fuzz_edits(const uint8_t *edits, size_t n)
     free(b);
 }
 
+/* A plain record body (modes 6 to 8): deflated, given its length and
+ * framed (old: in the format before the string dictionary). */
+static void fuzz_plain_record(const uint8_t *body, size_t n, int old)
+{
+    gc_wbuf z = { 0 }, f = { 0 };
+    gc_err err;
+    gc_put_u32le(&z, (uint32_t)n);
+    if (gc_deflate(body, n, &z, &err) == 0 && !z.oom) {
+        framed_v("GCRC", old, z.data, z.len, &f);
+        fuzz_record(f.data, f.len);
+    }
+    gc_wbuf_free(&z);
+    gc_wbuf_free(&f);
+}
+
+/* The plain body of a record made here of the base GPU in the current
+ * format, with its strings repeated so the dictionary holds references
+ * (mode 8), built once. */
+static uint8_t *rec_body;
+static size_t rec_len;
+
+static void build_rec(void)
+{
+    if (!base_body)
+        build_base();
+    gc_wbuf f = { 0 };
+    framed("GCSH", base_body, base_len, &f);
+    gc_run_meta run;
+    gc_gpu g;
+    gc_err err;
+    if (gc_shard_decode(f.data, f.len, &run, &g, &err) != 0)
+        abort();
+    gc_ctx ctx = { 0 };
+    gc_ctx_set_num(&ctx, "footprint_bytes", 131072);
+    gc_ctx_set_str(&ctx, "kernel", "triad");
+    gc_point *p = gc_gpu_add_point(&g, 3, "chase", &ctx, "latency_cycles", "cycles", 1, 6);
+    gc_hist_record_n(&p->hist, 400, 9);
+    gc_record_note note = { .node_file = GC_NODE_FILE_WRITTEN };
+    gc_wbuf w = { 0 };
+    if (gc_record_encode(&run, &g, NULL, &note, &w, &err) != 0 || w.len < HDR + 4)
+        abort();
+    const uint8_t *b = w.data + HDR;
+    rec_len = (size_t)b[0] | (size_t)b[1] << 8 | (size_t)b[2] << 16 | (size_t)b[3] << 24;
+    if (gc_inflate(b + 4, w.len - HDR - 4, rec_len, GC_SHARD_MAX_BYTES, &rec_body, &err) != 0 ||
+        rec_len == 0)
+        abort();
+    gc_wbuf_free(&w);
+    gc_gpu_free(&g);
+    gc_wbuf_free(&f);   /* after g: its histograms' bytes were borrowed from it */
+}
+
+/* Mode 8: edits as in mode 4, on that record body. */
+static void fuzz_record_edits(const uint8_t *edits, size_t n)
+{
+    if (!rec_body)
+        build_rec();
+    uint8_t *b = malloc(rec_len);
+    memcpy(b, rec_body, rec_len);
+    size_t len = rec_len;
+    for (size_t i = 0; i + 3 <= n; i += 3) {
+        size_t off = ((size_t)edits[i] | (size_t)edits[i + 1] << 8);
+        if (off == 0xffff && edits[i + 2] < rec_len) {
+            len = edits[i + 2] ? rec_len - edits[i + 2] : len;   /* cut the tail */
+            continue;
+        }
+        b[off % rec_len] ^= edits[i + 2];
+    }
+    fuzz_plain_record(b, len, 0);
+    free(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
@@ -350,17 +437,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         framed("GCRC", rest, n, &f);
         fuzz_record(f.data, f.len);
         break;
-    case 6: {
-        gc_wbuf z = { 0 };
-        gc_err err;
-        gc_put_u32le(&z, (uint32_t)n);
-        if (gc_deflate(rest, n, &z, &err) == 0 && !z.oom) {
-            framed("GCRC", z.data, z.len, &f);
-            fuzz_record(f.data, f.len);
-        }
-        gc_wbuf_free(&z);
+    case 6:
+        fuzz_plain_record(rest, n, 0);
         break;
-    }
+    case 7:
+        fuzz_plain_record(rest, n, 1);
+        break;
+    case 8:
+        fuzz_record_edits(rest, n);
+        break;
     default:
         fuzz_shard(rest, n);
         break;

@@ -5,6 +5,7 @@
  * the wrong reason. */
 #include "measure/sim/sim_profile.h"
 #include "util/fsutil.h"
+#include "util/input.h"
 
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <libconfig.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -272,13 +274,29 @@ static int read_ops(const config_t *cfg, gc_sim_profile *p, const char *file,
     return 0;
 }
 
-static int check_file(const char *path, gc_err *err)
+/* The profile's text through the one input opener (regular, at most 1 MiB,
+ * never blocking on a FIFO), NUL-terminated for libconfig: opened once, so
+ * what is checked is what is parsed. */
+#define SIM_PROFILE_MAX_BYTES (1u << 20)
+static int read_text(const char *path, char **text, gc_err *err)
 {
     gc_err e = { 0 };
-    int fd = gc_open_input(path, 1u << 20, &e);   /* regular, small; a FIFO never blocks */
-    if (fd < 0)
+    uint8_t *data = NULL;
+    size_t len = 0;
+    *text = NULL;
+    if (gc_read_file(path, SIM_PROFILE_MAX_BYTES, &data, &len, &e))
         return gc_fail(err, e.code, "sim profile %s", e.msg);
-    close(fd);
+    if (memchr(data, 0, len)) {
+        free(data);
+        return gc_fail(err, GC_EINVAL, "sim profile %s: a NUL byte (not a text file)", path);
+    }
+    char *t = realloc(data, len + 1);
+    if (!t) {
+        free(data);
+        return gc_fail(err, GC_ENOMEM, "sim profile %s: out of memory", path);
+    }
+    t[len] = '\0';
+    *text = t;
     return 0;
 }
 
@@ -309,9 +327,8 @@ int gc_sim_profile_load(const char *path, gc_sim_profile *p, gc_err *err)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->file, sizeof p->file, "%s", path);
-    int rc = check_file(path, err);
-    if (rc)
-        return rc;
+    /* the same file as last time (device, inode, size, mtime): what was
+     * read of it then (a FIFO or another file there is another inode) */
     struct stat st;
     int have_st = stat(path, &st) == 0;
     pthread_mutex_lock(&cache.mu);
@@ -324,15 +341,20 @@ int gc_sim_profile_load(const char *path, gc_sim_profile *p, gc_err *err)
         return 0;
     }
     pthread_mutex_unlock(&cache.mu);
+    char *text = NULL;
+    int rc = read_text(path, &text, err);
+    if (rc)
+        return rc;
     config_t cfg;
     config_init(&cfg);
-    if (!config_read_file(&cfg, path)) {
+    if (config_read_string(&cfg, text) != CONFIG_TRUE) {
         rc = gc_fail(err, GC_EINVAL, "%s:%d: %s", path, config_error_line(&cfg),
                      config_error_text(&cfg));
     } else {
         rc = load_cfg(&cfg, path, p, err);
     }
     config_destroy(&cfg);
+    free(text);
     if (!rc && have_st) {
         pthread_mutex_lock(&cache.mu);
         cache.p = *p;
