@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
 
     gc_detect *d = gc_detect_new(&r, base);
-    gc_catread_info info;
+    gc_catread_info info = { 0 };   /* info.table is read: NULL, no table wanted */
     memset(&err, 0, sizeof err);
     int rc = gc_catread_catalogue_mem("fuzz.json", buf, size, d, &r, &info, &err);
     check_msg(rc, &err, "fuzz.json");

@@ -150,7 +150,7 @@ static judged judge(const char *json, const gc_rules *r, const gc_baseline *base
     judged j = { 0 };
     gc_err e = { 0 };
     j.d = gc_detect_new(r, base);
-    gc_catread_info info;
+    gc_catread_info info = { 0 };   /* info.table is read: NULL, no table wanted */
     j.rc = gc_catread_catalogue_mem("crafted.json", json, strlen(json), j.d, r, &info, &e);
     if (!j.rc)
         j.rc = gc_detect_finish(j.d, &e);
