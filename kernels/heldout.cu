@@ -26,17 +26,6 @@
 //                    at scattered columns of a 2M-element vector
 //   conv_rows/cols   the two passes of a separable 9-tap convolution
 //   bitonic_sort     block-wide bitonic sort of 512 keys in shared memory
-// Written the natural way (IEEE `/` and sqrtf, whose slow paths the
-// compiler emits as subroutine calls; global atomics):
-//   div_ieee         y = x[i] / (x[i + N/2] + 1), one element per thread
-//   norm_sqrt        2-D magnitudes sqrtf(a^2 + b^2) of N/2 points
-//   histogram_global 256 bins, atomicAdd straight to global memory,
-//                    16 elements per thread
-//   softmax_warp     row softmax of 32768 rows x 1024, one warp per row
-//                    (max and sum by shuffles, expf, IEEE division)
-//   layernorm        layer norm of 32768 rows x 1024, one block of 256
-//                    per row (mean and variance by shuffles and shared
-//                    memory, 1 / sqrtf(var + eps))
 #include "kernels.h"
 #include "bench_util.cuh"
 
@@ -48,8 +37,6 @@
 #define HD_SPMV_ROWS (1u << 21)
 #define HD_SPMV_NNZ 16                 /* nonzeros per row */
 #define HD_SORT 512                    /* keys per block */
-#define HD_ROWS 32768                  /* softmax, layer norm: rows of HD_COLS */
-#define HD_COLS 1024
 
 __constant__ float hd_taps[9] = { 0.0625f, 0.0625f, 0.125f, 0.125f, 0.25f,
                                   0.125f, 0.125f, 0.0625f, 0.0625f };
@@ -289,86 +276,6 @@ extern "C" __global__ void held_bitonic_sort(const float *__restrict__ x, float 
 // ---- table: launch shapes and buffer sizes (floats) ----
 
 typedef void (*held_fn)(const float *, float *, float);
-extern "C" __global__ void held_div_ieee(const float *__restrict__ x, float *__restrict__ y,
-                                         float alpha)
-{
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    y[i] = x[i] / (x[i + HD_N / 2] + 1.0f);
-}
-
-extern "C" __global__ void held_norm_sqrt(const float *__restrict__ x, float *__restrict__ y,
-                                          float alpha)
-{
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    float a = x[i], b = x[i + HD_N / 2];
-    y[i] = sqrtf(a * a + b * b);
-}
-
-extern "C" __global__ void held_histogram_global(const float *__restrict__ x,
-                                                 float *__restrict__ y, float alpha)
-{
-    unsigned *bins = (unsigned *)y;
-    unsigned stride = gridDim.x * blockDim.x, n = stride * 16;
-    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        atomicAdd(&bins[(unsigned)(x[i] * 13.0f) & 255u], 1u);
-}
-
-extern "C" __global__ void held_softmax_warp(const float *__restrict__ x, float *__restrict__ y,
-                                             float alpha)
-{
-    unsigned row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x & 31;
-    const float *in = x + (size_t)row * HD_COLS;
-    float *out = y + (size_t)row * HD_COLS;
-    float m = -INFINITY;
-    for (unsigned c = lane; c < HD_COLS; c += 32)
-        m = fmaxf(m, in[c]);
-    for (int o = 16; o; o >>= 1)
-        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
-    float sum = 0.0f;
-    for (unsigned c = lane; c < HD_COLS; c += 32)
-        sum += expf(in[c] - m);
-    for (int o = 16; o; o >>= 1)
-        sum += __shfl_xor_sync(0xffffffffu, sum, o);
-    for (unsigned c = lane; c < HD_COLS; c += 32)
-        out[c] = expf(in[c] - m) / sum;
-}
-
-extern "C" __global__ void held_layernorm(const float *__restrict__ x, float *__restrict__ y,
-                                          float alpha)
-{
-    __shared__ float part[2][8];
-    const float *in = x + (size_t)blockIdx.x * HD_COLS;
-    float *out = y + (size_t)blockIdx.x * HD_COLS;
-    unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    float v[HD_COLS / 256], s = 0.0f, q = 0.0f;
-#pragma unroll
-    for (int k = 0; k < HD_COLS / 256; k++) {
-        v[k] = in[threadIdx.x + 256 * k];
-        s += v[k];
-        q += v[k] * v[k];
-    }
-    for (int o = 16; o; o >>= 1) {
-        s += __shfl_xor_sync(0xffffffffu, s, o);
-        q += __shfl_xor_sync(0xffffffffu, q, o);
-    }
-    if (lane == 0) {
-        part[0][w] = s;
-        part[1][w] = q;
-    }
-    __syncthreads();
-    s = lane < 8 ? part[0][lane] : 0.0f;
-    q = lane < 8 ? part[1][lane] : 0.0f;
-    for (int o = 4; o; o >>= 1) {
-        s += __shfl_xor_sync(0xffffffffu, s, o);
-        q += __shfl_xor_sync(0xffffffffu, q, o);
-    }
-    float mean = s / HD_COLS, var = q / HD_COLS - mean * mean;
-    float inv = 1.0f / sqrtf(var + 1e-5f);
-#pragma unroll
-    for (int k = 0; k < HD_COLS / 256; k++)
-        out[threadIdx.x + 256 * k] = (v[k] - mean) * inv * alpha + 0.5f;
-}
-
 static const struct held {
     const char *name;
     held_fn fn;
@@ -395,13 +302,6 @@ static const struct held {
     { "held_conv_cols", held_conv_cols, HD_W * (HD_W / 256), 256, (size_t)HD_W * HD_W,
       (size_t)HD_W * HD_W },
     { "held_bitonic_sort", held_bitonic_sort, HD_N / HD_SORT, HD_SORT / 2, HD_N, HD_N },
-    { "held_div_ieee", held_div_ieee, HD_N / 2 / 256, 256, HD_N, HD_N / 2 },
-    { "held_norm_sqrt", held_norm_sqrt, HD_N / 2 / 256, 256, HD_N, HD_N / 2 },
-    { "held_histogram_global", held_histogram_global, HD_N / 256 / 16, 256, HD_N, 256 },
-    { "held_softmax_warp", held_softmax_warp, HD_ROWS / 8, 256, (size_t)HD_ROWS * HD_COLS,
-      (size_t)HD_ROWS * HD_COLS },
-    { "held_layernorm", held_layernorm, HD_ROWS, 256, (size_t)HD_ROWS * HD_COLS,
-      (size_t)HD_ROWS * HD_COLS },
 };
 #define NHELD ((int)(sizeof held / sizeof held[0]))
 

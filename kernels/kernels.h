@@ -297,10 +297,7 @@ void gck_host_unregister(void *p);
  * 2 x batch copies a stream), so each timed batch ran wholly beside the
  * other direction's copies (nvbandwidth's both-ways figure).
  * ns_dir (both ways, events timing; NULL: not wanted): 2 x nsamples, the
- * h2d and the d2h copies' own times from their common start (copy
- * engines: each stream's own end event; SM: one kernel whose warps of
- * each direction stamp their own end and copy on, untimed, until the
- * other direction is done).
+ * h2d and the d2h copies' own times from their common start.
  * *spin_timeouts counts chunks whose spin kernel gave up waiting. */
 #define GCK_XFER_DIRS(X) X(GCK_XFER_H2D, "h2d") X(GCK_XFER_D2H, "d2h") X(GCK_XFER_BOTH, "bidir")
 typedef enum gck_xfer_dir {

@@ -20,21 +20,8 @@
 
 #define SPIN_TIMEOUT_NS 2000000000ull   // never wait more than 2 s for the host
 #define MAX_EVENTS (2 * GCK_XFER_MAX_CHUNK + 2)
-#define BOTH_UNROLL 4
-#define BOTH_SLOTS (GCK_XFER_MAX_CHUNK * 16)   // one per launch of a chunk: samples x batch
-#define BOTH_THREADS 512                 // 16 warps a block, 8 each way
-#define BOTH_TAIL_MIN_NS 20000ull   // a tail may last this long past a short timed part
-
-// Both ways by SM kernels: one launch's timestamps (%globaltimer, ns).
-struct gck_both_slot {
-    unsigned long long start_neg;   // ~(the earliest warp's start): zeroed, then atomicMax
-    unsigned long long end[2];      // h2d, d2h: the direction's last warp's end
-    unsigned done[2];               // warps of each direction done
-};
 
 struct gck_xfer_rt {
-    gck_both_slot *slots, *h_slots;     // device / host copies, BOTH_SLOTS each
-    int both_blocks;                    // k_copy_both's resident grid
     cudaStream_t s[2];
     cudaEvent_t ev[MAX_EVENTS];
     cudaEvent_t ev2[MAX_EVENTS];        // second stream's end of batch
@@ -199,111 +186,41 @@ static void sm_shape(const gck_xfer *x, size_t bytes, int *blocks, int *threads)
 }
 
 // Both ways with SM kernels: one kernel whose even warps copy host ->
-// device and odd warps device -> host, the grid resident at once (every
-// SM holds both directions' warps), each warp striding over its own
-// direction's buffer in 16-byte words, UNROLL words a lane in flight.
-// Each direction is timed on its own: the first warp's start and the last
-// warp of that direction's end (%globaltimer, after a system fence so the
-// d2h stores have landed), in a slot per launch. A warp whose direction
-// is done goes on copying its own buffer again (the tail, untimed) until
-// the other direction is done too, so the slower one never runs alone
-// and each direction's time is its rate under the other's load
-// (nvbandwidth's *_bidirectional_memcpy_sm divides one kernel's time
-// instead: its two directions cannot differ). Two kernels on two streams
-// split the SMs between the directions instead (an H200 at 1 GiB: h2d 38.7,
-// d2h 40.4 GB/s; one kernel 42.3 each; lab/gpu/peers_probe.cu).
-
+// device and odd warps device -> host, 512 bytes each (one 16-byte word a
+// lane), one warp per 512 bytes of either copy, the grid over both: blocks
+// come and go with both directions in them, so the two progress together
+// on every SM (nvbandwidth's *_bidirectional_memcpy_sm interleaves the
+// directions warp by warp too). Two kernels on two streams split the SMs
+// between the directions instead (an H200 at 1 GiB: h2d 38.7, d2h 40.4
+// GB/s; this kernel 42.3 each; lab/gpu/peers_probe.cu). n bytes each way.
 __global__ void k_copy_both(const uint8_t *__restrict__ h2d_src, uint8_t *__restrict__ h2d_dst,
                             const uint8_t *__restrict__ d2h_src, uint8_t *__restrict__ d2h_dst,
-                            size_t n, gck_both_slot *slot)
+                            size_t n)
 {
-    uint64_t g0 = gck_gtimer();
-    unsigned lane = threadIdx.x % 32;
     size_t gw = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
-    size_t nw = (size_t)gridDim.x * blockDim.x / 64;   // warps per direction
-    int dir = (int)(gw & 1);
-    const uint8_t *s = dir ? d2h_src : h2d_src;
-    uint8_t *d = dir ? d2h_dst : h2d_dst;
-    if (lane == 0)
-        atomicMax(&slot->start_neg, ~(unsigned long long)g0);   // the earliest start
-    size_t words = n / 16, w0 = (gw / 2) * 32 + lane, step = nw * 32;
-    const uint4 *s4 = (const uint4 *)s;
-    uint4 *d4 = (uint4 *)d;
-    size_t k = w0;
-    for (; k + (BOTH_UNROLL - 1) * step < words; k += BOTH_UNROLL * step) {
-        uint4 v[BOTH_UNROLL];
-#pragma unroll
-        for (int u = 0; u < BOTH_UNROLL; u++)
-            v[u] = s4[k + u * step];
-#pragma unroll
-        for (int u = 0; u < BOTH_UNROLL; u++)
-            d4[k + u * step] = v[u];
+    unsigned lane = threadIdx.x % 32;
+    const uint8_t *s = gw & 1 ? d2h_src : h2d_src;
+    uint8_t *d = gw & 1 ? d2h_dst : h2d_dst;
+    size_t off = (gw / 2) * 512 + (size_t)lane * 16;
+    if (off + 16 <= n) {   // the buffers start on 16-byte boundaries
+        *(uint4 *)(d + off) = *(const uint4 *)(s + off);
+        return;
     }
-    for (; k < words; k += step)
-        d4[k] = s4[k];
-    if (gw / 2 == 0)   // the bytes past the last whole word: this direction's first warp
-        for (size_t b = words * 16 + lane; b < n; b += 32)
-            d[b] = s[b];
-    __threadfence_system();
-    __syncwarp();
-    uint64_t g1 = gck_gtimer();
-    if (lane == 0) {
-        atomicMax(&slot->end[dir], (unsigned long long)g1);
-        atomicAdd(&slot->done[dir], 1u);
-    }
-    // The tail: copy on until the other direction's warps are all done, at
-    // most as long again as the timed part (and BOTH_TAIL_MIN_NS): where
-    // other work keeps part of the grid from being resident, the warps
-    // waited for may not start before this one ends.
-    volatile unsigned *other = &slot->done[dir ^ 1];
-    uint64_t tail_ns = (g1 - g0) + BOTH_TAIL_MIN_NS;
-    size_t t = w0;
-    for (;;) {
-        unsigned od = 0;
-        if (lane == 0)
-            od = *other;
-        od = __shfl_sync(0xffffffffu, od, 0);
-        if (od >= nw || gck_gtimer() - g1 > tail_ns)
-            break;
-        if (w0 >= words) {   // a warp with no word of its own waits
-            __nanosleep(200);
-            continue;
-        }
-        if (t >= words)
-            t = w0;
-        d4[t] = s4[t];
-        t += step;
-    }
-}
-
-// The resident grid of k_copy_both (its tail waits on warps of the other
-// direction, which must all be running) and its timestamp slots.
-static int both_init(gck_xfer *x, char *err, size_t errlen)
-{
-    gck_xfer_rt *rt = x->rt;
-    if (rt->slots)
-        return 0;
-    int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_copy_both, BOTH_THREADS, 0));
-    rt->both_blocks = (per_sm > 0 ? per_sm : 1) * x->sm_count;
-    CK(cudaMalloc((void **)&rt->slots, BOTH_SLOTS * sizeof(gck_both_slot)));
-    CK(cudaMallocHost((void **)&rt->h_slots, BOTH_SLOTS * sizeof(gck_both_slot)));
-    return 0;
+    for (size_t k = off; k < off + 16 && k < n; k++)
+        d[k] = s[k];
 }
 
 // One direction's operation on stream s; GCK_XFER_BOTH (SM only): both
-// directions, one kernel (k_copy_both) timing each into *slot.
+// directions, one kernel (k_copy_both).
 static cudaError_t one_op(gck_xfer *x, gck_xfer_dir dir, int sm, int pageable, size_t bytes,
-                          cudaStream_t s, gck_both_slot *slot)
+                          cudaStream_t s)
 {
     size_t hhalf = (pageable ? x->page_bytes : x->pin_bytes) / 2;
     if (dir == GCK_XFER_BOTH) {   // device pointers: [h2d src, h2d dst, d2h src, d2h dst]
         uint8_t *hd = (uint8_t *)(pageable ? x->h_page : x->h_pin_dev), *dd = (uint8_t *)x->d_buf;
-        size_t per_dir = (bytes / 16 + 32 * BOTH_UNROLL - 1) / (32 * BOTH_UNROLL);
-        size_t want = (2 * (per_dir ? per_dir : 1) + BOTH_THREADS / 32 - 1) / (BOTH_THREADS / 32);
-        unsigned blocks = (unsigned)(want < (size_t)x->rt->both_blocks ? want : x->rt->both_blocks);
-        k_copy_both<<<blocks, BOTH_THREADS, 0, s>>>(hd, dd + x->d_bytes / 2, dd, hd + hhalf, bytes,
-                                                     slot);
+        size_t warps = 2 * ((bytes + 511) / 512);
+        k_copy_both<<<(unsigned)((warps + 15) / 16), 512, 0, s>>>(hd, dd + x->d_bytes / 2, dd,
+                                                                   hd + hhalf, bytes);
         return cudaGetLastError();
     }
     int d2h = dir == GCK_XFER_D2H;
@@ -324,28 +241,6 @@ static cudaError_t one_op(gck_xfer *x, gck_xfer_dir dir, int sm, int pageable, s
     return cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s);
 }
 
-// Both ways in one kernel: each direction's own time of sample i, from
-// the launches' timestamps. The event time of the batch (ns[i]) is exact
-// and ends with the slower direction; the %globaltimer durations give the
-// ratio of the two directions (the timer may tick coarser than a small
-// copy: with no tick seen, both take the event time).
-static void both_times(const gck_both_slot *sl, uint32_t nsamples, uint32_t batch,
-                       const double *ns, double *ns_dir)
-{
-    for (uint32_t i = 0; i < nsamples; i++) {
-        double t[2] = { 0, 0 };
-        for (uint32_t b = 0; b < batch; b++) {
-            const gck_both_slot *q = &sl[i * batch + b];
-            unsigned long long t0 = ~q->start_neg;
-            for (int d = 0; d < 2; d++)
-                t[d] += q->end[d] > t0 ? (double)(q->end[d] - t0) : 0;
-        }
-        double tmax = t[0] > t[1] ? t[0] : t[1];
-        for (int d = 0; d < 2; d++)
-            ns_dir[2 * i + d] = tmax > 0 ? ns[i] * t[d] / tmax : ns[i];
-    }
-}
-
 extern "C" int gck_xfer_run(gck_xfer *x, gck_xfer_dir dir, int pageable, int sm, size_t bytes,
                             uint32_t nsamples, uint32_t batch, double *ns, double *ns_dir,
                             int *spin_timeouts, char *err, size_t errlen)
@@ -362,7 +257,7 @@ extern "C" int gck_xfer_run(gck_xfer *x, gck_xfer_dir dir, int pageable, int sm,
         return 1;
     }
     gck_xfer_rt *rt = x->rt;
-    int one = dir == GCK_XFER_BOTH && sm;         // both ways in one kernel, each direction timed
+    int one = dir == GCK_XFER_BOTH && sm;         // both ways in one kernel: both end together
     int both = dir == GCK_XFER_BOTH && !sm;       // both ways on two streams (copy engines)
     if (pageable && !sm) {
         // Synchronous in effect: host clock around each batch.
@@ -370,10 +265,10 @@ extern "C" int gck_xfer_run(gck_xfer *x, gck_xfer_dir dir, int pageable, int sm,
             double t0 = host_ns();
             for (uint32_t b = 0; b < batch; b++) {
                 if (both) {
-                    CK(one_op(x, GCK_XFER_H2D, 0, 1, bytes, rt->s[0], NULL));
-                    CK(one_op(x, GCK_XFER_D2H, 0, 1, bytes, rt->s[1], NULL));
+                    CK(one_op(x, GCK_XFER_H2D, 0, 1, bytes, rt->s[0]));
+                    CK(one_op(x, GCK_XFER_D2H, 0, 1, bytes, rt->s[1]));
                 } else {
-                    CK(one_op(x, dir, 0, 1, bytes, rt->s[0], NULL));
+                    CK(one_op(x, dir, 0, 1, bytes, rt->s[0]));
                 }
             }
             CK(cudaStreamSynchronize(rt->s[0]));
@@ -383,16 +278,6 @@ extern "C" int gck_xfer_run(gck_xfer *x, gck_xfer_dir dir, int pageable, int sm,
         }
         return 0;
     }
-    if (one) {   // fresh timestamp slots, before the spin kernel: not timed
-        if ((size_t)nsamples * batch > BOTH_SLOTS) {
-            snprintf(err, errlen, "xfer: %u samples of %u copies exceed %d launches", nsamples,
-                     batch, BOTH_SLOTS);
-            return 1;
-        }
-        if (both_init(x, err, errlen))
-            return 1;
-        CK(cudaMemsetAsync(rt->slots, 0, (size_t)nsamples * batch * sizeof(gck_both_slot), rt->s[0]));
-    }
     // Hold stream 0 (and 1 behind it) while everything is queued.
     spin_hold(x, rt->s[0]);
     cudaError_t e = cudaGetLastError();
@@ -401,10 +286,9 @@ extern "C" int gck_xfer_run(gck_xfer *x, gck_xfer_dir dir, int pageable, int sm,
         if (both && e == cudaSuccess)
             e = cudaStreamWaitEvent(rt->s[1], rt->ev[2 * i], 0);
         for (uint32_t b = 0; e == cudaSuccess && b < batch; b++) {
-            e = one_op(x, both ? GCK_XFER_H2D : dir, sm, pageable, bytes, rt->s[0],
-                       one ? &rt->slots[i * batch + b] : NULL);
+            e = one_op(x, both ? GCK_XFER_H2D : dir, sm, pageable, bytes, rt->s[0]);
             if (both && e == cudaSuccess)
-                e = one_op(x, GCK_XFER_D2H, sm, pageable, bytes, rt->s[1], NULL);
+                e = one_op(x, GCK_XFER_D2H, sm, pageable, bytes, rt->s[1]);
         }
         if (both && e == cudaSuccess)   // each direction's own end
             e = cudaEventRecord(rt->ev3[i], rt->s[0]);
@@ -415,9 +299,9 @@ extern "C" int gck_xfer_run(gck_xfer *x, gck_xfer_dir dir, int pageable, int sm,
         // it the later one ran its last part alone and read faster than
         // under load; nvbandwidth gives its other direction twice the bytes).
         for (uint32_t b = 0; both && e == cudaSuccess && b < batch; b++) {
-            e = one_op(x, GCK_XFER_H2D, sm, pageable, bytes, rt->s[0], NULL);
+            e = one_op(x, GCK_XFER_H2D, sm, pageable, bytes, rt->s[0]);
             if (e == cudaSuccess)
-                e = one_op(x, GCK_XFER_D2H, sm, pageable, bytes, rt->s[1], NULL);
+                e = one_op(x, GCK_XFER_D2H, sm, pageable, bytes, rt->s[1]);
         }
         if (both && e == cudaSuccess)
             e = cudaEventRecord(rt->ev4[i], rt->s[1]);
@@ -433,13 +317,13 @@ extern "C" int gck_xfer_run(gck_xfer *x, gck_xfer_dir dir, int pageable, int sm,
     CK(e);
     if (spin_timeouts)
         *spin_timeouts += spin_timed_out(x);
+    for (uint32_t i = 0; one && ns_dir && i < nsamples; i++) {   // one kernel: one time
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, rt->ev[2 * i], rt->ev[2 * i + 1]));
+        ns_dir[2 * i] = ns_dir[2 * i + 1] = ms * 1e6 / batch;
+    }
     if (batch_times(rt, nsamples, batch, ns, err, errlen))
         return 1;
-    if (one && ns_dir) {
-        CK(cudaMemcpy(rt->h_slots, rt->slots, (size_t)nsamples * batch * sizeof(gck_both_slot),
-                      cudaMemcpyDeviceToHost));
-        both_times(rt->h_slots, nsamples, batch, ns, ns_dir);
-    }
     for (uint32_t i = 0; both && i < nsamples; i++) {   // each direction's own time
         float h2d = 0, d2h = 0;
         CK(cudaEventElapsedTime(&h2d, rt->ev[2 * i], rt->ev3[i]));
@@ -459,7 +343,7 @@ extern "C" int gck_xfer_busy_begin(gck_xfer *x, size_t bytes, uint32_t copies, c
     if (gck_xfer_reserve(x, bytes, 0, err, errlen))
         return 1;
     for (uint32_t i = 0; i < copies; i++)
-        CK(one_op(x, i & 1 ? GCK_XFER_D2H : GCK_XFER_H2D, 0, 0, bytes, x->rt->s[i & 1], NULL));
+        CK(one_op(x, i & 1 ? GCK_XFER_D2H : GCK_XFER_H2D, 0, 0, bytes, x->rt->s[i & 1]));
     return 0;
 }
 
@@ -665,10 +549,7 @@ extern "C" void gck_xfer_free(gck_xfer *x)
             cudaEventDestroy(x->rt->ev[i]);
             cudaEventDestroy(x->rt->ev2[i]);
             cudaEventDestroy(x->rt->ev3[i]);
-            cudaEventDestroy(x->rt->ev4[i]);
         }
-        cudaFree(x->rt->slots);
-        cudaFreeHost(x->rt->h_slots);
         cudaStreamDestroy(x->rt->s[0]);
         cudaStreamDestroy(x->rt->s[1]);
         free(x->rt);

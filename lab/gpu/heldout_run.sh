@@ -12,8 +12,7 @@
 # cold profile (caches flushed, replayed) for the per-instruction counts,
 # then one pass over a warm launch (the third, --cache-control none) for
 # the DRAM bytes the timing loop's launches move; NCU=0 never.
-# HELDOUT_RUNS=2 times the held-out set twice. NCU_KERNELS: the kernels
-# profiled (an ncu --kernel-id name regex; default every held-out kernel).
+# HELDOUT_RUNS=2 times the held-out set twice.
 #   OUT=/some/dir GIT_COMMIT=abc lab/gpu/heldout_run.sh
 set -u
 cd "$(dirname "$0")/../.."
@@ -39,7 +38,7 @@ echo "gpu: $GPU_NAME; ncu profile: $NCU"
 # executed counts (SourceCounters) and the per-kernel totals.
 if [ "$NCU" = 1 ] && command -v ncu >/dev/null; then
     M=l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum,sm__warps_launched.sum,smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
-    timeout 200 ncu --clock-control none --target-processes all --kernel-id "::regex:${NCU_KERNELS:-^held_}:1" \
+    timeout 200 ncu --clock-control none --target-processes all --kernel-id ::regex:^held_:1 \
         --section SourceCounters --section InstructionStats --section LaunchStats \
         --section WarpStateStats --section Occupancy --metrics "$M" \
         -o "$OUT/log/held" -f mpirun -np 1 $GC run lab/gpu/heldout.cfg --backend cuda \
@@ -55,7 +54,7 @@ if [ "$NCU" = 1 ] && command -v ncu >/dev/null; then
     # them (no flush), in one pass (no replay restoring memory)
     W=dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum,gpu__time_duration.sum
     timeout 100 ncu --clock-control none --cache-control none --target-processes all \
-        --kernel-id "::regex:${NCU_KERNELS:-^held_}:3" --metrics "$W" -o "$OUT/log/warm" -f \
+        --kernel-id ::regex:^held_:3 --metrics "$W" -o "$OUT/log/warm" -f \
         mpirun -np 1 $GC run lab/gpu/heldout.cfg --backend cuda -o "$OUT/res/ncu-warm" --quiet \
         > "$OUT/log/ncu-warm.log" 2>&1
     echo "ncu warm: exit $? ($(grep -c 'pass' "$OUT/log/ncu-warm.log") launches; passes: $(grep -o '[0-9]* pass[es]*' "$OUT/log/ncu-warm.log" | sort | uniq -c | tr '\n' ' '))"

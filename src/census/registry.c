@@ -104,9 +104,7 @@ static const char *const valid_kernels[] = {
     GCV_TABLE(GCV_NAME)
     "held_transpose_naive", "held_transpose_tiled", "held_reduce_shfl", "held_reduce_tree",
     "held_sgemm_tiled", "held_stencil1d", "held_stencil2d", "held_histogram", "held_scan",
-    "held_spmv_csr", "held_conv_rows", "held_conv_cols", "held_bitonic_sort",
-    "held_div_ieee", "held_norm_sqrt", "held_histogram_global", "held_softmax_warp",
-    "held_layernorm", NULL };
+    "held_spmv_csr", "held_conv_rows", "held_conv_cols", "held_bitonic_sort", NULL };
 #undef GCV_NAME
 static const gc_param_def valid_p[] = {
     STR("kernel", valid_kernels, "saxpy_a1"),

@@ -22,45 +22,6 @@ static void record_ms(gc_point *p, const float *ms, uint32_t n, uint64_t bytes)
             gc_cuda_record(p, (double)bytes / (ms[i] * 1e-3));
 }
 
-/* One chunk of n launches: ms[i] per launch, the bytes one launch moves. */
-typedef int (*bw_launch_fn)(void *ctx, uint32_t n, float *ms, uint64_t *bytes, char *msg,
-                            size_t len);
-
-/* The sampling loop of every bandwidth driver: chunks of launches into
- * point ip of g, the item's budget checked between chunks. */
-static int bw_sample(gc_cuda *c, gc_gpu *g, size_t ip, uint32_t total, float *ms,
-                     bw_launch_fn launch, void *ctx, uint64_t *bytes, gc_err *err)
-{
-    char msg[256] = "";
-    uint32_t done = 0, chunk = 5;
-    while (done < total) {
-        uint32_t n = total - done < chunk ? total - done : chunk;
-        if (launch(ctx, n, ms, bytes, msg, sizeof msg))
-            return gc_fail(err, GC_EDEVICE, "%s", msg);
-        record_ms(&g->points[ip], ms, n, *bytes);
-        done += n;
-        if (gc_cuda_over(c))
-            break;
-    }
-    return 0;
-}
-
-typedef struct hbm_args {
-    gck_stream_kind kind;
-    void *buf;
-    size_t fp;
-    int blocks, full, threads, vec, unroll;
-} hbm_args;
-
-static int hbm_launch(void *ctx, uint32_t n, float *ms, uint64_t *bytes, char *msg, size_t len)
-{
-    hbm_args *a = (hbm_args *)ctx;
-    if (a->full)   /* gck_stream_run sets the full grid's size: 0 asks for it again */
-        a->blocks = 0;
-    return gck_stream_run(a->kind, a->buf, a->fp, &a->blocks, a->threads, a->vec, a->unroll, n, ms,
-                          bytes, msg, len);
-}
-
 int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
     const char *kn = gc_cuda_str(t, "kernel");
@@ -93,13 +54,23 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     gc_point *p = gc_cuda_point(c, t, g, "bandwidth", err);
     if (!p)
         return GC_ENOMEM;
-    hbm_args a = { kind, c->big, fp, full ? 0 : bps * c->dev.sm_count, full,
-                   (int)gc_cuda_num(t, "block_threads"), (int)gc_cuda_num(t, "vector_bytes"),
-                   (int)gc_cuda_num(t, "unroll") };
+    int blocks = full ? 0 : bps * c->dev.sm_count;
+    int threads = (int)gc_cuda_num(t, "block_threads");
+    int vec = (int)gc_cuda_num(t, "vector_bytes"), unroll = (int)gc_cuda_num(t, "unroll");
     uint64_t bytes = 0;
-    if ((rc = bw_sample(c, g, ip, total, ms, hbm_launch, &a, &bytes, err)))
-        return rc;
-    int blocks = a.blocks, threads = a.threads;
+    uint32_t done = 0, chunk = 5;
+    while (done < total) {   /* chunks of launches, budget checked between */
+        uint32_t n = total - done < chunk ? total - done : chunk;
+        if (full)   /* gck_stream_run sets the full grid's size: 0 asks for it again */
+            blocks = 0;
+        if (gck_stream_run(kind, c->big, fp, &blocks, threads, vec, unroll, n, ms, &bytes, msg,
+                           sizeof msg))
+            return gc_fail(err, GC_EDEVICE, "%s", msg);
+        record_ms(&g->points[ip], ms, n, bytes);
+        done += n;
+        if (gc_cuda_over(c))
+            break;
+    }
     gc_ctx *x = &g->points[ip].ctx;
     gc_ctx_set_num(x, "grid_blocks", blocks);
     gc_ctx_set_num(x, "block_threads", threads);
@@ -111,20 +82,6 @@ int gc_cuda_hbm(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 /* About L2_LAUNCH_BYTES read per launch: long enough (~200 us at 10 TB/s)
  * that the launch and the event timer are noise. */
 #define L2_LAUNCH_BYTES (2ull << 30)
-
-typedef struct l2_args {
-    void *buf;
-    size_t fp;
-    int threads, unroll, sweep, blocks;
-    double readers;
-} l2_args;
-
-static int l2_launch(void *ctx, uint32_t n, float *ms, uint64_t *bytes, char *msg, size_t len)
-{
-    l2_args *a = (l2_args *)ctx;
-    return gck_l2_run(a->buf, a->fp, L2_LAUNCH_BYTES, a->threads, a->unroll, a->sweep, n, ms, bytes,
-                      &a->blocks, &a->readers, msg, len);
-}
 
 int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
 {
@@ -140,29 +97,29 @@ int gc_cuda_l2(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     gc_point *p = gc_cuda_point(c, t, g, "bandwidth", err);
     if (!p)
         return GC_ENOMEM;
-    l2_args a = { c->big, fp, (int)gc_cuda_num(t, "block_threads"), (int)gc_cuda_num(t, "unroll"),
-                  strcmp(gc_cuda_str(t, "order"), "sweep") == 0, 0, 0 };
+    int blocks = 0;
+    int threads = (int)gc_cuda_num(t, "block_threads"), unroll = (int)gc_cuda_num(t, "unroll");
+    int sweep = strcmp(gc_cuda_str(t, "order"), "sweep") == 0;
+    double readers = 0;
     uint64_t bytes = 0;
-    if ((rc = bw_sample(c, g, ip, total, ms, l2_launch, &a, &bytes, err)))
-        return rc;
-    int blocks = a.blocks;
-    double readers = a.readers;
+    char msg[256] = "";
+    uint32_t done = 0, chunk = 5;
+    while (done < total) {
+        uint32_t n = total - done < chunk ? total - done : chunk;
+        if (gck_l2_run(c->big, fp, L2_LAUNCH_BYTES, threads, unroll, sweep, n, ms, &bytes, &blocks,
+                       &readers, msg, sizeof msg))
+            return gc_fail(err, GC_EDEVICE, "%s", msg);
+        record_ms(&g->points[ip], ms, n, bytes);
+        done += n;
+        if (gc_cuda_over(c))
+            break;
+    }
     gc_ctx *x = &g->points[ip].ctx;
     gc_ctx_set_num(x, "grid_blocks", blocks);
     gc_ctx_set_num(x, "bytes_moved", (double)bytes);
     gc_ctx_set_num(x, "l2_bytes", (double)c->dev.l2_bytes);
     gc_ctx_set_num(x, "blocks_per_chunk", readers);
     return 0;
-}
-
-typedef struct smem_args {
-    int stride, blocks, threads;
-} smem_args;
-
-static int smem_launch(void *ctx, uint32_t n, float *ms, uint64_t *bytes, char *msg, size_t len)
-{
-    smem_args *a = (smem_args *)ctx;
-    return gck_smem_run(a->stride, 0, n, ms, bytes, &a->blocks, &a->threads, msg, len);
 }
 
 int gc_cuda_smem(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
@@ -176,12 +133,19 @@ int gc_cuda_smem(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     gc_point *p = gc_cuda_point(c, t, g, "bandwidth", err);
     if (!p)
         return GC_ENOMEM;
-    smem_args a = { stride, 0, 0 };
     uint64_t bytes = 0;
-    int rc = bw_sample(c, g, ip, total, ms, smem_launch, &a, &bytes, err);
-    if (rc)
-        return rc;
-    int blocks = a.blocks, threads = a.threads;
+    int blocks = 0, threads = 0;
+    char msg[256] = "";
+    uint32_t done = 0, chunk = 5;
+    while (done < total) {
+        uint32_t n = total - done < chunk ? total - done : chunk;
+        if (gck_smem_run(stride, 0, n, ms, &bytes, &blocks, &threads, msg, sizeof msg))
+            return gc_fail(err, GC_EDEVICE, "%s", msg);
+        record_ms(&g->points[ip], ms, n, bytes);
+        done += n;
+        if (gc_cuda_over(c))
+            break;
+    }
     gc_ctx *x = &g->points[ip].ctx;
     gc_ctx_set_num(x, "grid_blocks", blocks);
     gc_ctx_set_num(x, "block_threads", threads);

@@ -125,13 +125,10 @@ int gc_xfer_sample(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_xfer_job *j, gc_e
             if (!(ns[i] > 0))
                 continue;
             double bps = j->moved / (ns[i] * 1e-9);
-            int dirs = j->ns_out && j->ns_out[i] > 0 && j->ns_in[i] > 0;
-            double o = dirs ? one / (j->ns_out[i] * 1e-9) : 0, in = dirs ? one / (j->ns_in[i] * 1e-9) : 0;
-            if (dirs && j->bw_sum)
-                bps = o + in;   /* each direction's own rate, summed */
             gc_cuda_record(&g->points[ip + 1], bps);
             int fast = j->nominal_bps > 0 && bps > GC_OVER_NOMINAL * j->nominal_bps;
-            if (dirs) {
+            if (j->ns_out && j->ns_out[i] > 0 && j->ns_in[i] > 0) {
+                double o = one / (j->ns_out[i] * 1e-9), in = one / (j->ns_in[i] * 1e-9);
                 gc_cuda_record(&g->points[ip + 2], o);
                 gc_cuda_record(&g->points[ip + 3], in);
                 /* each direction against one direction's nominal */
@@ -249,15 +246,14 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
     j.sm = !strcmp(gc_cuda_str(t, "engine"), "sm");
     if (j.dir == GCK_XFER_BOTH && !(j.pageable && !j.sm)) {
         /* each direction's own rate from the common start, while the other
-         * direction copies, timed on its own (copy engines: its stream's end
-         * event; SM: its warps' own end in one kernel), and each copying on
-         * past its timed part (the tail, kernels/xfer.cu) so that the later
-         * one ends under load too; the bandwidth point is their sum */
+         * direction copies: as nvbandwidth's *_bidirectional_memcpy_* tests
+         * time it (PEERS.md). SM: one kernel, both end together; copy
+         * engines: each direction copies on past its timed batch (the tail,
+         * kernels/xfer.cu) so that the later one ends under load too. */
         j.base.ns_out = j.out;
         j.base.ns_in = j.in;
         j.base.out_metric = "bandwidth_h2d";
         j.base.in_metric = "bandwidth_d2h";
-        j.base.bw_sum = 1;
         j.base.copies_per_batch = j.sm ? 1 : 2;
     }
     j.base.bytes = (size_t)gc_cuda_num(t, "size_bytes");
@@ -281,7 +277,7 @@ int gc_cuda_xfer(gc_cuda *c, const gc_task *t, gc_gpu *g, gc_err *err)
         link_ctx(c, g, from);
     for (size_t k = from; !rc && t->item->phase == GC_PHASE_CONCURRENT && k < g->npoints; k++)
         gc_ctx_set_str(&g->points[k].ctx, "phase", "concurrent");
-    for (size_t k = from; !rc && j.base.bw_sum && k < g->npoints; k++)
+    for (size_t k = from; !rc && j.base.copies_per_batch == 2 && k < g->npoints; k++)
         gc_ctx_set_str(&g->points[k].ctx, "both_ways", "each_loaded");
     return rc;
 }

@@ -20,8 +20,6 @@ struct gc_xfer_job {
      * bandwidth_from_peer; host: bandwidth_h2d and bandwidth_d2h). */
     double *ns_out, *ns_in;
     const char *out_metric, *in_metric;
-    int bw_sum;              /* with ns_out: bandwidth = the two directions' rates summed
-                              * (0: moved / the pair's time) */
     int spin_timeouts, dropped_chunks;
     uint32_t copies_per_batch;   /* copies queued per stream per copy timed (0: 1; 2 with a tail) */
 };

@@ -10,7 +10,6 @@
 
 const char *const M_CHASE[] = { "latency", "latency_ns", "timer_cost" };
 const char *const M_XFER[] = { "time", "bandwidth", "bandwidth_to_peer", "bandwidth_from_peer" };
-const char *const M_XFER_HOST[] = { "time", "bandwidth", "bandwidth_h2d", "bandwidth_d2h" };
 
 double sim_hit(double footprint, double capacity, double k)
 {

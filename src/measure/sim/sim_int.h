@@ -37,7 +37,6 @@ struct gc_backend {
  * units and scales are census/metrics.c's. */
 extern const char *const M_CHASE[3];   /* latency, latency_ns, timer_cost */
 extern const char *const M_XFER[4];    /* time, bandwidth, to / from peer */
-extern const char *const M_XFER_HOST[4];   /* time, bandwidth (the sum), h2d, d2h: host both ways */
 #define MAXV 4   /* metrics one job records */
 
 /* Latency as a mixture of levels (L1, L2 near, L2 far, DRAM): one sample

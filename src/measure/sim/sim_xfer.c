@@ -46,26 +46,6 @@ static void draw_p2p_bidir(const job *j, sim_rng *r, double launch, double *v)
     v[3] = m->bytes / t[1];
 }
 
-/* Host both ways, each direction timed on its own (cuda_xfer.c): each its
- * own rate under the other's load, drawn apart, so that an asymmetric link
- * reads asymmetric; the sample's time is the slower one's, its bandwidth
- * the two rates summed. */
-static void draw_host_bidir(const job *j, sim_rng *r, double launch, double *v)
-{
-    const xfer_m *m = &j->u.x;
-    const gc_sim_profile *p = j->p;
-    double out = sim_outlier(r, p->outlier_prob, p->outlier_max), t[2];
-    for (int d = 0; d < 2; d++) {
-        double rate = m->rate[d] * sim_lognorm(r, p->bw_sigma) / sim_bimodal(r, m->slow[d]) *
-                      (1.0 - m->loss) / out;
-        t[d] = (m->lat_s * sim_lognorm(r, p->time_sigma) + m->bytes / rate) * launch;
-    }
-    v[0] = fmax(t[0], t[1]) * 1e9;
-    v[2] = m->bytes / t[0];
-    v[3] = m->bytes / t[1];
-    v[1] = v[2] + v[3];
-}
-
 static void xfer_job(job *j, double lat_s, double bytes, int ndir, double loss)
 {
     j->u.x.lat_s = lat_s;
@@ -141,7 +121,6 @@ int sim_setup_xfer(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     if (f->flap[F_D2H_BW] > 0 && flapping)
         d2h *= f->flap[F_D2H_BW];
     int bidir = !strcmp(dir, "bidir"), is_d2h = !strcmp(dir, "d2h");
-    int sm = !strcmp(sim_pstr(t->item, "engine"), "sm");
     xfer_job(j, (p->pcie_latency_us + (pageable ? p->pageable_extra_latency_us : 0)) * 1e-6,
              sim_pnum(t->item, "size_bytes"), bidir ? 2 : 1, p->pcie_bidir_loss);
     j->u.x.rate[0] = is_d2h ? d2h : h2d;
@@ -150,13 +129,9 @@ int sim_setup_xfer(const gc_backend *b, const gc_task *t, job *j, gc_err *err)
     j->u.x.slow[1] = f->bimodal[F_D2H_BW];
     if (t->item->phase == GC_PHASE_CONCURRENT && gc_ctx_set_str(&j->ctx, "phase", "concurrent"))
         return gc_fail(err, GC_EINVAL, "sim: no room in the point context for phase");
-    if (bidir && !(pageable && !sm)) {   /* each direction timed on its own, as cuda_xfer.c */
-        j->draw = draw_host_bidir;
-        j->metrics = M_XFER_HOST;
-        j->nmetrics = 4;
-        if (gc_ctx_set_str(&j->ctx, "both_ways", "each_loaded"))
-            return gc_fail(err, GC_EINVAL, "sim: no room in the point context for both_ways");
-    }
+    if (bidir && !pageable && strcmp(sim_pstr(t->item, "engine"), "sm") &&   /* as cuda_xfer.c */
+        gc_ctx_set_str(&j->ctx, "both_ways", "each_loaded"))
+        return gc_fail(err, GC_EINVAL, "sim: no room in the point context for both_ways");
     return pcie_ctx(b, j, err);
 }
 
