@@ -21,9 +21,9 @@ with baseline values of the same method.
 
 Left out: GPUs not ok, GPUs that another process shared during the run (a
 point flagged gpu_shared), a benchmark's values of an older method than
-the newest given, values the host sets more than the GPU (pageable copies,
-both-ways host copies: another host would read them otherwise; launch points
-are kept, and check judges them only beyond their own samples' spread), the NVLink count (check takes topology from the
+the newest given, values the host sets more than the GPU (launch and
+block-scheduling times, pageable copies, both-ways host copies: another host
+would read them otherwise), the NVLink count (check takes topology from the
 run itself: a GPU with no NVLink peer is not missing links)."""
 import json
 import os
@@ -197,7 +197,7 @@ def build(cats, sku, source):
                 if not r["summary"].get("count"):
                     continue
                 k = point_key(r)
-                if not host_set(k) or k.startswith("launch."):   # launch times: judged within their spread
+                if not host_set(k):
                     p["points"][k].append(r["summary"]["p50"])
         ends = {(g["node"], g["index"]): g for g in mine}
         for l in cat.get("links", []):

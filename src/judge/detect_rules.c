@@ -38,11 +38,7 @@ int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
         double lo, hi;
         double ref = det_baseline_ref_method(d->base, g->name, g->uuid, d->plan, key,
                                              det_gpu_method(g, bi), &other, &own, &lo, &hi);
-        /* a launch time the host sets as much as the GPU: against the
-         * SKU's baseline as a host link is, beyond its own samples'
-         * spread; other host-set values (pageable copies) not at all */
-        int host_pt = !own && gc_det_host_set(key);
-        if (host_pt && !(!strncmp(key, "launch.", 7) && x->has_q && isfinite(ref) && ref != 0)) {
+        if (!own && gc_det_host_set(key)) {
             host++;
             continue;
         }
@@ -63,30 +59,7 @@ int det_judge_baseline(gc_detect *d, const grec *g, gc_verdict *v)
         double excess = rel - tol;
         int sev = excess >= R->base_rel_degraded ? GC_V_DEGRADED
                 : excess >= R->base_rel_suspect  ? GC_V_SUSPECT : GC_V_OK;
-        if (!sev && host_pt && rel - (isfinite(spread) ? spread : 0) >= R->base_rel_suspect) {
-            /* beyond the sources' range, within its own noise: a noisy host */
-            char a[48], b[48], q[3][48];
-            det_fmt_val(a, sizeof a, x->v, det_unit_of(d, x->key));
-            det_fmt_val(b, sizeof b, ref, det_unit_of(d, x->key));
-            for (int k = 0; k < 3; k++)
-                det_fmt_val(q[k], sizeof q[k], x->q[k + 1], det_unit_of(d, x->key));
-            rc = det_add_note(d, v, "%s %s %s vs the SKU's baseline %s (%+.1f%%) within its samples: "
-                              "p5/p50/p95 %s/%s/%s, spread %.1f%%: a noisy host, not blamed; measure it again",
-                              GC_NOTE_NOISY, key, a, b, 100 * (x->v - ref) / fabs(ref), q[0], q[1], q[2],
-                              100 * noise);
-            v->noted = GC_NOTED_NOISY_HOST;
-        }
-        if (sev && host_pt) {
-            char a[48], b[48], q[3][48];
-            det_fmt_val(a, sizeof a, x->v, det_unit_of(d, x->key));
-            det_fmt_val(b, sizeof b, ref, det_unit_of(d, x->key));
-            for (int k = 0; k < 3; k++)
-                det_fmt_val(q[k], sizeof q[k], x->q[k + 1], det_unit_of(d, x->key));
-            rc = det_add_reason(v, "baseline", key, x->v, ref, (x->v - ref) / fabs(ref), "relative", sev,
-                                "%s vs the SKU's baseline %s (%+.1f%%); beyond its samples: p5/p50/p95 "
-                                "%s/%s/%s, spread %.1f%%, and its sources' range", a, b,
-                                100 * (x->v - ref) / fabs(ref), q[0], q[1], q[2], 100 * noise);
-        } else if (sev) {
+        if (sev) {
             char a[48], b[48];
             det_fmt_val(a, sizeof a, x->v, det_unit_of(d, x->key));
             det_fmt_val(b, sizeof b, ref, det_unit_of(d, x->key));
