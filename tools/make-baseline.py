@@ -42,7 +42,10 @@ PARAMS = ["hbm_bw_bps", "hbm_read_bps", "hbm_write_bps", "hbm_copy_bps", "hbm_tr
 OBSERVED = {"sm_clock_mhz_measured", "timer_cost_median_cycles", "loaded_s", "ecc_corrected_new",
             "ecc_uncorrected_new", "remapped_rows_new", "slowdown_reasons", "xid_events",
             "fma_iters", "bytes_moved", "theoretical_bps", "nominal_bps", "pcie_gen", "pcie_width",
-            "confirm"}
+            "confirm", "host_huge_fraction",
+            # a host-bound point's re-measure figures (src/measure/remeasure.h)
+            "spread", "spread_low", "spread_first", "spread_low_first", "spread_last", "spread_low_last",
+            "remeasures", "median_moved", "median_stable", "host_noisy", "capability_bps"}
 # Each change of a benchmark's method (src/census/registry.c's method_changes,
 # the same rows; t_fleet_baseline checks they agree): the version it started,
 # its commit and the commit's date. Only for catalogues that predate recorded

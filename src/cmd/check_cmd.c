@@ -102,7 +102,8 @@ void gc_check_print(FILE *f, const gc_detect *d)
         for (size_t i = 0; i < n; i++) {
             const gc_verdict *v = gc_detect_verdict(d, i);
             /* ok, with a note: a deviation from the baseline within the subject's own spread */
-            int noted = v->level == GC_V_OK && !gc_verdict_incomplete(v) && strstr(v->note, GC_NOTE_NOISY);
+            int noted = v->level == GC_V_OK && !gc_verdict_incomplete(v) &&
+                        (v->noted || strstr(v->note, GC_NOTE_NOISY));   /* (a catalogue before "noted") */
             if (v->type != t || (v->level == GC_V_OK && !noted))
                 continue;
             if (!shown++)
@@ -130,7 +131,13 @@ void gc_check_print(FILE *f, const gc_detect *d)
             if (v->nreasons > MAX_SHOWN_REASONS)
                 fprintf(f, "%-9s %-34s (+%zu more reasons: gpucensus check --json)\n", "", "",
                         v->nreasons - MAX_SHOWN_REASONS);
-            if (noted)
+            const char *part = v->noted == GC_NOTED_NOISY_HOST_LINK ? strstr(v->note, GC_NOTE_HOST_LINK) : NULL;
+            char seg[512];
+            if (part)   /* that part of the GPU's note alone: the rest is its usual counts */
+                snprintf(seg, sizeof seg, "%.*s", (int)strcspn(part, ";"), part);
+            if (part)
+                fprintf(f, "%-9s %-34s note: %s\n", "ok", T(v->subject), T(seg));
+            else if (noted)
                 fprintf(f, "%-9s %-34s note: %s\n", "ok", T(v->subject), T(v->note));
             else if (v->note[0])
                 fprintf(f, "%-9s %-34s note: %s\n", "", "", T(v->note));

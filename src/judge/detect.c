@@ -278,7 +278,12 @@ int gc_det_ctx_observed(const char *key)
                                        "ecc_corrected_new", "ecc_uncorrected_new", "remapped_rows_new",
                                        "slowdown_reasons", "xid_events", "fma_iters", "bytes_moved",
                                        "theoretical_bps", "nominal_bps", "pcie_gen", "pcie_width",
-                                       "confirm", "host_huge_fraction" };
+                                       "confirm", "host_huge_fraction",
+                                       /* a host-bound point's re-measure figures (remeasure.h): the
+                                        * host's noise, not what was measured */
+                                       "spread", "spread_low", "spread_first", "spread_low_first",
+                                       "spread_last", "spread_low_last", "remeasures", "median_moved",
+                                       "median_stable", "host_noisy", "capability_bps" };
     for (size_t i = 0; i < sizeof obs / sizeof *obs; i++)
         if (key[0] == obs[i][0] && !strcmp(key, obs[i]))   /* the first byte first: most differ there */
             return 1;

@@ -161,6 +161,17 @@ size_t gc_baseline_count(const gc_baseline *b);
  * noisy host): `check` lists such subjects as "ok (note)". */
 #define GC_NOTE_NOISY "baseline within its own spread:"
 
+/* What an ok verdict was noted for (gc_verdict.noted; check --json's
+ * "noted": {"kind": ...}): none; its own host-set figure (a host link's
+ * bandwidth, a launch time) deviates from the SKU's baseline within its
+ * samples' spread (noisy_host); a GPU whose host link got that note
+ * (noisy_host_link). */
+enum { GC_NOTED_NONE = 0, GC_NOTED_NOISY_HOST = 1, GC_NOTED_NOISY_HOST_LINK = 2 };
+/* the words a GPU's note starts its noisy_host_link part with */
+#define GC_NOTE_HOST_LINK "its host link"
+const char *gc_noted_name(int kind);   /* "noisy_host", ...; NULL: none */
+int gc_noted_of(const char *name);     /* the kind; -1: not one */
+
 typedef struct gc_detect gc_detect;
 
 /* rules and baseline (may be NULL) must outlive the detector. */
@@ -268,7 +279,9 @@ typedef struct gc_verdict {
     int level;
     int peers;            /* size of the peer group (the subject included) */
     const char *group;    /* peer group */
-    int used_peers, used_baseline;
+    int used_peers;
+    unsigned char used_baseline;
+    unsigned char noted;  /* GC_NOTED_* */
     const char *note;
     size_t nreasons;
     gc_reason *reasons;

@@ -221,6 +221,8 @@ int gc_detect_finish(gc_detect *d, gc_err *err)
         }
         s = e;
     }
+    if (!rc)
+        rc = det_note_noisy_links(d, F->lsrc, F->ldst);
     det_hostgroups hg = { 0 };
     if (!rc)
         rc = det_host_groups(d, F->lsrc, F->ldst, &hg);

@@ -302,6 +302,9 @@ int det_link_names(gc_detect *d, lrec *l);
  * and, per link, the grec index of its ends (lsrc, ldst: -1 none; ids: the
  * GPUs' "node\x1fINDEX" keys). */
 int det_judge_links(gc_detect *d, strtab *ids, long *lsrc, long *ldst);
+/* A GPU ok whose host link is ok with a noisy_host note: noted
+ * noisy_host_link, its note names the link (after the links are judged). */
+int det_note_noisy_links(gc_detect *d, const long *lsrc, const long *ldst);
 
 /* ---- layer 3: the records (detect.c) ---------------------------------- */
 

@@ -450,6 +450,8 @@ static int link_first(gc_detect *d, strtab *ids, size_t i, long *lsrc, long *lds
                                       "a noisy host, not blamed; measure it again",
                                       GC_NOTE_NOISY, xb / 1e9, own ? "this GPU's earlier" : "the SKU's baseline",
                                       ref / 1e9, -100 * rel, spread);
+                if (!sev2)
+                    v->noted = GC_NOTED_NOISY_HOST;
                 sev = sev2;
             }
             if (sev && !rc)
@@ -655,6 +657,25 @@ static int link_peers(gc_detect *d, size_t i, size_t n, const lgstat *st, const 
     if (!rc)
         rc = det_temper_link(d, &d->l[i], v);
     d->ls[i].level = (uint8_t)v->level;
+    return rc;
+}
+
+int det_note_noisy_links(gc_detect *d, const long *lsrc, const long *ldst)
+{
+    int rc = 0;
+    for (size_t i = 0; i < d->nl && !rc; i++) {
+        const gc_verdict *lv = &d->v[d->ng + i];
+        long ge = lsrc[i] >= 0 ? lsrc[i] : ldst[i];
+        if (lv->noted != GC_NOTED_NOISY_HOST || lv->level != GC_V_OK || ge < 0 ||
+            (lsrc[i] >= 0 && ldst[i] >= 0))
+            continue;
+        gc_verdict *gv = &d->v[ge];
+        if (gv->level != GC_V_OK || gv->noted == GC_NOTED_NOISY_HOST_LINK)
+            continue;   /* one mention a GPU, whatever its links */
+        gv->noted = GC_NOTED_NOISY_HOST_LINK;
+        rc = det_add_note(d, gv, GC_NOTE_HOST_LINK " %s ok with a note: a noisy host, not this GPU",
+                          lv->subject);
+    }
     return rc;
 }
 

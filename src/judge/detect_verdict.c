@@ -23,6 +23,21 @@ const char *gc_verdict_name(int v)
     return v >= 0 && v <= GC_V_FAILED ? level_names[v] : "?";
 }
 
+static const char *const noted_names[] = { NULL, "noisy_host", "noisy_host_link" };
+
+const char *gc_noted_name(int kind)
+{
+    return kind > 0 && kind <= GC_NOTED_NOISY_HOST_LINK ? noted_names[kind] : NULL;
+}
+
+int gc_noted_of(const char *name)
+{
+    for (int k = 1; name && k <= GC_NOTED_NOISY_HOST_LINK; k++)
+        if (!strcmp(name, noted_names[k]))
+            return k;
+    return -1;
+}
+
 /* ---- verdict building ------------------------------------------------- */
 
 /* Worst first; at equal severity: measurement status and physical limits,
@@ -395,6 +410,8 @@ static json_t *verdict_json(const gc_verdict *v)
     json_object_set_new(o, "basis", basis);
     if (v->note[0])
         json_object_set_new(o, "note", json_string(v->note));
+    if (gc_noted_name(v->noted) && v->level == GC_V_OK)
+        json_object_set_new(o, "noted", json_pack("{s:s}", "kind", gc_noted_name(v->noted)));
     json_t *rs = json_array();
     for (size_t i = 0; i < v->nreasons; i++) {
         const gc_reason *r = &v->reasons[i];
@@ -454,7 +471,7 @@ static char *verdict_text(const gc_verdict *v, int *fallback)
     if (*fallback)
         return NULL;
     size_t cap = 2 * (strlen(v->subject) + strlen(v->node) + strlen(v->uuid) + strlen(v->group) +
-                      strlen(v->note)) + 400;
+                      strlen(v->note)) + 448;
     char *t = malloc(cap), *o = t;
     if (!t)
         return NULL;
@@ -491,6 +508,11 @@ static char *verdict_text(const gc_verdict *v, int *fallback)
     if (v->note[0]) {
         PUTS(",\n \"note\": ");
         put_jstr(&o, v->note);
+    }
+    if (gc_noted_name(v->noted) && v->level == GC_V_OK) {   /* a plain name: no escaping */
+        PUTS(",\n \"noted\": {\n  \"kind\": \"");
+        PUTS(gc_noted_name(v->noted));
+        PUTS("\"\n }");
     }
     PUTS(",\n \"reasons\": []\n}");
 #undef PUTS

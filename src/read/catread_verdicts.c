@@ -103,6 +103,13 @@ static int verdict_of(rd *r, json_t *o, gc_verdict *v, vstrs *vs, gc_reason **rs
     if (!gc_name_ok(v->node))
         return cr_bad(r, "'node' must be 1-%d characters of A-Z a-z 0-9 . _ - (not . or ..)",
                       GC_NAME_MAX);
+    json_t *nt = json_object_get(o, "noted");
+    if (nt) {
+        int k = gc_noted_of(json_is_object(nt) ? json_string_value(json_object_get(nt, "kind")) : NULL);
+        if (k < 0)
+            return cr_bad(r, "'noted' must be an object whose 'kind' is noisy_host or noisy_host_link");
+        v->noted = (unsigned char)k;
+    }
     v->gpu_index = (int)gi;
     v->link_index = li;
     json_int_t np = json_integer_value(peers);
