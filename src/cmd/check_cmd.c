@@ -132,12 +132,11 @@ void gc_check_print(FILE *f, const gc_detect *d)
                 fprintf(f, "%-9s %-34s (+%zu more reasons: gpucensus check --json)\n", "", "",
                         v->nreasons - MAX_SHOWN_REASONS);
             const char *part = v->noted == GC_NOTED_NOISY_HOST_LINK ? strstr(v->note, GC_NOTE_HOST_LINK) : NULL;
-            char seg[512];
-            if (part)   /* that part of the GPU's note alone: the rest is its usual counts */
+            if (part) {   /* that part of the GPU's note alone: the rest is its usual counts */
+                char seg[512];
                 snprintf(seg, sizeof seg, "%.*s", (int)strcspn(part, ";"), part);
-            if (part)
                 fprintf(f, "%-9s %-34s note: %s\n", "ok", T(v->subject), T(seg));
-            else if (noted)
+            } else if (noted)
                 fprintf(f, "%-9s %-34s note: %s\n", "ok", T(v->subject), T(v->note));
             else if (v->note[0])
                 fprintf(f, "%-9s %-34s note: %s\n", "", "", T(v->note));

@@ -162,9 +162,8 @@ size_t gc_baseline_count(const gc_baseline *b);
 #define GC_NOTE_NOISY "baseline within its own spread:"
 
 /* What an ok verdict was noted for (gc_verdict.noted; check --json's
- * "noted": {"kind": ...}): none; its own host-set figure (a host link's
- * bandwidth, a launch time) deviates from the SKU's baseline within its
- * samples' spread (noisy_host); a GPU whose host link got that note
+ * "noted": {"kind": ...}): none; its host link's bandwidth deviates from
+ * the SKU's baseline within its samples' spread (noisy_host); a GPU whose host link got that note
  * (noisy_host_link). */
 enum { GC_NOTED_NONE = 0, GC_NOTED_NOISY_HOST = 1, GC_NOTED_NOISY_HOST_LINK = 2 };
 /* the words a GPU's note starts its noisy_host_link part with */

@@ -61,6 +61,21 @@ sys.exit(0 if ok else 1)
 PY
 echo "ok: registry.c's method versions and changes = make-baseline.py's METHODS"
 
+# the observed context left out of a point's key: src/judge/detect.c's
+# gc_det_ctx_observed and tools/make-baseline.py's OBSERVED name the same keys
+python3 - <<'PY' || die "src/judge/detect.c and tools/make-baseline.py disagree on observed context"
+import re, sys
+sys.path.insert(0, "tools")
+mb = __import__("make-baseline")
+src = open("src/judge/detect.c").read()
+body = re.search(r"int gc_det_ctx_observed\(const char \*key\)\s*\{.*?\{(.*?)\};", src, re.S).group(1)
+c = set(re.findall(r'"(\w+)"', re.sub(r"/\*.*?\*/", "", body, flags=re.S)))
+ok = c == set(mb.OBSERVED) and len(c) >= 20
+print("detect.c only:", sorted(c - set(mb.OBSERVED)), "make-baseline only:", sorted(set(mb.OBSERVED) - c)) if not ok else None
+sys.exit(0 if ok else 1)
+PY
+echo "ok: detect.c's observed context = make-baseline.py's OBSERVED"
+
 # a run whose host link read slow (lab/fleet/README.md says which: the
 # h200x2 quick of e2a563f, GPU 0's pinned H2D 48.3 GB/s where the default
 # plan of the same call read 55.5): the link is degraded against the
